@@ -1,0 +1,131 @@
+package dev.listwatch;
+
+import java.time.Duration;
+
+/**
+ * A request to the Kubernetes API failed: the server answered with an error status, the
+ * connection failed, or what arrived could not be decoded.
+ * <p>
+ * {@link #code()} is the HTTP status ({@code 0} for a failure without one, such as a refused
+ * connection) and {@link #status()} the API {@link Status} when the server sent one. The message
+ * names the request (verb and resource path) and the server's reason and message; it never holds
+ * credentials.
+ */
+public class KubernetesApiException extends RuntimeException {
+
+	private final transient Status status;
+
+	private final Kind kind;
+
+	private final Duration retryAfter;
+
+	/**
+	 * What kind of failure this is, so callers can switch on it.
+	 */
+	public enum Kind {
+
+		/** The connection failed or broke: refused, reset, TLS failure, timeout. */
+		CONNECTION,
+		/** The bytes received were not the JSON expected. */
+		DECODE,
+		/** 400. */
+		BAD_REQUEST,
+		/** 401: credentials missing, wrong or expired. */
+		UNAUTHORIZED,
+		/** 403: RBAC forbids the request. */
+		FORBIDDEN,
+		/** 404: no such resource (or namespace). */
+		NOT_FOUND,
+		/** 410, or an ERROR event with reason Expired/Gone: the resourceVersion is too old; relist. */
+		GONE,
+		/** 422. */
+		INVALID,
+		/** 429: throttled; see {@link #retryAfter()}. */
+		TOO_MANY_REQUESTS,
+		/** 5xx. */
+		SERVER_ERROR,
+		/** Any other status. */
+		OTHER;
+
+		/**
+		 * The kind for an HTTP status code.
+		 * @param code the status code
+		 * @return the kind
+		 */
+		public static Kind of(int code) {
+			return switch (code) {
+				case 0 -> CONNECTION;
+				case 400 -> BAD_REQUEST;
+				case 401 -> UNAUTHORIZED;
+				case 403 -> FORBIDDEN;
+				case 404 -> NOT_FOUND;
+				case 410 -> GONE;
+				case 422 -> INVALID;
+				case 429 -> TOO_MANY_REQUESTS;
+				default -> (code >= 500 && code < 600) ? SERVER_ERROR : OTHER;
+			};
+		}
+
+	}
+
+	public KubernetesApiException(Kind kind, String message, Status status, Duration retryAfter, Throwable cause) {
+		super(message, cause);
+		this.kind = kind;
+		this.status = status;
+		this.retryAfter = retryAfter;
+	}
+
+	public KubernetesApiException(Kind kind, String message, Throwable cause) {
+		this(kind, message, null, null, cause);
+	}
+
+	/**
+	 * The kind of failure.
+	 * @return the kind
+	 */
+	public Kind kind() {
+		return this.kind;
+	}
+
+	/**
+	 * The API status the server sent, if it sent one.
+	 * @return the status or {@code null}
+	 */
+	public Status status() {
+		return this.status;
+	}
+
+	/**
+	 * The HTTP status code, {@code 0} when there was none.
+	 * @return the code
+	 */
+	public int code() {
+		return (this.status != null) ? this.status.code() : 0;
+	}
+
+	/**
+	 * The API reason ({@code Forbidden}, {@code Expired}, ...), or the kind's name without one.
+	 * @return the reason
+	 */
+	public String reason() {
+		return (this.status != null && this.status.reason() != null && !this.status.reason().isEmpty())
+				? this.status.reason() : this.kind.name();
+	}
+
+	/**
+	 * How long the server asked to wait ({@code Retry-After}), if it did.
+	 * @return the delay or {@code null}
+	 */
+	public Duration retryAfter() {
+		return this.retryAfter;
+	}
+
+	/**
+	 * Whether this failure means the resourceVersion asked for is gone and a relist is needed.
+	 * @return {@code true} for 410 Gone and "too old resource version"
+	 */
+	public boolean isGone() {
+		return this.kind == Kind.GONE;
+	}
+
+}

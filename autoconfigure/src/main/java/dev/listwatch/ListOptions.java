@@ -1,0 +1,91 @@
+package dev.listwatch;
+
+import java.time.Duration;
+
+/**
+ * Options of one LIST or WATCH request, named as the Kubernetes API names its query parameters.
+ * <p>
+ * A {@code null} field is left out of the request. Instances are immutable; the {@code with...}
+ * methods return a copy.
+ *
+ * @param labelSelector {@code labelSelector}, for example {@code app=web,tier!=db}
+ * @param fieldSelector {@code fieldSelector}, for example {@code metadata.name!=x}
+ * @param limit {@code limit}: the page size of a list
+ * @param continueToken {@code continue}: the token of the page to fetch
+ * @param resourceVersion {@code resourceVersion}: for a list, how fresh ({@code "0"} lets the
+ * API server answer from its watch cache); for a watch, where to start
+ * @param resourceVersionMatch {@code resourceVersionMatch}: {@code NotOlderThan} or {@code Exact}
+ * @param timeout {@code timeoutSeconds}: how long the server keeps a watch open
+ * @param allowWatchBookmarks {@code allowWatchBookmarks}
+ * @param sendInitialEvents {@code sendInitialEvents}: a streaming list, where the server serves it
+ */
+public record ListOptions(String labelSelector, String fieldSelector, Long limit, String continueToken,
+		String resourceVersion, String resourceVersionMatch, Duration timeout, Boolean allowWatchBookmarks,
+		Boolean sendInitialEvents) {
+
+	private static final ListOptions NONE = new ListOptions(null, null, null, null, null, null, null, null, null);
+
+	/** {@code resourceVersionMatch=NotOlderThan}. */
+	public static final String NOT_OLDER_THAN = "NotOlderThan";
+
+	/** {@code resourceVersionMatch=Exact}. */
+	public static final String EXACT = "Exact";
+
+	/**
+	 * Options that set nothing: the newest state, no selector, no paging.
+	 * @return the empty options
+	 */
+	public static ListOptions none() {
+		return NONE;
+	}
+
+	public ListOptions withLabelSelector(String labelSelector) {
+		return new ListOptions(labelSelector, this.fieldSelector, this.limit, this.continueToken, this.resourceVersion,
+				this.resourceVersionMatch, this.timeout, this.allowWatchBookmarks, this.sendInitialEvents);
+	}
+
+	public ListOptions withFieldSelector(String fieldSelector) {
+		return new ListOptions(this.labelSelector, fieldSelector, this.limit, this.continueToken, this.resourceVersion,
+				this.resourceVersionMatch, this.timeout, this.allowWatchBookmarks, this.sendInitialEvents);
+	}
+
+	public ListOptions withLimit(Long limit) {
+		return new ListOptions(this.labelSelector, this.fieldSelector, limit, this.continueToken, this.resourceVersion,
+				this.resourceVersionMatch, this.timeout, this.allowWatchBookmarks, this.sendInitialEvents);
+	}
+
+	public ListOptions withContinueToken(String continueToken) {
+		return new ListOptions(this.labelSelector, this.fieldSelector, this.limit, continueToken, this.resourceVersion,
+				this.resourceVersionMatch, this.timeout, this.allowWatchBookmarks, this.sendInitialEvents);
+	}
+
+	public ListOptions withResourceVersion(String resourceVersion) {
+		return new ListOptions(this.labelSelector, this.fieldSelector, this.limit, this.continueToken, resourceVersion,
+				this.resourceVersionMatch, this.timeout, this.allowWatchBookmarks, this.sendInitialEvents);
+	}
+
+	public ListOptions withResourceVersionMatch(String resourceVersionMatch) {
+		return new ListOptions(this.labelSelector, this.fieldSelector, this.limit, this.continueToken,
+				this.resourceVersion, resourceVersionMatch, this.timeout, this.allowWatchBookmarks,
+				this.sendInitialEvents);
+	}
+
+	public ListOptions withTimeout(Duration timeout) {
+		return new ListOptions(this.labelSelector, this.fieldSelector, this.limit, this.continueToken,
+				this.resourceVersion, this.resourceVersionMatch, timeout, this.allowWatchBookmarks,
+				this.sendInitialEvents);
+	}
+
+	public ListOptions withAllowWatchBookmarks(Boolean allowWatchBookmarks) {
+		return new ListOptions(this.labelSelector, this.fieldSelector, this.limit, this.continueToken,
+				this.resourceVersion, this.resourceVersionMatch, this.timeout, allowWatchBookmarks,
+				this.sendInitialEvents);
+	}
+
+	public ListOptions withSendInitialEvents(Boolean sendInitialEvents) {
+		return new ListOptions(this.labelSelector, this.fieldSelector, this.limit, this.continueToken,
+				this.resourceVersion, this.resourceVersionMatch, this.timeout, this.allowWatchBookmarks,
+				sendInitialEvents);
+	}
+
+}

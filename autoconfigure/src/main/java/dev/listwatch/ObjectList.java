@@ -1,0 +1,26 @@
+package dev.listwatch;
+
+import java.util.List;
+
+/**
+ * One page of a LIST.
+ *
+ * @param <T> the Java type of the objects
+ * @param items the objects of this page, in the server's order
+ * @param metas the metadata of each item, index for index
+ * @param resourceVersion the list's resourceVersion: where a watch that follows it starts
+ * @param continueToken the token of the next page, or {@code null} for the last page
+ * @param remainingItemCount the server's estimate of the items left, or {@code null}
+ */
+public record ObjectList<T>(List<T> items, List<ObjectMeta> metas, String resourceVersion, String continueToken,
+		Long remainingItemCount) {
+
+	/**
+	 * Whether more pages follow.
+	 * @return {@code true} when there is a continue token
+	 */
+	public boolean hasMore() {
+		return this.continueToken != null && !this.continueToken.isEmpty();
+	}
+
+}

@@ -1,0 +1,24 @@
+package dev.listwatch;
+
+import java.util.Iterator;
+
+/**
+ * An open watch: the events of one streamed {@code GET ...?watch=1}, read one at a time.
+ * <p>
+ * {@link #next()} blocks until the next event arrives; {@link #hasNext()} is {@code false}
+ * once the server has ended the stream (its timeout) or the stream was closed. A broken
+ * connection or undecodable bytes surface from {@code hasNext()}/{@code next()} as a
+ * {@link KubernetesApiException}. Not thread-safe, except {@link #close()}, which any thread may
+ * call to end a blocked read and release the connection at once.
+ *
+ * @param <T> the Java type of the objects
+ */
+public interface WatchStream<T> extends Iterator<WatchEvent<T>>, AutoCloseable {
+
+	/**
+	 * Ends the stream and releases its connection. Idempotent.
+	 */
+	@Override
+	void close();
+
+}
