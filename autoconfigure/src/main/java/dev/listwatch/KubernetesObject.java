@@ -1,0 +1,174 @@
+package dev.listwatch;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Map;
+
+import com.fasterxml.jackson.annotation.JsonValue;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.util.RawValue;
+
+/**
+ * A Kubernetes object of any kind, held compactly: its JSON bytes as the server sent them (by
+ * default without {@code metadata.managedFields}) and the metadata that list-watch needs, read
+ * once while decoding. Nothing else is parsed until asked for: {@link #toTree()}, {@link #at(String)}
+ * and {@link #as(Class)} parse the bytes on each call.
+ * <p>
+ * Instances are immutable and thread-safe. Two objects are equal when their JSON bytes are. Jackson
+ * writes an instance as its JSON, so a web endpoint can return it as it is.
+ */
+public final class KubernetesObject {
+
+	private final byte[] json;
+
+	private final ObjectMeta metadata;
+
+	private final String apiVersion;
+
+	private final String kind;
+
+	private KubernetesObject(byte[] json, ObjectMeta metadata, String apiVersion, String kind) {
+		this.json = json;
+		this.metadata = metadata;
+		this.apiVersion = apiVersion;
+		this.kind = kind;
+	}
+
+	/**
+	 * Makes an object from its parts, as a decoder has read them. The array is taken as it is, not
+	 * copied: the caller hands it over and must not change it.
+	 * @param metadata the metadata read from {@code json}
+	 * @param apiVersion the {@code apiVersion} read from {@code json}
+	 * @param kind the {@code kind} read from {@code json}
+	 * @param json the object's UTF-8 JSON
+	 * @return the object
+	 */
+	public static KubernetesObject of(ObjectMeta metadata, String apiVersion, String kind, byte[] json) {
+		return new KubernetesObject(json, metadata, apiVersion, kind);
+	}
+
+	public String apiVersion() {
+		return this.apiVersion;
+	}
+
+	public String kind() {
+		return this.kind;
+	}
+
+	public ObjectMeta metadata() {
+		return this.metadata;
+	}
+
+	public String namespace() {
+		return this.metadata.namespace();
+	}
+
+	public String name() {
+		return this.metadata.name();
+	}
+
+	public String uid() {
+		return this.metadata.uid();
+	}
+
+	public String resourceVersion() {
+		return this.metadata.resourceVersion();
+	}
+
+	public Map<String, String> labels() {
+		return this.metadata.labels();
+	}
+
+	/**
+	 * The cache key: {@code namespace/name}, or {@code name} for a cluster-scoped object.
+	 * @return the key
+	 */
+	public String key() {
+		return this.metadata.key();
+	}
+
+	/**
+	 * The object's JSON.
+	 * @return the JSON text
+	 */
+	public String json() {
+		return new String(this.json, StandardCharsets.UTF_8);
+	}
+
+	/**
+	 * The object's JSON as UTF-8 bytes (a copy).
+	 * @return the bytes
+	 */
+	public byte[] toByteArray() {
+		return this.json.clone();
+	}
+
+	/**
+	 * The size of the object's JSON in bytes.
+	 * @return the size
+	 */
+	public int jsonSize() {
+		return this.json.length;
+	}
+
+	/**
+	 * Parses the whole object into a tree.
+	 * @return the tree
+	 */
+	public JsonNode toTree() {
+		return JsonMapper.shared().readTree(this.json);
+	}
+
+	/**
+	 * The node at a JSON Pointer, for example {@code /data/key} or {@code /spec/replicas}.
+	 * @param jsonPointer the pointer
+	 * @return the node, a missing node when there is none
+	 */
+	public JsonNode at(String jsonPointer) {
+		return toTree().at(jsonPointer);
+	}
+
+	/**
+	 * Binds the object to a Java type with Jackson's shared mapper.
+	 * @param <T> the type
+	 * @param type the class
+	 * @return the bound object
+	 */
+	public <T> T as(Class<T> type) {
+		return as(type, JsonMapper.shared());
+	}
+
+	/**
+	 * Binds the object to a Java type with the given mapper (for example the application's).
+	 * @param <T> the type
+	 * @param type the class
+	 * @param mapper the mapper
+	 * @return the bound object
+	 */
+	public <T> T as(Class<T> type, ObjectMapper mapper) {
+		return mapper.readValue(this.json, type);
+	}
+
+	@JsonValue
+	RawValue jsonValue() {
+		return new RawValue(json());
+	}
+
+	@Override
+	public boolean equals(Object other) {
+		return (this == other) || (other instanceof KubernetesObject that && Arrays.equals(this.json, that.json));
+	}
+
+	@Override
+	public int hashCode() {
+		return Arrays.hashCode(this.json);
+	}
+
+	@Override
+	public String toString() {
+		return this.kind + " " + this.metadata.key() + " (resourceVersion " + this.metadata.resourceVersion() + ")";
+	}
+
+}

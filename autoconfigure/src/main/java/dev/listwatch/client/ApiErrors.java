@@ -1,0 +1,136 @@
+package dev.listwatch.client;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+
+import dev.listwatch.KubernetesApiException;
+import dev.listwatch.KubernetesApiException.Kind;
+import dev.listwatch.Status;
+
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.client.ClientHttpResponse;
+
+/**
+ * Turns failed responses and broken connections into {@link KubernetesApiException}s whose
+ * message names the request and the server's reason and message.
+ */
+final class ApiErrors {
+
+	private static final int MAX_ERROR_BODY = 64 * 1024;
+
+	private ApiErrors() {
+	}
+
+	/**
+	 * The exception for a response with an error status. Reads at most 64 KiB of its body.
+	 * @param request the request, for example {@code GET /api/v1/configmaps}
+	 * @param response the response
+	 * @param clock the clock for an HTTP-date Retry-After
+	 * @return the exception
+	 */
+	static KubernetesApiException fromResponse(String request, ClientHttpResponse response, Clock clock) {
+		int code;
+		try {
+			code = response.getStatusCode().value();
+		}
+		catch (IOException ex) {
+			return connection(request, ex);
+		}
+		byte[] body = new byte[0];
+		try (InputStream in = response.getBody()) {
+			body = in.readNBytes(MAX_ERROR_BODY);
+		}
+		catch (IOException ex) {
+			// the status code is enough
+		}
+		Status status = ObjectDecoder.decodeStatus(body, 0, body.length);
+		if (status == null || (status.reason() == null && status.message() == null)) {
+			status = new Status(code, null, snippet(body));
+		}
+		else if (status.code() == 0) {
+			status = new Status(code, status.reason(), status.message());
+		}
+		Duration retryAfter = retryAfter(response.getHeaders(), clock);
+		return of(request, status, retryAfter);
+	}
+
+	/**
+	 * The exception for an API status (of a response or of an ERROR watch event).
+	 * @param request the request
+	 * @param status the status
+	 * @param retryAfter the Retry-After delay or {@code null}
+	 * @return the exception
+	 */
+	static KubernetesApiException of(String request, Status status, Duration retryAfter) {
+		Kind kind = Kind.of(status.code());
+		if ("Expired".equals(status.reason()) || "Gone".equals(status.reason())) {
+			kind = Kind.GONE;
+		}
+		StringBuilder message = new StringBuilder(request).append(" failed: ").append(status.code());
+		if (status.reason() != null && !status.reason().isEmpty()) {
+			message.append(' ').append(status.reason());
+		}
+		if (status.message() != null && !status.message().isEmpty()) {
+			message.append(": ").append(status.message());
+		}
+		if (retryAfter != null) {
+			message.append(" (retry after ").append(retryAfter.toMillis()).append(" ms)");
+		}
+		return new KubernetesApiException(kind, message.toString(), status, retryAfter, null);
+	}
+
+	static KubernetesApiException connection(String request, Throwable cause) {
+		return new KubernetesApiException(Kind.CONNECTION, request + " failed: " + describe(cause), cause);
+	}
+
+	static KubernetesApiException decode(String request, Throwable cause) {
+		return new KubernetesApiException(Kind.DECODE, request + ": " + cause.getMessage(), cause);
+	}
+
+	private static String describe(Throwable cause) {
+		Throwable root = cause;
+		while (root.getCause() != null && root.getCause() != root) {
+			root = root.getCause();
+		}
+		String message = root.getMessage();
+		return root.getClass().getSimpleName() + ((message != null) ? ": " + message : "");
+	}
+
+	static Duration retryAfter(HttpHeaders headers, Clock clock) {
+		String value = headers.getFirst(HttpHeaders.RETRY_AFTER);
+		if (value == null || value.isBlank()) {
+			return null;
+		}
+		value = value.trim();
+		try {
+			long seconds = Long.parseLong(value);
+			return (seconds >= 0) ? Duration.ofSeconds(seconds) : null;
+		}
+		catch (NumberFormatException ex) {
+			try {
+				ZonedDateTime at = ZonedDateTime.parse(value, DateTimeFormatter.RFC_1123_DATE_TIME);
+				Duration delay = Duration.between(clock.instant(), at.toInstant());
+				return delay.isNegative() ? Duration.ZERO : delay;
+			}
+			catch (RuntimeException notADate) {
+				return null;
+			}
+		}
+	}
+
+	private static String snippet(byte[] body) {
+		int end = Math.min(body.length, 200);
+		StringBuilder text = new StringBuilder();
+		for (int i = 0; i < end; i++) {
+			char c = (char) (body[i] & 0xff);
+			text.append((c >= 0x20 && c < 0x7f) ? c : ' ');
+		}
+		String trimmed = text.toString().replaceAll("\\s+", " ").trim();
+		return trimmed.isEmpty() ? null : "response body: " + trimmed + ((body.length > end) ? "..." : "");
+	}
+
+}

@@ -1,0 +1,100 @@
+package dev.listwatch.client;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import dev.listwatch.ListOptions;
+import dev.listwatch.ListerWatcher;
+import dev.listwatch.ObjectList;
+import dev.listwatch.Resource;
+import dev.listwatch.WatchStream;
+
+/**
+ * Lists with a paged GET and watches with a streamed {@code GET ...?watch=1}.
+ *
+ * @param <T> the Java type of the objects
+ */
+final class HttpListerWatcher<T> implements ListerWatcher<T> {
+
+	private final ApiServerClient client;
+
+	private final Resource resource;
+
+	private final ObjectDecoder<T> decoder;
+
+	private final int maxEventBytes;
+
+	HttpListerWatcher(ApiServerClient client, Resource resource, ObjectDecoder<T> decoder, int maxEventBytes) {
+		this.client = client;
+		this.resource = resource;
+		this.decoder = decoder;
+		this.maxEventBytes = maxEventBytes;
+	}
+
+	@Override
+	public ObjectList<T> list(ListOptions options) {
+		String pathAndQuery = this.resource.path() + ApiServerClient.query(parameters(options, false));
+		byte[] body = this.client.getBytes(pathAndQuery);
+		try {
+			return this.decoder.decodeList(body, 0, body.length);
+		}
+		catch (DecodeException ex) {
+			throw ApiErrors.decode("GET " + pathAndQuery, ex);
+		}
+	}
+
+	@Override
+	public WatchStream<T> watch(ListOptions options) {
+		String pathAndQuery = this.resource.path() + ApiServerClient.query(parameters(options, true));
+		String request = "GET " + pathAndQuery;
+		return this.client.exchange(pathAndQuery, (response) -> {
+			InputStream body;
+			try {
+				body = response.getBody();
+			}
+			catch (IOException ex) {
+				response.close();
+				throw ApiErrors.connection(request, ex);
+			}
+			return new HttpWatchStream<>(request, response, body, this.decoder, this.maxEventBytes);
+		}, false);
+	}
+
+	@Override
+	public Resource resource() {
+		return this.resource;
+	}
+
+	private static Map<String, Object> parameters(ListOptions options, boolean watch) {
+		Map<String, Object> parameters = new LinkedHashMap<>();
+		parameters.put("labelSelector", blankToNull(options.labelSelector()));
+		parameters.put("fieldSelector", blankToNull(options.fieldSelector()));
+		if (!watch) {
+			parameters.put("limit", options.limit());
+			parameters.put("continue", blankToNull(options.continueToken()));
+		}
+		parameters.put("resourceVersion", options.resourceVersion());
+		parameters.put("resourceVersionMatch", options.resourceVersionMatch());
+		if (watch) {
+			parameters.put("watch", "1");
+			parameters.put("allowWatchBookmarks", options.allowWatchBookmarks());
+			parameters.put("sendInitialEvents", options.sendInitialEvents());
+		}
+		if (options.timeout() != null) {
+			parameters.put("timeoutSeconds", Math.max(1, options.timeout().toSeconds()));
+		}
+		return parameters;
+	}
+
+	private static String blankToNull(String value) {
+		return (value == null || value.isBlank()) ? null : value;
+	}
+
+	@Override
+	public String toString() {
+		return "ListerWatcher[" + this.resource + "]";
+	}
+
+}

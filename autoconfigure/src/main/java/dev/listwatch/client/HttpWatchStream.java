@@ -1,0 +1,115 @@
+package dev.listwatch.client;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.NoSuchElementException;
+
+import dev.listwatch.KubernetesApiException;
+import dev.listwatch.WatchEvent;
+import dev.listwatch.WatchStream;
+
+import org.springframework.http.client.ClientHttpResponse;
+
+/**
+ * A watch over one streamed HTTP response, decoded one frame at a time.
+ *
+ * @param <T> the Java type of the objects
+ */
+final class HttpWatchStream<T> implements WatchStream<T> {
+
+	private final String request;
+
+	private final ClientHttpResponse response;
+
+	private final JsonFrameReader frames;
+
+	private final ObjectDecoder<T> decoder;
+
+	private volatile boolean closed;
+
+	private WatchEvent<T> next;
+
+	private boolean ended;
+
+	HttpWatchStream(String request, ClientHttpResponse response, InputStream body, ObjectDecoder<T> decoder,
+			int maxEventBytes) {
+		this.request = request;
+		this.response = response;
+		this.frames = new JsonFrameReader(body, maxEventBytes);
+		this.decoder = decoder;
+	}
+
+	@Override
+	public boolean hasNext() {
+		if (this.next != null) {
+			return true;
+		}
+		if (this.ended || this.closed) {
+			return false;
+		}
+		boolean more;
+		try {
+			more = this.frames.next();
+		}
+		catch (JsonFrameReader.MalformedFrameException ex) {
+			close();
+			throw ApiErrors.decode(this.request, ex);
+		}
+		catch (IOException | RuntimeException ex) {
+			boolean byClose = this.closed;
+			close();
+			if (byClose) {
+				return false;
+			}
+			throw ApiErrors.connection(this.request, ex);
+		}
+		if (!more) {
+			this.ended = true;
+			close();
+			return false;
+		}
+		try {
+			this.next = this.decoder.decodeEvent(this.frames.buffer(), this.frames.start(), this.frames.length());
+		}
+		catch (DecodeException ex) {
+			close();
+			throw ApiErrors.decode(this.request, ex);
+		}
+		return true;
+	}
+
+	@Override
+	public WatchEvent<T> next() {
+		if (!hasNext()) {
+			throw new NoSuchElementException("the watch " + this.request + " has ended");
+		}
+		WatchEvent<T> event = this.next;
+		this.next = null;
+		return event;
+	}
+
+	@Override
+	public void close() {
+		if (this.closed) {
+			return;
+		}
+		this.closed = true;
+		try {
+			this.response.close();
+		}
+		catch (RuntimeException ex) {
+			// closing is best effort: the connection is gone either way
+		}
+	}
+
+	boolean isClosed() {
+		return this.closed;
+	}
+
+	@Override
+	public String toString() {
+		return "watch " + this.request;
+	}
+
+
+}

@@ -1,0 +1,136 @@
+package dev.listwatch.client;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+
+import dev.listwatch.KubernetesObject;
+import dev.listwatch.ObjectList;
+import dev.listwatch.WatchEvent;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+class ObjectDecoderTests {
+
+	private static final String POD = """
+			{"kind":"Pod","apiVersion":"v1","metadata":{"name":"web-1","namespace":"shop","uid":"u-1",\
+			"resourceVersion":"42","labels":{"app":"web","tier":"front"},"managedFields":[{"manager":"kubectl",\
+			"fieldsV1":{"f:metadata":{"f:labels":{}}}}],"annotations":{"a":"{\\"x\\":1}"}},"spec":{"containers":[]}}""";
+
+	private final ObjectDecoder<KubernetesObject> decoder = new ObjectDecoder<>(KubernetesObject.class,
+			JsonMapper.shared(), false);
+
+	@Test
+	void decodesAnEventReadingMetadataAndDroppingManagedFields() {
+		WatchEvent<KubernetesObject> event = event("{\"type\":\"MODIFIED\",\"object\":" + POD + "}");
+		assertThat(event.type()).isEqualTo(WatchEvent.Type.MODIFIED);
+		KubernetesObject pod = event.object();
+		assertThat(pod.kind()).isEqualTo("Pod");
+		assertThat(pod.apiVersion()).isEqualTo("v1");
+		assertThat(pod.key()).isEqualTo("shop/web-1");
+		assertThat(pod.uid()).isEqualTo("u-1");
+		assertThat(pod.resourceVersion()).isEqualTo("42");
+		assertThat(pod.labels()).isEqualTo(Map.of("app", "web", "tier", "front"));
+		assertThat(pod.json()).doesNotContain("managedFields").doesNotContain("kubectl");
+		assertThat(pod.toTree()).isEqualTo(JsonMapper.shared().readTree(POD.replaceFirst(
+				",\"managedFields\":\\[\\{\"manager\":\"kubectl\",\"fieldsV1\":\\{\"f:metadata\":\\{\"f:labels\":\\{}}}}]", "")));
+		assertThat(event.meta()).isEqualTo(pod.metadata());
+	}
+
+	@Test
+	void cutsManagedFieldsWhereverTheyStandInMetadata() {
+		String first = "{\"metadata\":{\"managedFields\":[{}] , \"name\":\"a\"}}";
+		String only = "{\"metadata\":{ \"managedFields\":[] }}";
+		assertThat(event("{\"type\":\"ADDED\",\"object\":" + first + "}").object().json())
+			.isEqualTo("{\"metadata\":{ \"name\":\"a\"}}");
+		assertThat(event("{\"type\":\"ADDED\",\"object\":" + only + "}").object().toTree())
+			.isEqualTo(JsonMapper.shared().readTree("{\"metadata\":{}}"));
+	}
+
+	@Test
+	void keepsManagedFieldsWhenAsked() {
+		ObjectDecoder<KubernetesObject> keeping = new ObjectDecoder<>(KubernetesObject.class, JsonMapper.shared(), true);
+		byte[] bytes = ("{\"type\":\"ADDED\",\"object\":" + POD + "}").getBytes(StandardCharsets.UTF_8);
+		assertThat(keeping.decodeEvent(bytes, 0, bytes.length).object().json()).isEqualTo(POD);
+	}
+
+	@Test
+	void readsTypeAfterObjectAndBindsUserTypes() {
+		ObjectDecoder<PodView> typed = new ObjectDecoder<>(PodView.class, JsonMapper.shared(), false);
+		byte[] bytes = ("{\"object\":" + POD + ",\"type\":\"ADDED\"}").getBytes(StandardCharsets.UTF_8);
+		WatchEvent<PodView> event = typed.decodeEvent(bytes, 0, bytes.length);
+		assertThat(event.type()).isEqualTo(WatchEvent.Type.ADDED);
+		assertThat(event.object().kind()).isEqualTo("Pod");
+		assertThat(event.meta().key()).isEqualTo("shop/web-1");
+	}
+
+	@Test
+	void decodesBookmarksAndTheEndOfInitialEvents() {
+		WatchEvent<KubernetesObject> plain = event(
+				"{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"Pod\",\"metadata\":{\"resourceVersion\":\"77\"}}}");
+		assertThat(plain.type()).isEqualTo(WatchEvent.Type.BOOKMARK);
+		assertThat(plain.resourceVersion()).isEqualTo("77");
+		assertThat(plain.object()).isNull();
+		assertThat(plain.initialEventsEnd()).isFalse();
+		WatchEvent<KubernetesObject> end = event("{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"78\","
+				+ "\"annotations\":{\"k8s.io/initial-events-end\":\"true\"}}}}");
+		assertThat(end.initialEventsEnd()).isTrue();
+	}
+
+	@Test
+	void decodesErrorEventsToTheirStatus() {
+		WatchEvent<KubernetesObject> error = event("{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"apiVersion\":\"v1\","
+				+ "\"metadata\":{},\"status\":\"Failure\",\"message\":\"too old resource version: 1 (5)\",\"reason\":\"Expired\",\"code\":410}}");
+		assertThat(error.type()).isEqualTo(WatchEvent.Type.ERROR);
+		assertThat(error.status().code()).isEqualTo(410);
+		assertThat(error.status().reason()).isEqualTo("Expired");
+		assertThat(error.status().message()).contains("too old resource version");
+	}
+
+	@Test
+	void refusesUnknownTypesAndBrokenEvents() {
+		assertThatExceptionOfType(DecodeException.class).isThrownBy(() -> event("{\"type\":\"EXPLODED\",\"object\":{}}"))
+			.withMessageContaining("unknown watch event type \"EXPLODED\"");
+		assertThatExceptionOfType(DecodeException.class).isThrownBy(() -> event("{\"type\":\"ADDED\"}"))
+			.withMessageContaining("without an \"object\"");
+		assertThatExceptionOfType(DecodeException.class).isThrownBy(() -> event("{\"type\":\"ADDED\",\"object\":{\"a\":tru}}"))
+			.withMessageContaining("not valid JSON");
+	}
+
+	@Test
+	void decodesAListPageAndRefusesWhatIsNotAList() {
+		String list = "{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"9\",\"continue\":\"tok\","
+				+ "\"remainingItemCount\":3},\"items\":[" + POD + "," + POD.replace("web-1", "web-2") + "]}";
+		byte[] bytes = list.getBytes(StandardCharsets.UTF_8);
+		ObjectList<KubernetesObject> page = this.decoder.decodeList(bytes, 0, bytes.length);
+		assertThat(page.resourceVersion()).isEqualTo("9");
+		assertThat(page.continueToken()).isEqualTo("tok");
+		assertThat(page.hasMore()).isTrue();
+		assertThat(page.remainingItemCount()).isEqualTo(3);
+		assertThat(page.items()).extracting(KubernetesObject::name).containsExactly("web-1", "web-2");
+		assertThat(page.metas()).extracting(dev.listwatch.ObjectMeta::key).containsExactly("shop/web-1", "shop/web-2");
+		byte[] notAList = "{\"kind\":\"Pod\",\"metadata\":{}}".getBytes(StandardCharsets.UTF_8);
+		assertThatExceptionOfType(DecodeException.class)
+			.isThrownBy(() -> this.decoder.decodeList(notAList, 0, notAList.length))
+			.withMessageContaining("expected a list with \"items\" but got a Pod");
+	}
+
+	@Test
+	void sharesRepeatedStringsAcrossObjects() {
+		KubernetesObject a = event("{\"type\":\"ADDED\",\"object\":" + POD + "}").object();
+		KubernetesObject b = event("{\"type\":\"ADDED\",\"object\":" + POD.replace("web-1", "web-2") + "}").object();
+		assertThat(a.namespace()).isSameAs(b.namespace());
+		assertThat(a.kind()).isSameAs(b.kind());
+	}
+
+	private WatchEvent<KubernetesObject> event(String json) {
+		byte[] bytes = ("xx" + json + "yy").getBytes(StandardCharsets.UTF_8);
+		return this.decoder.decodeEvent(bytes, 2, bytes.length - 4);
+	}
+
+	record PodView(String kind, Map<String, Object> metadata) {
+	}
+
+}
