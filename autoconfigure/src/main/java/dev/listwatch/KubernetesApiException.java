@@ -80,6 +80,33 @@ public class KubernetesApiException extends RuntimeException {
 	}
 
 	/**
+	 * The exception for an API {@link Status}, of a failed response or of an ERROR watch event.
+	 * A status with reason {@code Expired} or {@code Gone} is of kind {@link Kind#GONE} whatever its
+	 * code.
+	 * @param request the request, for example {@code GET /api/v1/configmaps?watch=1}
+	 * @param status the status
+	 * @param retryAfter the delay the server asked for, or {@code null}
+	 * @return the exception, its message naming the request, code, reason and message
+	 */
+	public static KubernetesApiException of(String request, Status status, Duration retryAfter) {
+		Kind kind = Kind.of(status.code());
+		if ("Expired".equals(status.reason()) || "Gone".equals(status.reason())) {
+			kind = Kind.GONE;
+		}
+		StringBuilder message = new StringBuilder(request).append(" failed: ").append(status.code());
+		if (status.reason() != null && !status.reason().isEmpty()) {
+			message.append(' ').append(status.reason());
+		}
+		if (status.message() != null && !status.message().isEmpty()) {
+			message.append(": ").append(status.message());
+		}
+		if (retryAfter != null) {
+			message.append(" (retry after ").append(retryAfter.toMillis()).append(" ms)");
+		}
+		return new KubernetesApiException(kind, message.toString(), status, retryAfter, null);
+	}
+
+	/**
 	 * The kind of failure.
 	 * @return the kind
 	 */

@@ -58,29 +58,8 @@ final class ApiErrors {
 		return of(request, status, retryAfter);
 	}
 
-	/**
-	 * The exception for an API status (of a response or of an ERROR watch event).
-	 * @param request the request
-	 * @param status the status
-	 * @param retryAfter the Retry-After delay or {@code null}
-	 * @return the exception
-	 */
 	static KubernetesApiException of(String request, Status status, Duration retryAfter) {
-		Kind kind = Kind.of(status.code());
-		if ("Expired".equals(status.reason()) || "Gone".equals(status.reason())) {
-			kind = Kind.GONE;
-		}
-		StringBuilder message = new StringBuilder(request).append(" failed: ").append(status.code());
-		if (status.reason() != null && !status.reason().isEmpty()) {
-			message.append(' ').append(status.reason());
-		}
-		if (status.message() != null && !status.message().isEmpty()) {
-			message.append(": ").append(status.message());
-		}
-		if (retryAfter != null) {
-			message.append(" (retry after ").append(retryAfter.toMillis()).append(" ms)");
-		}
-		return new KubernetesApiException(kind, message.toString(), status, retryAfter, null);
+		return KubernetesApiException.of(request, status, retryAfter);
 	}
 
 	static KubernetesApiException connection(String request, Throwable cause) {

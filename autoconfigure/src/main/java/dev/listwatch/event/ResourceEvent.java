@@ -1,0 +1,146 @@
+package dev.listwatch.event;
+
+import dev.listwatch.ObjectMeta;
+
+import org.springframework.context.ApplicationEvent;
+import org.springframework.core.ResolvableType;
+import org.springframework.core.ResolvableTypeProvider;
+
+/**
+ * A change to an object of a declared watch, published as a Spring {@link ApplicationEvent} after
+ * the watch's cache holds it.
+ * <p>
+ * Guarantees: events of one object arrive in the order they happened; they are published on a
+ * dispatch thread, never on the thread that reads the watch, so a slow listener does not stall
+ * it. When listeners fall behind, several MODIFIED events of one object may arrive as one (its
+ * {@link #oldObject()} the state before the first, its {@link #object()} the latest); the last
+ * state of every object and every DELETED are always delivered.
+ * <p>
+ * The event resolves its generic type to the watch's Java type, so
+ * {@code @EventListener void on(ResourceEvent<MyConfigMap> event)} receives only watches bound to
+ * {@code MyConfigMap}; {@code @EventListener(condition = "#event.watch == 'configmaps'")} picks
+ * one watch.
+ *
+ * @param <T> the Java type of the watch's objects
+ */
+public final class ResourceEvent<T> extends ApplicationEvent implements ResolvableTypeProvider {
+
+	private final String watch;
+
+	private final Type type;
+
+	private final transient T object;
+
+	private final transient T oldObject;
+
+	private final ObjectMeta meta;
+
+	private final boolean initialList;
+
+	private final boolean finalStateUnknown;
+
+	private final transient Class<?> objectType;
+
+	/**
+	 * What happened to the object.
+	 */
+	public enum Type {
+
+		/** The object appeared: created, or found by a list. */
+		ADDED,
+		/** The object changed. */
+		MODIFIED,
+		/** The object is gone. */
+		DELETED
+
+	}
+
+	/**
+	 * Makes an event.
+	 * @param source the publisher (the informer)
+	 * @param watch the watch's name
+	 * @param type what happened
+	 * @param object the object (for DELETED, its last known state)
+	 * @param oldObject the state before, for MODIFIED; else {@code null}
+	 * @param meta the object's metadata
+	 * @param initialList whether the event comes from the watch's initial list
+	 * @param finalStateUnknown whether a DELETED was inferred by a relist (the object vanished while
+	 * the watch was broken, so its final state is unknown)
+	 * @param objectType the watch's Java type
+	 */
+	public ResourceEvent(Object source, String watch, Type type, T object, T oldObject, ObjectMeta meta,
+			boolean initialList, boolean finalStateUnknown, Class<?> objectType) {
+		super(source);
+		this.watch = watch;
+		this.type = type;
+		this.object = object;
+		this.oldObject = oldObject;
+		this.meta = meta;
+		this.initialList = initialList;
+		this.finalStateUnknown = finalStateUnknown;
+		this.objectType = objectType;
+	}
+
+	/** @return the name of the watch, as declared under {@code listwatch.watches} */
+	public String watch() {
+		return this.watch;
+	}
+
+	/** @return the name of the watch, for SpEL conditions ({@code #event.watch}) */
+	public String getWatch() {
+		return this.watch;
+	}
+
+	/** @return what happened */
+	public Type type() {
+		return this.type;
+	}
+
+	/** @return what happened, for SpEL conditions ({@code #event.type}) */
+	public Type getType() {
+		return this.type;
+	}
+
+	/** @return the object; for DELETED its last known state */
+	public T object() {
+		return this.object;
+	}
+
+	/** @return the previous state for MODIFIED, else {@code null} */
+	public T oldObject() {
+		return this.oldObject;
+	}
+
+	/** @return the object's metadata (namespace, name, uid, resourceVersion, labels) */
+	public ObjectMeta meta() {
+		return this.meta;
+	}
+
+	/** @return the cache key, {@code namespace/name} */
+	public String key() {
+		return this.meta.key();
+	}
+
+	/** @return whether the event comes from the watch's initial list */
+	public boolean initialList() {
+		return this.initialList;
+	}
+
+	/** @return whether this DELETED was inferred on relist, the object's final state unknown */
+	public boolean finalStateUnknown() {
+		return this.finalStateUnknown;
+	}
+
+	@Override
+	public ResolvableType getResolvableType() {
+		return ResolvableType.forClassWithGenerics(ResourceEvent.class, this.objectType);
+	}
+
+	@Override
+	public String toString() {
+		return "ResourceEvent[" + this.watch + " " + this.type + " " + this.meta.key() + " rv="
+				+ this.meta.resourceVersion() + (this.initialList ? " initial" : "")
+				+ (this.finalStateUnknown ? " final-state-unknown" : "") + "]";
+	}
+
+}

@@ -1,0 +1,210 @@
+package dev.listwatch.informer;
+
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
+
+import dev.listwatch.event.ResourceEvent;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.context.ApplicationEvent;
+
+/**
+ * Publishes a watch's events off the thread that reads it, in order per object, one at a time.
+ * The backlog holds at most one entry per object: while an object waits, further MODIFIED events
+ * fold into the waiting one (first old state, latest new state); a DELETED, or an ADDED after it,
+ * is kept as its own event. So the backlog is bounded by the number of objects plus their pending
+ * deletes, and the reading thread never waits for listeners. Thread-safe.
+ */
+final class Dispatcher {
+
+	private static final Log logger = LogFactory.getLog(Dispatcher.class);
+
+	/** Events published per turn on the executor, so one busy watch does not hold a thread. */
+	private static final int BATCH = 512;
+
+	private final String watch;
+
+	private final Executor executor;
+
+	private final Consumer<ApplicationEvent> publisher;
+
+	private final Object lock = new Object();
+
+	private final LinkedHashMap<Object, Object> pending = new LinkedHashMap<>();
+
+	private final LongAdder failures = new LongAdder();
+
+	private final LongAdder published = new LongAdder();
+
+	private int backlog;
+
+	private boolean scheduled;
+
+	private boolean closed;
+
+	Dispatcher(String watch, Executor executor, Consumer<ApplicationEvent> publisher) {
+		this.watch = watch;
+		this.executor = executor;
+		this.publisher = publisher;
+	}
+
+	/**
+	 * Queues a resource event behind the waiting events of the same object.
+	 * @param event the event
+	 */
+	void enqueue(ResourceEvent<?> event) {
+		synchronized (this.lock) {
+			if (this.closed) {
+				return;
+			}
+			String key = event.key();
+			Object waiting = this.pending.get(key);
+			if (waiting == null) {
+				this.pending.put(key, event);
+				this.backlog++;
+			}
+			else if (waiting instanceof ResourceEvent<?> single) {
+				ResourceEvent<?> folded = fold(single, event);
+				if (folded != null) {
+					this.pending.put(key, folded);
+				}
+				else {
+					List<ResourceEvent<?>> sequence = new ArrayList<>(2);
+					sequence.add(single);
+					sequence.add(event);
+					this.pending.put(key, sequence);
+					this.backlog++;
+				}
+			}
+			else {
+				@SuppressWarnings("unchecked")
+				List<ResourceEvent<?>> sequence = (List<ResourceEvent<?>>) waiting;
+				ResourceEvent<?> folded = fold(sequence.get(sequence.size() - 1), event);
+				if (folded != null) {
+					sequence.set(sequence.size() - 1, folded);
+				}
+				else {
+					sequence.add(event);
+					this.backlog++;
+				}
+			}
+			scheduleIfNeeded();
+		}
+	}
+
+	/**
+	 * Queues an event that must follow everything queued so far (a sync marker).
+	 * @param event the event
+	 */
+	void enqueueAfterAll(ApplicationEvent event) {
+		synchronized (this.lock) {
+			if (this.closed) {
+				return;
+			}
+			this.pending.put(new Object(), event);
+			this.backlog++;
+			scheduleIfNeeded();
+		}
+	}
+
+	/** Folds {@code next} into {@code waiting} when both are changes of a live object. */
+	@SuppressWarnings({ "rawtypes", "unchecked" })
+	private static ResourceEvent<?> fold(ResourceEvent<?> waiting, ResourceEvent<?> next) {
+		if (next.type() != ResourceEvent.Type.MODIFIED || waiting.type() == ResourceEvent.Type.DELETED) {
+			return null;
+		}
+		return new ResourceEvent(waiting.getSource(), waiting.watch(), waiting.type(), next.object(),
+				waiting.oldObject(), next.meta(), waiting.initialList() && next.initialList(), false,
+				(Class) next.getResolvableType().resolveGeneric(0));
+	}
+
+	private void scheduleIfNeeded() {
+		if (!this.scheduled) {
+			this.scheduled = true;
+			try {
+				this.executor.execute(this::drain);
+			}
+			catch (RuntimeException ex) {
+				this.scheduled = false;
+				logger.error("Watch " + this.watch + " could not schedule event dispatch", ex);
+			}
+		}
+	}
+
+	private void drain() {
+		for (int i = 0; i < BATCH; i++) {
+			Object next;
+			synchronized (this.lock) {
+				Iterator<Map.Entry<Object, Object>> first = this.pending.entrySet().iterator();
+				if (this.closed || !first.hasNext()) {
+					this.scheduled = false;
+					return;
+				}
+				next = first.next().getValue();
+				first.remove();
+				this.backlog -= (next instanceof List<?> list) ? list.size() : 1;
+			}
+			if (next instanceof List<?> sequence) {
+				for (Object event : sequence) {
+					publish((ApplicationEvent) event);
+				}
+			}
+			else {
+				publish((ApplicationEvent) next);
+			}
+		}
+		synchronized (this.lock) {
+			this.scheduled = false;
+			if (!this.pending.isEmpty()) {
+				scheduleIfNeeded();
+			}
+		}
+	}
+
+	private void publish(ApplicationEvent event) {
+		try {
+			this.publisher.accept(event);
+			this.published.increment();
+		}
+		catch (RuntimeException | Error ex) {
+			this.failures.increment();
+			String key = (event instanceof ResourceEvent<?> resourceEvent) ? resourceEvent.key() : "-";
+			logger.error("A listener failed on " + event.getClass().getSimpleName() + " of watch " + this.watch
+					+ " for " + key + "; the watch goes on", ex);
+		}
+	}
+
+	/** @return the events waiting to be published */
+	int backlog() {
+		synchronized (this.lock) {
+			return this.backlog;
+		}
+	}
+
+	/** @return the listener failures so far */
+	long failures() {
+		return this.failures.sum();
+	}
+
+	/** @return the events published so far */
+	long published() {
+		return this.published.sum();
+	}
+
+	/** Drops what waits and publishes nothing more. */
+	void close() {
+		synchronized (this.lock) {
+			this.closed = true;
+			this.pending.clear();
+			this.backlog = 0;
+		}
+	}
+
+}
