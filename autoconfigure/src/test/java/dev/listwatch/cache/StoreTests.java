@@ -178,6 +178,14 @@ class StoreTests {
 	}
 
 	@Test
+	void watchIndexRequiresNames() {
+		assertThatIllegalArgumentException().isThrownBy(() -> WatchIndex.of(" ", "i", BY_APP));
+		assertThatIllegalArgumentException().isThrownBy(() -> WatchIndex.of("w", "", BY_APP));
+		org.assertj.core.api.Assertions.assertThatNullPointerException().isThrownBy(() -> WatchIndex.of("w", "i", null));
+		assertThat(WatchIndex.of("configmaps", "byApp", BY_APP).watch()).isEqualTo("configmaps");
+	}
+
+	@Test
 	void forWatchTakesOnlyThatWatchsIndexes() {
 		Store<Obj> built = Store.forWatch("configmaps",
 				List.of(WatchIndex.of("configmaps", "byApp", BY_APP), WatchIndex.of("pods", "byToken", BY_TOKENS)));
