@@ -108,6 +108,64 @@ public final class ApiServerClient {
 	}
 
 	/**
+	 * A lister-watcher for a declared resource, found through discovery on first use (so that
+	 * making it needs no connection).
+	 * @param <T> the Java type
+	 * @param target what to list and watch
+	 * @param type the Java type the objects are bound to
+	 * @param keepManagedFields whether objects keep {@code metadata.managedFields}
+	 * @param maxEventBytes the size limit of one event
+	 * @return the lister-watcher
+	 */
+	public <T> ListerWatcher<T> listerWatcher(Target target, Class<T> type, boolean keepManagedFields,
+			int maxEventBytes) {
+		return new ResolvingListerWatcher<>(this, target, new ObjectDecoder<>(type, this.mapper, keepManagedFields),
+				maxEventBytes);
+	}
+
+	/**
+	 * Finds the resource of a lister-watcher made by
+	 * {@link #listerWatcher(Target, Class, boolean, int)} now, through discovery.
+	 * @param listerWatcher the lister-watcher
+	 * @return its resource
+	 * @throws KubernetesApiException when discovery fails or the cluster does not serve it
+	 */
+	public static Resource resolveNow(ListerWatcher<?> listerWatcher) {
+		return (listerWatcher instanceof ResolvingListerWatcher<?> resolving) ? resolving.resolve()
+				: listerWatcher.resource();
+	}
+
+	/**
+	 * Makes a client for a cluster with a builder from Boot (so its customizers and observations
+	 * apply): the cluster's TLS and proxy through its request factory, its credentials through an
+	 * interceptor that refreshes them after a 401.
+	 * @param cluster the cluster
+	 * @param builder the builder
+	 * @param mapper the mapper for binding objects
+	 * @param clock the clock
+	 * @return the client
+	 */
+	public static ApiServerClient create(dev.listwatch.cluster.Cluster cluster, RestClient.Builder builder,
+			ObjectMapper mapper, Clock clock) {
+		dev.listwatch.cluster.Credentials credentials = cluster.credentials();
+		RestClient restClient = builder.requestFactory(cluster.requestFactory())
+			.requestInterceptor(new AuthorizationInterceptor(credentials::authorization, credentials::refresh))
+			.build();
+		return new ApiServerClient(restClient, cluster.server(), mapper, clock);
+	}
+
+	/**
+	 * What a declared watch lists and watches.
+	 *
+	 * @param apiVersion {@code v1} or {@code group/version}
+	 * @param kind the kind, or {@code null} when {@code resource} is given
+	 * @param resource the plural resource name, or {@code null} when {@code kind} is given
+	 * @param namespace the namespace, or {@code null} for all
+	 */
+	public record Target(String apiVersion, String kind, String resource, String namespace) {
+	}
+
+	/**
 	 * The base URL.
 	 * @return the server URL
 	 */
