@@ -1,0 +1,90 @@
+package dev.listwatch.cluster;
+
+import java.net.URI;
+
+import org.springframework.http.client.ClientHttpRequestFactory;
+
+/**
+ * A cluster to talk to: where the API server is, how to authenticate, which namespace
+ * is the default, and an HTTP request factory whose TLS (CA, client certificate,
+ * {@code tls-server-name}, {@code insecure-skip-tls-verify}), proxy and timeouts are set
+ * up. Obtain one from {@link ClusterLoader#load(ConnectionSettings)}.
+ *
+ * <p>Immutable and safe to share between threads. {@link #toString()} never shows a
+ * secret.
+ */
+public final class Cluster {
+
+	private final URI server;
+
+	private final Credentials credentials;
+
+	private final String namespace;
+
+	private final String description;
+
+	private final ClientHttpRequestFactory requestFactory;
+
+	Cluster(URI server, Credentials credentials, String namespace, String description,
+			ClientHttpRequestFactory requestFactory) {
+		this.server = server;
+		this.credentials = credentials;
+		this.namespace = namespace;
+		this.description = description;
+		this.requestFactory = requestFactory;
+	}
+
+	/**
+	 * The API server's base URL, e.g. {@code https://127.0.0.1:6443}. It may carry a path
+	 * prefix (Rancher: {@code https://rancher/k8s/clusters/c-1}) that API paths are
+	 * appended to. Never ends with a slash.
+	 * @return the server URL
+	 */
+	public URI server() {
+		return this.server;
+	}
+
+	/**
+	 * The credentials for the {@code Authorization} header.
+	 * @return the credentials, never {@code null}
+	 */
+	public Credentials credentials() {
+		return this.credentials;
+	}
+
+	/**
+	 * The default namespace: the settings' namespace, else the context's, else the
+	 * in-cluster namespace file, else {@code default}.
+	 * @return the namespace
+	 */
+	public String namespace() {
+		return this.namespace;
+	}
+
+	/**
+	 * Where this cluster came from, safe for logs and health output, e.g.
+	 * {@code context kind-dev in /home/u/.kube/config} or {@code in-cluster}.
+	 * @return the description
+	 */
+	public String description() {
+		return this.description;
+	}
+
+	/**
+	 * A request factory on the JDK HTTP client (HTTP/1.1), configured with this cluster's
+	 * TLS, proxy and connect timeout, with no read timeout (watches stream for minutes)
+	 * and no redirect following. It does not add the {@code Authorization} header: use
+	 * {@link #credentials()} for that. The same instance is returned on every call.
+	 * @return the request factory
+	 */
+	public ClientHttpRequestFactory requestFactory() {
+		return this.requestFactory;
+	}
+
+	@Override
+	public String toString() {
+		return "Cluster[server=" + this.server + ", namespace=" + this.namespace + ", " + this.description
+				+ ", credentials=" + this.credentials + "]";
+	}
+
+}

@@ -1,0 +1,284 @@
+package dev.listwatch.cluster;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * Credentials from an exec credential plugin ({@code client.authentication.k8s.io/v1}
+ * and {@code v1beta1}), as kubectl runs them: the plugin's {@code status.token} is
+ * cached until {@code status.expirationTimestamp} (forever when absent) and the plugin
+ * runs again after {@link #refresh()}. A plugin that runs longer than the timeout is
+ * killed. Neither the plugin's standard output nor its standard error is ever logged
+ * or put into an exception message.
+ */
+final class ExecCredentials implements Credentials {
+
+	static final String V1 = "client.authentication.k8s.io/v1";
+
+	static final String V1BETA1 = "client.authentication.k8s.io/v1beta1";
+
+	private static final Log logger = LogFactory.getLog(ExecCredentials.class);
+
+	private static final JsonMapper JSON = JsonMapper.builder().build();
+
+	/**
+	 * The plugin's configuration.
+	 * @param origin the kubeconfig file that configured it
+	 * @param field e.g. {@code users[eks].user.exec}
+	 * @param apiVersion the ExecCredential API version
+	 * @param command the resolved command
+	 * @param args its arguments
+	 * @param env the environment the plugin runs with (process environment plus the
+	 * kubeconfig's {@code env})
+	 * @param installHint the kubeconfig's {@code installHint}, or {@code null}
+	 * @param cluster the {@code spec.cluster} of {@code KUBERNETES_EXEC_INFO} when
+	 * {@code provideClusterInfo} is set, else {@code null}
+	 * @param timeout how long the plugin may run
+	 */
+	record Config(String origin, String field, String apiVersion, Path command, List<String> args,
+			Map<String, String> env, String installHint, ObjectNode cluster, Duration timeout) {
+
+		String commandName() {
+			return this.command.toString();
+		}
+
+		@Override
+		public String toString() {
+			// env and args may hold secrets
+			return "ExecCredentials.Config[" + this.field + " in " + this.origin + ", command=" + this.command + "]";
+		}
+
+	}
+
+	private record Result(String token, Instant expiry) {
+	}
+
+	private final Config config;
+
+	private final Clock clock;
+
+	private Result cached;
+
+	ExecCredentials(Config config, Clock clock) {
+		this.config = config;
+		this.clock = clock;
+	}
+
+	Config config() {
+		return this.config;
+	}
+
+	@Override
+	public synchronized String authorization() {
+		Result result = this.cached;
+		if (result == null || (result.expiry() != null && !this.clock.instant().isBefore(result.expiry()))) {
+			result = run();
+			this.cached = result;
+		}
+		return "Bearer " + result.token();
+	}
+
+	@Override
+	public synchronized boolean refresh() {
+		this.cached = null;
+		return true;
+	}
+
+	private KubeconfigException failure(String problem, String fix) {
+		return new KubeconfigException(this.config.origin(), this.config.field() + ".command", problem, fix);
+	}
+
+	private String runByHand() {
+		return "run `" + this.config.commandName() + "` with the args from " + this.config.field()
+				+ ".args by hand to see its error";
+	}
+
+	private Result run() {
+		List<String> commandLine = new ArrayList<>();
+		commandLine.add(this.config.command().toString());
+		commandLine.addAll(this.config.args());
+		ProcessBuilder builder = new ProcessBuilder(commandLine);
+		builder.environment().clear();
+		builder.environment().putAll(this.config.env());
+		builder.environment().put("KUBERNETES_EXEC_INFO", execInfo());
+		Process process;
+		try {
+			process = builder.start();
+		}
+		catch (IOException ex) {
+			String hint = (this.config.installHint() != null) ? " (" + this.config.installHint().strip() + ")" : "";
+			throw failure("runs " + this.config.commandName() + " which could not be started ("
+					+ ex.getClass().getSimpleName() + ")",
+					"install the plugin or fix the path" + hint);
+		}
+		try {
+			process.getOutputStream().close();
+		}
+		catch (IOException ex) {
+			// the plugin does not read standard input
+		}
+		CompletableFuture<byte[]> stdout = drain(process.getInputStream());
+		CompletableFuture<byte[]> stderr = drain(process.getErrorStream());
+		Duration timeout = this.config.timeout();
+		try {
+			if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+				kill(process);
+				throw failure(
+						"runs " + this.config.commandName() + " which did not finish within " + timeout.toMillis()
+								+ " ms and was killed",
+						"make sure the plugin does not wait for input (interactive login), or raise listwatch's exec timeout; "
+								+ runByHand());
+			}
+		}
+		catch (InterruptedException ex) {
+			kill(process);
+			Thread.currentThread().interrupt();
+			throw failure("runs " + this.config.commandName() + " which was interrupted", runByHand());
+		}
+		int exit = process.exitValue();
+		byte[] output = await(stdout, process);
+		byte[] errors = await(stderr, process);
+		if (exit != 0) {
+			// stderr may hold a secret: only its size is reported
+			throw failure(
+					"runs " + this.config.commandName() + " which exited with code " + exit + " ("
+							+ errors.length + " bytes on standard error, not shown)",
+					runByHand());
+		}
+		if (logger.isDebugEnabled()) {
+			logger.debug("Exec plugin " + this.config.commandName() + " printed " + output.length
+					+ " bytes on standard output and " + errors.length + " on standard error");
+		}
+		return parse(output);
+	}
+
+	private Result parse(byte[] output) {
+		JsonNode root;
+		try {
+			root = JSON.readTree(new String(output, StandardCharsets.UTF_8));
+		}
+		catch (JacksonException ex) {
+			root = null;
+		}
+		if (root == null || !root.isObject()) {
+			throw failure("runs " + this.config.commandName()
+					+ " which printed something that is not an ExecCredential JSON object (output not shown)",
+					"make sure the plugin prints only the ExecCredential JSON on standard output; " + runByHand());
+		}
+		String apiVersion = root.path("apiVersion").asString("");
+		if (!apiVersion.equals(this.config.apiVersion())) {
+			throw failure("runs " + this.config.commandName() + " which returned apiVersion '"
+					+ sanitize(apiVersion) + "' but the kubeconfig asks for '" + this.config.apiVersion() + "'",
+					"set " + this.config.field() + ".apiVersion to the version the plugin prints, or upgrade the plugin");
+		}
+		String kind = root.path("kind").asString("");
+		if (!kind.equals("ExecCredential")) {
+			throw failure("runs " + this.config.commandName() + " which returned kind '" + sanitize(kind)
+					+ "' instead of ExecCredential", "upgrade or fix the plugin; " + runByHand());
+		}
+		JsonNode status = root.path("status");
+		String token = status.path("token").asString("");
+		if (token.isEmpty()) {
+			String problem = status.hasNonNull("clientCertificateData")
+					? " which returned a client certificate instead of a token (exec client certificates are not supported yet)"
+					: " which returned no status.token";
+			throw failure("runs " + this.config.commandName() + problem,
+					"configure the plugin to issue a bearer token; " + runByHand());
+		}
+		Instant expiry = null;
+		String expiration = status.path("expirationTimestamp").asString("");
+		if (!expiration.isEmpty()) {
+			try {
+				expiry = OffsetDateTime.parse(expiration).toInstant();
+			}
+			catch (DateTimeParseException ex) {
+				throw failure("runs " + this.config.commandName()
+						+ " which returned a status.expirationTimestamp that is not RFC 3339",
+						"upgrade or fix the plugin");
+			}
+		}
+		return new Result(token, expiry);
+	}
+
+	private static String sanitize(String value) {
+		String shown = value.replaceAll("[^A-Za-z0-9./_-]", "?");
+		return (shown.length() > 64) ? shown.substring(0, 64) + "..." : shown;
+	}
+
+	private String execInfo() {
+		ObjectNode info = JSON.createObjectNode();
+		info.put("apiVersion", this.config.apiVersion());
+		info.put("kind", "ExecCredential");
+		ObjectNode spec = info.putObject("spec");
+		spec.put("interactive", false);
+		if (this.config.cluster() != null) {
+			spec.set("cluster", this.config.cluster());
+		}
+		return JSON.writeValueAsString(info);
+	}
+
+	private static CompletableFuture<byte[]> drain(InputStream stream) {
+		CompletableFuture<byte[]> result = new CompletableFuture<>();
+		Thread thread = new Thread(() -> {
+			try (stream) {
+				result.complete(stream.readAllBytes());
+			}
+			catch (IOException | RuntimeException ex) {
+				result.complete(new byte[0]);
+			}
+		}, "listwatch-exec-reader");
+		thread.setDaemon(true);
+		thread.start();
+		return result;
+	}
+
+	private static byte[] await(CompletableFuture<byte[]> output, Process process) {
+		try {
+			// the plugin has exited; a child it left behind may still hold the pipe open
+			return output.get(5, TimeUnit.SECONDS);
+		}
+		catch (TimeoutException ex) {
+			process.descendants().forEach(ProcessHandle::destroyForcibly);
+			return output.getNow(new byte[0]);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return new byte[0];
+		}
+		catch (ExecutionException ex) {
+			return new byte[0];
+		}
+	}
+
+	private static void kill(Process process) {
+		process.descendants().forEach(ProcessHandle::destroyForcibly);
+		process.destroyForcibly();
+	}
+
+	@Override
+	public String toString() {
+		return "exec plugin " + this.config.commandName() + " (" + this.config.apiVersion() + ")";
+	}
+
+}

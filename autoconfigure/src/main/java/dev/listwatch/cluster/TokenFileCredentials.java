@@ -1,0 +1,110 @@
+package dev.listwatch.cluster;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * A bearer token read from a file that may rotate (projected service-account tokens,
+ * {@code tokenFile} in a kubeconfig). Like client-go, the file is re-read at most once a
+ * minute, and at once after {@link #refresh()}; if a re-read fails the last token is
+ * kept.
+ */
+final class TokenFileCredentials implements Credentials {
+
+	static final Duration REREAD_INTERVAL = Duration.ofMinutes(1);
+
+	private static final Log logger = LogFactory.getLog(TokenFileCredentials.class);
+
+	private final Path file;
+
+	private final String field;
+
+	private final String origin;
+
+	private final Clock clock;
+
+	private String token;
+
+	private Instant readAt;
+
+	/**
+	 * Creates the credentials and reads the file once.
+	 * @param file the token file
+	 * @param origin the file that named it (for errors)
+	 * @param field the field that named it (for errors)
+	 * @param clock the clock
+	 * @throws KubeconfigException if the file cannot be read or is empty
+	 */
+	TokenFileCredentials(Path file, String origin, String field, Clock clock) {
+		this.file = file;
+		this.origin = origin;
+		this.field = field;
+		this.clock = clock;
+		this.token = read(true);
+		this.readAt = clock.instant();
+	}
+
+	Path file() {
+		return this.file;
+	}
+
+	@Override
+	public synchronized String authorization() {
+		Instant now = this.clock.instant();
+		if (!now.isBefore(this.readAt.plus(REREAD_INTERVAL))) {
+			reread(now);
+		}
+		return "Bearer " + this.token;
+	}
+
+	@Override
+	public synchronized boolean refresh() {
+		String previous = this.token;
+		reread(this.clock.instant());
+		return !this.token.equals(previous);
+	}
+
+	private void reread(Instant now) {
+		this.readAt = now;
+		try {
+			this.token = read(false);
+		}
+		catch (KubeconfigException ex) {
+			logger.warn("Keeping the previous token: " + ex.getMessage());
+		}
+	}
+
+	private String read(boolean initial) {
+		String value;
+		try {
+			value = Files.readString(this.file, StandardCharsets.UTF_8).strip();
+		}
+		catch (IOException | RuntimeException ex) {
+			throw new KubeconfigException(this.origin, this.field,
+					"names token file " + this.file + " that cannot be read (" + ex.getClass().getSimpleName() + ")",
+					"check that the file exists and is readable by this process");
+		}
+		if (value.isEmpty()) {
+			throw new KubeconfigException(this.origin, this.field, "names token file " + this.file + " that is empty",
+					"write the token into the file, or fix the path");
+		}
+		if (!initial && logger.isDebugEnabled()) {
+			logger.debug("Re-read token file " + this.file);
+		}
+		return value;
+	}
+
+	@Override
+	public String toString() {
+		return "bearer token from file " + this.file;
+	}
+
+}
