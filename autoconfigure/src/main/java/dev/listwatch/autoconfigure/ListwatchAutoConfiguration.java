@@ -1,0 +1,82 @@
+package dev.listwatch.autoconfigure;
+
+import java.time.Clock;
+import java.time.Duration;
+
+import dev.listwatch.client.ApiServerClient;
+import dev.listwatch.cluster.Cluster;
+import dev.listwatch.cluster.ClusterLoader;
+import dev.listwatch.cluster.ConnectionSettings;
+import dev.listwatch.informer.Informer;
+import dev.listwatch.informer.InformerRuntime;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration;
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
+import org.springframework.web.client.RestClient;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Auto-configuration of listwatch: connects to the cluster named by the kubeconfig (or the
+ * {@code listwatch.connection.*} properties, or in-cluster), and runs an informer for each watch
+ * declared under {@code listwatch.watches}, with a {@code ListerWatcher} and a {@code Lister} bean
+ * per watch.
+ */
+@AutoConfiguration(after = { RestClientAutoConfiguration.class, JacksonAutoConfiguration.class })
+@ConditionalOnBooleanProperty(name = "listwatch.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(ListwatchProperties.class)
+public final class ListwatchAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	Cluster listwatchCluster(ListwatchProperties properties) {
+		ListwatchProperties.Connection connection = properties.getConnection();
+		return ClusterLoader.load(new ConnectionSettings(properties.getKubeconfig(), properties.getContext(),
+				connection.getServer(), connection.getToken(), connection.getTokenFile(),
+				connection.getCertificateAuthority(), null, connection.getNamespace(),
+				connection.getInsecureSkipTlsVerify(), connection.getConnectTimeout(), connection.getExecTimeout(), null,
+				null, null, null));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	ApiServerClient listwatchApiServerClient(Cluster cluster, ObjectProvider<RestClient.Builder> restClientBuilder,
+			ObjectProvider<JsonMapper> jsonMapper) {
+		return ApiServerClient.create(cluster, restClientBuilder.getIfAvailable(RestClient::builder),
+				jsonMapper.getIfAvailable(JsonMapper::shared), Clock.systemUTC());
+	}
+
+	@Bean(destroyMethod = "close")
+	@ConditionalOnMissingBean
+	InformerRuntime listwatchInformerRuntime(ListwatchProperties properties, ApplicationEventPublisher publisher) {
+		Duration idle = properties.getDefaults().getIdleTimeout();
+		Duration period = idle.dividedBy(4);
+		return new InformerRuntime(Clock.systemUTC(), publisher::publishEvent,
+				Math.max(1, properties.getDefaults().getDispatchThreads()),
+				(period.compareTo(Duration.ofSeconds(5)) > 0) ? Duration.ofSeconds(5) : period);
+	}
+
+	@Bean
+	static WatchBeanRegistrar listwatchWatchBeanRegistrar(Environment environment) {
+		return new WatchBeanRegistrar(environment, WatchBeanRegistrar.class.getClassLoader());
+	}
+
+	@Bean
+	SmartLifecycle listwatchWatchResolution(ObjectProvider<Informer<?>> informers, ListwatchProperties properties) {
+		return new WatchStartupChecks(informers, properties.getStartup()).resolution();
+	}
+
+	@Bean
+	SmartLifecycle listwatchWaitForSync(ObjectProvider<Informer<?>> informers, ListwatchProperties properties) {
+		return new WatchStartupChecks(informers, properties.getStartup()).waitForSync();
+	}
+
+}

@@ -1,0 +1,558 @@
+package dev.listwatch.autoconfigure;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.unit.DataSize;
+
+/**
+ * Configuration of listwatch: the cluster to connect to and the watches to run.
+ */
+@ConfigurationProperties("listwatch")
+public class ListwatchProperties {
+
+	/**
+	 * Path of the kubeconfig file. Default: $KUBECONFIG (several files merged the way kubectl
+	 * does), else ~/.kube/config, else the in-cluster service account.
+	 */
+	private String kubeconfig;
+
+	/**
+	 * Kubeconfig context to use. Default: the kubeconfig's current-context.
+	 */
+	private String context;
+
+	/**
+	 * Whether listwatch is enabled at all.
+	 */
+	private boolean enabled = true;
+
+	/**
+	 * Connection given as properties, for setups without a kubeconfig file; each set property
+	 * wins over the kubeconfig.
+	 */
+	private final Connection connection = new Connection();
+
+	/**
+	 * How every watch lists, watches and backs off, unless the watch says otherwise.
+	 */
+	private final Defaults defaults = new Defaults();
+
+	/**
+	 * What startup waits for.
+	 */
+	private final Startup startup = new Startup();
+
+	/**
+	 * The watches to run, by name. The name prefixes the beans of the watch
+	 * ("&lt;name&gt;ListerWatcher", "&lt;name&gt;Lister", "&lt;name&gt;Informer") and tags its
+	 * health and metrics.
+	 */
+	private final Map<String, Watch> watches = new LinkedHashMap<>();
+
+	public String getKubeconfig() {
+		return this.kubeconfig;
+	}
+
+	public void setKubeconfig(String kubeconfig) {
+		this.kubeconfig = kubeconfig;
+	}
+
+	public String getContext() {
+		return this.context;
+	}
+
+	public void setContext(String context) {
+		this.context = context;
+	}
+
+	public boolean isEnabled() {
+		return this.enabled;
+	}
+
+	public void setEnabled(boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	public Connection getConnection() {
+		return this.connection;
+	}
+
+	public Defaults getDefaults() {
+		return this.defaults;
+	}
+
+	public Startup getStartup() {
+		return this.startup;
+	}
+
+	public Map<String, Watch> getWatches() {
+		return this.watches;
+	}
+
+	/**
+	 * The connection as properties.
+	 */
+	public static class Connection {
+
+		/**
+		 * URL of the API server, for example https://10.0.0.1:6443.
+		 */
+		private String server;
+
+		/**
+		 * Bearer token. Prefer token-file for a token that rotates.
+		 */
+		private String token;
+
+		/**
+		 * Path of a file holding the bearer token; re-read as it rotates.
+		 */
+		private String tokenFile;
+
+		/**
+		 * Path of the PEM file of the certificate authorities that sign the API server's
+		 * certificate.
+		 */
+		private String certificateAuthority;
+
+		/**
+		 * Namespace of the connection (as a kubeconfig context's namespace); watches without a
+		 * namespace still watch all namespaces.
+		 */
+		private String namespace;
+
+		/**
+		 * Whether to skip verifying the API server's certificate. Only for throwaway clusters.
+		 */
+		private Boolean insecureSkipTlsVerify;
+
+		/**
+		 * Timeout to establish a connection to the API server.
+		 */
+		private Duration connectTimeout = Duration.ofSeconds(10);
+
+		/**
+		 * How long an exec credential plugin may run before it is killed.
+		 */
+		private Duration execTimeout = Duration.ofSeconds(30);
+
+		public String getServer() {
+			return this.server;
+		}
+
+		public void setServer(String server) {
+			this.server = server;
+		}
+
+		public String getToken() {
+			return this.token;
+		}
+
+		public void setToken(String token) {
+			this.token = token;
+		}
+
+		public String getTokenFile() {
+			return this.tokenFile;
+		}
+
+		public void setTokenFile(String tokenFile) {
+			this.tokenFile = tokenFile;
+		}
+
+		public String getCertificateAuthority() {
+			return this.certificateAuthority;
+		}
+
+		public void setCertificateAuthority(String certificateAuthority) {
+			this.certificateAuthority = certificateAuthority;
+		}
+
+		public String getNamespace() {
+			return this.namespace;
+		}
+
+		public void setNamespace(String namespace) {
+			this.namespace = namespace;
+		}
+
+		public Boolean getInsecureSkipTlsVerify() {
+			return this.insecureSkipTlsVerify;
+		}
+
+		public void setInsecureSkipTlsVerify(Boolean insecureSkipTlsVerify) {
+			this.insecureSkipTlsVerify = insecureSkipTlsVerify;
+		}
+
+		public Duration getConnectTimeout() {
+			return this.connectTimeout;
+		}
+
+		public void setConnectTimeout(Duration connectTimeout) {
+			this.connectTimeout = connectTimeout;
+		}
+
+		public Duration getExecTimeout() {
+			return this.execTimeout;
+		}
+
+		public void setExecTimeout(Duration execTimeout) {
+			this.execTimeout = execTimeout;
+		}
+
+		@Override
+		public String toString() {
+			return "Connection[server=" + this.server + ", token=" + ((this.token != null) ? "<redacted>" : "none")
+					+ ", tokenFile=" + this.tokenFile + "]";
+		}
+
+	}
+
+	/**
+	 * How watches list, watch and back off.
+	 */
+	public static class Defaults {
+
+		/**
+		 * Page size of lists (the limit parameter).
+		 */
+		private long pageSize = 500;
+
+		/**
+		 * Whether to sync with a streaming list (sendInitialEvents) where the API server serves
+		 * one, falling back to list + watch where it does not.
+		 */
+		private boolean streamingList = true;
+
+		/**
+		 * Shortest server-side timeout of a watch; each watch picks one at random between this
+		 * and max-watch-timeout, so watches do not all reconnect at once.
+		 */
+		private Duration minWatchTimeout = Duration.ofMinutes(5);
+
+		/**
+		 * Longest server-side timeout of a watch.
+		 */
+		private Duration maxWatchTimeout = Duration.ofMinutes(10);
+
+		/**
+		 * How long a watch may deliver nothing, not even a bookmark, before it is taken for dead
+		 * (a half-open connection) and replaced from its last resourceVersion.
+		 */
+		private Duration idleTimeout = Duration.ofMinutes(3);
+
+		/**
+		 * First delay after a failure.
+		 */
+		private Duration initialBackoff = Duration.ofMillis(800);
+
+		/**
+		 * Longest delay after failures.
+		 */
+		private Duration maxBackoff = Duration.ofSeconds(30);
+
+		/**
+		 * Factor by which each delay grows.
+		 */
+		private double backoffMultiplier = 2.0;
+
+		/**
+		 * Random part added to each delay, as a fraction of it.
+		 */
+		private double backoffJitter = 1.0;
+
+		/**
+		 * How long without a failure resets the backoff to its first delay.
+		 */
+		private Duration backoffResetAfter = Duration.ofMinutes(2);
+
+		/**
+		 * Whether cached objects keep metadata.managedFields (dropped by default: they are large
+		 * and rarely read).
+		 */
+		private boolean keepManagedFields = false;
+
+		/**
+		 * Largest watch event or list item accepted; a larger one is reported and the watch
+		 * resumes.
+		 */
+		private DataSize maxEventSize = DataSize.ofMegabytes(16);
+
+		/**
+		 * Platform threads that publish events on Java 17-20 (on Java 21+ each runs on a virtual
+		 * thread).
+		 */
+		private int dispatchThreads = 4;
+
+		public long getPageSize() {
+			return this.pageSize;
+		}
+
+		public void setPageSize(long pageSize) {
+			this.pageSize = pageSize;
+		}
+
+		public boolean isStreamingList() {
+			return this.streamingList;
+		}
+
+		public void setStreamingList(boolean streamingList) {
+			this.streamingList = streamingList;
+		}
+
+		public Duration getMinWatchTimeout() {
+			return this.minWatchTimeout;
+		}
+
+		public void setMinWatchTimeout(Duration minWatchTimeout) {
+			this.minWatchTimeout = minWatchTimeout;
+		}
+
+		public Duration getMaxWatchTimeout() {
+			return this.maxWatchTimeout;
+		}
+
+		public void setMaxWatchTimeout(Duration maxWatchTimeout) {
+			this.maxWatchTimeout = maxWatchTimeout;
+		}
+
+		public Duration getIdleTimeout() {
+			return this.idleTimeout;
+		}
+
+		public void setIdleTimeout(Duration idleTimeout) {
+			this.idleTimeout = idleTimeout;
+		}
+
+		public Duration getInitialBackoff() {
+			return this.initialBackoff;
+		}
+
+		public void setInitialBackoff(Duration initialBackoff) {
+			this.initialBackoff = initialBackoff;
+		}
+
+		public Duration getMaxBackoff() {
+			return this.maxBackoff;
+		}
+
+		public void setMaxBackoff(Duration maxBackoff) {
+			this.maxBackoff = maxBackoff;
+		}
+
+		public double getBackoffMultiplier() {
+			return this.backoffMultiplier;
+		}
+
+		public void setBackoffMultiplier(double backoffMultiplier) {
+			this.backoffMultiplier = backoffMultiplier;
+		}
+
+		public double getBackoffJitter() {
+			return this.backoffJitter;
+		}
+
+		public void setBackoffJitter(double backoffJitter) {
+			this.backoffJitter = backoffJitter;
+		}
+
+		public Duration getBackoffResetAfter() {
+			return this.backoffResetAfter;
+		}
+
+		public void setBackoffResetAfter(Duration backoffResetAfter) {
+			this.backoffResetAfter = backoffResetAfter;
+		}
+
+		public boolean isKeepManagedFields() {
+			return this.keepManagedFields;
+		}
+
+		public void setKeepManagedFields(boolean keepManagedFields) {
+			this.keepManagedFields = keepManagedFields;
+		}
+
+		public DataSize getMaxEventSize() {
+			return this.maxEventSize;
+		}
+
+		public void setMaxEventSize(DataSize maxEventSize) {
+			this.maxEventSize = maxEventSize;
+		}
+
+		public int getDispatchThreads() {
+			return this.dispatchThreads;
+		}
+
+		public void setDispatchThreads(int dispatchThreads) {
+			this.dispatchThreads = dispatchThreads;
+		}
+
+	}
+
+	/**
+	 * What startup waits for.
+	 */
+	public static class Startup {
+
+		/**
+		 * Whether startup waits until every watch has its initial list, failing when one has not
+		 * after sync-timeout. By default startup does not wait and an unreachable cluster is
+		 * retried in the background (health says why).
+		 */
+		private boolean waitForSync = false;
+
+		/**
+		 * How long startup waits for the initial lists when wait-for-sync is set.
+		 */
+		private Duration syncTimeout = Duration.ofSeconds(60);
+
+		public boolean isWaitForSync() {
+			return this.waitForSync;
+		}
+
+		public void setWaitForSync(boolean waitForSync) {
+			this.waitForSync = waitForSync;
+		}
+
+		public Duration getSyncTimeout() {
+			return this.syncTimeout;
+		}
+
+		public void setSyncTimeout(Duration syncTimeout) {
+			this.syncTimeout = syncTimeout;
+		}
+
+	}
+
+	/**
+	 * One declared watch.
+	 */
+	public static class Watch {
+
+		/**
+		 * Group/version of the resource, for example "v1" or "apps/v1".
+		 */
+		private String apiVersion;
+
+		/**
+		 * Kind of the resource, for example "ConfigMap"; resolved to its plural through API
+		 * discovery. Give either kind or resource.
+		 */
+		private String kind;
+
+		/**
+		 * Plural resource name, for example "configmaps". Give either kind or resource.
+		 */
+		private String resource;
+
+		/**
+		 * Namespace to watch. Default: all namespaces.
+		 */
+		private String namespace;
+
+		/**
+		 * Label selector, for example "app=web,tier!=db".
+		 */
+		private String labelSelector;
+
+		/**
+		 * Field selector, for example "metadata.name!=x".
+		 */
+		private String fieldSelector;
+
+		/**
+		 * Java type the objects are bound to with Jackson. Default:
+		 * dev.listwatch.KubernetesObject, which keeps them compact.
+		 */
+		private String type;
+
+		/**
+		 * Whether cached objects keep metadata.managedFields. Default:
+		 * listwatch.defaults.keep-managed-fields.
+		 */
+		private Boolean keepManagedFields;
+
+		/**
+		 * Page size of lists. Default: listwatch.defaults.page-size.
+		 */
+		private Long pageSize;
+
+		public String getApiVersion() {
+			return this.apiVersion;
+		}
+
+		public void setApiVersion(String apiVersion) {
+			this.apiVersion = apiVersion;
+		}
+
+		public String getKind() {
+			return this.kind;
+		}
+
+		public void setKind(String kind) {
+			this.kind = kind;
+		}
+
+		public String getResource() {
+			return this.resource;
+		}
+
+		public void setResource(String resource) {
+			this.resource = resource;
+		}
+
+		public String getNamespace() {
+			return this.namespace;
+		}
+
+		public void setNamespace(String namespace) {
+			this.namespace = namespace;
+		}
+
+		public String getLabelSelector() {
+			return this.labelSelector;
+		}
+
+		public void setLabelSelector(String labelSelector) {
+			this.labelSelector = labelSelector;
+		}
+
+		public String getFieldSelector() {
+			return this.fieldSelector;
+		}
+
+		public void setFieldSelector(String fieldSelector) {
+			this.fieldSelector = fieldSelector;
+		}
+
+		public String getType() {
+			return this.type;
+		}
+
+		public void setType(String type) {
+			this.type = type;
+		}
+
+		public Boolean getKeepManagedFields() {
+			return this.keepManagedFields;
+		}
+
+		public void setKeepManagedFields(Boolean keepManagedFields) {
+			this.keepManagedFields = keepManagedFields;
+		}
+
+		public Long getPageSize() {
+			return this.pageSize;
+		}
+
+		public void setPageSize(Long pageSize) {
+			this.pageSize = pageSize;
+		}
+
+	}
+
+}

@@ -1,0 +1,189 @@
+package dev.listwatch.autoconfigure;
+
+import java.util.List;
+import java.util.Map;
+
+import dev.listwatch.KubernetesObject;
+import dev.listwatch.Lister;
+import dev.listwatch.ListerWatcher;
+import dev.listwatch.WatchIndex;
+import dev.listwatch.cache.FieldSelector;
+import dev.listwatch.cache.LabelSelector;
+import dev.listwatch.cache.Store;
+import dev.listwatch.client.ApiServerClient;
+import dev.listwatch.informer.Informer;
+import dev.listwatch.informer.InformerRuntime;
+import dev.listwatch.reflector.Backoff;
+import dev.listwatch.reflector.ReflectorOptions;
+
+import org.springframework.beans.BeansException;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.beans.factory.support.BeanDefinitionRegistry;
+import org.springframework.beans.factory.support.BeanDefinitionRegistryPostProcessor;
+import org.springframework.beans.factory.support.RootBeanDefinition;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.core.Ordered;
+import org.springframework.core.ResolvableType;
+import org.springframework.core.env.Environment;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.StringUtils;
+
+/**
+ * Registers the beans of each watch declared under {@code listwatch.watches.<name>}:
+ * {@code <name>ListerWatcher} (unless the application defines one), {@code <name>Informer} and
+ * {@code <name>Lister}. Declarations that cannot work fail here, before any bean is made, with a
+ * {@link WatchDeclarationException}.
+ */
+final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, Ordered {
+
+	static final String LISTER_WATCHER = "ListerWatcher";
+
+	static final String LISTER = "Lister";
+
+	static final String INFORMER = "Informer";
+
+	private final Environment environment;
+
+	private final ClassLoader classLoader;
+
+	WatchBeanRegistrar(Environment environment, ClassLoader classLoader) {
+		this.environment = environment;
+		this.classLoader = classLoader;
+	}
+
+	@Override
+	public int getOrder() {
+		return Ordered.LOWEST_PRECEDENCE;
+	}
+
+	@Override
+	public void postProcessBeanDefinitionRegistry(BeanDefinitionRegistry registry) throws BeansException {
+		Map<String, ListwatchProperties.Watch> watches = Binder.get(this.environment)
+			.bind("listwatch.watches", Bindable.mapOf(String.class, ListwatchProperties.Watch.class))
+			.orElse(Map.of());
+		ConfigurableListableBeanFactory beanFactory = (ConfigurableListableBeanFactory) registry;
+		watches.forEach((name, watch) -> register(registry, beanFactory, name, watch));
+	}
+
+	@Override
+	public void postProcessBeanFactory(ConfigurableListableBeanFactory beanFactory) throws BeansException {
+	}
+
+	private void register(BeanDefinitionRegistry registry, ConfigurableListableBeanFactory beanFactory, String name,
+			ListwatchProperties.Watch watch) {
+		Class<?> type = validate(name, watch, this.classLoader);
+		String listerWatcherName = name + LISTER_WATCHER;
+		if (!registry.containsBeanDefinition(listerWatcherName)) {
+			RootBeanDefinition listerWatcher = new RootBeanDefinition(ListerWatcher.class);
+			listerWatcher.setTargetType(ResolvableType.forClassWithGenerics(ListerWatcher.class, type));
+			listerWatcher.setInstanceSupplier(() -> beanFactory.getBean(ApiServerClient.class)
+				.listerWatcher(new ApiServerClient.Target(watch.getApiVersion(), blankToNull(watch.getKind()),
+						blankToNull(watch.getResource()), blankToNull(watch.getNamespace())), type,
+						keepManagedFields(beanFactory, watch), maxEventBytes(beanFactory)));
+			registry.registerBeanDefinition(listerWatcherName, listerWatcher);
+		}
+		RootBeanDefinition informer = new RootBeanDefinition(Informer.class);
+		informer.setTargetType(ResolvableType.forClassWithGenerics(Informer.class, type));
+		informer.setInstanceSupplier(() -> informer(beanFactory, name, watch, type));
+		registry.registerBeanDefinition(name + INFORMER, informer);
+		RootBeanDefinition lister = new RootBeanDefinition(Lister.class);
+		lister.setTargetType(ResolvableType.forClassWithGenerics(Lister.class, type));
+		lister.setInstanceSupplier(() -> beanFactory.getBean(name + INFORMER, Informer.class).lister());
+		registry.registerBeanDefinition(name + LISTER, lister);
+	}
+
+	@SuppressWarnings({ "unchecked", "rawtypes" })
+	private static Informer<?> informer(ConfigurableListableBeanFactory beanFactory, String name,
+			ListwatchProperties.Watch watch, Class<?> type) {
+		ListwatchProperties properties = beanFactory.getBean(ListwatchProperties.class);
+		ListerWatcher listerWatcher = beanFactory.getBean(name + LISTER_WATCHER, ListerWatcher.class);
+		List<WatchIndex<?>> indexes = (List) beanFactory.getBeanProvider(WatchIndex.class).orderedStream().toList();
+		Store store = Store.forWatch(name, indexes);
+		return new Informer(name, type, listerWatcher, store, reflectorOptions(properties.getDefaults(), watch),
+				beanFactory.getBean(InformerRuntime.class));
+	}
+
+	static ReflectorOptions reflectorOptions(ListwatchProperties.Defaults defaults, ListwatchProperties.Watch watch) {
+		Backoff.Settings backoff = new Backoff.Settings(defaults.getInitialBackoff(), defaults.getMaxBackoff(),
+				defaults.getBackoffMultiplier(), defaults.getBackoffJitter(), defaults.getBackoffResetAfter());
+		Long pageSize = (watch.getPageSize() != null) ? watch.getPageSize() : defaults.getPageSize();
+		return new ReflectorOptions(blankToNull(watch.getLabelSelector()), blankToNull(watch.getFieldSelector()),
+				(pageSize > 0) ? pageSize : null, defaults.isStreamingList(), defaults.getMinWatchTimeout(),
+				defaults.getMaxWatchTimeout(), defaults.getIdleTimeout(), backoff);
+	}
+
+	private static boolean keepManagedFields(ConfigurableListableBeanFactory beanFactory,
+			ListwatchProperties.Watch watch) {
+		return (watch.getKeepManagedFields() != null) ? watch.getKeepManagedFields()
+				: beanFactory.getBean(ListwatchProperties.class).getDefaults().isKeepManagedFields();
+	}
+
+	private static int maxEventBytes(ConfigurableListableBeanFactory beanFactory) {
+		long bytes = beanFactory.getBean(ListwatchProperties.class).getDefaults().getMaxEventSize().toBytes();
+		return (int) Math.min(Integer.MAX_VALUE - 16, Math.max(1024, bytes));
+	}
+
+	/**
+	 * Checks a declaration and finds its Java type.
+	 * @param name the watch's name
+	 * @param watch the declaration
+	 * @param classLoader where to load the type from
+	 * @return the Java type
+	 * @throws WatchDeclarationException when the declaration cannot work
+	 */
+	static Class<?> validate(String name, ListwatchProperties.Watch watch, ClassLoader classLoader) {
+		if (!StringUtils.hasText(watch.getApiVersion())) {
+			throw new WatchDeclarationException(name, "api-version", "is not set",
+					"Set listwatch.watches." + name + ".api-version to the resource's group/version, for example "
+							+ "'v1' for ConfigMaps or 'apps/v1' for Deployments (kubectl api-resources lists them).",
+					null);
+		}
+		if (watch.getApiVersion().trim().split("/").length > 2 || watch.getApiVersion().trim().endsWith("/")) {
+			throw new WatchDeclarationException(name, "api-version", "'" + watch.getApiVersion() + "' is not a group/version",
+					"Write it as 'v1' for the core group or 'group/version', for example 'apps/v1'.", null);
+		}
+		if (!StringUtils.hasText(watch.getKind()) && !StringUtils.hasText(watch.getResource())) {
+			throw new WatchDeclarationException(name, "kind", "is not set, and neither is resource",
+					"Set listwatch.watches." + name + ".kind (for example 'ConfigMap') or listwatch.watches." + name
+							+ ".resource (the plural, for example 'configmaps').",
+					null);
+		}
+		if (StringUtils.hasText(watch.getLabelSelector())) {
+			try {
+				LabelSelector.parse(watch.getLabelSelector());
+			}
+			catch (IllegalArgumentException ex) {
+				throw new WatchDeclarationException(name, "label-selector", "does not parse: " + ex.getMessage(),
+						"Write a Kubernetes label selector such as 'app=web', 'tier in (front,back)' or '!legacy'.", ex);
+			}
+		}
+		if (StringUtils.hasText(watch.getFieldSelector())) {
+			try {
+				FieldSelector.validate(watch.getFieldSelector());
+			}
+			catch (IllegalArgumentException ex) {
+				throw new WatchDeclarationException(name, "field-selector", "does not parse: " + ex.getMessage(),
+						"Write a field selector such as 'metadata.name=x' or 'status.phase!=Running'.", ex);
+			}
+		}
+		if (!StringUtils.hasText(watch.getType())) {
+			return KubernetesObject.class;
+		}
+		try {
+			return ClassUtils.forName(watch.getType().trim(), classLoader);
+		}
+		catch (ClassNotFoundException | LinkageError ex) {
+			throw new WatchDeclarationException(name, "type", "names class '" + watch.getType()
+					+ "', which cannot be loaded (" + ex + ")",
+					"Give the fully qualified name of a class on the application's classpath, or remove the property "
+							+ "to receive dev.listwatch.KubernetesObject.",
+					ex);
+		}
+	}
+
+	private static String blankToNull(String value) {
+		return StringUtils.hasText(value) ? value.trim() : null;
+	}
+
+}

@@ -1,0 +1,37 @@
+package dev.listwatch.autoconfigure;
+
+/**
+ * A declared watch cannot work as declared. The message names the watch, the property and the
+ * fix; startup fails with a failure analysis that shows them.
+ */
+public class WatchDeclarationException extends RuntimeException {
+
+	private final String watch;
+
+	private final String property;
+
+	private final String fix;
+
+	public WatchDeclarationException(String watch, String property, String problem, String fix, Throwable cause) {
+		super("Watch '" + watch + "' cannot work: listwatch.watches." + watch + "." + property + " " + problem, cause);
+		this.watch = watch;
+		this.property = property;
+		this.fix = fix;
+	}
+
+	/** @return the watch's name */
+	public String watch() {
+		return this.watch;
+	}
+
+	/** @return the property at fault, relative to {@code listwatch.watches.<name>} */
+	public String property() {
+		return this.property;
+	}
+
+	/** @return what to do about it */
+	public String fix() {
+		return this.fix;
+	}
+
+}

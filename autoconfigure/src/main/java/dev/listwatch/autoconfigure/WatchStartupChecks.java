@@ -1,0 +1,131 @@
+package dev.listwatch.autoconfigure;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+import dev.listwatch.KubernetesApiException;
+import dev.listwatch.client.ApiServerClient;
+import dev.listwatch.informer.Informer;
+import dev.listwatch.reflector.ReflectorStatus;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * What startup checks around the informers: just before they start, that each declared resource
+ * is served by the cluster (when the cluster can be reached; an unreachable cluster is retried in
+ * the background); just after, when {@code listwatch.startup.wait-for-sync} is set, that every
+ * watch synced in time.
+ */
+final class WatchStartupChecks {
+
+	private static final Log logger = LogFactory.getLog(WatchStartupChecks.class);
+
+	private final ObjectProvider<Informer<?>> informers;
+
+	private final ListwatchProperties.Startup startup;
+
+	WatchStartupChecks(ObjectProvider<Informer<?>> informers, ListwatchProperties.Startup startup) {
+		this.informers = informers;
+		this.startup = startup;
+	}
+
+	SmartLifecycle resolution() {
+		return new Phase(Informer.PHASE - 1, this::resolveAll);
+	}
+
+	SmartLifecycle waitForSync() {
+		return new Phase(Informer.PHASE + 1, this::awaitSynced);
+	}
+
+	private void resolveAll() {
+		for (Informer<?> informer : this.informers.orderedStream().toList()) {
+			try {
+				ApiServerClient.resolveNow(informer.listerWatcher());
+			}
+			catch (KubernetesApiException ex) {
+				if (ex.kind() == KubernetesApiException.Kind.NOT_FOUND) {
+					throw new WatchDeclarationException(informer.watch(),
+							(informer.listerWatcher().resource().kind() != null) ? "kind" : "resource",
+							"names a resource the cluster does not serve: " + ex.getMessage(),
+							"Check the kind (or plural resource) and api-version against `kubectl api-resources`; "
+									+ "for a custom resource, install its CustomResourceDefinition first.",
+							ex);
+				}
+				logger.warn("Cannot reach the cluster to check the declared watches (" + ex.getMessage()
+						+ "); they will retry in the background");
+				return;
+			}
+		}
+	}
+
+	private void awaitSynced() {
+		if (!this.startup.isWaitForSync()) {
+			return;
+		}
+		Duration timeout = this.startup.getSyncTimeout();
+		Instant deadline = Instant.now().plus(timeout);
+		List<String> unsynced = new ArrayList<>();
+		for (Informer<?> informer : this.informers.orderedStream().toList()) {
+			Duration left = Duration.between(Instant.now(), deadline);
+			try {
+				if (!informer.awaitSynced(left.isNegative() ? Duration.ZERO : left)) {
+					ReflectorStatus.Snapshot status = informer.status().snapshot();
+					unsynced.add("'" + informer.watch() + "' (" + status.state()
+							+ ((status.lastError() != null) ? ", last error: " + status.lastError().message() : "")
+							+ ")");
+				}
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new WatchSyncTimeoutException("Interrupted while waiting for the watches to sync");
+			}
+		}
+		if (!unsynced.isEmpty()) {
+			throw new WatchSyncTimeoutException("listwatch.startup.wait-for-sync is set and these watches did not sync within "
+					+ timeout.toSeconds() + " s: " + String.join("; ", unsynced));
+		}
+	}
+
+	/** A step that runs once when the context starts, in a given lifecycle phase. */
+	private static final class Phase implements SmartLifecycle {
+
+		private final int phase;
+
+		private final Runnable action;
+
+		private volatile boolean running;
+
+		Phase(int phase, Runnable action) {
+			this.phase = phase;
+			this.action = action;
+		}
+
+		@Override
+		public void start() {
+			this.action.run();
+			this.running = true;
+		}
+
+		@Override
+		public void stop() {
+			this.running = false;
+		}
+
+		@Override
+		public boolean isRunning() {
+			return this.running;
+		}
+
+		@Override
+		public int getPhase() {
+			return this.phase;
+		}
+
+	}
+
+}
