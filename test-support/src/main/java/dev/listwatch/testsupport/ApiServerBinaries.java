@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 
 import org.slf4j.Logger;
@@ -82,6 +83,42 @@ final class ApiServerBinaries {
 					+ " still lacks kube-apiserver, etcd or kubectl");
 		}
 		return dir;
+	}
+
+	/**
+	 * Lays out {@code <dir>/k8s/<version>-linux-amd64} for kube-api-test: {@code kubectl} links
+	 * to the real one; {@code kube-apiserver} and {@code etcd} are small scripts that
+	 * {@code exec} the real binaries under a watchdog. When this JVM is gone without stopping
+	 * them (killed with SIGKILL by an IDE's stop button, a forked test JVM timing out), the
+	 * watchdog kills them within a second or two and deletes what they leave behind (etcd's
+	 * data, the server's folder).
+	 * @param dir the server's kube-api-test folder
+	 */
+	static void linkInto(Path dir) throws IOException {
+		Path target = Files.createDirectories(dir.resolve("k8s").resolve(VERSION + "-" + PLATFORM));
+		Files.createSymbolicLink(target.resolve("kubectl"), kubectl());
+		long jvm = ProcessHandle.current().pid();
+		writeWatchdog(target.resolve("kube-apiserver"), versionDir().resolve("kube-apiserver"), jvm,
+				"'" + dir + "'");
+		writeWatchdog(target.resolve("etcd"), versionDir().resolve("etcd"), jvm, "\"$data\" \"$wal\"");
+	}
+
+	private static void writeWatchdog(Path script, Path binary, long jvm, String leftovers) throws IOException {
+		Files.writeString(script, """
+				#!/bin/sh
+				# Runs %1$s; kills it when the JVM that started it (pid %2$d) is gone.
+				self=$$ prev= data= wal=
+				for arg in "$@"; do
+				  case "$prev" in -data-dir) data=$arg ;; -wal-dir) wal=$arg ;; esac
+				  prev=$arg
+				done
+				( while kill -0 %2$d 2>/dev/null && kill -0 "$self" 2>/dev/null; do sleep 1; done
+				  if ! kill -0 %2$d 2>/dev/null; then
+				    kill -9 "$self" 2>/dev/null; sleep 1; rm -rf %3$s
+				  fi ) </dev/null >/dev/null 2>&1 &
+				exec '%4$s' "$@"
+				""".formatted(binary.getFileName(), jvm, leftovers, binary), StandardCharsets.UTF_8);
+		Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwx------"));
 	}
 
 	private static boolean present(Path dir) {

@@ -148,7 +148,7 @@ public final class LocalApiServer implements AutoCloseable {
 		KubeAPIServer server = null;
 		try {
 			dir = Files.createTempDirectory("listwatch-apiserver-").toAbsolutePath();
-			Files.createSymbolicLink(dir.resolve("k8s"), ApiServerBinaries.k8sDir());
+			ApiServerBinaries.linkInto(dir);
 			Pki pki = Pki.create();
 			pki.writeTo(dir);
 			String adminToken = token();
@@ -157,6 +157,7 @@ public final class LocalApiServer implements AutoCloseable {
 			Pki.write(tokens, adminToken + "," + ADMIN_USER + "," + ADMIN_USER + ",\"system:masters\"\n"
 					+ forbiddenToken + "," + FORBIDDEN_USER + "," + FORBIDDEN_USER + "\n");
 			List<String> flags = new ArrayList<>();
+			flags.add("--bind-address=127.0.0.1");
 			flags.add("--token-auth-file=" + tokens);
 			flags.add("--feature-gates=WatchList=" + this.options.watchList());
 			flags.addAll(this.options.flags());
@@ -406,7 +407,7 @@ public final class LocalApiServer implements AutoCloseable {
 		if (dir == null || !Files.exists(dir)) {
 			return;
 		}
-		// Files.walk does not follow symbolic links: the k8s link is deleted, not what it points to
+		// Files.walk does not follow symbolic links: the kubectl link is deleted, not what it points to
 		try (Stream<Path> paths = Files.walk(dir)) {
 			paths.sorted(Comparator.reverseOrder()).forEach((path) -> {
 				try {
