@@ -319,6 +319,14 @@ public final class LocalApiServer implements AutoCloseable {
 	}
 
 	/**
+	 * A client that writes to this server as its admin, for tests that create many objects.
+	 * @return the writer
+	 */
+	public ApiWriter writer() {
+		return new ApiWriter(serverUrl(), caCertificatePem(), adminToken());
+	}
+
+	/**
 	 * Creates a namespace, unless it exists.
 	 * @param name the namespace
 	 * @return the name
