@@ -189,12 +189,12 @@ final class ExecCredentials implements Credentials {
 		String apiVersion = root.path("apiVersion").asString("");
 		if (!apiVersion.equals(this.config.apiVersion())) {
 			throw failure("runs " + this.config.commandName() + " which returned apiVersion '"
-					+ sanitize(apiVersion) + "' but the kubeconfig asks for '" + this.config.apiVersion() + "'",
+					+ shownApiVersion(apiVersion) + "' but the kubeconfig asks for '" + this.config.apiVersion() + "'",
 					"set " + this.config.field() + ".apiVersion to the version the plugin prints, or upgrade the plugin");
 		}
 		String kind = root.path("kind").asString("");
 		if (!kind.equals("ExecCredential")) {
-			throw failure("runs " + this.config.commandName() + " which returned kind '" + sanitize(kind)
+			throw failure("runs " + this.config.commandName() + " which returned kind '" + shownKind(kind)
 					+ "' instead of ExecCredential", "upgrade or fix the plugin; " + runByHand());
 		}
 		JsonNode status = root.path("status");
@@ -221,9 +221,16 @@ final class ExecCredentials implements Credentials {
 		return new Result(token, expiry);
 	}
 
-	private static String sanitize(String value) {
-		String shown = value.replaceAll("[^A-Za-z0-9./_-]", "?");
-		return (shown.length() > 64) ? shown.substring(0, 64) + "..." : shown;
+	/**
+	 * Shows an apiVersion the plugin printed only if it looks like one: the plugin may print
+	 * a secret where the version should be.
+	 */
+	private static String shownApiVersion(String value) {
+		return value.matches("[a-z0-9.-]{1,64}/v[0-9]+((alpha|beta)[0-9]+)?") ? value : "<not shown>";
+	}
+
+	private static String shownKind(String value) {
+		return value.matches("[A-Z][a-z]{1,20}([A-Z][a-z]{1,20}){0,3}") ? value : "<not shown>";
 	}
 
 	private String execInfo() {
