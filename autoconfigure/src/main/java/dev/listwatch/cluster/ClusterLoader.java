@@ -552,7 +552,8 @@ public final class ClusterLoader {
 
 	private static ClientHttpRequestFactory requestFactory(Spec spec, ConnectionSettings settings) {
 		boolean https = "https".equalsIgnoreCase(spec.server.getScheme());
-		SslBundle bundle = https ? Tls.bundle(spec.ca, spec.clientChain, spec.clientKey, spec.tlsServerName,
+		ExecCredentials exec = (spec.credentials instanceof ExecCredentials execCredentials) ? execCredentials : null;
+		SslBundle bundle = https ? Tls.bundle(spec.ca, spec.clientChain, spec.clientKey, exec, spec.tlsServerName,
 				spec.insecure) : null;
 		HttpClientSettings clientSettings = new HttpClientSettings(HttpRedirects.DONT_FOLLOW,
 				settings.connectTimeout(), null, bundle);

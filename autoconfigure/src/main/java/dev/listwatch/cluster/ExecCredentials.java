@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.security.PrivateKey;
+import java.security.cert.X509Certificate;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -26,7 +28,8 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * Credentials from an exec credential plugin ({@code client.authentication.k8s.io/v1}
- * and {@code v1beta1}), as kubectl runs them: the plugin's {@code status.token} is
+ * and {@code v1beta1}), as kubectl runs them: the plugin's {@code status.token} (and/or
+ * {@code clientCertificateData}/{@code clientKeyData}, used by the TLS key manager) is
  * cached until {@code status.expirationTimestamp} (forever when absent) and the plugin
  * runs again after {@link #refresh()}. A plugin that runs longer than the timeout is
  * killed. Neither the plugin's standard output nor its standard error is ever logged
@@ -71,7 +74,7 @@ final class ExecCredentials implements Credentials {
 
 	}
 
-	private record Result(String token, Instant expiry) {
+	private record Result(String token, X509Certificate[] chain, PrivateKey key, Instant expiry) {
 	}
 
 	private final Config config;
@@ -90,13 +93,44 @@ final class ExecCredentials implements Credentials {
 	}
 
 	@Override
-	public synchronized String authorization() {
+	public String authorization() {
+		Result result = current();
+		return (result.token() != null) ? "Bearer " + result.token() : null;
+	}
+
+	private synchronized Result current() {
 		Result result = this.cached;
 		if (result == null || (result.expiry() != null && !this.clock.instant().isBefore(result.expiry()))) {
 			result = run();
 			this.cached = result;
 		}
-		return "Bearer " + result.token();
+		return result;
+	}
+
+	/**
+	 * The client certificate chain the plugin returned, running it if nothing valid is
+	 * cached (called during TLS handshakes).
+	 * @return the chain, or {@code null} if the plugin returns a token only
+	 */
+	X509Certificate[] clientCertificateChain() {
+		return current().chain();
+	}
+
+	/**
+	 * The client key belonging to the last {@link #clientCertificateChain()}; does not run
+	 * the plugin.
+	 * @return the key, or {@code null}
+	 */
+	synchronized PrivateKey clientKey() {
+		return (this.cached != null) ? this.cached.key() : null;
+	}
+
+	/**
+	 * The chain cached now; does not run the plugin.
+	 * @return the chain, or {@code null}
+	 */
+	synchronized X509Certificate[] cachedClientCertificateChain() {
+		return (this.cached != null) ? this.cached.chain() : null;
 	}
 
 	@Override
@@ -189,22 +223,44 @@ final class ExecCredentials implements Credentials {
 		String apiVersion = root.path("apiVersion").asString("");
 		if (!apiVersion.equals(this.config.apiVersion())) {
 			throw failure("runs " + this.config.commandName() + " which returned apiVersion '"
-					+ sanitize(apiVersion) + "' but the kubeconfig asks for '" + this.config.apiVersion() + "'",
+					+ shownApiVersion(apiVersion) + "' but the kubeconfig asks for '" + this.config.apiVersion() + "'",
 					"set " + this.config.field() + ".apiVersion to the version the plugin prints, or upgrade the plugin");
 		}
 		String kind = root.path("kind").asString("");
 		if (!kind.equals("ExecCredential")) {
-			throw failure("runs " + this.config.commandName() + " which returned kind '" + sanitize(kind)
+			throw failure("runs " + this.config.commandName() + " which returned kind '" + shownKind(kind)
 					+ "' instead of ExecCredential", "upgrade or fix the plugin; " + runByHand());
 		}
 		JsonNode status = root.path("status");
 		String token = status.path("token").asString("");
-		if (token.isEmpty()) {
-			String problem = status.hasNonNull("clientCertificateData")
-					? " which returned a client certificate instead of a token (exec client certificates are not supported yet)"
-					: " which returned no status.token";
-			throw failure("runs " + this.config.commandName() + problem,
-					"configure the plugin to issue a bearer token; " + runByHand());
+		String certificateData = status.path("clientCertificateData").asString("");
+		String keyData = status.path("clientKeyData").asString("");
+		X509Certificate[] chain = null;
+		PrivateKey key = null;
+		if (!certificateData.isEmpty() || !keyData.isEmpty()) {
+			if (certificateData.isEmpty() || keyData.isEmpty()) {
+				throw failure("runs " + this.config.commandName()
+						+ " which returned only one of status.clientCertificateData and status.clientKeyData",
+						"upgrade or fix the plugin; " + runByHand());
+			}
+			try {
+				chain = Tls.certificates(certificateData).toArray(X509Certificate[]::new);
+				key = Tls.privateKey(keyData);
+			}
+			catch (IllegalArgumentException ex) {
+				throw failure("runs " + this.config.commandName()
+						+ " which returned a client certificate or key that is not valid PEM (not shown)",
+						"upgrade or fix the plugin; " + runByHand());
+			}
+			if (!Tls.matches(chain[0], key)) {
+				throw failure("runs " + this.config.commandName()
+						+ " which returned a client key that does not match its client certificate",
+						"upgrade or fix the plugin; " + runByHand());
+			}
+		}
+		if (token.isEmpty() && chain == null) {
+			throw failure("runs " + this.config.commandName() + " which returned no status.token",
+					"configure the plugin to issue a bearer token or a client certificate; " + runByHand());
 		}
 		Instant expiry = null;
 		String expiration = status.path("expirationTimestamp").asString("");
@@ -218,12 +274,19 @@ final class ExecCredentials implements Credentials {
 						"upgrade or fix the plugin");
 			}
 		}
-		return new Result(token, expiry);
+		return new Result(token.isEmpty() ? null : token, chain, key, expiry);
 	}
 
-	private static String sanitize(String value) {
-		String shown = value.replaceAll("[^A-Za-z0-9./_-]", "?");
-		return (shown.length() > 64) ? shown.substring(0, 64) + "..." : shown;
+	/**
+	 * Shows an apiVersion the plugin printed only if it looks like one: the plugin may print
+	 * a secret where the version should be.
+	 */
+	private static String shownApiVersion(String value) {
+		return value.matches("[a-z0-9.-]{1,64}/v[0-9]+((alpha|beta)[0-9]+)?") ? value : "<not shown>";
+	}
+
+	private static String shownKind(String value) {
+		return value.matches("[A-Z][a-z]{1,20}([A-Z][a-z]{1,20}){0,3}") ? value : "<not shown>";
 	}
 
 	private String execInfo() {

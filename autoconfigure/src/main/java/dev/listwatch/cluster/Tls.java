@@ -125,20 +125,23 @@ final class Tls {
 	 * @param trusted CA certificates to trust, or {@code null} for the JVM's defaults
 	 * @param clientChain client certificate chain, or {@code null}
 	 * @param clientKey client key, or {@code null}
+	 * @param exec an exec plugin that may return a client certificate, or {@code null}
 	 * @param tlsServerName name to verify the server certificate against instead of the
 	 * URL's host, or {@code null}
 	 * @param insecure accept any server certificate
 	 * @return the bundle
 	 */
 	static SslBundle bundle(List<X509Certificate> trusted, List<X509Certificate> clientChain, PrivateKey clientKey,
-			String tlsServerName, boolean insecure) {
+			ExecCredentials exec, String tlsServerName, boolean insecure) {
 		PemSslStore keyStore = (clientChain != null) ? PemSslStore.of(null, CLIENT_ALIAS, null, clientChain, clientKey)
 				: null;
 		PemSslStore trustStore = (trusted != null) ? PemSslStore.of(trusted, null) : null;
 		SslStoreBundle stores = new PemSslStoreBundle(keyStore, trustStore);
 		SslBundleKey key = SslBundleKey.NONE;
 		SslManagerBundle base = SslManagerBundle.from(stores, key);
-		KeyManager[] keyManagers = (clientChain != null) ? fixedAlias(base.getKeyManagers()) : null;
+		KeyManager[] keyManagers = (clientChain != null || exec != null)
+				? new KeyManager[] { new ClientKeyManager((clientChain != null) ? x509(base.getKeyManagers()) : null, exec) }
+				: null;
 		TrustManager[] trustManagers;
 		if (insecure) {
 			trustManagers = new TrustManager[] { new InsecureTrustManager() };
@@ -176,13 +179,13 @@ final class Tls {
 		return SslBundle.of(stores, key, SslOptions.NONE, SslBundle.DEFAULT_PROTOCOL, managers);
 	}
 
-	private static KeyManager[] fixedAlias(KeyManager[] keyManagers) {
+	private static X509KeyManager x509(KeyManager[] keyManagers) {
 		for (KeyManager keyManager : keyManagers) {
 			if (keyManager instanceof X509KeyManager x509) {
-				return new KeyManager[] { new FixedAliasKeyManager(x509) };
+				return x509;
 			}
 		}
-		return keyManagers;
+		throw new IllegalStateException("No X509KeyManager");
 	}
 
 	private static X509TrustManager x509(TrustManagerFactory factory) {
@@ -356,30 +359,55 @@ final class Tls {
 	}
 
 	/**
-	 * Always presents the one client certificate, whatever CAs the server lists in its
-	 * certificate request (as client-go does), instead of the JDK's issuer filtering.
+	 * Always presents the client certificate, whatever CAs the server lists in its
+	 * certificate request (as client-go does), instead of the JDK's issuer filtering. A
+	 * certificate returned by an exec plugin wins over the kubeconfig's (as in client-go);
+	 * the plugin may run during the handshake.
 	 */
-	static final class FixedAliasKeyManager extends X509ExtendedKeyManager {
+	static final class ClientKeyManager extends X509ExtendedKeyManager {
+
+		private static final String EXEC_ALIAS = "exec";
+
+		private static final org.apache.commons.logging.Log logger = org.apache.commons.logging.LogFactory
+			.getLog(ClientKeyManager.class);
 
 		private final X509KeyManager delegate;
 
-		FixedAliasKeyManager(X509KeyManager delegate) {
+		private final ExecCredentials exec;
+
+		ClientKeyManager(X509KeyManager delegate, ExecCredentials exec) {
 			this.delegate = delegate;
+			this.exec = exec;
+		}
+
+		private String choose() {
+			if (this.exec != null) {
+				try {
+					if (this.exec.clientCertificateChain() != null) {
+						return EXEC_ALIAS;
+					}
+				}
+				catch (KubeconfigException ex) {
+					logger.warn("No client certificate from the exec plugin: " + ex.getMessage());
+				}
+			}
+			return (this.delegate != null) ? CLIENT_ALIAS : null;
 		}
 
 		@Override
 		public String[] getClientAliases(String keyType, Principal[] issuers) {
-			return new String[] { CLIENT_ALIAS };
+			String alias = choose();
+			return (alias != null) ? new String[] { alias } : null;
 		}
 
 		@Override
 		public String chooseClientAlias(String[] keyType, Principal[] issuers, Socket socket) {
-			return CLIENT_ALIAS;
+			return choose();
 		}
 
 		@Override
 		public String chooseEngineClientAlias(String[] keyType, Principal[] issuers, SSLEngine engine) {
-			return CLIENT_ALIAS;
+			return choose();
 		}
 
 		@Override
@@ -394,15 +422,20 @@ final class Tls {
 
 		@Override
 		public X509Certificate[] getCertificateChain(String alias) {
-			return this.delegate.getCertificateChain(alias);
+			if (EXEC_ALIAS.equals(alias)) {
+				return this.exec.cachedClientCertificateChain();
+			}
+			return (this.delegate != null) ? this.delegate.getCertificateChain(alias) : null;
 		}
 
 		@Override
 		public PrivateKey getPrivateKey(String alias) {
-			return this.delegate.getPrivateKey(alias);
+			if (EXEC_ALIAS.equals(alias)) {
+				return this.exec.clientKey();
+			}
+			return (this.delegate != null) ? this.delegate.getPrivateKey(alias) : null;
 		}
 
 	}
-
 
 }

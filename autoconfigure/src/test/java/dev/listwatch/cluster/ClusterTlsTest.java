@@ -124,7 +124,7 @@ class ClusterTlsTest {
 	}
 
 	private static String indent(String lines) {
-		return lines.isEmpty() ? "    {}".replace("{}", "") : lines.lines().map((l) -> "    " + l).reduce((a, b) -> a + "\n" + b).orElse("");
+		return lines.isEmpty() ? "" : lines.lines().map((l) -> "    " + l).reduce((a, b) -> a + "\n" + b).orElse("");
 	}
 
 	private Cluster load(Path kubeconfig) {
@@ -276,6 +276,26 @@ class ClusterTlsTest {
 				client-certificate-data: %s
 				client-key-data: %s""".formatted(client.certificateBase64(), TestPki.base64(client.traditionalPem()))));
 		assertThatExceptionOfType(IOException.class).isThrownBy(() -> get(cluster));
+	}
+
+	@Test
+	void presentsClientCertificateFromExecPlugin() throws IOException {
+		TestPki.Issued client = TestPki.issue(ca, "exec-user", TestPki.KeyType.EC);
+		URI uri = start(serverForIp, true);
+		Corpus.write(this.dir.resolve("credential.json"), """
+				{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential",
+				 "status":{"clientCertificateData":"%s","clientKeyData":"%s"}}
+				""".formatted(client.certificatePem().replace("\n", "\\n"),
+				client.pkcs8Pem().replace("\n", "\\n")));
+		Corpus.script(this.dir.resolve("plugin"), "cat \"$(dirname \"$0\")/credential.json\"");
+		Cluster cluster = load(kubeconfig(uri, "certificate-authority-data: " + ca.certificateBase64(), """
+				exec:
+				  apiVersion: client.authentication.k8s.io/v1
+				  command: ./plugin
+				  interactiveMode: Never"""));
+		assertThat(get(cluster)).isEqualTo("200 ok");
+		assertThat(this.seen.get("client")).isEqualTo("CN=exec-user");
+		assertThat(cluster.credentials().authorization()).isNull();
 	}
 
 }

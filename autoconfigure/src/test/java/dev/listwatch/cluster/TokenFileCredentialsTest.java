@@ -1,0 +1,67 @@
+package dev.listwatch.cluster;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Token files are re-read as they rotate: once a minute, or at once after refresh().
+ */
+class TokenFileCredentialsTest {
+
+	@TempDir
+	Path dir;
+
+	private final MutableClock clock = new MutableClock(Instant.parse("2025-01-01T00:00:00Z"));
+
+	@Test
+	void rereadsAfterAMinute() {
+		Path file = Corpus.write(this.dir.resolve("token"), "one\n");
+		TokenFileCredentials credentials = new TokenFileCredentials(file, "config", "users[u].user.tokenFile",
+				this.clock);
+		assertThat(credentials.authorization()).isEqualTo("Bearer one");
+		Corpus.write(file, "two");
+		this.clock.advance(Duration.ofSeconds(30));
+		assertThat(credentials.authorization()).isEqualTo("Bearer one");
+		this.clock.advance(Duration.ofSeconds(30));
+		assertThat(credentials.authorization()).isEqualTo("Bearer two");
+	}
+
+	@Test
+	void refreshRereadsAndSaysWhetherTheTokenChanged() {
+		Path file = Corpus.write(this.dir.resolve("token"), "one");
+		TokenFileCredentials credentials = new TokenFileCredentials(file, "config", "users[u].user.tokenFile",
+				this.clock);
+		assertThat(credentials.refresh()).isFalse();
+		Corpus.write(file, "two");
+		assertThat(credentials.refresh()).isTrue();
+		assertThat(credentials.authorization()).isEqualTo("Bearer two");
+	}
+
+	@Test
+	void keepsLastTokenWhenFileDisappearsOrEmpties() throws Exception {
+		Path file = Corpus.write(this.dir.resolve("token"), "one");
+		TokenFileCredentials credentials = new TokenFileCredentials(file, "config", "users[u].user.tokenFile",
+				this.clock);
+		Corpus.write(file, "");
+		assertThat(credentials.refresh()).isFalse();
+		java.nio.file.Files.delete(file);
+		this.clock.advance(Duration.ofMinutes(2));
+		assertThat(credentials.authorization()).isEqualTo("Bearer one");
+		assertThat(credentials.toString()).isEqualTo("bearer token from file " + file);
+	}
+
+	@Test
+	void tokenFileFromSettingsWinsOverKubeconfigUser() {
+		Path token = Corpus.write(this.dir.resolve("token"), "settings-file-token");
+		TestSettings settings = new TestSettings(this.dir).kubeconfig(Corpus.write("openshift.yaml", this.dir));
+		settings.tokenFile = token.toString();
+		assertThat(settings.load().credentials().authorization()).isEqualTo("Bearer settings-file-token");
+	}
+
+}
