@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.stream.Stream;
 
 import com.jayway.jsonpath.JsonPath;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -204,6 +205,22 @@ class LocalApiServerIT {
 		assertThatExceptionOfType(java.io.IOException.class)
 			.isThrownBy(() -> client.send(HttpRequest.newBuilder(URI.create(url.replace("https", "http") + "/version")).build(),
 					HttpResponse.BodyHandlers.ofString()));
+	}
+
+	@Nested
+	class ConstructorInjection {
+
+		private final LocalApiServer server;
+
+		ConstructorInjection(LocalApiServer server) {
+			this.server = server;
+		}
+
+		@Test
+		void getsTheSharedServer() {
+			assertThat(this.server).isSameAs(LocalApiServer.shared());
+		}
+
 	}
 
 	@Test
