@@ -21,6 +21,8 @@ final class HttpWatchStream<T> implements WatchStream<T> {
 
 	private final ClientHttpResponse response;
 
+	private final InputStream body;
+
 	private final JsonFrameReader frames;
 
 	private final ObjectDecoder<T> decoder;
@@ -35,6 +37,7 @@ final class HttpWatchStream<T> implements WatchStream<T> {
 			int maxEventBytes) {
 		this.request = request;
 		this.response = response;
+		this.body = body;
 		this.frames = new JsonFrameReader(body, maxEventBytes);
 		this.decoder = decoder;
 	}
@@ -94,11 +97,19 @@ final class HttpWatchStream<T> implements WatchStream<T> {
 			return;
 		}
 		this.closed = true;
+		// close the body first: the response's own close() drains the body, which on a watch would
+		// wait for the server to end it
+		try {
+			this.body.close();
+		}
+		catch (IOException | RuntimeException ex) {
+			// closing is best effort: the connection is gone either way
+		}
 		try {
 			this.response.close();
 		}
 		catch (RuntimeException ex) {
-			// closing is best effort: the connection is gone either way
+			// as above
 		}
 	}
 
