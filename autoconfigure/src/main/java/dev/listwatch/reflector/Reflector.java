@@ -285,11 +285,7 @@ public final class Reflector<T> implements Runnable {
 			}
 			throw ex;
 		}
-		this.current = stream;
-		this.idleClosed = false;
-		this.lastActivity = this.clock.instant();
-		if (isStopped()) {
-			stream.close();
+		if (opened(stream)) {
 			return stream;
 		}
 		Map<String, Integer> index = new LinkedHashMap<>();
@@ -361,13 +357,23 @@ public final class Reflector<T> implements Runnable {
 
 	private WatchStream<T> openWatch() {
 		WatchStream<T> stream = this.listerWatcher.watch(watchOptions().withResourceVersion(this.lastResourceVersion));
+		opened(stream);
+		return stream;
+	}
+
+	/**
+	 * Makes a newly opened watch the current one, for {@link #stop()} and {@link #checkIdle}.
+	 * @return whether the reflector was stopped meanwhile (the stream is then closed)
+	 */
+	private boolean opened(WatchStream<T> stream) {
 		this.current = stream;
 		this.idleClosed = false;
 		this.lastActivity = this.clock.instant();
 		if (isStopped()) {
 			stream.close();
+			return true;
 		}
-		return stream;
+		return false;
 	}
 
 	private ListOptions watchOptions() {
