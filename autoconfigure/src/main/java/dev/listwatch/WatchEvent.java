@@ -8,7 +8,9 @@ package dev.listwatch;
  * {@link Type#BOOKMARK}, only {@code meta().resourceVersion()} (and
  * {@link #initialEventsEnd()}) mean anything and {@code object()} is {@code null}. For
  * {@link Type#ERROR}, {@link #status()} is the API {@link Status} and the other fields are
- * {@code null}.
+ * {@code null}. An ADDED, MODIFIED or DELETED event whose object could not be bound to the Java
+ * type has a {@code null} object, its {@link #meta()}, and a status with reason
+ * {@link #UNBINDABLE} saying why.
  *
  * @param <T> the Java type of the objects
  * @param type the event type
@@ -19,6 +21,9 @@ package dev.listwatch;
  * {@code k8s.io/initial-events-end: "true"} that ends the initial events of a streaming list
  */
 public record WatchEvent<T>(Type type, T object, ObjectMeta meta, Status status, boolean initialEventsEnd) {
+
+	/** The status reason of an event whose object does not bind to the watch's Java type. */
+	public static final String UNBINDABLE = "Unbindable";
 
 	/**
 	 * The event types of a watch stream, as the API names them ({@code watch.EventType}).

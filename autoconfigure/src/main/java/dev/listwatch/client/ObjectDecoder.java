@@ -31,6 +31,12 @@ final class ObjectDecoder<T> {
 
 	static final String INITIAL_EVENTS_END = "k8s.io/initial-events-end";
 
+	/** The reason of the status of an event whose object does not bind to the watch's Java type. */
+	static final String UNBINDABLE = WatchEvent.UNBINDABLE;
+
+	private static final org.apache.commons.logging.Log logger = org.apache.commons.logging.LogFactory
+		.getLog(ObjectDecoder.class);
+
 	private static final JsonFactory FACTORY = JsonFactory.builder().build();
 
 	private static final int POOL_LIMIT = 4096;
@@ -96,7 +102,13 @@ final class ObjectDecoder<T> {
 				case BOOKMARK -> new WatchEvent<>(eventType, null, object.meta(this.pool), null, object.initialEventsEnd);
 				default -> {
 					ObjectMeta meta = object.meta(this.pool);
-					yield new WatchEvent<>(eventType, bind(object, meta, buf, off), meta, null, false);
+					try {
+						yield new WatchEvent<>(eventType, bind(object, meta, buf, off), meta, null, false);
+					}
+					catch (DecodeException ex) {
+						// the event is sound but its object does not fit the Java type: say so and go on
+						yield new WatchEvent<>(eventType, null, meta, new Status(0, UNBINDABLE, ex.getMessage()), false);
+					}
 				}
 			};
 		}
@@ -153,8 +165,14 @@ final class ObjectDecoder<T> {
 						scanObject(p, item);
 						item.end = (int) p.currentLocation().getByteOffset();
 						ObjectMeta meta = item.meta(this.pool);
-						metas.add(meta);
-						items.add(bind(item, meta, buf, off));
+						try {
+							items.add(bind(item, meta, buf, off));
+							metas.add(meta);
+						}
+						catch (DecodeException ex) {
+							// one object that does not fit the Java type must not stop the whole list
+							logger.error("Skipped " + meta.key() + " of a list: " + ex.getMessage());
+						}
 					}
 					expect(t, JsonToken.END_ARRAY, "the end of \"items\"");
 				}

@@ -238,8 +238,10 @@ public final class Informer<T> implements SmartLifecycle, ReflectorHandler<T> {
 			}
 			case DELETED -> {
 				T old = this.store.delete(meta.key());
-				publish(ResourceEvent.Type.DELETED, (event.object() != null) ? event.object() : old, null, meta, false,
-						false);
+				T last = (event.object() != null) ? event.object() : old;
+				if (last != null) {
+					publish(ResourceEvent.Type.DELETED, last, null, meta, false, false);
+				}
 			}
 			default -> {
 			}

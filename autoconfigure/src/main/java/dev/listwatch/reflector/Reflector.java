@@ -298,6 +298,10 @@ public final class Reflector<T> implements Runnable {
 				this.status.received(event.type(), this.lastActivity);
 				switch (event.type()) {
 					case ADDED, MODIFIED -> {
+						if (event.object() == null) {
+							unbindable(event);
+							continue;
+						}
 						Integer at = index.putIfAbsent(event.meta().key(), objects.size());
 						if (at == null) {
 							metas.add(event.meta());
@@ -402,7 +406,12 @@ public final class Reflector<T> implements Runnable {
 				}
 				switch (event.type()) {
 					case ADDED, MODIFIED, DELETED -> {
-						this.handler.apply(event);
+						if (event.object() != null || event.type() == WatchEvent.Type.DELETED) {
+							this.handler.apply(event);
+						}
+						if (event.status() != null) {
+							unbindable(event);
+						}
 						this.lastResourceVersion = event.resourceVersion();
 						this.status.resourceVersion(this.lastResourceVersion);
 					}
@@ -418,6 +427,16 @@ public final class Reflector<T> implements Runnable {
 		finally {
 			this.current = null;
 		}
+	}
+
+	/** An object that does not bind to the Java type: reported, skipped, and the watch goes on. */
+	private void unbindable(WatchEvent<T> event) {
+		KubernetesApiException failure = new KubernetesApiException(Kind.DECODE,
+				"Watch " + this.name + " skipped " + event.type() + " of " + event.meta().key() + ": "
+						+ event.status().message(),
+				event.status(), null, null);
+		this.status.failed(failure);
+		logger.error(failure.getMessage());
 	}
 
 	private static String reason(KubernetesApiException ex) {

@@ -67,6 +67,25 @@ class ObjectDecoderTests {
 	}
 
 	@Test
+	void reportsAnObjectThatDoesNotBindWithoutFailingTheEvent() {
+		ObjectDecoder<Strict> strict = new ObjectDecoder<>(Strict.class, JsonMapper.shared(), false);
+		byte[] bytes = ("{\"type\":\"MODIFIED\",\"object\":" + POD + "}").getBytes(StandardCharsets.UTF_8);
+		WatchEvent<Strict> event = strict.decodeEvent(bytes, 0, bytes.length);
+		assertThat(event.type()).isEqualTo(WatchEvent.Type.MODIFIED);
+		assertThat(event.object()).isNull();
+		assertThat(event.meta().key()).isEqualTo("shop/web-1");
+		assertThat(event.resourceVersion()).isEqualTo("42");
+		assertThat(event.status().reason()).isEqualTo(WatchEvent.UNBINDABLE);
+		assertThat(event.status().message()).contains("does not bind to").contains(Strict.class.getName());
+		byte[] list = ("{\"kind\":\"PodList\",\"metadata\":{\"resourceVersion\":\"9\"},\"items\":[" + POD + "]}")
+			.getBytes(StandardCharsets.UTF_8);
+		ObjectList<Strict> page = strict.decodeList(list, 0, list.length);
+		assertThat(page.items()).isEmpty();
+		assertThat(page.metas()).isEmpty();
+		assertThat(page.resourceVersion()).isEqualTo("9");
+	}
+
+	@Test
 	void decodesBookmarksAndTheEndOfInitialEvents() {
 		WatchEvent<KubernetesObject> plain = event(
 				"{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"Pod\",\"metadata\":{\"resourceVersion\":\"77\"}}}");
@@ -131,6 +150,10 @@ class ObjectDecoderTests {
 	}
 
 	record PodView(String kind, Map<String, Object> metadata) {
+	}
+
+	/** A type whose {@code spec} must be a number, which no Pod's is. */
+	record Strict(int spec) {
 	}
 
 }
