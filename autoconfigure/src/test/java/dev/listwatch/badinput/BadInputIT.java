@@ -1,0 +1,192 @@
+package dev.listwatch.badinput;
+
+import java.net.http.HttpClient;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import dev.listwatch.KubernetesApiException;
+import dev.listwatch.KubernetesObject;
+import dev.listwatch.ListerWatcher;
+import dev.listwatch.cache.Store;
+import dev.listwatch.client.ApiServerClient;
+import dev.listwatch.event.ResourceEvent;
+import dev.listwatch.informer.Informer;
+import dev.listwatch.informer.InformerRuntime;
+import dev.listwatch.reflector.Backoff;
+import dev.listwatch.reflector.ReflectorOptions;
+import dev.listwatch.reflector.ReflectorStatus;
+import dev.listwatch.testsupport.scripted.ScriptedApiServer;
+import dev.listwatch.testsupport.scripted.ScriptedApiServer.Reply;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.context.ApplicationEvent;
+import org.springframework.http.client.JdkClientHttpRequestFactory;
+import org.springframework.web.client.RestClient;
+import tools.jackson.databind.json.JsonMapper;
+
+import static dev.listwatch.testsupport.scripted.ScriptedApiServer.configMap;
+import static dev.listwatch.testsupport.scripted.ScriptedApiServer.event;
+import static dev.listwatch.testsupport.scripted.ScriptedApiServer.list;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Bad input from the server: each kind is reported (log, status), the watch recovers from the
+ * last resourceVersion without a new list, and nothing is lost.
+ */
+class BadInputIT {
+
+	private static final Backoff.Settings QUICK = new Backoff.Settings(Duration.ofMillis(20), Duration.ofMillis(200),
+			2.0, 0.0, Duration.ofMinutes(1));
+
+	private final ScriptedApiServer server = new ScriptedApiServer();
+
+	private final List<ApplicationEvent> events = new CopyOnWriteArrayList<>();
+
+	private InformerRuntime runtime;
+
+	private Informer<KubernetesObject> informer;
+
+	@AfterEach
+	void stop() {
+		if (this.informer != null) {
+			this.informer.stop();
+		}
+		if (this.runtime != null) {
+			this.runtime.close();
+		}
+		this.server.close();
+	}
+
+	@Test
+	void malformedJsonIsReportedAndTheWatchResumes() {
+		resumesAfter("{\"type\":\"MODIFIED\",\"object\":{\"metadata\":{broken}}}\n", KubernetesApiException.Kind.DECODE,
+				"bad-data", 1 << 20);
+	}
+
+	@Test
+	void anUnknownEventTypeIsReportedAndTheWatchResumes() {
+		resumesAfter("{\"type\":\"EXPLODED\",\"object\":{}}\n", KubernetesApiException.Kind.DECODE, "bad-data", 1 << 20);
+	}
+
+	@Test
+	void anOversizedEventIsReportedAndTheWatchResumes() {
+		resumesAfter(event("MODIFIED", configMap("a", 11, "x".repeat(10_000))), KubernetesApiException.Kind.DECODE,
+				"bad-data", 4096);
+	}
+
+	@Test
+	void aTruncatedEventIsADroppedConnectionAndTheWatchResumes() {
+		resumesAfter("{\"type\":\"MODIFIED\",\"object\":{\"apiVersion\":\"v1\",\"kind\":\"Conf",
+				KubernetesApiException.Kind.CONNECTION, "disconnected", 1 << 20);
+	}
+
+	@Test
+	void anHtmlPageFromAProxyIsReportedAndTheWatchResumes() {
+		this.server.onList(Reply.body("application/json", list(10, configMap("a", 10, "0"))))
+			.onWatch(Reply.body("text/html", "<html><body><h1>502 Bad Gateway</h1></body></html>"))
+			.onWatch(Reply.stream(true, event("MODIFIED", configMap("a", 12, "2"))));
+		start(1 << 20);
+		awaitValue("a", "2");
+		assertThat(this.server.lists()).isEqualTo(1);
+		assertThat(this.server.requests().get(2).parameter("resourceVersion")).isEqualTo("10");
+		ReflectorStatus.Snapshot status = this.informer.status().snapshot();
+		assertThat(status.lastError().reason()).isEqualTo("DECODE");
+		assertThat(status.lastError().message()).contains("HTML page");
+	}
+
+	@Test
+	void aListThatIsNotAListIsReportedAndRetried() {
+		this.server.onList(Reply.body("application/json", configMap("x", 3, "?")))
+			.onList(Reply.body("application/json", list(10, configMap("a", 10, "0"))))
+			.onWatch(Reply.stream(true, event("MODIFIED", configMap("a", 11, "1"))));
+		start(1 << 20);
+		awaitValue("a", "1");
+		assertThat(this.server.lists()).isEqualTo(2);
+		assertThat(this.informer.status().snapshot().restarts()).containsKey("bad-data");
+	}
+
+	@Test
+	void throttlingHonoursRetryAfter() {
+		this.server.onList(Reply.error(429, "TooManyRequests", 1))
+			.onList(Reply.body("application/json", list(10, configMap("a", 10, "0"))));
+		start(1 << 20);
+		awaitValue("a", "0");
+		List<ScriptedApiServer.Request> requests = this.server.requests();
+		Duration gap = Duration.ofNanos(requests.get(1).nanoTime() - requests.get(0).nanoTime());
+		assertThat(gap).isGreaterThanOrEqualTo(Duration.ofMillis(1000));
+		assertThat(this.informer.status().snapshot().restarts()).containsKey("throttled");
+	}
+
+	@Test
+	void aGoneWatchRelistsAndReportsTheDifference() {
+		this.server.onList(Reply.body("application/json", list(10, configMap("a", 5, "0"), configMap("b", 6, "0"))))
+			.onWatch(Reply.stream(false, event("ERROR", ScriptedApiServer.status(410, "Expired", "too old resource version"))))
+			.onList(Reply.body("application/json", list(20, configMap("b", 15, "1"), configMap("c", 16, "0"))));
+		start(1 << 20);
+		await().atMost(Duration.ofSeconds(10)).until(() -> resourceEvents().size() >= 5);
+		List<ResourceEvent<?>> changes = resourceEvents().subList(2, 5);
+		assertThat(changes).extracting((e) -> e.type() + " " + e.meta().name() + " " + e.finalStateUnknown())
+			.containsExactlyInAnyOrder("ADDED c false", "MODIFIED b false", "DELETED a true");
+		assertThat(this.server.lists()).isEqualTo(2);
+		assertThat(this.server.requests().get(0).parameter("resourceVersion")).isEqualTo("0");
+		assertThat(this.server.requests().get(2).parameter("resourceVersion")).isNull();
+		assertThat(this.informer.status().snapshot().relists()).isEqualTo(1);
+	}
+
+	/**
+	 * A watch breaks on {@code bad} after one good event; the next watch starts from that event's
+	 * resourceVersion, with no new list, and delivers the next change.
+	 */
+	private void resumesAfter(String bad, KubernetesApiException.Kind kind, String restartReason, int maxEventBytes) {
+		this.server.onList(Reply.body("application/json", list(10, configMap("a", 10, "0"))))
+			.onWatch(Reply.stream(false, event("MODIFIED", configMap("a", 11, "1")), bad))
+			.onWatch(Reply.stream(true, event("MODIFIED", configMap("a", 12, "2"))));
+		start(maxEventBytes);
+		awaitValue("a", "2");
+		assertThat(this.server.lists()).isEqualTo(1);
+		assertThat(this.server.watches()).isEqualTo(2);
+		assertThat(this.server.requests().get(2).parameter("resourceVersion")).isEqualTo("11");
+		ReflectorStatus.Snapshot status = this.informer.status().snapshot();
+		assertThat(status.lastError().reason()).isEqualTo(kind.name());
+		assertThat(status.restarts()).containsKey(restartReason);
+		assertThat(status.relists()).isZero();
+		assertThat(resourceEvents()).extracting((e) -> e.type() + " " + e.meta().resourceVersion())
+			.containsExactly("ADDED 10", "MODIFIED 11", "MODIFIED 12");
+	}
+
+	private void start(int maxEventBytes) {
+		ApiServerClient client = new ApiServerClient(
+				RestClient.builder()
+					.requestFactory(new JdkClientHttpRequestFactory(
+							HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()))
+					.build(),
+				this.server.url(), JsonMapper.shared(), Clock.systemUTC());
+		ListerWatcher<KubernetesObject> configMaps = client.listerWatcher(client.resolve("v1", "ConfigMap", null, "ns"),
+				KubernetesObject.class, false, maxEventBytes);
+		ReflectorOptions options = new ReflectorOptions(null, null, 500L, false, Duration.ofMinutes(5),
+				Duration.ofMinutes(10), Duration.ofMinutes(3), QUICK);
+		this.runtime = new InformerRuntime(Clock.systemUTC(), this.events::add, 1, Duration.ofSeconds(1));
+		this.informer = new Informer<>("configmaps", KubernetesObject.class, configMaps, new Store<>(), options,
+				this.runtime);
+		this.informer.start();
+	}
+
+	private void awaitValue(String name, String value) {
+		await().atMost(Duration.ofSeconds(10))
+			.untilAsserted(() -> assertThat(this.informer.lister().get("ns", name))
+				.hasValueSatisfying((cm) -> assertThat(cm.at("/data/v").asString()).isEqualTo(value)));
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.informer.backlog() == 0);
+	}
+
+	private List<ResourceEvent<?>> resourceEvents() {
+		return this.events.stream()
+			.filter(ResourceEvent.class::isInstance)
+			.<ResourceEvent<?>>map(ResourceEvent.class::cast)
+			.toList();
+	}
+
+}
