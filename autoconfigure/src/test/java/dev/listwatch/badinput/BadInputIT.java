@@ -110,6 +110,21 @@ class BadInputIT {
 	}
 
 	@Test
+	void forbiddenIsReportedAsSuchAndRetried() {
+		this.server.onList(Reply.error(403, "Forbidden", null))
+			.onList(Reply.error(403, "Forbidden", null))
+			.onList(Reply.body("application/json", list(10, configMap("a", 10, "0"))));
+		start(1 << 20);
+		awaitValue("a", "0");
+		ReflectorStatus.Snapshot status = this.informer.status().snapshot();
+		assertThat(status.restarts()).containsEntry("forbidden", 2L);
+		assertThat(status.lastError().reason()).isEqualTo("Forbidden");
+		assertThat(status.lastError().code()).isEqualTo(403);
+		assertThat(status.consecutiveFailures()).isZero();
+		assertThat(this.server.lists()).isEqualTo(3);
+	}
+
+	@Test
 	void throttlingHonoursRetryAfter() {
 		this.server.onList(Reply.error(429, "TooManyRequests", 1))
 			.onList(Reply.body("application/json", list(10, configMap("a", 10, "0"))));
