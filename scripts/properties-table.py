@@ -66,7 +66,7 @@ def main():
         sys.exit("%s has no %s ... %s markers" % (args.readme, START, END))
     head, rest = readme.split(START, 1)
     _, tail = rest.split(END, 1)
-    args.readme.write_text(head + START + "\n" + text + END + tail, encoding="utf-8")
+    args.readme.write_text(head + START + "\n\n" + text + "\n" + END + tail, encoding="utf-8")
 
 
 if __name__ == "__main__":
