@@ -1,0 +1,102 @@
+package dev.listwatch.sample;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+
+import dev.listwatch.testsupport.ApiWriter;
+import dev.listwatch.testsupport.LocalApiServer;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.core.ParameterizedTypeReference;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.web.client.RestClient;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The sample application against a real kube-apiserver: what a user sees through HTTP and through
+ * the event listeners.
+ */
+@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
+class SampleApplicationIT {
+
+	private static final Duration WAIT = Duration.ofSeconds(30);
+
+	@DynamicPropertySource
+	static void cluster(DynamicPropertyRegistry registry) {
+		registry.add("listwatch.kubeconfig", () -> LocalApiServer.shared().kubeconfig().toString());
+	}
+
+	@LocalServerPort
+	int port;
+
+	@Autowired
+	EventLog events;
+
+	RestClient http;
+
+	@BeforeEach
+	void client() {
+		this.http = RestClient.builder()
+			.baseUrl("http://localhost:" + this.port)
+			.defaultStatusHandler(HttpStatusCode::isError, (request, response) -> {
+			})
+			.build();
+		await().atMost(WAIT).until(() -> this.events.entries()
+			.stream()
+			.filter((entry) -> entry.type().equals("SYNCED"))
+			.map(EventLog.Entry::watch)
+			.distinct()
+			.count() == 3);
+	}
+
+	@Test
+	void healthIsUpOnceSynced() {
+		assertThat(get("/actuator/health")).containsEntry("status", "UP");
+		assertThat(get("/actuator/health/readiness")).containsEntry("status", "UP");
+	}
+
+	@Test
+	void createdConfigMapIsServedAndSeenByTheListeners() {
+		String name = "it-" + UUID.randomUUID().toString().substring(0, 8);
+		ApiWriter writer = LocalApiServer.shared().writer();
+		writer.create("/api/v1/namespaces/default/configmaps",
+				TestSampleApplication.configMap(name, "web", "colour", "blue"));
+
+		await().atMost(WAIT).untilAsserted(() -> {
+			Map<String, Object> configMap = get("/configmaps/" + name);
+			assertThat(configMap).containsEntry("kind", "ConfigMap").containsEntry("data", Map.of("colour", "blue"));
+		});
+		assertThat(this.http.get().uri("/configmaps?selector=app=web").retrieve().body(String.class)).contains(name);
+		assertThat(this.http.get().uri("/configmaps/by-app/web").retrieve().body(String.class)).contains(name);
+		await().atMost(WAIT).until(() -> recorded("any", "configmaps", "ADDED", "default/" + name));
+		await().atMost(WAIT).until(() -> recorded("web-config", "labeled", "ADDED", "default/" + name));
+
+		writer.delete("/api/v1/namespaces/default/configmaps/" + name);
+		await().atMost(WAIT).until(() -> recorded("any", "configmaps", "DELETED", "default/" + name));
+		assertThat(this.http.get().uri("/configmaps/" + name).retrieve().toBodilessEntity().getStatusCode().value())
+			.isEqualTo(404);
+	}
+
+	private boolean recorded(String listener, String watch, String type, String key) {
+		return this.events.entries()
+			.stream()
+			.anyMatch((entry) -> entry.listener().equals(listener) && entry.watch().equals(watch)
+					&& entry.type().equals(type) && entry.key().equals(key) && !entry.initialList());
+	}
+
+	private Map<String, Object> get(String path) {
+		return this.http.get().uri(path).retrieve().body(new ParameterizedTypeReference<Map<String, Object>>() {
+		});
+	}
+
+}
