@@ -41,7 +41,7 @@ public final class ListwatchAutoConfiguration {
 		ListwatchProperties.Connection connection = properties.getConnection();
 		return ClusterLoader.load(new ConnectionSettings(properties.getKubeconfig(), properties.getContext(),
 				connection.getServer(), connection.getToken(), connection.getTokenFile(),
-				connection.getCertificateAuthority(), null, connection.getNamespace(),
+				connection.getCertificateAuthority(), connection.getCertificateAuthorityData(), connection.getNamespace(),
 				connection.getInsecureSkipTlsVerify(), connection.getConnectTimeout(), connection.getExecTimeout(), null,
 				null, null, null));
 	}

@@ -119,6 +119,12 @@ public class ListwatchProperties {
 		private String certificateAuthority;
 
 		/**
+		 * PEM text of the certificate authorities that sign the API server's certificate, as an
+		 * alternative to certificate-authority.
+		 */
+		private String certificateAuthorityData;
+
+		/**
 		 * Namespace of the connection (as a kubeconfig context's namespace); watches without a
 		 * namespace still watch all namespaces.
 		 */
@@ -169,6 +175,14 @@ public class ListwatchProperties {
 
 		public void setCertificateAuthority(String certificateAuthority) {
 			this.certificateAuthority = certificateAuthority;
+		}
+
+		public String getCertificateAuthorityData() {
+			return this.certificateAuthorityData;
+		}
+
+		public void setCertificateAuthorityData(String certificateAuthorityData) {
+			this.certificateAuthorityData = certificateAuthorityData;
 		}
 
 		public String getNamespace() {

@@ -47,6 +47,8 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 
 	private final ClassLoader classLoader;
 
+	private java.util.Set<String> declared = java.util.Set.of();
+
 	WatchBeanRegistrar(Environment environment, ClassLoader classLoader) {
 		this.environment = environment;
 		this.classLoader = classLoader;
@@ -63,6 +65,7 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 			.bind("listwatch.watches", Bindable.mapOf(String.class, ListwatchProperties.Watch.class))
 			.orElse(Map.of());
 		ConfigurableListableBeanFactory beanFactory = (ConfigurableListableBeanFactory) registry;
+		this.declared = java.util.Set.copyOf(watches.keySet());
 		watches.forEach((name, watch) -> register(registry, beanFactory, name, watch));
 	}
 
@@ -85,7 +88,7 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 		}
 		RootBeanDefinition informer = new RootBeanDefinition(Informer.class);
 		informer.setTargetType(ResolvableType.forClassWithGenerics(Informer.class, type));
-		informer.setInstanceSupplier(() -> informer(beanFactory, name, watch, type));
+		informer.setInstanceSupplier(() -> informer(beanFactory, name, watch, type, this.declared));
 		registry.registerBeanDefinition(name + INFORMER, informer);
 		RootBeanDefinition lister = new RootBeanDefinition(Lister.class);
 		lister.setTargetType(ResolvableType.forClassWithGenerics(Lister.class, type));
@@ -95,10 +98,18 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 
 	@SuppressWarnings({ "unchecked", "rawtypes" })
 	private static Informer<?> informer(ConfigurableListableBeanFactory beanFactory, String name,
-			ListwatchProperties.Watch watch, Class<?> type) {
+			ListwatchProperties.Watch watch, Class<?> type, java.util.Set<String> declared) {
 		ListwatchProperties properties = beanFactory.getBean(ListwatchProperties.class);
 		ListerWatcher listerWatcher = beanFactory.getBean(name + LISTER_WATCHER, ListerWatcher.class);
 		List<WatchIndex<?>> indexes = (List) beanFactory.getBeanProvider(WatchIndex.class).orderedStream().toList();
+		for (WatchIndex<?> index : indexes) {
+			if (!declared.contains(index.watch())) {
+				throw new WatchDeclarationException(index.watch(), null, "a WatchIndex named '" + index.name()
+						+ "' is declared for it, but no watch of that name is declared under listwatch.watches "
+						+ "(declared: " + String.join(", ", new java.util.TreeSet<>(declared)) + ")",
+						"Name one of the declared watches in WatchIndex.of(...), or declare the watch.", null);
+			}
+		}
 		Store store = Store.forWatch(name, indexes);
 		return new Informer(name, type, listerWatcher, store, reflectorOptions(properties.getDefaults(), watch),
 				beanFactory.getBean(InformerRuntime.class));

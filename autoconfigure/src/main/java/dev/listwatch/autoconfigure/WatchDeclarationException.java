@@ -13,7 +13,8 @@ public class WatchDeclarationException extends RuntimeException {
 	private final String fix;
 
 	public WatchDeclarationException(String watch, String property, String problem, String fix, Throwable cause) {
-		super("Watch '" + watch + "' cannot work: listwatch.watches." + watch + "." + property + " " + problem, cause);
+		super("Watch '" + watch + "' cannot work: "
+				+ ((property != null) ? "listwatch.watches." + watch + "." + property + " " : "") + problem, cause);
 		this.watch = watch;
 		this.property = property;
 		this.fix = fix;
@@ -24,7 +25,7 @@ public class WatchDeclarationException extends RuntimeException {
 		return this.watch;
 	}
 
-	/** @return the property at fault, relative to {@code listwatch.watches.<name>} */
+	/** @return the property at fault, relative to {@code listwatch.watches.<name>}, or {@code null} */
 	public String property() {
 		return this.property;
 	}

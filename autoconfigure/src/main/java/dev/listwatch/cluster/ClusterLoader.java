@@ -107,12 +107,12 @@ public final class ClusterLoader {
 			throw new KubeconfigException(home.toString(), "",
 					"does not exist, KUBECONFIG is not set and this is not a pod (KUBERNETES_SERVICE_HOST is not set)",
 					"set listwatch.kubeconfig or KUBECONFIG to a kubeconfig file, create " + home
-							+ " (kind, minikube, k3s and the cloud CLIs write one), or set listwatch.server");
+							+ " (kind, minikube, k3s and the cloud CLIs write one), or set listwatch.connection.server");
 		}
 		applyOverrides(spec, settings);
 		if (spec.server == null) {
 			throw new KubeconfigException(spec.serverOrigin, spec.serverField, "is missing",
-					"set the API server URL there (e.g. https://127.0.0.1:6443), or set listwatch.server");
+					"set the API server URL there (e.g. https://127.0.0.1:6443), or set listwatch.connection.server");
 		}
 		if (spec.namespace == null) {
 			spec.namespace = serviceAccountNamespace(settings);
@@ -169,7 +169,7 @@ public final class ClusterLoader {
 		String files = config.describeFiles();
 		if (config.contexts().isEmpty()) {
 			throw new KubeconfigException(files, "contexts", "is empty: the kubeconfig defines no context",
-					"add a context (`kubectl config set-context NAME --cluster=C --user=U`) or regenerate the kubeconfig, or set listwatch.server");
+					"add a context (`kubectl config set-context NAME --cluster=C --user=U`) or regenerate the kubeconfig, or set listwatch.connection.server");
 		}
 		String contextName;
 		String contextFile;
@@ -499,7 +499,7 @@ public final class ClusterLoader {
 		if (Files.isRegularFile(ca)) {
 			spec.caPem = readFile(ca, "in-cluster service account " + directory, "ca.crt");
 			spec.ca = certificates(spec.caPem, ca.toString(), "",
-					"mount the service account's ca.crt (a PEM certificate), or set listwatch.certificate-authority");
+					"mount the service account's ca.crt (a PEM certificate), or set listwatch.connection.certificate-authority");
 		}
 		return spec;
 	}
@@ -520,28 +520,28 @@ public final class ClusterLoader {
 
 	private static void applyOverrides(Spec spec, ConnectionSettings settings) {
 		if (hasText(settings.server())) {
-			spec.server = parseServer(settings.server(), SETTINGS, "listwatch.server");
+			spec.server = parseServer(settings.server(), SETTINGS, "listwatch.connection.server");
 		}
 		if (hasText(settings.certificateAuthorityData())) {
 			spec.caPem = settings.certificateAuthorityData();
-			spec.ca = certificates(spec.caPem, SETTINGS, "listwatch.certificate-authority-data",
+			spec.ca = certificates(spec.caPem, SETTINGS, "listwatch.connection.certificate-authority-data",
 					"set it to the CA certificate in PEM format (-----BEGIN CERTIFICATE-----)");
 		}
 		else if (hasText(settings.certificateAuthority())) {
 			spec.caPem = readFile(Path.of(settings.certificateAuthority()), SETTINGS,
-					"listwatch.certificate-authority");
-			spec.ca = certificates(spec.caPem, SETTINGS, "listwatch.certificate-authority",
+					"listwatch.connection.certificate-authority");
+			spec.ca = certificates(spec.caPem, SETTINGS, "listwatch.connection.certificate-authority",
 					"point it at the CA certificate in PEM format (-----BEGIN CERTIFICATE-----)");
 		}
 		if (settings.insecureSkipTlsVerify() != null) {
 			spec.insecure = settings.insecureSkipTlsVerify();
 		}
 		if (hasText(settings.token())) {
-			spec.credentials = StaticCredentials.token(settings.token(), "listwatch.token");
+			spec.credentials = StaticCredentials.token(settings.token(), "listwatch.connection.token");
 		}
 		else if (hasText(settings.tokenFile())) {
 			spec.credentials = new TokenFileCredentials(Path.of(settings.tokenFile()), SETTINGS,
-					"listwatch.token-file", settings.clock());
+					"listwatch.connection.token-file", settings.clock());
 		}
 		if (hasText(settings.namespace())) {
 			spec.namespace = settings.namespace();
@@ -549,6 +549,25 @@ public final class ClusterLoader {
 	}
 
 	// ---- the HTTP client
+
+	/**
+	 * The threads on which the JDK client delivers responses. Its default is an unbounded cached
+	 * pool that grows with the open watches; handing bytes to a response's InputStream only queues
+	 * them, so a few threads serve any number of watches.
+	 */
+	private static final java.util.concurrent.ExecutorService HTTP_THREADS = httpThreads();
+
+	private static java.util.concurrent.ExecutorService httpThreads() {
+		java.util.concurrent.atomic.AtomicInteger count = new java.util.concurrent.atomic.AtomicInteger();
+		java.util.concurrent.ThreadPoolExecutor pool = new java.util.concurrent.ThreadPoolExecutor(4, 4, 30,
+				java.util.concurrent.TimeUnit.SECONDS, new java.util.concurrent.LinkedBlockingQueue<>(), (runnable) -> {
+					Thread thread = new Thread(runnable, "listwatch-http-" + count.incrementAndGet());
+					thread.setDaemon(true);
+					return thread;
+				});
+		pool.allowCoreThreadTimeOut(true);
+		return pool;
+	}
 
 	private static ClientHttpRequestFactory requestFactory(Spec spec, ConnectionSettings settings) {
 		boolean https = "https".equalsIgnoreCase(spec.server.getScheme());
@@ -558,7 +577,7 @@ public final class ClusterLoader {
 		HttpClientSettings clientSettings = new HttpClientSettings(HttpRedirects.DONT_FOLLOW,
 				settings.connectTimeout(), null, bundle);
 		JdkClientHttpRequestFactoryBuilder builder = ClientHttpRequestFactoryBuilder.jdk()
-			.withHttpClientCustomizer((client) -> client.version(HttpClient.Version.HTTP_1_1));
+			.withHttpClientCustomizer((client) -> client.version(HttpClient.Version.HTTP_1_1).executor(HTTP_THREADS));
 		Proxy proxy = spec.proxy;
 		if (proxy != null) {
 			builder = builder.withProxySelector(
@@ -714,7 +733,7 @@ public final class ClusterLoader {
 
 		String serverOrigin = SETTINGS;
 
-		String serverField = "listwatch.server";
+		String serverField = "listwatch.connection.server";
 
 		String tlsServerName;
 
