@@ -81,6 +81,8 @@ class ScaleIT {
 	void oneWatchOverFiftyThousandObjects() {
 		int objects = 50_000;
 		int page = 500;
+		// measured before the scripted pages exist: they are consumed (and freed) by the sync
+		long heapBefore = usedHeapAfterGc();
 		try (ScriptedApiServer server = new ScriptedApiServer()) {
 			long jsonBytes = 0;
 			for (int p = 0; p < objects / page; p++) {
@@ -106,7 +108,6 @@ class ScaleIT {
 			ReflectorOptions defaults = ReflectorOptions.defaults();
 			ReflectorOptions options = new ReflectorOptions(null, null, (long) page, false, defaults.minWatchTimeout(),
 					defaults.maxWatchTimeout(), defaults.idleTimeout(), defaults.backoff());
-			long heapBefore = usedHeapAfterGc();
 			try (InformerRuntime runtime = new InformerRuntime(Clock.systemUTC(), (e) -> {
 			}, 1, Duration.ofSeconds(1))) {
 				Informer<KubernetesObject> informer = new Informer<>("big", KubernetesObject.class,
