@@ -361,6 +361,7 @@ public final class Reflector<T> implements Runnable {
 
 	private WatchStream<T> openWatch() {
 		WatchStream<T> stream = this.listerWatcher.watch(watchOptions().withResourceVersion(this.lastResourceVersion));
+		this.status.connected();
 		this.current = stream;
 		this.idleClosed = false;
 		this.lastActivity = this.clock.instant();
