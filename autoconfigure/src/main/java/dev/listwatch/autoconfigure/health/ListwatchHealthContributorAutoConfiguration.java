@@ -14,6 +14,7 @@ import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEn
 import org.springframework.boot.health.contributor.CompositeHealthContributor;
 import org.springframework.boot.health.contributor.HealthContributor;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 /**
  * Auto-configuration of the {@code listwatch} health contributor (bean
@@ -25,15 +26,21 @@ import org.springframework.context.annotation.Bean;
 		beforeName = "org.springframework.boot.health.autoconfigure.registry.HealthContributorRegistryAutoConfiguration")
 @ConditionalOnClass(HealthContributor.class)
 @ConditionalOnBean(InformerRuntime.class)
-@ConditionalOnEnabledHealthIndicator("listwatch")
-@EnableConfigurationProperties(ListwatchHealthProperties.class)
 public final class ListwatchHealthContributorAutoConfiguration {
 
-	@Bean
-	@ConditionalOnMissingBean(name = "listwatchHealthContributor")
-	CompositeHealthContributor listwatchHealthContributor(ObjectProvider<Informer<?>> informers, InformerRuntime runtime,
-			ListwatchHealthProperties properties) {
-		return new ListwatchHealthContributor(informers, runtime.clock(), properties);
+	// nested, so that the condition class is loaded only once spring-boot-health is known to be there
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnEnabledHealthIndicator("listwatch")
+	@EnableConfigurationProperties(ListwatchHealthProperties.class)
+	static class ListwatchHealthContributorConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean(name = "listwatchHealthContributor")
+		CompositeHealthContributor listwatchHealthContributor(ObjectProvider<Informer<?>> informers,
+				InformerRuntime runtime, ListwatchHealthProperties properties) {
+			return new ListwatchHealthContributor(informers, runtime.clock(), properties);
+		}
+
 	}
 
 }
