@@ -103,6 +103,11 @@ public final class Informer<T> implements SmartLifecycle, ReflectorHandler<T> {
 		return this.status;
 	}
 
+	/** @return how the watch lists and watches (selectors, timeouts, backoff) */
+	public ReflectorOptions options() {
+		return this.options;
+	}
+
 	/** @return the number of objects cached */
 	public int size() {
 		return this.store.size();

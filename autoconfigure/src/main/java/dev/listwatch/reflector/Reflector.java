@@ -370,6 +370,7 @@ public final class Reflector<T> implements Runnable {
 	 * @return whether the reflector was stopped meanwhile (the stream is then closed)
 	 */
 	private boolean opened(WatchStream<T> stream) {
+		this.status.connected();
 		this.current = stream;
 		this.idleClosed = false;
 		this.lastActivity = this.clock.instant();

@@ -35,6 +35,8 @@ public final class ReflectorStatus {
 
 	private volatile ErrorInfo lastError;
 
+	private volatile Instant failingSince;
+
 	private final AtomicLong consecutiveFailures = new AtomicLong();
 
 	private final LongAdder relists = new LongAdder();
@@ -65,6 +67,9 @@ public final class ReflectorStatus {
 			this.state = state;
 			this.stateSince = now;
 		}
+		if (state == WatchState.BACKOFF && this.failingSince == null && this.consecutiveFailures.get() > 0) {
+			this.failingSince = now;
+		}
 	}
 
 	void resourceVersion(String resourceVersion) {
@@ -92,6 +97,7 @@ public final class ReflectorStatus {
 		this.lastSyncTime = now;
 		this.streaming = streamingList;
 		this.consecutiveFailures.set(0);
+		this.failingSince = null;
 		for (Listener listener : this.listeners) {
 			listener.synced(took);
 		}
@@ -118,6 +124,12 @@ public final class ReflectorStatus {
 
 	void healthy() {
 		this.consecutiveFailures.set(0);
+		this.failingSince = null;
+	}
+
+	/** A watch was opened: the API server answers again, whatever the failures before. */
+	void connected() {
+		this.failingSince = null;
 	}
 
 	public WatchState state() {
@@ -126,6 +138,15 @@ public final class ReflectorStatus {
 
 	public boolean hasSynced() {
 		return this.synced;
+	}
+
+	/**
+	 * Since when the watch has been failing: the first backoff after a failure, cleared once a
+	 * watch opens or a sync completes again. Health compares it with a grace period.
+	 * @return the time, or {@code null} when the watch is not failing
+	 */
+	public Instant failingSince() {
+		return this.failingSince;
 	}
 
 	/**

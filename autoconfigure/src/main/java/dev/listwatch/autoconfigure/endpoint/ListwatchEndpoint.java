@@ -1,0 +1,154 @@
+package dev.listwatch.autoconfigure.endpoint;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import dev.listwatch.Resource;
+import dev.listwatch.WatchEvent;
+import dev.listwatch.informer.Informer;
+import dev.listwatch.reflector.ReflectorStatus;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+
+/**
+ * The {@code listwatch} actuator endpoint: every watch with what it watches (resource, selectors,
+ * Java type, index names) and how it is doing (the status health shows, plus events by type, the
+ * dispatch backlog and listener failures). {@code /actuator/listwatch/<watch>} shows one watch.
+ * Never shows objects or credentials.
+ */
+@Endpoint(id = "listwatch")
+public class ListwatchEndpoint {
+
+	private final ObjectProvider<Informer<?>> informers;
+
+	/**
+	 * Makes the endpoint.
+	 * @param informers the informers, looked up on every read
+	 */
+	public ListwatchEndpoint(ObjectProvider<Informer<?>> informers) {
+		this.informers = informers;
+	}
+
+	/**
+	 * All watches, by name.
+	 * @return the watches
+	 */
+	@ReadOperation
+	public WatchesDescriptor watches() {
+		Map<String, WatchDescriptor> watches = new LinkedHashMap<>();
+		this.informers.stream()
+			.sorted(Comparator.comparing(Informer::watch))
+			.forEach((informer) -> watches.put(informer.watch(), describe(informer)));
+		return new WatchesDescriptor(watches);
+	}
+
+	/**
+	 * One watch.
+	 * @param name the watch's name
+	 * @return the watch, or {@code null} (404) when there is no such watch
+	 */
+	@ReadOperation
+	public WatchDescriptor watch(@Selector String name) {
+		return this.informers.stream()
+			.filter((informer) -> informer.watch().equals(name))
+			.findFirst()
+			.map(ListwatchEndpoint::describe)
+			.orElse(null);
+	}
+
+	private static WatchDescriptor describe(Informer<?> informer) {
+		Resource resource = informer.listerWatcher().resource();
+		ReflectorStatus status = informer.status();
+		Instant failingSince = status.failingSince();
+		ReflectorStatus.Snapshot snapshot = status.snapshot();
+		Map<String, Long> events = new LinkedHashMap<>();
+		snapshot.events().forEach((type, count) -> events.put(type.name(), count));
+		ReflectorStatus.ErrorInfo error = snapshot.lastError();
+		return new WatchDescriptor(
+				new ResourceDescriptor(resource.apiVersion(), resource.kind(), resource.plural(),
+						emptyToNull(resource.namespace())),
+				informer.options().labelSelector(), informer.options().fieldSelector(), informer.type().getName(),
+				new ArrayList<>(informer.indexNames()), snapshot.state().name(), snapshot.stateSince(), snapshot.synced(),
+				snapshot.lastResourceVersion(), informer.size(), snapshot.lastEventTime(), snapshot.lastSyncTime(),
+				events, snapshot.totalRestarts(), snapshot.restarts(), snapshot.relists(),
+				snapshot.consecutiveFailures(), failingSince,
+				(error != null) ? new ErrorDescriptor(error.reason(), error.message(), error.code()) : null,
+				snapshot.streaming(), informer.backlog(), informer.listenerFailures());
+	}
+
+	private static String emptyToNull(String value) {
+		return (value == null || value.isEmpty()) ? null : value;
+	}
+
+	/**
+	 * All watches.
+	 *
+	 * @param watches the watches by name
+	 */
+	public record WatchesDescriptor(Map<String, WatchDescriptor> watches) implements OperationResponseBody {
+	}
+
+	/**
+	 * One watch.
+	 *
+	 * @param resource what it watches
+	 * @param labelSelector its label selector, or {@code null}
+	 * @param fieldSelector its field selector, or {@code null}
+	 * @param type the Java type of its objects
+	 * @param indexNames the index names of its cache
+	 * @param state where it is in its life
+	 * @param stateSince since when
+	 * @param synced whether the initial sync has completed
+	 * @param lastResourceVersion the last resourceVersion seen
+	 * @param objects objects cached
+	 * @param lastEventTime when the last event arrived
+	 * @param lastSyncTime when the last full sync completed
+	 * @param events events received by {@link WatchEvent.Type}
+	 * @param restarts restarts, all reasons
+	 * @param restartsByReason restarts by reason
+	 * @param relists relists after the first list
+	 * @param consecutiveFailures failures since the last success
+	 * @param failingSince since when it has been failing, or {@code null}
+	 * @param lastError the last failure, or {@code null}
+	 * @param streamingList whether the last sync was a streaming list
+	 * @param backlog events waiting for listeners
+	 * @param listenerFailures listeners that threw
+	 */
+	public record WatchDescriptor(ResourceDescriptor resource, String labelSelector, String fieldSelector, String type,
+			List<String> indexNames, String state, Instant stateSince, boolean synced, String lastResourceVersion,
+			int objects, Instant lastEventTime, Instant lastSyncTime, Map<String, Long> events, long restarts,
+			Map<String, Long> restartsByReason, long relists, long consecutiveFailures, Instant failingSince,
+			ErrorDescriptor lastError, Boolean streamingList, int backlog, long listenerFailures)
+			implements OperationResponseBody {
+	}
+
+	/**
+	 * What a watch watches.
+	 *
+	 * @param apiVersion group/version
+	 * @param kind the kind, when known
+	 * @param plural the plural resource name
+	 * @param namespace the namespace, or {@code null} for all namespaces
+	 */
+	public record ResourceDescriptor(String apiVersion, String kind, String plural, String namespace) {
+	}
+
+	/**
+	 * A failure.
+	 *
+	 * @param reason the reason
+	 * @param message the message (never holds secrets)
+	 * @param code the HTTP code, 0 when none
+	 */
+	public record ErrorDescriptor(String reason, String message, int code) {
+	}
+
+}

@@ -1,0 +1,57 @@
+package dev.listwatch.autoconfigure.health;
+
+import java.time.Duration;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * How the {@code listwatch} health contributor judges a watch. It is switched on and off with
+ * {@code management.health.listwatch.enabled}.
+ */
+@ConfigurationProperties("listwatch.health")
+public class ListwatchHealthProperties {
+
+	/**
+	 * How long a watch may keep failing (backing off without once reaching the API server) before
+	 * it is reported with unhealthy-status. Shorter outages are reported UP with the failure in the
+	 * details, so that a blip does not take the application out of readiness.
+	 */
+	private Duration backoffGracePeriod = Duration.ofSeconds(60);
+
+	/**
+	 * Health status of a watch that has failed for longer than backoff-grace-period, or that has
+	 * stopped after a failure retrying cannot mend.
+	 */
+	private String unhealthyStatus = "DOWN";
+
+	/**
+	 * Health status of a watch that has not completed its initial sync (its cache is not yet a
+	 * full copy of the API server's objects).
+	 */
+	private String notSyncedStatus = "OUT_OF_SERVICE";
+
+	public Duration getBackoffGracePeriod() {
+		return this.backoffGracePeriod;
+	}
+
+	public void setBackoffGracePeriod(Duration backoffGracePeriod) {
+		this.backoffGracePeriod = backoffGracePeriod;
+	}
+
+	public String getUnhealthyStatus() {
+		return this.unhealthyStatus;
+	}
+
+	public void setUnhealthyStatus(String unhealthyStatus) {
+		this.unhealthyStatus = unhealthyStatus;
+	}
+
+	public String getNotSyncedStatus() {
+		return this.notSyncedStatus;
+	}
+
+	public void setNotSyncedStatus(String notSyncedStatus) {
+		this.notSyncedStatus = notSyncedStatus;
+	}
+
+}

@@ -1,0 +1,33 @@
+package dev.listwatch.autoconfigure.metrics;
+
+import dev.listwatch.autoconfigure.ListwatchAutoConfiguration;
+import dev.listwatch.informer.Informer;
+import dev.listwatch.informer.InformerRuntime;
+import io.micrometer.core.instrument.MeterRegistry;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Auto-configuration of the listwatch meters ({@link ListwatchMeterBinder}), when Micrometer and a
+ * {@link MeterRegistry} are there.
+ */
+@AutoConfiguration(after = ListwatchAutoConfiguration.class,
+		afterName = { "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
+				"org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+				"org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration" })
+@ConditionalOnClass(MeterRegistry.class)
+@ConditionalOnBean({ MeterRegistry.class, InformerRuntime.class })
+public final class ListwatchMetricsAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	ListwatchMeterBinder listwatchMeterBinder(ObjectProvider<Informer<?>> informers, InformerRuntime runtime) {
+		return new ListwatchMeterBinder(informers, runtime.clock());
+	}
+
+}
