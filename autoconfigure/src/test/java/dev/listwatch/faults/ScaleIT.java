@@ -1,4 +1,4 @@
-package dev.listwatch.badinput;
+package dev.listwatch.faults;
 
 import java.lang.management.ManagementFactory;
 import java.net.http.HttpClient;

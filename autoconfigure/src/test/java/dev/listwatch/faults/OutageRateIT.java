@@ -1,4 +1,4 @@
-package dev.listwatch.badinput;
+package dev.listwatch.faults;
 
 import java.net.http.HttpClient;
 import java.time.Clock;
