@@ -30,6 +30,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -74,10 +76,11 @@ class ConnectionFaultsIT {
 		}
 	}
 
-	@Test
+	@ParameterizedTest(name = "streaming list: {0}")
+	@ValueSource(booleans = { true, false })
 	@Timeout(180)
-	void randomCutsAndAStallLoseNoChangeAndCauseNoList() throws Exception {
-		String namespace = server.createNamespace("lw-faults");
+	void randomCutsAndAStallLoseNoChangeAndCauseNoList(boolean streamingList) throws Exception {
+		String namespace = server.createNamespace("lw-faults-" + streamingList);
 		String path = "/api/v1/namespaces/" + namespace + "/configmaps";
 		ApiWriter writer = server.writer();
 		writer.createAll(path, IntStream.range(0, 50)
@@ -86,14 +89,18 @@ class ConnectionFaultsIT {
 		this.proxy = FaultProxy.startFor(server.serverUrl());
 		RequestCounter counter = new RequestCounter(path);
 		Recorder recorder = new Recorder();
-		runner(namespace, counter, recorder).run((context) -> {
+		runner(namespace, counter, recorder)
+			.withPropertyValues("listwatch.defaults.streaming-list=" + streamingList, "listwatch.defaults.page-size=20")
+			.run((context) -> {
 			assertThat(context).hasNotFailed();
 			Informer<?> informer = context.getBean("configmapsInformer", Informer.class);
 			@SuppressWarnings("unchecked")
 			Lister<KubernetesObject> lister = context.getBean("configmapsLister", Lister.class);
 			assertThat(informer.awaitSynced(Duration.ofSeconds(30))).isTrue();
 			long syncsBefore = counter.fullSyncs();
+			// a streaming list, or a list with resourceVersion=0, which the watch cache answers in one page
 			assertThat(syncsBefore).isEqualTo(1);
+			assertThat(cacheView(lister, namespace)).hasSize(50);
 
 			// faults, at random points, while the writer writes
 			AtomicBoolean writing = new AtomicBoolean(true);
@@ -103,6 +110,16 @@ class ConnectionFaultsIT {
 			Thread faulter = new Thread(() -> {
 				int round = 0;
 				while (writing.get()) {
+					if (this.proxy.openConnections() == 0) {
+						// reconnecting: a fault now would hit nothing
+						try {
+							Thread.sleep(50);
+						}
+						catch (InterruptedException ex) {
+							return;
+						}
+						continue;
+					}
 					round++;
 					int kind = random.nextInt(3);
 					int hit;
@@ -135,7 +152,7 @@ class ConnectionFaultsIT {
 
 			int writes = 0;
 			List<String> deleted = new ArrayList<>();
-			for (int round = 0; round < 10; round++) {
+			for (int round = 0; round < 20 && (round < 8 || this.proxy.cuts() < 20); round++) {
 				int base = round * 25;
 				writer.createAll(path, IntStream.range(base, base + 25)
 					.mapToObj((i) -> ApiWriter.configMap(namespace, "cm-" + i, "v", "0"))
@@ -154,7 +171,7 @@ class ConnectionFaultsIT {
 					deleted.add(namespace + "/cm-" + i);
 					writes++;
 				}
-				for (int i = round * 5; i < round * 5 + 5; i += 2) {
+				for (int i = round * 5; i < round * 5 + 5 && i < 50; i += 2) {
 					writer.delete(path + "/pre-" + i);
 					deleted.add(namespace + "/pre-" + i);
 					writes++;
@@ -228,6 +245,38 @@ class ConnectionFaultsIT {
 		});
 	}
 
+	@Test
+	@Timeout(120)
+	void aRequestIntoABlackHoleIsAbandonedAndRetried() throws Exception {
+		String namespace = server.createNamespace("lw-blackhole");
+		String path = "/api/v1/namespaces/" + namespace + "/configmaps";
+		ApiWriter writer = server.writer();
+		this.proxy = FaultProxy.startFor(server.serverUrl());
+		RequestCounter counter = new RequestCounter(path);
+		Recorder recorder = new Recorder();
+		runner(namespace, counter, recorder).run((context) -> {
+			assertThat(context).hasNotFailed();
+			Informer<?> informer = context.getBean("configmapsInformer", Informer.class);
+			assertThat(informer.awaitSynced(Duration.ofSeconds(30))).isTrue();
+			long syncs = counter.fullSyncs();
+			// the watch's connection is cut, and the next ones go nowhere
+			this.proxy.stallNewConnections(true);
+			this.proxy.cutAll();
+			await().atMost(Duration.ofSeconds(10)).until(() -> this.proxy.stalls() >= 1);
+			Thread.sleep(1000);
+			this.proxy.stallNewConnections(false);
+			long healedAt = System.nanoTime();
+			writer.create(path, ApiWriter.configMap(namespace, "after", "v", "0"));
+			await().atMost(Duration.ofSeconds(45)).until(() -> recorder.last.containsKey(namespace + "/after"));
+			Duration recovered = Duration.ofNanos(System.nanoTime() - healedAt);
+			logger.info("Black hole: {} connection(s) stalled from the start; the change arrived {} ms after the path "
+					+ "healed; restarts {}; full syncs: {}", this.proxy.stalls(), recovered.toMillis(),
+					informer.status().snapshot().restarts(), counter.fullSyncs() - syncs);
+			assertThat(recovered).isLessThan(Duration.ofSeconds(15));
+			assertThat(counter.fullSyncs()).isEqualTo(syncs);
+		});
+	}
+
 	// ---------------------------------------------------------------- helpers
 
 	private ApplicationContextRunner runner(String namespace, RequestCounter counter, Recorder recorder) {
@@ -240,7 +289,7 @@ class ConnectionFaultsIT {
 			.withPropertyValues("listwatch.kubeconfig=" + kubeconfig, "listwatch.watches.configmaps.api-version=v1",
 					"listwatch.watches.configmaps.kind=ConfigMap", "listwatch.watches.configmaps.namespace=" + namespace,
 					"listwatch.defaults.idle-timeout=3s", "listwatch.defaults.initial-backoff=100ms",
-					"listwatch.defaults.max-backoff=1s");
+					"listwatch.defaults.max-backoff=500ms");
 	}
 
 	private static Map<String, String> serverState(ApiWriter writer, String path) {

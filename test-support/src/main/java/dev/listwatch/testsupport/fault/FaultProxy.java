@@ -66,6 +66,8 @@ public final class FaultProxy implements AutoCloseable {
 
 	private volatile boolean closed;
 
+	private volatile boolean stallNew;
+
 	private FaultProxy(int targetPort) throws IOException {
 		this.target = new InetSocketAddress(InetAddress.getLoopbackAddress(), targetPort);
 		ServerSocket socket = bind(0);
@@ -223,6 +225,16 @@ public final class FaultProxy implements AutoCloseable {
 	}
 
 	/**
+	 * Whether connections accepted from now on are stalled from the start: the client connects, and
+	 * then nothing, not even the TLS handshake, gets through (a black hole). Connections stalled so
+	 * stay stalled when this is switched off.
+	 * @param stall whether to stall new connections
+	 */
+	public void stallNewConnections(boolean stall) {
+		this.stallNew = stall;
+	}
+
+	/**
 	 * Stops listening: new connections are refused (the port is closed). Open connections go on.
 	 */
 	public void refuse() {
@@ -301,6 +313,9 @@ public final class FaultProxy implements AutoCloseable {
 					upstream.connect(this.target, 5000);
 					Connection connection = new Connection(client, upstream);
 					this.connections.add(connection);
+					if (this.stallNew && connection.stall()) {
+						this.stalls.incrementAndGet();
+					}
 					connection.start();
 				}
 				catch (IOException ex) {
