@@ -1,0 +1,181 @@
+package dev.listwatch.informer;
+
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+import dev.listwatch.ObjectMeta;
+import dev.listwatch.event.ResourceEvent;
+import dev.listwatch.event.ResourceEvent.Type;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.context.ApplicationEvent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The {@link Dispatcher}: order per object, folding of MODIFIED, deletes always delivered, a
+ * visible backlog, and listeners that throw.
+ */
+class DispatcherTests {
+
+	/** Runs what is submitted only when the test says so. */
+	private final ArrayDeque<Runnable> tasks = new ArrayDeque<>();
+
+	private final List<String> published = new CopyOnWriteArrayList<>();
+
+	private final Dispatcher dispatcher = new Dispatcher("things", this.tasks::add, this::record);
+
+	@Test
+	void keepsOrderPerObjectAndFoldsModifiedIntoTheWaitingEvent() {
+		this.dispatcher.enqueue(event(Type.ADDED, "a", "1", null));
+		this.dispatcher.enqueue(event(Type.ADDED, "b", "1", null));
+		this.dispatcher.enqueue(event(Type.MODIFIED, "a", "2", "1"));
+		this.dispatcher.enqueue(event(Type.MODIFIED, "a", "3", "2"));
+		this.dispatcher.enqueue(event(Type.MODIFIED, "b", "2", "1"));
+		assertThat(this.dispatcher.backlog()).isEqualTo(2);
+		runAll();
+		assertThat(this.published).containsExactly("ADDED a 3 old=null", "ADDED b 2 old=null");
+		assertThat(this.dispatcher.backlog()).isZero();
+		assertThat(this.dispatcher.published()).isEqualTo(2);
+	}
+
+	@Test
+	void foldedModifiedKeepsTheFirstOldStateAndTheLatestNewState() {
+		this.dispatcher.enqueue(event(Type.MODIFIED, "a", "2", "1"));
+		this.dispatcher.enqueue(event(Type.MODIFIED, "a", "3", "2"));
+		this.dispatcher.enqueue(event(Type.MODIFIED, "a", "4", "3"));
+		assertThat(this.dispatcher.backlog()).isEqualTo(1);
+		runAll();
+		assertThat(this.published).containsExactly("MODIFIED a 4 old=1");
+	}
+
+	@Test
+	void deletesAreAlwaysDeliveredAndWhatFollowsThemStaysInOrder() {
+		this.dispatcher.enqueue(event(Type.MODIFIED, "a", "2", "1"));
+		this.dispatcher.enqueue(event(Type.DELETED, "a", "2", null));
+		this.dispatcher.enqueue(event(Type.MODIFIED, "a", "9", "2")); // cannot fold into a delete
+		this.dispatcher.enqueue(event(Type.ADDED, "a", "3", null));
+		this.dispatcher.enqueue(event(Type.MODIFIED, "a", "4", "3"));
+		this.dispatcher.enqueue(event(Type.DELETED, "a", "4", null));
+		this.dispatcher.enqueue(event(Type.DELETED, "b", "7", null));
+		assertThat(this.dispatcher.backlog()).isEqualTo(6);
+		runAll();
+		assertThat(this.published).containsExactly("MODIFIED a 2 old=1", "DELETED a 2 old=null",
+				"MODIFIED a 9 old=2", "ADDED a 4 old=null", "DELETED a 4 old=null", "DELETED b 7 old=null");
+		assertThat(this.dispatcher.backlog()).isZero();
+	}
+
+	@Test
+	void aSyncMarkerFollowsEverythingQueuedBeforeIt() {
+		this.dispatcher.enqueue(event(Type.ADDED, "a", "1", null));
+		this.dispatcher.enqueueAfterAll(new ApplicationEvent("synced") {
+		});
+		this.dispatcher.enqueue(event(Type.MODIFIED, "a", "2", "1"));
+		this.dispatcher.enqueue(event(Type.ADDED, "b", "1", null));
+		assertThat(this.dispatcher.backlog()).isEqualTo(3);
+		runAll();
+		assertThat(this.published).containsExactly("ADDED a 2 old=null", "marker", "ADDED b 1 old=null");
+	}
+
+	@Test
+	void aThrowingListenerIsCountedAndDispatchGoesOn() {
+		Dispatcher dispatcher = new Dispatcher("things", this.tasks::add, (event) -> {
+			if (event instanceof ResourceEvent<?> resource && resource.key().endsWith("/bad")) {
+				throw new IllegalStateException("listener bug");
+			}
+			record(event);
+		});
+		dispatcher.enqueue(event(Type.ADDED, "a", "1", null));
+		dispatcher.enqueue(event(Type.ADDED, "bad", "1", null));
+		dispatcher.enqueue(event(Type.DELETED, "bad", "1", null));
+		dispatcher.enqueue(event(Type.ADDED, "c", "1", null));
+		runAll();
+		assertThat(this.published).containsExactly("ADDED a 1 old=null", "ADDED c 1 old=null");
+		assertThat(dispatcher.failures()).isEqualTo(2);
+		assertThat(dispatcher.published()).isEqualTo(2);
+		assertThat(dispatcher.backlog()).isZero();
+		dispatcher.enqueue(event(Type.MODIFIED, "a", "2", "1"));
+		runAll();
+		assertThat(this.published).endsWith("MODIFIED a 2 old=1");
+	}
+
+	@Test
+	void closeDropsTheBacklogAndPublishesNothingMore() {
+		this.dispatcher.enqueue(event(Type.ADDED, "a", "1", null));
+		this.dispatcher.close();
+		this.dispatcher.enqueue(event(Type.ADDED, "b", "1", null));
+		runAll();
+		assertThat(this.published).isEmpty();
+		assertThat(this.dispatcher.backlog()).isZero();
+	}
+
+	@Test
+	void aSlowListenerNeverBlocksTheWriterAndTheBacklogStaysBoundedPerObject() throws Exception {
+		ExecutorService executor = Executors.newFixedThreadPool(2);
+		CountDownLatch entered = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		List<String> seen = new CopyOnWriteArrayList<>();
+		Dispatcher dispatcher = new Dispatcher("things", executor, (event) -> {
+			ResourceEvent<?> resource = (ResourceEvent<?>) event;
+			seen.add(resource.type() + " " + resource.key() + " " + resource.meta().resourceVersion());
+			entered.countDown();
+			try {
+				release.await(10, TimeUnit.SECONDS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		});
+		try {
+			dispatcher.enqueue(event(Type.ADDED, "a", "1", null));
+			assertThat(entered.await(5, TimeUnit.SECONDS)).isTrue();
+			long start = System.nanoTime();
+			for (int i = 2; i <= 1000; i++) {
+				dispatcher.enqueue(event(Type.MODIFIED, "a", Integer.toString(i), Integer.toString(i - 1)));
+				dispatcher.enqueue(event(Type.MODIFIED, "o" + (i % 10), Integer.toString(i), null));
+			}
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+			// "a" is being published; one folded MODIFIED of "a" and one per other object wait
+			assertThat(dispatcher.backlog()).isEqualTo(11);
+			release.countDown();
+			await().atMost(Duration.ofSeconds(10)).until(() -> dispatcher.backlog() == 0 && seen.size() == 12);
+			assertThat(seen.get(0)).isEqualTo("ADDED ns/a 1");
+			assertThat(seen.get(1)).isEqualTo("MODIFIED ns/a 1000");
+		}
+		finally {
+			release.countDown();
+			executor.shutdownNow();
+		}
+	}
+
+	private void runAll() {
+		while (!this.tasks.isEmpty()) {
+			this.tasks.poll().run();
+		}
+	}
+
+	private void record(ApplicationEvent event) {
+		if (event instanceof ResourceEvent<?> resource) {
+			this.published.add(resource.type() + " " + resource.meta().name() + " " + resource.object() + " old="
+					+ resource.oldObject());
+		}
+		else {
+			this.published.add("marker");
+		}
+	}
+
+	/** An event whose object is its resourceVersion and whose old object is {@code old}. */
+	private static ResourceEvent<String> event(Type type, String name, String resourceVersion, String old) {
+		return new ResourceEvent<>("test", "things", type, resourceVersion, old,
+				new ObjectMeta("ns", name, "uid-" + name, resourceVersion, Map.of()), false, false, String.class);
+	}
+
+}

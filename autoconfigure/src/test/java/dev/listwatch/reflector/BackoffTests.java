@@ -1,0 +1,85 @@
+package dev.listwatch.reflector;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@link Backoff} with a fake clock and a fixed random draw: growth, cap, jitter, Retry-After and
+ * reset.
+ */
+class BackoffTests {
+
+	private final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
+
+	@Test
+	void clientGoDelaysDoubleFrom800MillisTo30Seconds() {
+		Backoff backoff = new Backoff(Backoff.Settings.CLIENT_GO, this.clock, ReflectorTests.fixed(0.0));
+		List<Long> delays = new ArrayList<>();
+		for (int i = 0; i < 9; i++) {
+			delays.add(backoff.next(null).toMillis());
+			this.clock.advance(Duration.ofSeconds(1));
+		}
+		assertThat(delays).containsExactly(800L, 1600L, 3200L, 6400L, 12800L, 25600L, 30000L, 30000L, 30000L);
+	}
+
+	@Test
+	void jitterStretchesEachDelayByUpToItsFraction() {
+		Backoff.Settings settings = new Backoff.Settings(Duration.ofMillis(100), Duration.ofSeconds(30), 2.0, 1.0,
+				Duration.ofMinutes(2));
+		Backoff half = new Backoff(settings, this.clock, ReflectorTests.fixed(0.5));
+		assertThat(half.next(null)).isEqualTo(Duration.ofMillis(150));
+		assertThat(half.next(null)).isEqualTo(Duration.ofMillis(300));
+		Backoff most = new Backoff(settings, this.clock, ReflectorTests.fixed(0.999));
+		assertThat(most.next(null).toMillis()).isBetween(100L, 200L);
+		Backoff quarter = new Backoff(new Backoff.Settings(Duration.ofMillis(100), Duration.ofSeconds(30), 2.0, 0.2,
+				Duration.ofMinutes(2)), this.clock, ReflectorTests.fixed(0.5));
+		assertThat(quarter.next(null)).isEqualTo(Duration.ofMillis(110));
+	}
+
+	@Test
+	void retryAfterIsAFloorNotACeiling() {
+		Backoff backoff = new Backoff(Backoff.Settings.CLIENT_GO, this.clock, ReflectorTests.fixed(0.0));
+		assertThat(backoff.next(Duration.ofSeconds(5))).isEqualTo(Duration.ofSeconds(5));
+		// the backoff still grew underneath: 1600 ms now, more than a Retry-After of 1 s
+		assertThat(backoff.next(Duration.ofSeconds(1))).isEqualTo(Duration.ofMillis(1600));
+		assertThat(backoff.next(Duration.ZERO)).isEqualTo(Duration.ofMillis(3200));
+		assertThat(backoff.next(Duration.ofMinutes(2))).isEqualTo(Duration.ofMinutes(2));
+	}
+
+	@Test
+	void startsOverAfterResetAfterWithoutAFailure() {
+		Backoff backoff = new Backoff(Backoff.Settings.CLIENT_GO, this.clock, ReflectorTests.fixed(0.0));
+		backoff.next(null);
+		backoff.next(null);
+		assertThat(backoff.next(null)).isEqualTo(Duration.ofMillis(3200));
+		this.clock.advance(Duration.ofMinutes(2));
+		assertThat(backoff.next(null)).as("exactly resetAfter is not yet a reset").isEqualTo(Duration.ofMillis(6400));
+		this.clock.advance(Duration.ofMinutes(2).plusMillis(1));
+		assertThat(backoff.next(null)).isEqualTo(Duration.ofMillis(800));
+		assertThat(backoff.next(null)).isEqualTo(Duration.ofMillis(1600));
+	}
+
+	@Test
+	void resetStartsOverAtOnce() {
+		Backoff backoff = new Backoff(Backoff.Settings.CLIENT_GO, this.clock, ReflectorTests.fixed(0.0));
+		backoff.next(null);
+		backoff.next(null);
+		backoff.reset();
+		assertThat(backoff.next(null)).isEqualTo(Duration.ofMillis(800));
+	}
+
+	@Test
+	void neverATightLoop() {
+		Backoff backoff = new Backoff(Backoff.Settings.CLIENT_GO, this.clock, ReflectorTests.fixed(0.0));
+		for (int i = 0; i < 100; i++) {
+			assertThat(backoff.next(Duration.ZERO)).isGreaterThanOrEqualTo(Duration.ofMillis(800));
+		}
+	}
+
+}

@@ -1,0 +1,39 @@
+package dev.listwatch.reflector;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+
+/**
+ * A clock tests move by hand.
+ */
+final class MutableClock extends Clock {
+
+	private volatile Instant now;
+
+	MutableClock(Instant now) {
+		this.now = now;
+	}
+
+	void advance(Duration duration) {
+		this.now = this.now.plus(duration);
+	}
+
+	@Override
+	public ZoneId getZone() {
+		return ZoneOffset.UTC;
+	}
+
+	@Override
+	public Clock withZone(ZoneId zone) {
+		return this;
+	}
+
+	@Override
+	public Instant instant() {
+		return this.now;
+	}
+
+}

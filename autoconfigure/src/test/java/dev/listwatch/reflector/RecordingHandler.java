@@ -1,0 +1,70 @@
+package dev.listwatch.reflector;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import dev.listwatch.ObjectMeta;
+import dev.listwatch.WatchEvent;
+
+/**
+ * Records what a {@link Reflector} delivers, as strings: {@code replace initial=true [a@1, b@1]}
+ * and {@code ADDED c@2}. Calls can be awaited one by one.
+ */
+final class RecordingHandler implements ReflectorHandler<String> {
+
+	private static final Duration WAIT = Duration.ofSeconds(10);
+
+	final List<String> calls = new CopyOnWriteArrayList<>();
+
+	private final LinkedBlockingQueue<String> arrivals = new LinkedBlockingQueue<>();
+
+	/** Thrown by the next apply, once, when set. */
+	volatile RuntimeException failNextApply;
+
+	@Override
+	public void replace(List<ObjectMeta> metas, List<String> objects, boolean initial) {
+		for (int i = 0; i < metas.size(); i++) {
+			if (!objects.get(i).startsWith(metas.get(i).name() + "@")) {
+				throw new AssertionError("meta " + metas.get(i) + " does not go with " + objects.get(i));
+			}
+		}
+		record("replace initial=" + initial + " " + objects);
+	}
+
+	@Override
+	public void apply(WatchEvent<String> event) {
+		RuntimeException failure = this.failNextApply;
+		if (failure != null) {
+			this.failNextApply = null;
+			throw failure;
+		}
+		record(event.type() + " " + event.object());
+	}
+
+	private void record(String call) {
+		this.calls.add(call);
+		this.arrivals.add(call);
+	}
+
+	/**
+	 * Waits for the next call not yet awaited.
+	 * @return the call
+	 */
+	String next() {
+		try {
+			String call = this.arrivals.poll(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+			if (call == null) {
+				throw new AssertionError("No handler call within " + WAIT + "; calls so far: " + this.calls);
+			}
+			return call;
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new AssertionError(ex);
+		}
+	}
+
+}
