@@ -70,13 +70,30 @@ final class ApiErrors {
 		return new KubernetesApiException(Kind.DECODE, request + ": " + cause.getMessage(), cause);
 	}
 
-	private static String describe(Throwable cause) {
-		Throwable root = cause;
-		while (root.getCause() != null && root.getCause() != root) {
-			root = root.getCause();
+	/**
+	 * What went wrong, from the cause chain: each exception's type and message once, outermost
+	 * first, without Spring's wrappers, for example
+	 * {@code ConnectException: Connection refused <- ClosedChannelException}.
+	 */
+	static String describe(Throwable cause) {
+		StringBuilder text = new StringBuilder();
+		java.util.Set<Throwable> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+		for (Throwable t = cause; t != null && seen.add(t); t = t.getCause()) {
+			if (t instanceof org.springframework.web.client.RestClientException && t.getCause() != null) {
+				continue;
+			}
+			if (t instanceof java.io.UncheckedIOException && t.getCause() != null) {
+				continue;
+			}
+			String message = t.getMessage();
+			String part = t.getClass().getSimpleName()
+					+ ((message != null && !message.isBlank() && (t.getCause() == null
+							|| !message.equals(String.valueOf(t.getCause())))) ? ": " + message : "");
+			if (text.indexOf(part) < 0) {
+				text.append((text.length() > 0) ? " <- " : "").append(part);
+			}
 		}
-		String message = root.getMessage();
-		return root.getClass().getSimpleName() + ((message != null) ? ": " + message : "");
+		return text.toString();
 	}
 
 	static Duration retryAfter(HttpHeaders headers, Clock clock) {

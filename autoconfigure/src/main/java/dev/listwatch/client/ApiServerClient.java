@@ -238,7 +238,8 @@ public final class ApiServerClient {
 			throw ex;
 		}
 		catch (RestClientException | UncheckedIOException ex) {
-			throw ApiErrors.connection(request, ex);
+			// name the server: a connection failure is about where, not what
+			throw ApiErrors.connection("GET " + this.server + pathAndQuery, ex);
 		}
 	}
 

@@ -259,7 +259,11 @@ public final class Reflector<T> implements Runnable {
 			if (!page.hasMore() || isStopped()) {
 				return resourceVersion;
 			}
-			options = options.withContinueToken(page.continueToken());
+			// the continue token carries the list's resourceVersion; like client-go's pager, send
+			// only the token
+			options = options.withContinueToken(page.continueToken())
+				.withResourceVersion(null)
+				.withResourceVersionMatch(null);
 		}
 	}
 

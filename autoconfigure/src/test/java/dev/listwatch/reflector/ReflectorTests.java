@@ -71,6 +71,7 @@ class ReflectorTests {
 		assertThat(second.watch()).isFalse();
 		assertThat(second.options().continueToken()).isEqualTo("c1");
 		assertThat(second.options().limit()).isEqualTo(2L);
+		assertThat(second.options().resourceVersion()).as("the token carries it").isNull();
 		Request watch = this.listerWatcher.nextRequest();
 		assertThat(watch.watch()).isTrue();
 		assertThat(watch.options().resourceVersion()).isEqualTo("10");
