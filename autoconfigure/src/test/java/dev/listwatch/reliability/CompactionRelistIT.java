@@ -1,0 +1,132 @@
+package dev.listwatch.reliability;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import dev.listwatch.KubernetesObject;
+import dev.listwatch.Lister;
+import dev.listwatch.autoconfigure.ListwatchAutoConfiguration;
+import dev.listwatch.event.ResourceEvent;
+import dev.listwatch.informer.Informer;
+import dev.listwatch.testsupport.ApiWriter;
+import dev.listwatch.testsupport.LocalApiServer;
+import dev.listwatch.testsupport.fault.FaultProxy;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.event.EventListener;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * While a watch is cut off, objects are deleted, changed and created and etcd compacts past the
+ * watch's resourceVersion. On reconnecting the watch gets 410 Gone, relists, and reports the
+ * difference: the delete it missed (final state unknown), the change and the creation.
+ */
+class CompactionRelistIT {
+
+	@TempDir
+	Path dir;
+
+	@Test
+	void aCompactedResourceVersionIsRecoveredByRelistWithTheDifference() {
+		try (LocalApiServer server = new LocalApiServer(LocalApiServer.Options.defaults()
+			.withFlags("--etcd-compaction-interval=1s", "--watch-cache=false")).start();
+				FaultProxy proxy = FaultProxy.startFor(server.serverUrl())) {
+			String ns = server.createNamespace("lw-compaction");
+			String path = "/api/v1/namespaces/" + ns + "/configmaps";
+			ApiWriter writer = server.writer();
+			for (String name : List.of("a", "b", "c")) {
+				writer.create(path, ApiWriter.configMap(ns, name, "v", "0"));
+			}
+			new ApplicationContextRunner()
+				.withConfiguration(AutoConfigurations.of(JacksonAutoConfiguration.class,
+						RestClientAutoConfiguration.class, ListwatchAutoConfiguration.class))
+				.withUserConfiguration(Listeners.class)
+				.withPropertyValues("listwatch.kubeconfig=" + proxy.kubeconfigFor(server.kubeconfig(),
+						this.dir.resolve("kubeconfig")), "listwatch.watches.cms.api-version=v1",
+						"listwatch.watches.cms.kind=ConfigMap", "listwatch.watches.cms.namespace=" + ns,
+						"listwatch.defaults.initial-backoff=100ms", "listwatch.defaults.max-backoff=500ms")
+				.run((context) -> {
+					Informer<?> informer = context.getBean("cmsInformer", Informer.class);
+					Recorder recorder = context.getBean(Recorder.class);
+					await().atMost(Duration.ofSeconds(30)).until(() -> informer.status().hasSynced());
+					String before = informer.status().snapshot().lastResourceVersion();
+					proxy.refuse();
+					proxy.cutAll();
+					writer.delete(path + "/a");
+					writer.patch(path + "/b", "{\"data\":{\"v\":\"1\"}}");
+					writer.create(path, ApiWriter.configMap(ns, "d", "v", "0"));
+					// write until etcd has compacted past the watch's resourceVersion
+					long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+					boolean compacted = false;
+					for (int i = 0; !compacted && System.nanoTime() < deadline; i++) {
+						writer.create("/api/v1/namespaces/default/configmaps",
+								ApiWriter.configMap("default", "filler-" + i, "v", "0"));
+						try {
+							writer.get(path + "?resourceVersion=" + before + "&resourceVersionMatch=Exact");
+						}
+						catch (IllegalStateException ex) {
+							compacted = ex.getMessage().contains("410");
+						}
+					}
+					assertThat(compacted).as("etcd compacted past %s", before).isTrue();
+					proxy.resume();
+					await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+						assertThat(informer.status().snapshot().relists()).isEqualTo(1);
+						assertThat(recorder.last).containsKeys(ns + "/d");
+					});
+					await().atMost(Duration.ofSeconds(10)).until(() -> informer.backlog() == 0);
+					ResourceEvent<KubernetesObject> deleted = recorder.last.get(ns + "/a");
+					assertThat(deleted.type()).isEqualTo(ResourceEvent.Type.DELETED);
+					assertThat(deleted.finalStateUnknown()).isTrue();
+					ResourceEvent<KubernetesObject> changed = recorder.last.get(ns + "/b");
+					assertThat(changed.type()).isEqualTo(ResourceEvent.Type.MODIFIED);
+					assertThat(changed.object().at("/data/v").asString()).isEqualTo("1");
+					assertThat(changed.oldObject().at("/data/v").asString()).isEqualTo("0");
+					assertThat(recorder.last.get(ns + "/d").type()).isEqualTo(ResourceEvent.Type.ADDED);
+					assertThat(recorder.last.get(ns + "/c").initialList()).isTrue();
+					Lister<KubernetesObject> lister = context.getBean("cmsLister", Lister.class);
+					assertThat(lister.list().stream().map(KubernetesObject::name).sorted())
+						.containsExactly("b", "c", "d");
+					assertThat(informer.status().snapshot().restarts()).containsKey("expired");
+				});
+		}
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class Listeners {
+
+		@Bean
+		Recorder recorder() {
+			return new Recorder();
+		}
+
+	}
+
+	static class Recorder {
+
+		final Map<String, ResourceEvent<KubernetesObject>> last = new ConcurrentHashMap<>();
+
+		final List<ResourceEvent<KubernetesObject>> all = new CopyOnWriteArrayList<>();
+
+		@EventListener
+		void on(ResourceEvent<KubernetesObject> event) {
+			this.all.add(event);
+			this.last.put(event.key(), event);
+		}
+
+	}
+
+}
