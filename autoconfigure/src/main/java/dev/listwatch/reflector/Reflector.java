@@ -65,6 +65,12 @@ public final class Reflector<T> implements Runnable {
 
 	private volatile boolean idleClosed;
 
+	/** When the request under way (a list page or a watch being opened) was sent, or null. */
+	private volatile Instant requestSince;
+
+	/** The thread running the loop. */
+	private volatile Thread runner;
+
 	private String lastResourceVersion;
 
 	private boolean streamingUnsupported;
@@ -90,6 +96,7 @@ public final class Reflector<T> implements Runnable {
 
 	@Override
 	public void run() {
+		this.runner = Thread.currentThread();
 		boolean needSync = true;
 		boolean afterGone = false;
 		int gonesInARow = 0;
@@ -147,7 +154,8 @@ public final class Reflector<T> implements Runnable {
 					continue;
 				}
 				this.status.failed(ex);
-				this.status.restarted(reason(ex));
+				this.status.restarted((this.idleClosed && ex.kind() == Kind.CONNECTION) ? "idle" : reason(ex));
+				this.idleClosed = false;
 				Duration delay = this.backoff.next(ex.retryAfter());
 				String message = "Watch " + this.name + " failed, retrying in " + delay.toMillis() + " ms: "
 						+ ex.getMessage();
@@ -192,6 +200,17 @@ public final class Reflector<T> implements Runnable {
 	 * @return whether the watch was closed
 	 */
 	public boolean checkIdle(Instant now) {
+		Instant sent = this.requestSince;
+		Thread thread = this.runner;
+		if (sent != null && thread != null
+				&& Duration.between(sent, now).compareTo(this.options.idleTimeout()) > 0) {
+			// a request without an answer (a half-open connection): abandon it; the JDK client's
+			// blocking calls end on an interrupt
+			this.requestSince = null;
+			this.idleClosed = true;
+			thread.interrupt();
+			return true;
+		}
 		WatchStream<T> stream = this.current;
 		Instant last = this.lastActivity;
 		if (stream != null && last != null
@@ -237,7 +256,8 @@ public final class Reflector<T> implements Runnable {
 		while (true) {
 			ObjectList<T> page;
 			try {
-				page = this.listerWatcher.list(options);
+				ListOptions pageOptions = options;
+				page = request(() -> this.listerWatcher.list(pageOptions));
 			}
 			catch (KubernetesApiException ex) {
 				if (ex.isGone() && options.continueToken() != null) {
@@ -278,7 +298,7 @@ public final class Reflector<T> implements Runnable {
 			.withResourceVersion(afterGone ? null : this.lastResourceVersion);
 		WatchStream<T> stream;
 		try {
-			stream = this.listerWatcher.watch(options);
+			stream = request(() -> this.listerWatcher.watch(options));
 		}
 		catch (KubernetesApiException ex) {
 			if (ex.kind() == Kind.BAD_REQUEST || ex.kind() == Kind.INVALID) {
@@ -364,7 +384,8 @@ public final class Reflector<T> implements Runnable {
 	}
 
 	private WatchStream<T> openWatch() {
-		WatchStream<T> stream = this.listerWatcher.watch(watchOptions().withResourceVersion(this.lastResourceVersion));
+		ListOptions options = watchOptions().withResourceVersion(this.lastResourceVersion);
+		WatchStream<T> stream = request(() -> this.listerWatcher.watch(options));
 		opened(stream);
 		return stream;
 	}
@@ -456,14 +477,35 @@ public final class Reflector<T> implements Runnable {
 		};
 	}
 
+	/**
+	 * Sends a request that {@link #checkIdle} abandons if it stays without an answer for the idle
+	 * timeout.
+	 */
+	private <R> R request(java.util.function.Supplier<R> request) {
+		this.requestSince = this.clock.instant();
+		try {
+			return request.get();
+		}
+		finally {
+			this.requestSince = null;
+			// an abandoned request leaves the interrupt set (the JDK client restores it); only
+			// stop() ends the loop
+			if (!isStopped()) {
+				Thread.interrupted();
+			}
+		}
+	}
+
 	private void pause(Duration delay) {
 		this.status.state(WatchState.BACKOFF, this.clock.instant());
 		try {
 			this.stopped.await(delay.toMillis(), TimeUnit.MILLISECONDS);
 		}
 		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			this.stopped.countDown();
+			// the watchdog's interrupt of an abandoned request may arrive late; it is not a stop
+			if (isStopped()) {
+				Thread.currentThread().interrupt();
+			}
 		}
 		if (!isStopped()) {
 			this.status.state(this.synced ? WatchState.WATCHING : WatchState.SYNCING, this.clock.instant());

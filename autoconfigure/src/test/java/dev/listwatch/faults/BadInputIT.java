@@ -125,6 +125,21 @@ class BadInputIT {
 	}
 
 	@Test
+	void aRequestThatIsNeverAnsweredIsAbandonedAfterTheIdleTimeout() {
+		this.server.onList(Reply.body("application/json", list(10, configMap("a", 10, "0"))))
+			.onWatch(Reply.silent())
+			.onWatch(Reply.stream(true, event("MODIFIED", configMap("a", 11, "1"))));
+		start(1 << 20, Duration.ofSeconds(1));
+		awaitValue("a", "1");
+		assertThat(this.server.lists()).isEqualTo(1);
+		assertThat(this.server.watches()).isEqualTo(2);
+		assertThat(this.server.requests().get(2).parameter("resourceVersion")).isEqualTo("10");
+		ReflectorStatus.Snapshot status = this.informer.status().snapshot();
+		assertThat(status.restarts()).containsKey("idle");
+		assertThat(status.relists()).isZero();
+	}
+
+	@Test
 	void throttlingHonoursRetryAfter() {
 		this.server.onList(Reply.error(429, "TooManyRequests", 1))
 			.onList(Reply.body("application/json", list(10, configMap("a", 10, "0"))));
@@ -174,6 +189,10 @@ class BadInputIT {
 	}
 
 	private void start(int maxEventBytes) {
+		start(maxEventBytes, Duration.ofMinutes(3));
+	}
+
+	private void start(int maxEventBytes, Duration idleTimeout) {
 		ApiServerClient client = new ApiServerClient(
 				RestClient.builder()
 					.requestFactory(new JdkClientHttpRequestFactory(
@@ -183,8 +202,8 @@ class BadInputIT {
 		ListerWatcher<KubernetesObject> configMaps = client.listerWatcher(client.resolve("v1", "ConfigMap", null, "ns"),
 				KubernetesObject.class, false, maxEventBytes);
 		ReflectorOptions options = new ReflectorOptions(null, null, 500L, false, Duration.ofMinutes(5),
-				Duration.ofMinutes(10), Duration.ofMinutes(3), QUICK);
-		this.runtime = new InformerRuntime(Clock.systemUTC(), this.events::add, 1, Duration.ofSeconds(1));
+				Duration.ofMinutes(10), idleTimeout, QUICK);
+		this.runtime = new InformerRuntime(Clock.systemUTC(), this.events::add, 1, Duration.ofMillis(200));
 		this.informer = new Informer<>("configmaps", KubernetesObject.class, configMaps, new Store<>(), options,
 				this.runtime);
 		this.informer.start();

@@ -299,6 +299,14 @@ public final class ScriptedApiServer implements AutoCloseable {
 		}
 
 		/**
+		 * No answer at all, not even headers, until the server closes: a half-open connection.
+		 * @return the reply
+		 */
+		static Reply silent() {
+			return (exchange, server) -> server.awaitClose();
+		}
+
+		/**
 		 * Answers the request.
 		 * @param exchange the exchange
 		 * @param server the server
