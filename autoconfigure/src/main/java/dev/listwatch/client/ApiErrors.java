@@ -86,6 +86,10 @@ final class ApiErrors {
 				continue;
 			}
 			String message = t.getMessage();
+			if (message != null && !message.isBlank() && text.indexOf(message) >= 0) {
+				// said already by the exception that wraps it
+				continue;
+			}
 			String part = t.getClass().getSimpleName()
 					+ ((message != null && !message.isBlank() && (t.getCause() == null
 							|| !message.equals(String.valueOf(t.getCause())))) ? ": " + message : "");

@@ -259,7 +259,7 @@ class ListwatchAutoConfigurationTests {
 				assertThat(analysis.getDescription())
 					.contains("listwatch.startup.wait-for-sync is set and these watches did not sync within 2 s")
 					.contains("'configmaps'")
-					.contains("last error: GET /api/v1 failed");
+					.contains("last error: GET https://127.0.0.1:");
 				assertThat(analysis.getAction()).contains("Check that the cluster is reachable")
 					.contains("listwatch.startup.sync-timeout");
 			});

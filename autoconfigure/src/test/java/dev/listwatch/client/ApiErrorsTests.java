@@ -22,6 +22,9 @@ class ApiErrorsTests {
 					+ " <- ClosedChannelException");
 		assertThat(ApiErrors.describe(new UncheckedIOException(new java.io.EOFException("truncated"))))
 			.isEqualTo("EOFException: truncated");
+		javax.net.ssl.SSLHandshakeException handshake = new javax.net.ssl.SSLHandshakeException("PKIX path building failed");
+		handshake.initCause(new java.security.cert.CertificateException("PKIX path building failed"));
+		assertThat(ApiErrors.describe(handshake)).isEqualTo("SSLHandshakeException: PKIX path building failed");
 	}
 
 }
