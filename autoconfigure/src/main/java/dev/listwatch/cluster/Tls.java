@@ -258,28 +258,11 @@ final class Tls {
 	}
 
 	/**
-	 * Checks the chain with the delegate (CA trust only) and the leaf against the
-	 * configured {@code tls-server-name} instead of the URL's host.
+	 * A trust manager on the client side of a connection: it checks servers only, all three
+	 * ways of asking through {@link #checkServerTrusted(X509Certificate[], String)}, and refuses
+	 * to check clients.
 	 */
-	static final class ServerNameTrustManager extends X509ExtendedTrustManager {
-
-		private final X509TrustManager delegate;
-
-		private final String serverName;
-
-		ServerNameTrustManager(X509TrustManager delegate, String serverName) {
-			this.delegate = delegate;
-			this.serverName = serverName;
-		}
-
-		@Override
-		public void checkServerTrusted(X509Certificate[] chain, String authType) throws CertificateException {
-			this.delegate.checkServerTrusted(chain, authType);
-			if (chain == null || chain.length == 0 || !certificateMatches(chain[0], this.serverName)) {
-				throw new CertificateException(
-						"Server certificate is not valid for tls-server-name " + this.serverName);
-			}
-		}
+	abstract static class ClientSideTrustManager extends X509ExtendedTrustManager {
 
 		@Override
 		public void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket)
@@ -310,6 +293,32 @@ final class Tls {
 			checkClientTrusted(chain, authType);
 		}
 
+	}
+
+	/**
+	 * Checks the chain with the delegate (CA trust only) and the leaf against the
+	 * configured {@code tls-server-name} instead of the URL's host.
+	 */
+	static final class ServerNameTrustManager extends ClientSideTrustManager {
+
+		private final X509TrustManager delegate;
+
+		private final String serverName;
+
+		ServerNameTrustManager(X509TrustManager delegate, String serverName) {
+			this.delegate = delegate;
+			this.serverName = serverName;
+		}
+
+		@Override
+		public void checkServerTrusted(X509Certificate[] chain, String authType) throws CertificateException {
+			this.delegate.checkServerTrusted(chain, authType);
+			if (chain == null || chain.length == 0 || !certificateMatches(chain[0], this.serverName)) {
+				throw new CertificateException(
+						"Server certificate is not valid for tls-server-name " + this.serverName);
+			}
+		}
+
 		@Override
 		public X509Certificate[] getAcceptedIssuers() {
 			return this.delegate.getAcceptedIssuers();
@@ -320,35 +329,10 @@ final class Tls {
 	/**
 	 * Accepts every server certificate: {@code insecure-skip-tls-verify: true}.
 	 */
-	static final class InsecureTrustManager extends X509ExtendedTrustManager {
+	static final class InsecureTrustManager extends ClientSideTrustManager {
 
 		@Override
 		public void checkServerTrusted(X509Certificate[] chain, String authType) {
-		}
-
-		@Override
-		public void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket) {
-		}
-
-		@Override
-		public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine) {
-		}
-
-		@Override
-		public void checkClientTrusted(X509Certificate[] chain, String authType) throws CertificateException {
-			throw new CertificateException("Client certificates are not checked by a client");
-		}
-
-		@Override
-		public void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket)
-				throws CertificateException {
-			checkClientTrusted(chain, authType);
-		}
-
-		@Override
-		public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
-				throws CertificateException {
-			checkClientTrusted(chain, authType);
 		}
 
 		@Override
