@@ -1,0 +1,50 @@
+package dev.listwatch.cluster;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * TLS is verified unless {@code insecure-skip-tls-verify} is set; when it is, one warning says so.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class InsecureWarningTests {
+
+	@TempDir
+	Path dir;
+
+	@Test
+	void insecureSkipTlsVerifyWarnsOnceAndOnlyWhenSet(CapturedOutput output) throws Exception {
+		Cluster verified = load("verified", "");
+		assertThat(output.getAll()).doesNotContain("insecure-skip-tls-verify");
+		Cluster insecure = load("insecure", "insecure-skip-tls-verify: true, ");
+		// requests through it log nothing more: the warning belongs to loading
+		insecure.requestFactory();
+		assertThat(output.getAll().lines().filter((line) -> line.contains("insecure-skip-tls-verify"))).hasSize(1);
+		assertThat(verified.server()).isEqualTo(insecure.server());
+	}
+
+	private Cluster load(String name, String insecure) throws Exception {
+		Path kubeconfig = this.dir.resolve(name + ".yaml");
+		Files.writeString(kubeconfig, """
+				apiVersion: v1
+				kind: Config
+				clusters: [{name: c, cluster: {%sserver: "https://127.0.0.1:6443"}}]
+				users: [{name: u, user: {token: abc}}]
+				contexts: [{name: x, context: {cluster: c, user: u}}]
+				current-context: x
+				""".formatted(insecure));
+		return ClusterLoader.load(new ConnectionSettings(kubeconfig.toString(), null, null, null, null, null, null, null,
+				null, null, null, Map.of(), this.dir, this.dir, null));
+	}
+
+}
