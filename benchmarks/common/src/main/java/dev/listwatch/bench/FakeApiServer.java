@@ -32,6 +32,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * stay open, idle, until the client closes them. Streaming lists ({@code sendInitialEvents=true})
  * are refused with 400, as by a server without the WatchList feature.
  * <p>
+ * Watches asked for with a WebSocket upgrade (fabric8's way) get one text frame per event instead.
+ * <p>
  * Counts every request by kind, for the request-count benchmark.
  */
 public final class FakeApiServer implements AutoCloseable {
@@ -80,6 +82,8 @@ public final class FakeApiServer implements AutoCloseable {
 
 	public final AtomicInteger streamingWatches = new AtomicInteger();
 
+	public final AtomicInteger webSocketWatches = new AtomicInteger();
+
 	public final AtomicInteger cutWatches = new AtomicInteger();
 
 	public final AtomicInteger otherRequests = new AtomicInteger();
@@ -108,6 +112,19 @@ public final class FakeApiServer implements AutoCloseable {
 		acceptor.start();
 	}
 
+	/**
+	 * Serves until killed, for trying a client by hand: {@code pods totalEvents eventsPerWatch cuts resetOnList}.
+	 */
+	public static void main(String[] args) throws Exception {
+		FakeApiServer server = new FakeApiServer(new Scenario(Integer.parseInt(args[0]), Long.parseLong(args[1]),
+				Long.parseLong(args[2]), Integer.parseInt(args[3]), Boolean.parseBoolean(args[4])));
+		System.out.println(server.url());
+		while (true) {
+			Thread.sleep(10_000);
+			System.out.println(server.counters() + " " + server.log.subList(Math.max(0, server.log.size() - 5), server.log.size()));
+		}
+	}
+
 	public String url() {
 		return "http://127.0.0.1:" + this.socket.getLocalPort();
 	}
@@ -123,6 +140,7 @@ public final class FakeApiServer implements AutoCloseable {
 		c.put("listPages", String.valueOf(this.pages.get()));
 		c.put("watches", String.valueOf(this.watches.get()));
 		c.put("streamingWatches", String.valueOf(this.streamingWatches.get()));
+		c.put("webSocketWatches", String.valueOf(this.webSocketWatches.get()));
 		c.put("cutWatches", String.valueOf(this.cutWatches.get()));
 		c.put("otherRequests", String.valueOf(this.otherRequests.get()));
 		c.put("resumeMismatches", String.valueOf(this.resumeMismatches.get()));
@@ -171,7 +189,7 @@ public final class FakeApiServer implements AutoCloseable {
 				if (this.log.size() < 500) {
 					this.log.add(parts[0] + " " + target);
 				}
-				if (!handle(target, in, out, s)) {
+				if (!handle(target, headers, in, out, s)) {
 					return;
 				}
 				if ("close".equalsIgnoreCase(headers.get("connection"))) {
@@ -189,7 +207,8 @@ public final class FakeApiServer implements AutoCloseable {
 	}
 
 	/** Answers one request; returns whether the connection can serve another. */
-	private boolean handle(String target, InputStream in, OutputStream out, Socket s) throws IOException {
+	private boolean handle(String target, Map<String, String> headers, InputStream in, OutputStream out, Socket s)
+			throws IOException {
 		int q = target.indexOf('?');
 		String path = (q < 0) ? target : target.substring(0, q);
 		Map<String, String> query = parseQuery((q < 0) ? "" : target.substring(q + 1));
@@ -244,7 +263,7 @@ public final class FakeApiServer implements AutoCloseable {
 			hold(in);
 			return false;
 		}
-		return watch(query, in, out, s);
+		return watch(query, headers.get("sec-websocket-key"), in, out, s);
 	}
 
 	private void list(Map<String, String> query, OutputStream out) throws IOException {
@@ -297,8 +316,12 @@ public final class FakeApiServer implements AutoCloseable {
 		out.flush();
 	}
 
-	private boolean watch(Map<String, String> query, InputStream in, OutputStream out, Socket s) throws IOException {
+	private boolean watch(Map<String, String> query, String webSocketKey, InputStream in, OutputStream out, Socket s)
+			throws IOException {
 		int w = this.watches.getAndIncrement();
+		if (webSocketKey != null) {
+			this.webSocketWatches.incrementAndGet();
+		}
 		int n = this.scenario.pods();
 		String rvText = query.get("resourceVersion");
 		long from;
@@ -314,7 +337,12 @@ public final class FakeApiServer implements AutoCloseable {
 			}
 		}
 		long to = Math.min(this.scenario.totalEvents(), from + this.scenario.eventsPerWatch());
-		startChunked(out);
+		if (webSocketKey != null) {
+			acceptWebSocket(out, webSocketKey);
+		}
+		else {
+			startChunked(out);
+		}
 		for (long k = from; k < to; k++) {
 			int i = (int) (k % n);
 			byte[] event = this.eventTemplates[i];
@@ -325,7 +353,12 @@ public final class FakeApiServer implements AutoCloseable {
 				event[off + d] = (byte) ('0' + (rv % 10));
 				rv /= 10;
 			}
-			chunk(out, event, 0, event.length);
+			if (webSocketKey != null) {
+				frame(out, event, 0, event.length);
+			}
+			else {
+				chunk(out, event, 0, event.length);
+			}
 			synchronized (this.lock) {
 				this.cursor = Math.max(this.cursor, k + 1);
 			}
@@ -397,6 +430,41 @@ public final class FakeApiServer implements AutoCloseable {
 			.getBytes(StandardCharsets.ISO_8859_1));
 		out.write(bytes);
 		out.flush();
+	}
+
+	/** Answers a WebSocket upgrade (fabric8 watches over WebSocket, as kube-apiserver allows). */
+	private static void acceptWebSocket(OutputStream out, String key) throws IOException {
+		String accept;
+		try {
+			accept = java.util.Base64.getEncoder()
+				.encodeToString(java.security.MessageDigest.getInstance("SHA-1")
+					.digest((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").getBytes(StandardCharsets.ISO_8859_1)));
+		}
+		catch (java.security.NoSuchAlgorithmException ex) {
+			throw new IllegalStateException(ex);
+		}
+		out.write(("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+				+ "Sec-WebSocket-Accept: " + accept + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
+	}
+
+	/** One unmasked text frame from the server. */
+	private static void frame(OutputStream out, byte[] b, int off, int len) throws IOException {
+		out.write(0x81);
+		if (len < 126) {
+			out.write(len);
+		}
+		else if (len < 65536) {
+			out.write(126);
+			out.write(len >>> 8);
+			out.write(len & 0xff);
+		}
+		else {
+			out.write(127);
+			for (int shift = 56; shift >= 0; shift -= 8) {
+				out.write((int) (((long) len) >>> shift) & 0xff);
+			}
+		}
+		out.write(b, off, len);
 	}
 
 	private static void startChunked(OutputStream out) throws IOException {

@@ -195,9 +195,7 @@ public final class Driver {
 		command.add("-cp");
 		command.add(classpath);
 		command.add(def[1]);
-		if (def[2] != null) {
-			command.add(def[2]);
-		}
+		command.add((def[2] != null) ? def[2] : bench);
 		command.addAll(List.of(args));
 		Path log = this.logs.resolve(bench + "-" + client + ".log");
 		ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
@@ -236,6 +234,16 @@ public final class Driver {
 		run.reader.start();
 		System.err.println("[" + bench + "] " + client + " (log: " + log + ")");
 		return run;
+	}
+
+	/** The first requests the fake server saw, beside the client's log. */
+	void serverLog(String bench, String client, FakeApiServer server) throws IOException {
+		List<String> lines;
+		synchronized (server.log) {
+			lines = new ArrayList<>(server.log);
+		}
+		lines.add("counters " + server.counters());
+		Files.write(this.logs.resolve(bench + "-" + client + ".requests.log"), lines);
 	}
 
 	static double median(List<Map<String, String>> results, String key) {
@@ -291,6 +299,7 @@ public final class Driver {
 					System.err.println("  " + client + " exited with " + exit);
 				}
 				all.put(client, run.results);
+				serverLog("throughput", client, server);
 			}
 		}
 		double tokenize = median(all.get("jackson-tokenize"), "eventsPerSec");
@@ -341,6 +350,7 @@ public final class Driver {
 				run.waitFor(3600);
 				all.put(client, run.results);
 				counters.put(client, server.counters());
+				serverLog("sync", client, server);
 			}
 		}
 		double listwatch = median(all.getOrDefault("listwatch", List.of()), "retainedBytesPerObject");
@@ -400,6 +410,7 @@ public final class Driver {
 						"pods=" + pods, "events=" + events, "timeoutSeconds=" + this.opts.getOrDefault("requestsTimeout", "300"));
 				run.waitFor(900);
 				Map<String, String> c = server.counters();
+				serverLog("requests", client, server);
 				Map<String, String> r = run.results.isEmpty() ? Map.of() : run.results.get(0);
 				int lists = Integer.parseInt(c.get("lists"));
 				print("| " + client + " | " + r.getOrDefault("completed", "no result") + " | "
@@ -476,7 +487,7 @@ public final class Driver {
 			for (int watches : new int[] { 0, 10 }) {
 				List<Map<String, String>> results = new ArrayList<>();
 				for (int r = 0; r < rounds; r++) {
-					Run run = launch("startup", "listwatch-boot", List.of(), "startup", "url=" + server.url(),
+					Run run = launch("startup", "listwatch-boot", List.of(), "url=" + server.url(),
 							"watches=" + watches);
 					run.waitFor(300);
 					results.addAll(run.results);
