@@ -28,8 +28,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The event stream is deterministic (see {@link Pods}): a watch from resourceVersion {@code r}
  * resumes exactly after the event that had {@code r}. A watch sends at most {@code eventsPerWatch}
  * events and never beyond {@code totalEvents}; the first {@code cuts} watches are then cut (the
- * socket closed in the middle of the chunked response, as a dropped connection looks), the others
- * stay open, idle, until the client closes them. Streaming lists ({@code sendInitialEvents=true})
+ * socket closed in the middle of the chunked response, as a dropped connection looks); the next
+ * watch sends all the remaining events and then stays open, idle, until the client closes it. Streaming lists ({@code sendInitialEvents=true})
  * are refused with 400, as by a server without the WatchList feature.
  * <p>
  * Watches asked for with a WebSocket upgrade (fabric8's way) get one text frame per event instead.
@@ -88,7 +88,7 @@ public final class FakeApiServer implements AutoCloseable {
 
 	public final AtomicInteger otherRequests = new AtomicInteger();
 
-	/** Watches that did not resume from the last resourceVersion sent. */
+	/** Watches that did not resume from the last resourceVersion sent (all of it is delivered). */
 	public final AtomicInteger resumeMismatches = new AtomicInteger();
 
 	public final List<String> log = Collections.synchronizedList(new ArrayList<>());
@@ -336,7 +336,10 @@ public final class FakeApiServer implements AutoCloseable {
 				this.resumeMismatches.incrementAndGet();
 			}
 		}
-		long to = Math.min(this.scenario.totalEvents(), from + this.scenario.eventsPerWatch());
+		boolean cut = w < this.scenario.cuts();
+		// a watch to be cut sends its share; the last one sends the rest
+		long to = cut ? Math.min(this.scenario.totalEvents(), from + this.scenario.eventsPerWatch())
+				: this.scenario.totalEvents();
 		if (webSocketKey != null) {
 			acceptWebSocket(out, webSocketKey);
 		}
@@ -364,9 +367,12 @@ public final class FakeApiServer implements AutoCloseable {
 			}
 		}
 		out.flush();
-		if (w < this.scenario.cuts()) {
+		if (cut) {
 			this.cutWatches.incrementAndGet();
-			s.setSoLinger(true, 0); // reset: the connection dropped mid-response
+			// the connection ends in the middle of the response (no last chunk / close frame), after every
+			// byte sent has arrived: a reset instead would let the kernel drop what the client has not
+			// read yet, and the resume point would be the server's guess
+			s.shutdownOutput();
 			s.close();
 			return false;
 		}

@@ -75,6 +75,11 @@ public class BootRunner implements Subject<KubernetesObject> {
 		args.add("--listwatch.defaults.page-size=" + target.pageSize());
 		args.add("--listwatch.defaults.streaming-list=false");
 		args.add("--listwatch.startup.wait-for-sync=false");
+		if (Boolean.getBoolean("bench.fastRetry")) {
+			args.add("--listwatch.defaults.initial-backoff=100ms");
+			args.add("--listwatch.defaults.max-backoff=1s");
+			args.add("--listwatch.defaults.backoff-jitter=0.2");
+		}
 		ConfigurableApplicationContext context = app().run(args.toArray(new String[0]));
 		@SuppressWarnings("unchecked")
 		Lister<KubernetesObject> lister = context.getBean("wLister", Lister.class);
