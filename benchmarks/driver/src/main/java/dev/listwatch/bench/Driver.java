@@ -1,0 +1,523 @@
+package dev.listwatch.bench;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+import dev.listwatch.testsupport.ApiWriter;
+import dev.listwatch.testsupport.LocalApiServer;
+
+/**
+ * Runs the benchmarks: for each client one JVM (same flags for all) against the same server, then
+ * prints the tables in Markdown. {@code Driver <all|throughput,sync,latency,requests,startup> [key=value...]};
+ * see README.md for the keys.
+ */
+public final class Driver {
+
+	/** name -> module, main class, first arguments. */
+	static final Map<String, String[]> CLIENTS = new LinkedHashMap<>();
+
+	static {
+		CLIENTS.put("jackson-tokenize", new String[] { "listwatch-runner", "dev.listwatch.bench.ListwatchRunner", "tokenize" });
+		CLIENTS.put("listwatch-decode", new String[] { "listwatch-runner", "dev.listwatch.bench.ListwatchRunner", "decode" });
+		CLIENTS.put("listwatch", new String[] { "listwatch-runner", "dev.listwatch.bench.ListwatchRunner", null });
+		CLIENTS.put("listwatch-boot", new String[] { "listwatch-runner", "dev.listwatch.bench.BootRunner", null });
+		CLIENTS.put("fabric8", new String[] { "fabric8-runner", "dev.listwatch.bench.Fabric8Runner", null });
+		CLIENTS.put("client-java", new String[] { "clientjava-runner", "dev.listwatch.bench.ClientJavaRunner", null });
+	}
+
+	static final List<String> PEERS = List.of("fabric8", "client-java");
+
+	final Map<String, String> opts = new LinkedHashMap<>();
+
+	final Path home;
+
+	final Path logs;
+
+	final StringBuilder report = new StringBuilder();
+
+	Driver(String[] args) throws IOException {
+		this.opts.put("home", "benchmarks");
+		this.opts.put("heap", "3g");
+		this.opts.put("clients", "listwatch,listwatch-boot,fabric8,client-java");
+		this.opts.put("pods", "1000");
+		this.opts.put("events", "50000");
+		this.opts.put("rounds", "3");
+		this.opts.put("warmup", "2");
+		this.opts.put("syncPods", "50000");
+		this.opts.put("syncRounds", "3");
+		this.opts.put("page", "500");
+		this.opts.put("latencyCount", "500");
+		this.opts.put("latencyWarmup", "100");
+		this.opts.put("latencyIntervalMs", "20");
+		this.opts.put("latencyClients", "listwatch,fabric8,client-java");
+		this.opts.put("cuts", "50");
+		this.opts.put("perWatch", "20");
+		this.opts.put("startupRounds", "3");
+		for (int i = 1; i < args.length; i++) {
+			int eq = args[i].indexOf('=');
+			if (eq < 0) {
+				throw new IllegalArgumentException("expected key=value: " + args[i]);
+			}
+			this.opts.put(args[i].substring(0, eq), args[i].substring(eq + 1));
+		}
+		this.home = Path.of(this.opts.get("home")).toAbsolutePath();
+		this.logs = this.home.resolve("target/logs");
+		Files.createDirectories(this.logs);
+	}
+
+	public static void main(String[] args) throws Exception {
+		if (args.length == 0) {
+			System.err.println("usage: Driver <all|throughput,sync,latency,requests,startup> [key=value...]");
+			System.exit(2);
+		}
+		Driver driver = new Driver(args);
+		List<String> benches = args[0].equals("all") ? List.of("throughput", "sync", "requests", "latency", "startup")
+				: List.of(args[0].split(","));
+		driver.header(String.join(",", benches));
+		for (String bench : benches) {
+			switch (bench) {
+				case "throughput" -> driver.throughput();
+				case "sync" -> driver.sync();
+				case "latency" -> driver.latency();
+				case "requests" -> driver.requests();
+				case "startup" -> driver.startup();
+				default -> throw new IllegalArgumentException("unknown benchmark " + bench);
+			}
+		}
+		String stamp = ZonedDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
+		Path out = driver.home.resolve("target/results-" + stamp + ".md");
+		Files.writeString(out, driver.report);
+		System.out.println("\n(written to " + out + "; client logs in " + driver.logs + ")");
+		System.exit(0);
+	}
+
+	int i(String key) {
+		return Integer.parseInt(this.opts.get(key));
+	}
+
+	List<String> clients(String key) {
+		return List.of(this.opts.get(key).split(","));
+	}
+
+	void print(String text) {
+		System.out.println(text);
+		System.out.flush();
+		this.report.append(text).append('\n');
+	}
+
+	void header(String benches) throws IOException {
+		String cpu = "?";
+		for (String line : Files.readAllLines(Path.of("/proc/cpuinfo"))) {
+			if (line.startsWith("model name")) {
+				cpu = line.substring(line.indexOf(':') + 1).trim();
+				break;
+			}
+		}
+		String load = Files.readString(Path.of("/proc/loadavg")).trim();
+		print("# listwatch benchmarks, " + ZonedDateTime.now().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME));
+		print("");
+		print("Machine: " + Runtime.getRuntime().availableProcessors() + " cores (" + cpu + "), "
+				+ (totalMemory() >> 20) + " MiB, Java " + System.getProperty("java.version") + "; load average at start "
+				+ load + ". Each client in its own JVM: `" + String.join(" ", jvmFlags()) + "`.");
+		print("Benchmarks: " + benches + "; options: " + this.opts);
+		print("");
+	}
+
+	static long totalMemory() {
+		try {
+			for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
+				if (line.startsWith("MemTotal:")) {
+					return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+				}
+			}
+		}
+		catch (IOException ex) {
+			// unknown
+		}
+		return 0;
+	}
+
+	List<String> jvmFlags() {
+		return List.of("-Xms" + this.opts.get("heap"), "-Xmx" + this.opts.get("heap"), "-XX:+UseG1GC");
+	}
+
+	// ------------------------------------------------------------------ running a client
+
+	/** A client JVM: its RESULT lines, parsed. */
+	static final class Run {
+
+		final List<Map<String, String>> results = new ArrayList<>();
+
+		final CountDownLatch ready = new CountDownLatch(1);
+
+		Process process;
+
+		Thread reader;
+
+		int waitFor(long seconds) throws Exception {
+			if (!this.process.waitFor(seconds, TimeUnit.SECONDS)) {
+				this.process.destroyForcibly();
+				this.reader.join(5000);
+				return -1;
+			}
+			this.reader.join(5000);
+			return this.process.exitValue();
+		}
+
+	}
+
+	Run launch(String bench, String client, List<String> extraJvm, String... args) throws IOException {
+		String[] def = CLIENTS.get(client);
+		if (def == null) {
+			throw new IllegalArgumentException("unknown client " + client + "; known: " + CLIENTS.keySet());
+		}
+		Path module = this.home.resolve(def[0]);
+		String classpath = module.resolve("target/classes") + ":" + Files.readString(module.resolve("target/classpath.txt")).trim();
+		List<String> command = new ArrayList<>();
+		command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+		command.addAll(jvmFlags());
+		command.addAll(extraJvm);
+		command.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
+		command.add("-cp");
+		command.add(classpath);
+		command.add(def[1]);
+		command.add((def[2] != null) ? def[2] : bench);
+		command.addAll(List.of(args));
+		Path log = this.logs.resolve(bench + "-" + client + ".log");
+		ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+		builder.environment().remove("KUBECONFIG");
+		Run run = new Run();
+		run.process = builder.start();
+		PrintWriter logWriter = new PrintWriter(Files.newBufferedWriter(log, StandardCharsets.UTF_8));
+		logWriter.println("$ " + String.join(" ", command).replace(classpath, "<classpath>"));
+		run.reader = new Thread(() -> {
+			try (BufferedReader in = new BufferedReader(
+					new InputStreamReader(run.process.getInputStream(), StandardCharsets.UTF_8)); logWriter) {
+				String line;
+				while ((line = in.readLine()) != null) {
+					logWriter.println(line);
+					if (line.startsWith("RESULT ")) {
+						Map<String, String> result = new LinkedHashMap<>();
+						for (String kv : line.substring(7).split(" ")) {
+							int eq = kv.indexOf('=');
+							result.put(kv.substring(0, eq), kv.substring(eq + 1));
+						}
+						synchronized (run.results) {
+							run.results.add(result);
+						}
+						System.err.println("  " + line);
+					}
+					else if (line.equals("READY")) {
+						run.ready.countDown();
+					}
+				}
+			}
+			catch (IOException ex) {
+				// process gone
+			}
+		}, "reader-" + client);
+		run.reader.setDaemon(true);
+		run.reader.start();
+		System.err.println("[" + bench + "] " + client + " (log: " + log + ")");
+		return run;
+	}
+
+	/** The first requests the fake server saw, beside the client's log. */
+	void serverLog(String bench, String client, FakeApiServer server) throws IOException {
+		List<String> lines;
+		synchronized (server.log) {
+			lines = new ArrayList<>(server.log);
+		}
+		lines.add("counters " + server.counters());
+		Files.write(this.logs.resolve(bench + "-" + client + ".requests.log"), lines);
+	}
+
+	static double median(List<Map<String, String>> results, String key) {
+		return Stats.median(results.stream()
+			.filter((r) -> !"true".equals(r.get("warmup")) && r.containsKey(key))
+			.mapToDouble((r) -> Double.parseDouble(r.get(key)))
+			.toArray());
+	}
+
+	static String f0(double v) {
+		return Double.isNaN(v) ? "n/a" : String.format("%,.0f", v);
+	}
+
+	static String f1(double v) {
+		return Double.isNaN(v) ? "n/a" : String.format("%.1f", v);
+	}
+
+	static String f2(double v) {
+		return Double.isNaN(v) ? "n/a" : String.format("%.2f", v);
+	}
+
+	static String ratio(double a, double b) {
+		return (Double.isNaN(a) || Double.isNaN(b) || b == 0) ? "n/a" : String.format("%.2f×", a / b);
+	}
+
+	// ------------------------------------------------------------------ 1. watch throughput
+
+	void throughput() throws Exception {
+		int pods = i("pods");
+		long events = Long.parseLong(this.opts.get("events"));
+		List<String> clients = new ArrayList<>(List.of("jackson-tokenize", "listwatch-decode"));
+		clients.addAll(clients("clients"));
+		Map<String, List<Map<String, String>>> all = new LinkedHashMap<>();
+		int eventBytes = 0;
+		for (String client : clients) {
+			String[] args = { "pods=" + pods, "events=" + events, "rounds=" + this.opts.get("rounds"),
+					"warmup=" + this.opts.get("warmup") };
+			if (client.equals("jackson-tokenize") || client.equals("listwatch-decode")) {
+				Run run = launch("throughput", client, List.of(), args);
+				run.waitFor(1800);
+				all.put(client, run.results);
+				continue;
+			}
+			try (FakeApiServer server = new FakeApiServer(new FakeApiServer.Scenario(pods, events, events, 0, true))) {
+				Bytes b = new Bytes(8192);
+				server.pods().writeEvent(b, "MODIFIED", 1, Pods.eventRv(pods, 1));
+				eventBytes = b.size();
+				List<String> a = new ArrayList<>(List.of(args));
+				a.add(0, "url=" + server.url());
+				Run run = launch("throughput", client, List.of(), a.toArray(new String[0]));
+				int exit = run.waitFor(3600);
+				if (exit != 0) {
+					System.err.println("  " + client + " exited with " + exit);
+				}
+				all.put(client, run.results);
+				serverLog("throughput", client, server);
+			}
+		}
+		double tokenize = median(all.get("jackson-tokenize"), "eventsPerSec");
+		double listwatch = median(all.getOrDefault("listwatch", List.of()), "eventsPerSec");
+		double fastestPeer = Double.NaN;
+		for (String peer : PEERS) {
+			double rate = median(all.getOrDefault(peer, List.of()), "eventsPerSec");
+			if (!Double.isNaN(rate) && (Double.isNaN(fastestPeer) || rate > fastestPeer)) {
+				fastestPeer = rate;
+			}
+		}
+		print("## 1. Watch throughput");
+		print("");
+		print(pods + " Pods, " + events + " MODIFIED events round-robin (" + eventBytes
+				+ " bytes each with managedFields), one watch, streamed from a local plain-HTTP server as fast as the"
+				+ " client reads; decoding, cache update and a no-op handler. Median of " + this.opts.get("rounds")
+				+ " rounds after " + this.opts.get("warmup") + " warm-up rounds in the same JVM. CPU = process CPU"
+				+ " time (all threads) per 1,000 events.");
+		print("");
+		print("| client | events/s | MB/s | CPU ms / 1k events | handler calls per round | vs listwatch |");
+		print("|---|---:|---:|---:|---:|---:|");
+		for (String client : clients) {
+			List<Map<String, String>> r = all.getOrDefault(client, List.of());
+			double rate = median(r, "eventsPerSec");
+			print("| " + client + " | " + f0(rate) + " | " + f0(rate * eventBytes / 1e6) + " | "
+					+ f2(median(r, "cpuMsPer1kEvents")) + " | " + f0(median(r, "handlerCalls")) + " | "
+					+ ratio(rate, listwatch) + " |");
+		}
+		print("");
+		print("listwatch / fastest peer: **" + ratio(listwatch, fastestPeer) + "** (target ≥ 2×); listwatch / Jackson"
+				+ " tokenize: **" + ratio(listwatch, tokenize) + "** (target ≥ 0.60×).");
+		print("");
+	}
+
+	// ------------------------------------------------------------------ 2. initial sync
+
+	void sync() throws Exception {
+		int pods = i("syncPods");
+		int rounds = i("syncRounds");
+		String page = this.opts.get("page");
+		Map<String, List<Map<String, String>>> all = new LinkedHashMap<>();
+		Map<String, Map<String, String>> counters = new LinkedHashMap<>();
+		int[] sizes = new Pods().sizes();
+		for (String client : clients("clients")) {
+			try (FakeApiServer server = new FakeApiServer(new FakeApiServer.Scenario(pods, 0, 0, 0, true))) {
+				Run run = launch("sync", client, List.of(), "url=" + server.url(), "pods=" + pods, "page=" + page,
+						"rounds=" + rounds);
+				run.waitFor(3600);
+				all.put(client, run.results);
+				counters.put(client, server.counters());
+				serverLog("sync", client, server);
+			}
+		}
+		double listwatch = median(all.getOrDefault("listwatch", List.of()), "retainedBytesPerObject");
+		double leanest = Double.NaN;
+		for (String peer : PEERS) {
+			double b = median(all.getOrDefault(peer, List.of()), "retainedBytesPerObject");
+			if (!Double.isNaN(b) && (Double.isNaN(leanest) || b < leanest)) {
+				leanest = b;
+			}
+		}
+		print("## 2. Initial sync");
+		print("");
+		print(pods + " Pods listed from a local plain-HTTP server, asked in pages of " + page + " (client-java's"
+				+ " informer cannot page: one list); median of " + rounds + " rounds (the first is cold). Synced = the"
+				+ " informer reports synced; handled = the no-op handler has seen every ADDED. Retained = used heap"
+				+ " after 3× System.gc() with the informer running minus before it started, per cached object."
+				+ " A Pod's JSON is " + sizes[0] + " bytes as served, " + sizes[1] + " without managedFields"
+				+ " (listwatch drops managedFields by default, the peers keep them).");
+		print("");
+		print("| client | synced ms | handled ms | CPU ms | list requests (pages) / round | retained bytes / object | ÷ JSON size | vs listwatch |");
+		print("|---|---:|---:|---:|---:|---:|---:|---:|");
+		for (String client : all.keySet()) {
+			List<Map<String, String>> r = all.get(client);
+			double retained = median(r, "retainedBytesPerObject");
+			Map<String, String> c = counters.get(client);
+			print("| " + client + " | " + f0(median(r, "syncedMs")) + " | " + f0(median(r, "handledMs")) + " | "
+					+ f0(median(r, "cpuMs")) + " | " + f1(Double.parseDouble(c.get("lists")) / rounds) + " ("
+					+ f1(Double.parseDouble(c.get("listPages")) / rounds) + ") | " + f0(retained) + " | "
+					+ f2(retained / sizes[0]) + " | " + ratio(retained, listwatch) + " |");
+		}
+		print("");
+		print("listwatch retained / leanest peer: **" + ratio(listwatch, leanest) + "** (target ≤ 0.50×); listwatch"
+				+ " retained / JSON size: **" + ratio(listwatch, sizes[0]) + "** (target ≤ 2×).");
+		print("");
+	}
+
+	// ------------------------------------------------------------------ 4. requests under disconnects
+
+	void requests() throws Exception {
+		int pods = i("pods");
+		int cuts = i("cuts");
+		int perWatch = i("perWatch");
+		long events = (long) (cuts + 1) * perWatch;
+		print("## 4. Requests with " + cuts + " forced disconnects");
+		print("");
+		print(pods + " Pods; each of the first " + cuts + " watches is cut (the connection closed mid-response) after " + perWatch
+				+ " events, the next one stays open; " + events + " events in all. Counted by the server. Retry"
+				+ " delays shortened where the client allows (listwatch 100 ms–1 s, fabric8 100 ms"
+				+ " reconnect interval; client-java has no such setting), so that the run takes seconds. ¹ The client"
+				+ " resumed from an earlier resourceVersion than the last event the server wrote before the cut (the"
+				+ " server then sends the missing events again: nothing is lost, a few events travel twice).");
+		print("");
+		print("| client | completed | seconds | LISTs | list pages | WATCHes | watches resuming behind the last event sent¹ | relists |");
+		print("|---|---|---:|---:|---:|---:|---:|---:|");
+		for (String client : clients("clients")) {
+			try (FakeApiServer server = new FakeApiServer(
+					new FakeApiServer.Scenario(pods, events, perWatch, cuts, false))) {
+				Run run = launch("requests", client, List.of("-Dbench.fastRetry=true"), "url=" + server.url(),
+						"pods=" + pods, "events=" + events, "timeoutSeconds=" + this.opts.getOrDefault("requestsTimeout", "300"));
+				run.waitFor(900);
+				Map<String, String> c = server.counters();
+				serverLog("requests", client, server);
+				Map<String, String> r = run.results.isEmpty() ? Map.of() : run.results.get(0);
+				int lists = Integer.parseInt(c.get("lists"));
+				print("| " + client + " | " + r.getOrDefault("completed", "no result") + " | "
+						+ r.getOrDefault("seconds", "-") + " | " + lists + " | " + c.get("listPages") + " | "
+						+ c.get("watches") + " | " + c.get("resumeMismatches") + " | " + (lists - 1) + " |");
+			}
+		}
+		print("");
+	}
+
+	// ------------------------------------------------------------------ 3. latency on a real API server
+
+	void latency() throws Exception {
+		int warmup = i("latencyWarmup");
+		int count = i("latencyCount");
+		long interval = Long.parseLong(this.opts.get("latencyIntervalMs"));
+		List<String> clients = clients("latencyClients");
+		Map<String, Run> runs = new LinkedHashMap<>();
+		try (LocalApiServer server = new LocalApiServer().start()) {
+			String ns = server.createNamespace("bench-latency");
+			String path = "/api/v1/namespaces/" + ns + "/configmaps";
+			ApiWriter writer = server.writer();
+			writer.create(path, ApiWriter.configMap(ns, "lat", "v", "0"));
+			for (String client : clients) {
+				runs.put(client, launch("latency", client, List.of(), "kubeconfig=" + server.kubeconfig(),
+						"namespace=" + ns, "warmup=" + warmup, "count=" + count));
+			}
+			for (Map.Entry<String, Run> e : runs.entrySet()) {
+				if (!e.getValue().ready.await(120, TimeUnit.SECONDS)) {
+					System.err.println("  " + e.getKey() + " did not sync");
+				}
+			}
+			for (int s = 0; s < warmup + count; s++) {
+				long t = System.nanoTime();
+				writer.patch(path + "/lat", "{\"metadata\":{\"labels\":{\"s\":\"" + s + "\",\"t\":\"" + t + "\"}}}");
+				long next = t + interval * 1_000_000;
+				long sleep = next - System.nanoTime();
+				if (sleep > 0) {
+					Thread.sleep(sleep / 1_000_000, (int) (sleep % 1_000_000));
+				}
+			}
+			Thread.sleep(1000);
+			writer.create(path, ApiWriter.configMap(ns, "stop", "v", "0"));
+			for (Run run : runs.values()) {
+				run.waitFor(120);
+			}
+		}
+		print("## 3. Latency on a real kube-apiserver (1.34.4, LocalApiServer)");
+		print("");
+		print("All clients watch the same ConfigMap at once; the driver patches it every " + interval + " ms ("
+				+ count + " measured after " + warmup + " warm-up writes), stamping System.nanoTime() (one clock for"
+				+ " all processes on Linux) in a label just before the PATCH; the handler subtracts it from its own"
+				+ " nanoTime. So latency = PATCH request + etcd + watch fan-out + client decode + cache + handler.");
+		print("");
+		print("| client | samples | missed | p50 µs | p99 µs | max µs | p99 vs fabric8 |");
+		print("|---|---:|---:|---:|---:|---:|---:|");
+		Function<String, Double> p99 = (c) -> runs.containsKey(c) && !runs.get(c).results.isEmpty()
+				? Double.parseDouble(runs.get(c).results.get(0).get("p99Us")) : Double.NaN;
+		for (Map.Entry<String, Run> e : runs.entrySet()) {
+			Map<String, String> r = e.getValue().results.isEmpty() ? Map.of() : e.getValue().results.get(0);
+			print("| " + e.getKey() + " | " + r.getOrDefault("samples", "no result") + " | " + r.getOrDefault("missed", "-")
+					+ " | " + r.getOrDefault("p50Us", "-") + " | " + r.getOrDefault("p99Us", "-") + " | "
+					+ r.getOrDefault("maxUs", "-") + " | " + ratio(p99.apply(e.getKey()), p99.apply("fabric8")) + " |");
+		}
+		print("");
+	}
+
+	// ------------------------------------------------------------------ 5. startup cost
+
+	void startup() throws Exception {
+		int rounds = i("startupRounds");
+		Map<Integer, List<Map<String, String>>> all = new LinkedHashMap<>();
+		try (FakeApiServer server = new FakeApiServer(new FakeApiServer.Scenario(i("pods"), 0, 0, 0, true))) {
+			for (int watches : new int[] { 0, 10 }) {
+				List<Map<String, String>> results = new ArrayList<>();
+				for (int r = 0; r < rounds; r++) {
+					Run run = launch("startup", "listwatch-boot", List.of(), "url=" + server.url(),
+							"watches=" + watches);
+					run.waitFor(300);
+					results.addAll(run.results);
+				}
+				all.put(watches, results);
+			}
+		}
+		print("## 5. Startup cost of the starter");
+		print("");
+		print("A non-web Spring Boot application (spring-boot-starter + listwatch), fresh JVM each time, median of "
+				+ rounds + ": with listwatch disabled vs. 10 declared watches (pods with " + i("pods")
+				+ " objects + 9 empty core resources) against the local server, wait-for-sync on. run = SpringApplication.run;"
+				+ " heap = used after 3× System.gc().");
+		print("");
+		print("| watches | run ms | JVM uptime at ready ms | heap KiB | threads | loaded classes |");
+		print("|---:|---:|---:|---:|---:|---:|");
+		for (Map.Entry<Integer, List<Map<String, String>>> e : all.entrySet()) {
+			List<Map<String, String>> r = e.getValue();
+			print("| " + e.getKey() + " | " + f0(median(r, "runMs")) + " | " + f0(median(r, "jvmUptimeMs")) + " | "
+					+ f0(median(r, "heapKb")) + " | " + f0(median(r, "threads")) + " | " + f0(median(r, "classes")) + " |");
+		}
+		List<Map<String, String>> base = all.get(0);
+		List<Map<String, String>> ten = all.get(10);
+		print("");
+		print("10 watches add: **" + f0(median(ten, "runMs") - median(base, "runMs")) + " ms** to run, **"
+				+ f0(median(ten, "heapKb") - median(base, "heapKb")) + " KiB** of heap (" + i("pods")
+				+ " cached Pods included), " + f0(median(ten, "threads") - median(base, "threads")) + " threads.");
+		print("");
+	}
+
+}

@@ -1,0 +1,170 @@
+package dev.listwatch.bench;
+
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+
+import dev.listwatch.KubernetesObject;
+import dev.listwatch.Lister;
+import dev.listwatch.event.ResourceEvent;
+
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.event.EventListener;
+
+/**
+ * listwatch as an application uses it: a Spring Boot application with the starter's
+ * auto-configuration, one declared watch and a no-op {@code @EventListener}. Also the startup
+ * benchmark ({@code startup url= watches=0|10}).
+ */
+@SpringBootApplication
+public class BootRunner implements Subject<KubernetesObject> {
+
+	static volatile Consumer<KubernetesObject> sink = (o) -> {
+	};
+
+	public static void main(String[] args) throws Exception {
+		if (args[0].equals("startup")) {
+			startup(args);
+			return;
+		}
+		BenchMain.run(new BootRunner(), args);
+	}
+
+	@Bean
+	Listener listener() {
+		return new Listener();
+	}
+
+	static class Listener {
+
+		@EventListener
+		void on(ResourceEvent<KubernetesObject> event) {
+			if (event.type() != ResourceEvent.Type.DELETED) {
+				sink.accept(event.object());
+			}
+		}
+
+	}
+
+	@Override
+	public String name() {
+		return "listwatch-boot";
+	}
+
+	@Override
+	public Running start(Target target, Consumer<KubernetesObject> onUpsert) {
+		sink = onUpsert;
+		List<String> args = new ArrayList<>();
+		if (target.server() != null) {
+			args.add("--listwatch.connection.server=" + target.server());
+		}
+		else {
+			args.add("--listwatch.kubeconfig=" + target.kubeconfig());
+		}
+		args.add("--listwatch.watches.w.api-version=v1");
+		args.add("--listwatch.watches.w.resource=" + target.resource());
+		if (target.namespace() != null) {
+			args.add("--listwatch.watches.w.namespace=" + target.namespace());
+		}
+		args.add("--listwatch.defaults.page-size=" + target.pageSize());
+		args.add("--listwatch.defaults.streaming-list=false");
+		args.add("--listwatch.startup.wait-for-sync=false");
+		if (Boolean.getBoolean("bench.fastRetry")) {
+			args.add("--listwatch.defaults.initial-backoff=100ms");
+			args.add("--listwatch.defaults.max-backoff=1s");
+			args.add("--listwatch.defaults.backoff-jitter=0.2");
+		}
+		ConfigurableApplicationContext context = app().run(args.toArray(new String[0]));
+		@SuppressWarnings("unchecked")
+		Lister<KubernetesObject> lister = context.getBean("wLister", Lister.class);
+		return new Running() {
+
+			@Override
+			public boolean awaitSynced(Duration timeout) throws Exception {
+				long end = System.nanoTime() + timeout.toNanos();
+				while (!lister.hasSynced()) {
+					if (System.nanoTime() > end) {
+						return false;
+					}
+					Thread.sleep(1);
+				}
+				return true;
+			}
+
+			@Override
+			public int cacheSize() {
+				return lister.size();
+			}
+
+			@Override
+			public void close() {
+				context.close();
+			}
+
+		};
+	}
+
+	@Override
+	public String resourceVersion(KubernetesObject object) {
+		return object.resourceVersion();
+	}
+
+	@Override
+	public String name(KubernetesObject object) {
+		return object.name();
+	}
+
+	@Override
+	public String label(KubernetesObject object, String key) {
+		return object.labels().get(key);
+	}
+
+	private static SpringApplication app() {
+		SpringApplication app = new SpringApplication(BootRunner.class);
+		app.setWebApplicationType(WebApplicationType.NONE);
+		app.setBannerMode(org.springframework.boot.Banner.Mode.OFF);
+		app.setLogStartupInfo(false);
+		return app;
+	}
+
+	/** Startup: the time to a ready context and the heap after it, with 0 or 10 declared watches. */
+	static void startup(String[] argv) throws Exception {
+		String url = argv[1].substring("url=".length());
+		int watches = Integer.parseInt(argv[2].substring("watches=".length()));
+		String[] resources = { "pods", "configmaps", "secrets", "services", "endpoints", "serviceaccounts", "events",
+				"persistentvolumeclaims", "replicationcontrollers", "limitranges" };
+		List<String> args = new ArrayList<>();
+		args.add("--listwatch.connection.server=" + url);
+		args.add("--listwatch.defaults.streaming-list=false");
+		args.add("--listwatch.startup.wait-for-sync=true");
+		for (int i = 0; i < watches; i++) {
+			args.add("--listwatch.watches." + resources[i] + ".api-version=v1");
+			args.add("--listwatch.watches." + resources[i] + ".resource=" + resources[i]);
+		}
+		if (watches == 0) {
+			args.add("--listwatch.enabled=false");
+		}
+		long t0 = System.nanoTime();
+		ConfigurableApplicationContext context = app().run(args.toArray(new String[0]));
+		long ready = System.nanoTime();
+		long jvmUptime = ManagementFactory.getRuntimeMXBean().getUptime();
+		for (int i = 0; i < 3; i++) {
+			System.gc();
+			Thread.sleep(100);
+		}
+		long heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+		int threads = Thread.activeCount();
+		int classes = ManagementFactory.getClassLoadingMXBean().getLoadedClassCount();
+		BenchMain.result("startup", "listwatch-boot", "watches", watches, "runMs", (ready - t0) / 1_000_000,
+				"jvmUptimeMs", jvmUptime, "heapKb", heap / 1024, "threads", threads, "classes", classes);
+		context.close();
+		System.exit(0);
+	}
+
+}

@@ -1,0 +1,117 @@
+package dev.listwatch.bench;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+import java.util.function.Consumer;
+
+import dev.listwatch.KubernetesObject;
+import dev.listwatch.ListerWatcher;
+import dev.listwatch.Resource;
+import dev.listwatch.cache.Store;
+import dev.listwatch.client.ApiServerClient;
+import dev.listwatch.cluster.Cluster;
+import dev.listwatch.cluster.ClusterLoader;
+import dev.listwatch.cluster.ConnectionSettings;
+import dev.listwatch.event.ResourceEvent;
+import dev.listwatch.informer.Informer;
+import dev.listwatch.informer.InformerRuntime;
+import dev.listwatch.reflector.Backoff;
+import dev.listwatch.reflector.ReflectorOptions;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.web.client.RestClient;
+
+/**
+ * listwatch's {@link Informer} wired by hand the way the auto-configuration wires it (Boot's
+ * {@code RestClient} builder, {@link ClusterLoader}, {@link ApiServerClient#create}), with a
+ * publisher that calls the handler directly instead of an application context.
+ * <p>
+ * {@code main(benchmark, key=value...)}; also {@code tokenize} and {@code decode} (see
+ * {@link Decode}).
+ */
+public final class ListwatchRunner implements Subject<KubernetesObject> {
+
+	public static void main(String[] args) throws Exception {
+		switch (args[0]) {
+			case "tokenize", "decode" -> dev.listwatch.client.Decode.main(args);
+			default -> BenchMain.run(new ListwatchRunner(), args);
+		}
+	}
+
+	@Override
+	public String name() {
+		return "listwatch";
+	}
+
+	static ConnectionSettings settings(Subject.Target target) throws Exception {
+		// an empty home and environment: only what the benchmark says counts
+		Path home = Files.createTempDirectory("listwatch-bench-home");
+		return new ConnectionSettings(target.kubeconfig(), null, target.server(), null, null, null, null, null, null,
+				null, null, Map.of(), home, null, null);
+	}
+
+	@Override
+	public Running start(Target target, Consumer<KubernetesObject> onUpsert) throws Exception {
+		Cluster cluster = ClusterLoader.load(settings(target));
+		ApiServerClient client = ApiServerClient.create(cluster, RestClient.builder(), JsonMapper.builder().build(),
+				Clock.systemUTC());
+		String kind = target.resource().equals("pods") ? "Pod" : "ConfigMap";
+		Resource resource = new Resource("", "v1", target.resource(), kind, true, target.namespace());
+		ListerWatcher<KubernetesObject> listerWatcher = client.listerWatcher(resource, KubernetesObject.class, false,
+				ApiServerClient.DEFAULT_MAX_EVENT_BYTES);
+		InformerRuntime runtime = new InformerRuntime(Clock.systemUTC(), (event) -> {
+			if (event instanceof ResourceEvent<?> e && e.type() != ResourceEvent.Type.DELETED) {
+				onUpsert.accept((KubernetesObject) e.object());
+			}
+		}, 2, Duration.ofSeconds(10));
+		// list + watch, as the peers do (the fake server refuses streaming lists anyway)
+		// -Dbench.fastRetry=true (the request-count benchmark): retry after 100 ms to 1 s instead of
+		// client-go's 800 ms to 30 s, so that 50 cuts take seconds, not half an hour
+		Backoff.Settings backoff = Boolean.getBoolean("bench.fastRetry")
+				? new Backoff.Settings(Duration.ofMillis(100), Duration.ofSeconds(1), 2.0, 0.2, Duration.ofMinutes(2))
+				: Backoff.Settings.CLIENT_GO;
+		ReflectorOptions options = new ReflectorOptions(null, null, target.pageSize(), false, Duration.ofMinutes(5),
+				Duration.ofMinutes(10), Duration.ofMinutes(3), backoff);
+		Informer<KubernetesObject> informer = new Informer<>(target.resource(), KubernetesObject.class, listerWatcher,
+				new Store<>(), options, runtime);
+		informer.start();
+		return new Running() {
+
+			@Override
+			public boolean awaitSynced(Duration timeout) throws Exception {
+				return informer.awaitSynced(timeout);
+			}
+
+			@Override
+			public int cacheSize() {
+				return informer.size();
+			}
+
+			@Override
+			public void close() {
+				informer.stop();
+				runtime.close();
+			}
+
+		};
+	}
+
+	@Override
+	public String resourceVersion(KubernetesObject object) {
+		return object.resourceVersion();
+	}
+
+	@Override
+	public String name(KubernetesObject object) {
+		return object.name();
+	}
+
+	@Override
+	public String label(KubernetesObject object, String key) {
+		return object.labels().get(key);
+	}
+
+}
