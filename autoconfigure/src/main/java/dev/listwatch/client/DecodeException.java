@@ -4,7 +4,7 @@ package dev.listwatch.client;
  * Bytes from the API server that are not what was expected; wrapped into a
  * {@link dev.listwatch.KubernetesApiException} of kind DECODE before it leaves this package.
  */
-final class DecodeException extends RuntimeException {
+class DecodeException extends RuntimeException {
 
 	DecodeException(String message) {
 		super(message);

@@ -50,11 +50,11 @@ final class HttpWatchStream<T> implements WatchStream<T> {
 		if (this.ended || this.closed) {
 			return false;
 		}
-		boolean more;
+		WatchEvent<T> event;
 		try {
-			more = this.frames.next();
+			event = this.frames.next(this.decoder::decodeEvent);
 		}
-		catch (JsonFrameReader.MalformedFrameException ex) {
+		catch (JsonFrameReader.MalformedFrameException | DecodeException ex) {
 			close();
 			throw ApiErrors.decode(this.request, ex);
 		}
@@ -66,18 +66,12 @@ final class HttpWatchStream<T> implements WatchStream<T> {
 			}
 			throw ApiErrors.connection(this.request, ex);
 		}
-		if (!more) {
+		if (event == null) {
 			this.ended = true;
 			close();
 			return false;
 		}
-		try {
-			this.next = this.decoder.decodeEvent(this.frames.buffer(), this.frames.start(), this.frames.length());
-		}
-		catch (DecodeException ex) {
-			close();
-			throw ApiErrors.decode(this.request, ex);
-		}
+		this.next = event;
 		return true;
 	}
 

@@ -6,9 +6,9 @@ import java.io.InputStream;
 
 /**
  * Cuts a stream of concatenated (or newline-delimited) top-level JSON objects into frames, one
- * object at a time, without parsing them: a byte scan that tracks nesting and strings. Only the
- * bytes of the current frame (and what was read ahead) are held; a frame larger than the limit is
- * refused. Not thread-safe.
+ * object at a time, letting the decoder find where each ends as it reads it, so the bytes are
+ * scanned once. Only the bytes of the current frame (and what was read ahead) are held; a frame
+ * larger than the limit is refused. Not thread-safe.
  */
 final class JsonFrameReader {
 
@@ -29,6 +29,8 @@ final class JsonFrameReader {
 	/** End (exclusive) of the bytes read. */
 	private int limit;
 
+	private final int[] end = new int[1];
+
 	JsonFrameReader(InputStream in, int maxFrameBytes) {
 		this.in = in;
 		this.maxFrameBytes = maxFrameBytes;
@@ -47,13 +49,35 @@ final class JsonFrameReader {
 	}
 
 	/**
-	 * Reads up to the end of the next frame.
+	 * Reads up to the end of the next frame, checking only that it is a complete JSON value.
 	 * @return {@code false} when the stream ended cleanly between frames
 	 * @throws IOException when reading fails
 	 * @throws EOFException when the stream ends inside a frame (a truncated event)
 	 * @throws MalformedFrameException when the bytes are not a JSON object or a frame is too large
 	 */
 	boolean next() throws IOException {
+		return next(JsonFrameReader::skip) != null;
+	}
+
+	private static Boolean skip(byte[] buf, int start, int limit, int[] end) {
+		JsonScanner json = new JsonScanner(buf, start, limit - start);
+		json.skipValue();
+		end[0] = json.position();
+		return Boolean.TRUE;
+	}
+
+	/**
+	 * Decodes the next frame straight from the buffer: the decoder reads it (in one pass) and says
+	 * where it ends; when the bytes read so far end inside it, more are read and it is decoded
+	 * again once the buffer ends with a '}' that may close it, or has doubled.
+	 * @param <R> what the decoder makes of a frame
+	 * @param decoder the decoder
+	 * @return what the decoder made, or {@code null} when the stream ended cleanly between frames
+	 * @throws IOException when reading fails
+	 * @throws EOFException when the stream ends inside a frame (a truncated event)
+	 * @throws MalformedFrameException when the bytes are not a JSON object or a frame is too large
+	 */
+	<R> R next(FrameDecoder<R> decoder) throws IOException {
 		int pos = this.frameEnd;
 		// skip whitespace between frames
 		while (true) {
@@ -63,7 +87,7 @@ final class JsonFrameReader {
 				this.limit = 0;
 				pos = 0;
 				if (!fill()) {
-					return false;
+					return null;
 				}
 			}
 			byte b = this.buf[pos];
@@ -77,57 +101,70 @@ final class JsonFrameReader {
 			break;
 		}
 		this.frameStart = pos;
-		int depth = 0;
-		boolean inString = false;
-		boolean escaped = false;
+		// try at once; then again when the bytes end as a frame may, or have doubled since the last
+		// try (so a huge frame arriving in small reads is not rescanned after every read)
+		int tried = -1;
 		while (true) {
-			if (pos == this.limit) {
-				if (this.limit - this.frameStart >= this.maxFrameBytes) {
-					throw new MalformedFrameException("an event is larger than the limit of " + this.maxFrameBytes
-							+ " bytes (listwatch.watches.<name>.max-event-size)");
+			int available = this.limit - this.frameStart;
+			if (tried < 0 || available >= 2 * tried || mayBeComplete()) {
+				tried = available;
+				try {
+					R result = decoder.decode(this.buf, this.frameStart, this.limit, this.end);
+					this.frameEnd = this.end[0];
+					return result;
 				}
-				if (this.frameStart > 0) {
-					// move the partial frame to the front before reading more
-					int partial = this.limit - this.frameStart;
-					System.arraycopy(this.buf, this.frameStart, this.buf, 0, partial);
-					this.frameStart = 0;
-					this.limit = partial;
-					pos = partial;
-				}
-				if (!fill()) {
-					throw new EOFException("the stream ended inside an event after " + (this.limit - this.frameStart)
-							+ " bytes (truncated)");
+				catch (JsonScanner.Incomplete ex) {
+					// the frame goes on: read more
 				}
 			}
-			byte[] b = this.buf;
-			int end = this.limit;
-			for (; pos < end; pos++) {
-				byte c = b[pos];
-				if (inString) {
-					if (escaped) {
-						escaped = false;
-					}
-					else if (c == '\\') {
-						escaped = true;
-					}
-					else if (c == '"') {
-						inString = false;
-					}
-				}
-				else if (c == '"') {
-					inString = true;
-				}
-				else if (c == '{' || c == '[') {
-					depth++;
-				}
-				else if (c == '}' || c == ']') {
-					if (--depth == 0) {
-						this.frameEnd = pos + 1;
-						return true;
-					}
-				}
+			if (this.limit - this.frameStart >= this.maxFrameBytes) {
+				throw new MalformedFrameException("an event is larger than the limit of " + this.maxFrameBytes
+						+ " bytes (listwatch.defaults.max-event-size)");
+			}
+			if (this.frameStart > 0) {
+				// move the partial frame to the front before reading more
+				int partial = this.limit - this.frameStart;
+				System.arraycopy(this.buf, this.frameStart, this.buf, 0, partial);
+				this.frameStart = 0;
+				this.limit = partial;
+			}
+			if (!fill()) {
+				throw new EOFException("the stream ended inside an event after " + (this.limit - this.frameStart)
+						+ " bytes (truncated)");
 			}
 		}
+	}
+
+	/** Whether the bytes read end with a '}' (and whitespace): a frame may end there. */
+	private boolean mayBeComplete() {
+		for (int i = this.limit - 1; i > this.frameStart; i--) {
+			byte c = this.buf[i];
+			if (c != ' ' && c != '\n' && c != '\r' && c != '\t') {
+				return c == '}';
+			}
+		}
+		return false;
+	}
+
+	/**
+	 * Reads one frame from the bytes of a buffer.
+	 *
+	 * @param <R> what it makes of the frame
+	 */
+	@FunctionalInterface
+	interface FrameDecoder<R> {
+
+		/**
+		 * Decodes the frame that starts at {@code start}.
+		 * @param buf the buffer
+		 * @param start where the frame starts
+		 * @param limit where the bytes read end
+		 * @param end receives where the frame ends
+		 * @return the decoded frame
+		 * @throws JsonScanner.Incomplete when the frame goes on past {@code limit}
+		 */
+		R decode(byte[] buf, int start, int limit, int[] end);
+
 	}
 
 	/** Reads more bytes, growing the buffer when full. */

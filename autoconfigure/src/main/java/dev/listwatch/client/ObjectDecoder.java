@@ -20,8 +20,10 @@ import tools.jackson.databind.ObjectMapper;
 
 /**
  * Decodes watch events and list pages in one pass over their bytes: the envelope and each
- * object's metadata are read token by token, everything else is skipped, and each object keeps
- * its own bytes (without {@code metadata.managedFields} unless asked to keep them). Objects bound
+ * object's metadata are read by a {@link JsonScanner}, everything else is skipped by a byte scan
+ * (not tokenized: a syntax error deep inside a skipped value, such as a missing colon in
+ * {@code spec}, surfaces only when the object is bound or parsed), and each object keeps its own
+ * bytes (without {@code metadata.managedFields} unless asked to keep them). Objects bound
  * to a Java type other than {@link KubernetesObject} are then bound from those bytes.
  * Thread-safe.
  *
@@ -30,6 +32,38 @@ import tools.jackson.databind.ObjectMapper;
 final class ObjectDecoder<T> {
 
 	static final String INITIAL_EVENTS_END = "k8s.io/initial-events-end";
+
+	private static final byte[] TYPE = ascii("type");
+
+	private static final byte[] OBJECT = ascii("object");
+
+	private static final byte[] METADATA = ascii("metadata");
+
+	private static final byte[] ITEMS = ascii("items");
+
+	private static final byte[] KIND = ascii("kind");
+
+	private static final byte[] API_VERSION = ascii("apiVersion");
+
+	private static final byte[] NAME = ascii("name");
+
+	private static final byte[] NAMESPACE = ascii("namespace");
+
+	private static final byte[] UID = ascii("uid");
+
+	private static final byte[] RESOURCE_VERSION = ascii("resourceVersion");
+
+	private static final byte[] CONTINUE = ascii("continue");
+
+	private static final byte[] REMAINING_ITEM_COUNT = ascii("remainingItemCount");
+
+	private static final byte[] LABELS = ascii("labels");
+
+	private static final byte[] ANNOTATIONS = ascii("annotations");
+
+	private static final byte[] MANAGED_FIELDS = ascii("managedFields");
+
+	private static final byte[] INITIAL_EVENTS_END_BYTES = ascii(INITIAL_EVENTS_END);
 
 	/** The reason of the status of an event whose object does not bind to the watch's Java type. */
 	static final String UNBINDABLE = WatchEvent.UNBINDABLE;
@@ -69,52 +103,77 @@ final class ObjectDecoder<T> {
 	 * @throws DecodeException when the bytes are not a watch event
 	 */
 	WatchEvent<T> decodeEvent(byte[] buf, int off, int len) {
-		try (JsonParser p = FACTORY.createParser(ObjectReadContext.empty(), buf, off, len)) {
-			expect(p.nextToken(), JsonToken.START_OBJECT, "a watch event");
-			String type = null;
-			Scan object = null;
-			while (p.nextToken() == JsonToken.PROPERTY_NAME) {
-				String field = p.currentName();
-				JsonToken value = p.nextToken();
-				if ("type".equals(field) && value == JsonToken.VALUE_STRING) {
-					type = p.getString();
+		int[] end = new int[1];
+		WatchEvent<T> event = decodeEvent(buf, off, off + len, end);
+		try {
+			new JsonScanner(buf, end[0], off + len - end[0]).expectEnd();
+		}
+		catch (DecodeException ex) {
+			throw new DecodeException("a watch event is not valid JSON: " + ex.getMessage(), ex);
+		}
+		return event;
+	}
+
+	/**
+	 * Decodes the watch event that starts at {@code off}, reading no further than {@code limit}.
+	 * @param buf the bytes
+	 * @param off where the event starts
+	 * @param limit where the bytes read so far end
+	 * @param end receives where the event ends
+	 * @return the event
+	 * @throws JsonScanner.Incomplete when the event goes on past {@code limit}
+	 * @throws DecodeException when the bytes are not a watch event
+	 */
+	WatchEvent<T> decodeEvent(byte[] buf, int off, int limit, int[] end) {
+		JsonScanner json = new JsonScanner(buf, off, limit - off);
+		String type = null;
+		Scan object = null;
+		try {
+			json.beginObject();
+			for (int key = json.nextKey(true); key >= 0; key = json.nextKey(false)) {
+				if (json.keyIs(key, TYPE)) {
+					type = json.stringOrSkip();
 				}
-				else if ("object".equals(field) && value == JsonToken.START_OBJECT) {
+				else if (json.keyIs(key, OBJECT) && json.peek() == '{') {
 					object = new Scan();
-					object.start = (int) p.currentTokenLocation().getByteOffset();
-					scanObject(p, object);
-					object.end = (int) p.currentLocation().getByteOffset();
+					object.start = json.position() - off;
+					scanObject(json, object);
+					object.end = json.position() - off;
 				}
 				else {
-					p.skipChildren();
+					json.skipValue();
 				}
 			}
-			if (type == null) {
-				throw new DecodeException("a watch event without a \"type\"");
-			}
-			if (object == null) {
-				throw new DecodeException("a " + type + " watch event without an \"object\"");
-			}
-			WatchEvent.Type eventType = eventType(type);
-			return switch (eventType) {
-				case ERROR -> new WatchEvent<>(eventType, null, null, decodeStatus(buf, off + object.start,
-						object.end - object.start), false);
-				case BOOKMARK -> new WatchEvent<>(eventType, null, object.meta(this.pool), null, object.initialEventsEnd);
-				default -> {
-					ObjectMeta meta = object.meta(this.pool);
-					try {
-						yield new WatchEvent<>(eventType, bind(object, meta, buf, off), meta, null, false);
-					}
-					catch (DecodeException ex) {
-						// the event is sound but its object does not fit the Java type: say so and go on
-						yield new WatchEvent<>(eventType, null, meta, new Status(0, UNBINDABLE, ex.getMessage()), false);
-					}
+			end[0] = json.position();
+		}
+		catch (JsonScanner.Incomplete ex) {
+			throw ex;
+		}
+		catch (DecodeException ex) {
+			throw new DecodeException("a watch event is not valid JSON: " + ex.getMessage(), ex);
+		}
+		if (type == null) {
+			throw new DecodeException("a watch event without a \"type\"");
+		}
+		if (object == null) {
+			throw new DecodeException("a " + truncate(type) + " watch event without an \"object\"");
+		}
+		WatchEvent.Type eventType = eventType(type);
+		return switch (eventType) {
+			case ERROR -> new WatchEvent<>(eventType, null, null,
+					decodeStatus(buf, off + object.start, object.end - object.start), false);
+			case BOOKMARK -> new WatchEvent<>(eventType, null, object.meta(this.pool), null, object.initialEventsEnd);
+			default -> {
+				ObjectMeta meta = object.meta(this.pool);
+				try {
+					yield new WatchEvent<>(eventType, bind(object, meta, buf, off), meta, null, false);
 				}
-			};
-		}
-		catch (JacksonException ex) {
-			throw new DecodeException("a watch event is not valid JSON: " + ex.getOriginalMessage(), ex);
-		}
+				catch (DecodeException ex) {
+					// the event is sound but its object does not fit the Java type: say so and go on
+					yield new WatchEvent<>(eventType, null, meta, new Status(0, UNBINDABLE, ex.getMessage()), false);
+				}
+			}
+		};
 	}
 
 	/**
@@ -126,44 +185,50 @@ final class ObjectDecoder<T> {
 	 * @throws DecodeException when the bytes are not a list
 	 */
 	ObjectList<T> decodeList(byte[] buf, int off, int len) {
-		try (JsonParser p = FACTORY.createParser(ObjectReadContext.empty(), buf, off, len)) {
-			expect(p.nextToken(), JsonToken.START_OBJECT, "a list");
-			String resourceVersion = null;
-			String continueToken = null;
-			Long remaining = null;
-			List<T> items = null;
-			List<ObjectMeta> metas = null;
-			String kind = null;
-			while (p.nextToken() == JsonToken.PROPERTY_NAME) {
-				String field = p.currentName();
-				JsonToken value = p.nextToken();
-				if ("metadata".equals(field) && value == JsonToken.START_OBJECT) {
-					while (p.nextToken() == JsonToken.PROPERTY_NAME) {
-						String name = p.currentName();
-						JsonToken v = p.nextToken();
-						if ("resourceVersion".equals(name) && v == JsonToken.VALUE_STRING) {
-							resourceVersion = p.getString();
+		JsonScanner json = new JsonScanner(buf, off, len);
+		String resourceVersion = null;
+		String continueToken = null;
+		Long remaining = null;
+		List<T> items = null;
+		List<ObjectMeta> metas = null;
+		String kind = null;
+		try {
+			json.beginObject();
+			for (int key = json.nextKey(true); key >= 0; key = json.nextKey(false)) {
+				if (json.keyIs(key, METADATA) && json.peek() == '{') {
+					json.beginObject();
+					for (int k = json.nextKey(true); k >= 0; k = json.nextKey(false)) {
+						if (json.keyIs(k, RESOURCE_VERSION)) {
+							resourceVersion = json.stringOrSkip();
 						}
-						else if ("continue".equals(name) && v == JsonToken.VALUE_STRING) {
-							continueToken = p.getString();
+						else if (json.keyIs(k, CONTINUE)) {
+							continueToken = json.stringOrSkip();
 						}
-						else if ("remainingItemCount".equals(name) && v == JsonToken.VALUE_NUMBER_INT) {
-							remaining = p.getLongValue();
+						else if (json.keyIs(k, REMAINING_ITEM_COUNT)) {
+							remaining = json.longOrSkip();
 						}
 						else {
-							p.skipChildren();
+							json.skipValue();
 						}
 					}
 				}
-				else if ("items".equals(field) && value == JsonToken.START_ARRAY) {
+				else if (json.keyIs(key, ITEMS) && json.peek() == '[') {
 					items = new ArrayList<>();
 					metas = new ArrayList<>();
-					JsonToken t;
-					while ((t = p.nextToken()) == JsonToken.START_OBJECT) {
+					json.expect('[');
+					boolean first = true;
+					while (json.peek() != ']') {
+						if (!first) {
+							json.expect(',');
+						}
+						first = false;
+						if (json.peek() != '{') {
+							throw json.error("expected an object in \"items\"");
+						}
 						Scan item = new Scan();
-						item.start = (int) p.currentTokenLocation().getByteOffset();
-						scanObject(p, item);
-						item.end = (int) p.currentLocation().getByteOffset();
+						item.start = json.position() - off;
+						scanObject(json, item);
+						item.end = json.position() - off;
 						ObjectMeta meta = item.meta(this.pool);
 						try {
 							items.add(bind(item, meta, buf, off));
@@ -174,28 +239,30 @@ final class ObjectDecoder<T> {
 							logger.error("Skipped " + meta.key() + " of a list: " + ex.getMessage());
 						}
 					}
-					expect(t, JsonToken.END_ARRAY, "the end of \"items\"");
+					json.expect(']');
 				}
-				else if ("items".equals(field) && value == JsonToken.VALUE_NULL) {
+				else if (json.keyIs(key, ITEMS) && json.peek() == 'n') {
+					json.skipValue();
 					items = new ArrayList<>();
 					metas = new ArrayList<>();
 				}
-				else if ("kind".equals(field) && value == JsonToken.VALUE_STRING) {
-					kind = p.getString();
+				else if (json.keyIs(key, KIND)) {
+					kind = json.stringOrSkip();
 				}
 				else {
-					p.skipChildren();
+					json.skipValue();
 				}
 			}
-			if (items == null) {
-				throw new DecodeException("expected a list with \"items\" but got "
-						+ ((kind != null) ? "a " + kind : "an object without them"));
-			}
-			return new ObjectList<>(items, metas, resourceVersion, continueToken, remaining);
+			json.expectEnd();
 		}
-		catch (JacksonException ex) {
-			throw new DecodeException("a list is not valid JSON: " + ex.getOriginalMessage(), ex);
+		catch (DecodeException ex) {
+			throw new DecodeException("a list is not valid JSON: " + ex.getMessage(), ex);
 		}
+		if (items == null) {
+			throw new DecodeException("expected a list with \"items\" but got "
+					+ ((kind != null) ? "a " + kind : "an object without them"));
+		}
+		return new ObjectList<>(items, metas, resourceVersion, continueToken, remaining);
 	}
 
 	/**
@@ -252,94 +319,71 @@ final class ObjectDecoder<T> {
 		}
 	}
 
-	/** Reads an object's envelope and metadata; leaves the parser on its END_OBJECT. */
-	private static void scanObject(JsonParser p, Scan scan) {
-		while (p.nextToken() == JsonToken.PROPERTY_NAME) {
-			String field = p.currentName();
-			JsonToken value = p.nextToken();
-			switch (field) {
-				case "apiVersion" -> scan.apiVersion = string(p, value);
-				case "kind" -> scan.kind = string(p, value);
-				case "metadata" -> {
-					if (value == JsonToken.START_OBJECT) {
-						scanMetadata(p, scan);
-					}
-					else {
-						p.skipChildren();
-					}
-				}
-				default -> p.skipChildren();
+	/** Reads an object's envelope and metadata, skipping the rest; ends after its '}'. */
+	private static void scanObject(JsonScanner json, Scan scan) {
+		json.beginObject();
+		for (int key = json.nextKey(true); key >= 0; key = json.nextKey(false)) {
+			if (json.keyIs(key, API_VERSION)) {
+				scan.apiVersion = json.stringOrSkip();
+			}
+			else if (json.keyIs(key, KIND)) {
+				scan.kind = json.stringOrSkip();
+			}
+			else if (json.keyIs(key, METADATA) && json.peek() == '{') {
+				scanMetadata(json, scan);
+			}
+			else {
+				json.skipValue();
 			}
 		}
 	}
 
-	private static void scanMetadata(JsonParser p, Scan scan) {
-		while (p.nextToken() == JsonToken.PROPERTY_NAME) {
-			String field = p.currentName();
-			int fieldStart = (int) p.currentTokenLocation().getByteOffset();
-			JsonToken value = p.nextToken();
-			switch (field) {
-				case "name" -> scan.name = string(p, value);
-				case "namespace" -> scan.namespace = string(p, value);
-				case "uid" -> scan.uid = string(p, value);
-				case "resourceVersion" -> scan.resourceVersion = string(p, value);
-				case "labels" -> {
-					if (value == JsonToken.START_OBJECT) {
-						Map<String, String> labels = new HashMap<>();
-						while (p.nextToken() == JsonToken.PROPERTY_NAME) {
-							String key = p.currentName();
-							JsonToken v = p.nextToken();
-							if (v == JsonToken.VALUE_STRING) {
-								labels.put(key, p.getString());
-							}
-							else {
-								p.skipChildren();
-							}
-						}
-						scan.labels = labels;
-					}
-					else {
-						p.skipChildren();
-					}
-				}
-				case "annotations" -> {
-					if (value == JsonToken.START_OBJECT) {
-						while (p.nextToken() == JsonToken.PROPERTY_NAME) {
-							String key = p.currentName();
-							JsonToken v = p.nextToken();
-							if (INITIAL_EVENTS_END.equals(key) && v == JsonToken.VALUE_STRING) {
-								scan.initialEventsEnd = "true".equals(p.getString());
-							}
-							else {
-								p.skipChildren();
-							}
-						}
-					}
-					else {
-						p.skipChildren();
-					}
-				}
-				case "managedFields" -> {
-					p.skipChildren();
-					scan.managedStart = fieldStart;
-					scan.managedEnd = (int) p.currentLocation().getByteOffset();
-				}
-				default -> p.skipChildren();
+	private static void scanMetadata(JsonScanner json, Scan scan) {
+		json.beginObject();
+		for (int key = json.nextKey(true); key >= 0; key = json.nextKey(false)) {
+			if (json.keyIs(key, NAME)) {
+				scan.name = json.stringOrSkip();
 			}
-		}
-	}
-
-	private static String string(JsonParser p, JsonToken value) {
-		if (value == JsonToken.VALUE_STRING) {
-			return p.getString();
-		}
-		p.skipChildren();
-		return null;
-	}
-
-	private static void expect(JsonToken actual, JsonToken expected, String what) {
-		if (actual != expected) {
-			throw new DecodeException("expected " + what + " but found " + ((actual != null) ? actual : "the end"));
+			else if (json.keyIs(key, NAMESPACE)) {
+				scan.namespace = json.stringOrSkip();
+			}
+			else if (json.keyIs(key, UID)) {
+				scan.uid = json.stringOrSkip();
+			}
+			else if (json.keyIs(key, RESOURCE_VERSION)) {
+				scan.resourceVersion = json.stringOrSkip();
+			}
+			else if (json.keyIs(key, LABELS) && json.peek() == '{') {
+				Map<String, String> labels = new HashMap<>();
+				json.beginObject();
+				for (int k = json.nextKey(true); k >= 0; k = json.nextKey(false)) {
+					String label = json.key(k);
+					String value = json.stringOrSkip();
+					if (value != null) {
+						labels.put(label, value);
+					}
+				}
+				scan.labels = labels;
+			}
+			else if (json.keyIs(key, ANNOTATIONS) && json.peek() == '{') {
+				json.beginObject();
+				for (int k = json.nextKey(true); k >= 0; k = json.nextKey(false)) {
+					if (json.keyIs(k, INITIAL_EVENTS_END_BYTES)) {
+						scan.initialEventsEnd = "true".equals(json.stringOrSkip());
+					}
+					else {
+						json.skipValue();
+					}
+				}
+			}
+			else if (json.keyIs(key, MANAGED_FIELDS)) {
+				scan.managedStart = key - 1;
+				json.skipValue();
+				scan.managedEnd = json.position();
+			}
+			else {
+				json.skipValue();
+			}
 		}
 	}
 
@@ -356,6 +400,10 @@ final class ObjectDecoder<T> {
 
 	private static String truncate(String text) {
 		return (text.length() > 40) ? text.substring(0, 40) + "..." : text;
+	}
+
+	private static byte[] ascii(String text) {
+		return text.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 	}
 
 	static String intern(String value, Map<String, String> pool) {
@@ -423,8 +471,8 @@ final class ObjectDecoder<T> {
 			if (keepManagedFields || this.managedStart < 0) {
 				return java.util.Arrays.copyOfRange(buf, from, to);
 			}
-			int cutFrom = off + this.managedStart;
-			int cutTo = off + this.managedEnd;
+			int cutFrom = this.managedStart;
+			int cutTo = this.managedEnd;
 			int i = cutFrom - 1;
 			while (i > from && isSpace(buf[i])) {
 				i--;

@@ -33,6 +33,15 @@ class JsonFrameReaderTests {
 	}
 
 	@Test
+	void decodesAFrameFollowedByPartOfTheNextInOneRead() throws IOException {
+		// whole reads that end inside the following frame, never on a '}'
+		String a = "{\"a\":\"" + "x".repeat(5000) + "\"}";
+		String stream = (a + "\n").repeat(40);
+		assertThat(frames(stream, 16 * 1024, Integer.MAX_VALUE)).hasSize(40).allMatch(a::equals);
+		assertThat(frames(stream, 16 * 1024, 7001)).hasSize(40).allMatch(a::equals);
+	}
+
+	@Test
 	void endsCleanlyOnlyBetweenFrames() throws IOException {
 		assertThat(frames("", 100, 3)).isEmpty();
 		assertThat(frames("\n\n", 100, 3)).isEmpty();

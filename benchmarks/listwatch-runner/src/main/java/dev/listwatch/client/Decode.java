@@ -18,8 +18,8 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * The limits, on one thread over the same event bytes the fake server sends (in memory, no HTTP):
  * {@code tokenize} is Jackson 3's {@code JsonParser.nextToken()} over the whole stream;
- * {@code decode} is listwatch's own framing ({@link JsonFrameReader}) and decoding
- * ({@link ObjectDecoder}) without HTTP, cache or dispatch. In this package because both are
+ * {@code decode} is listwatch's own framing and decoding ({@link JsonFrameReader} driving
+ * {@link ObjectDecoder} in one pass, as a watch does) without HTTP, cache or dispatch. In this package because both are
  * package-private.
  */
 public final class Decode {
@@ -61,9 +61,8 @@ public final class Decode {
 				}
 				else {
 					JsonFrameReader frames = new JsonFrameReader(new ByteArrayInputStream(stream), 16 << 20);
-					while (frames.next()) {
-						WatchEvent<KubernetesObject> e = decoder.decodeEvent(frames.buffer(), frames.start(),
-								frames.length());
+					WatchEvent<KubernetesObject> e;
+					while ((e = frames.next(decoder::decodeEvent)) != null) {
 						sink += e.object().jsonSize();
 					}
 				}

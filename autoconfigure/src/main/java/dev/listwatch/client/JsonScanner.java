@@ -1,0 +1,353 @@
+package dev.listwatch.client;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * A forward-only reader of JSON in a byte array, for the few levels list-watch reads (the event
+ * envelope, an object's top level, its metadata): members are read strictly, strings decoded
+ * only when asked for, and every other value skipped by a byte scan that follows nesting and
+ * strings without tokenizing what it skips. Not thread-safe; one per decode.
+ */
+final class JsonScanner {
+
+	private final byte[] b;
+
+	private final int end;
+
+	private int pos;
+
+	JsonScanner(byte[] b, int off, int len) {
+		this.b = b;
+		this.pos = off;
+		this.end = off + len;
+	}
+
+	int position() {
+		return this.pos;
+	}
+
+	/** Skips whitespace and returns the next byte without consuming it, or -1 at the end. */
+	int peek() {
+		skipWhitespace();
+		return (this.pos < this.end) ? this.b[this.pos] : -1;
+	}
+
+	void expect(char c) {
+		if (peek() != c) {
+			throw error("expected '" + c + "'");
+		}
+		this.pos++;
+	}
+
+	/**
+	 * Starts reading an object: consumes '{'.
+	 */
+	void beginObject() {
+		expect('{');
+	}
+
+	/**
+	 * Moves to the next member of the object being read and consumes its key and colon.
+	 * @param first whether no member has been read yet
+	 * @return the key's start (just after its opening quote), or -1 when the object ended (its
+	 * '}' consumed)
+	 */
+	int nextKey(boolean first) {
+		int c = peek();
+		if (c == '}') {
+			this.pos++;
+			return -1;
+		}
+		if (!first) {
+			if (c != ',') {
+				throw error("expected ',' or '}'");
+			}
+			this.pos++;
+			c = peek();
+		}
+		if (c != '"') {
+			throw error("expected a quoted member name");
+		}
+		int start = this.pos + 1;
+		this.pos = skipString(this.pos);
+		expect(':');
+		return start;
+	}
+
+	/** Whether the key that starts at {@code start} (after its quote) is {@code name}. */
+	boolean keyIs(int start, byte[] name) {
+		int n = name.length;
+		if (start + n >= this.end || this.b[start + n] != '"') {
+			return false;
+		}
+		for (int i = 0; i < n; i++) {
+			if (this.b[start + i] != name[i]) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+	/** The key that starts at {@code start}, decoded. */
+	String key(int start) {
+		return decode(start, closingQuote(start - 1));
+	}
+
+	/**
+	 * Reads a string value, or skips any other value and returns {@code null}.
+	 */
+	String stringOrSkip() {
+		if (peek() != '"') {
+			skipValue();
+			return null;
+		}
+		int open = this.pos;
+		this.pos = skipString(open);
+		return decode(open + 1, this.pos - 1);
+	}
+
+	/**
+	 * Reads an integer value, or skips any other value and returns {@code null}.
+	 */
+	Long longOrSkip() {
+		int c = peek();
+		if (c != '-' && (c < '0' || c > '9')) {
+			skipValue();
+			return null;
+		}
+		int start = this.pos;
+		skipValue();
+		try {
+			return Long.parseLong(new String(this.b, start, this.pos - start, StandardCharsets.US_ASCII));
+		}
+		catch (NumberFormatException ex) {
+			return null;
+		}
+	}
+
+	/**
+	 * Skips one value of any kind. Objects and arrays are skipped by following nesting and strings;
+	 * literals are checked.
+	 */
+	void skipValue() {
+		int c = peek();
+		if (c == '"') {
+			this.pos = skipString(this.pos);
+		}
+		else if (c == '{' || c == '[') {
+			this.pos = skipContainer(this.pos);
+		}
+		else if (c == -1) {
+			throw error("expected a value");
+		}
+		else {
+			this.pos = skipLiteral(this.pos);
+		}
+	}
+
+	/** Checks that nothing but whitespace follows. */
+	void expectEnd() {
+		if (peek() != -1) {
+			throw error("expected the end");
+		}
+	}
+
+	private void skipWhitespace() {
+		while (this.pos < this.end) {
+			byte c = this.b[this.pos];
+			if (c != ' ' && c != '\n' && c != '\r' && c != '\t') {
+				return;
+			}
+			this.pos++;
+		}
+	}
+
+	/** From an opening quote, the index just after the closing one. */
+	private int skipString(int open) {
+		return closingQuote(open) + 1;
+	}
+
+	private int closingQuote(int open) {
+		byte[] b = this.b;
+		for (int i = open + 1; i < this.end; i++) {
+			byte c = b[i];
+			if (c == '"') {
+				return i;
+			}
+			if (c == '\\') {
+				i++;
+			}
+			else if (c >= 0 && c < 0x20) {
+				this.pos = i;
+				throw error("a control character inside a string");
+			}
+		}
+		this.pos = this.end;
+		throw error("an unterminated string");
+	}
+
+	private int skipContainer(int open) {
+		byte[] b = this.b;
+		int depth = 0;
+		for (int i = open; i < this.end; i++) {
+			byte c = b[i];
+			if (c == '"') {
+				i = closingQuote(i);
+			}
+			else if (c == '{' || c == '[') {
+				depth++;
+			}
+			else if (c == '}' || c == ']') {
+				if (--depth == 0) {
+					return i + 1;
+				}
+			}
+		}
+		this.pos = this.end;
+		throw error("an unterminated object or array");
+	}
+
+	private int skipLiteral(int start) {
+		int i = start;
+		while (i < this.end) {
+			byte c = this.b[i];
+			if (c == ',' || c == '}' || c == ']' || c == ' ' || c == '\n' || c == '\r' || c == '\t') {
+				break;
+			}
+			i++;
+		}
+		if (i == this.end) {
+			this.pos = i;
+			throw error("a value cut short");
+		}
+		if (!isLiteral(start, i)) {
+			this.pos = start;
+			throw error("not a JSON value");
+		}
+		return i;
+	}
+
+	private boolean isLiteral(int from, int to) {
+		int n = to - from;
+		if (n == 4 && matches(from, "true") || n == 4 && matches(from, "null") || n == 5 && matches(from, "false")) {
+			return true;
+		}
+		int i = from;
+		if (i < to && this.b[i] == '-') {
+			i++;
+		}
+		int digits = 0;
+		while (i < to && this.b[i] >= '0' && this.b[i] <= '9') {
+			i++;
+			digits++;
+		}
+		if (digits == 0) {
+			return false;
+		}
+		if (i < to && this.b[i] == '.') {
+			i++;
+			int fraction = 0;
+			while (i < to && this.b[i] >= '0' && this.b[i] <= '9') {
+				i++;
+				fraction++;
+			}
+			if (fraction == 0) {
+				return false;
+			}
+		}
+		if (i < to && (this.b[i] == 'e' || this.b[i] == 'E')) {
+			i++;
+			if (i < to && (this.b[i] == '+' || this.b[i] == '-')) {
+				i++;
+			}
+			int exponent = 0;
+			while (i < to && this.b[i] >= '0' && this.b[i] <= '9') {
+				i++;
+				exponent++;
+			}
+			if (exponent == 0) {
+				return false;
+			}
+		}
+		return i == to;
+	}
+
+	private boolean matches(int from, String literal) {
+		for (int i = 0; i < literal.length(); i++) {
+			if (this.b[from + i] != literal.charAt(i)) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+	/** Decodes the string between {@code from} (after the opening quote) and {@code to} (its closing quote). */
+	private String decode(int from, int to) {
+		byte[] b = this.b;
+		int i = from;
+		while (i < to && b[i] != '\\') {
+			i++;
+		}
+		if (i == to) {
+			return new String(b, from, to - from, StandardCharsets.UTF_8);
+		}
+		StringBuilder text = new StringBuilder(to - from);
+		text.append(new String(b, from, i - from, StandardCharsets.UTF_8));
+		int run = i;
+		while (i < to) {
+			if (b[i] != '\\') {
+				i++;
+				continue;
+			}
+			text.append(new String(b, run, i - run, StandardCharsets.UTF_8));
+			if (i + 1 >= to) {
+				throw error("a broken escape");
+			}
+			byte e = b[i + 1];
+			switch (e) {
+				case '"', '\\', '/' -> text.append((char) e);
+				case 'b' -> text.append('\b');
+				case 'f' -> text.append('\f');
+				case 'n' -> text.append('\n');
+				case 'r' -> text.append('\r');
+				case 't' -> text.append('\t');
+				case 'u' -> {
+					if (i + 6 > to) {
+						throw error("a broken \\u escape");
+					}
+					try {
+						text.append((char) Integer.parseInt(new String(b, i + 2, 4, StandardCharsets.US_ASCII), 16));
+					}
+					catch (NumberFormatException ex) {
+						throw error("a broken \\u escape");
+					}
+					i += 4;
+				}
+				default -> throw error("an unknown escape");
+			}
+			i += 2;
+			run = i;
+		}
+		text.append(new String(b, run, to - run, StandardCharsets.UTF_8));
+		return text.toString();
+	}
+
+	DecodeException error(String what) {
+		if (this.pos >= this.end) {
+			return new Incomplete(what + " at the end of the bytes read");
+		}
+		return new DecodeException(what + " at byte " + this.pos);
+	}
+
+	/**
+	 * The bytes ended inside the value: more may complete it.
+	 */
+	static final class Incomplete extends DecodeException {
+
+		Incomplete(String message) {
+			super(message);
+		}
+
+	}
+
+}
