@@ -1,5 +1,6 @@
 package dev.listwatch.cluster;
 
+import dev.listwatch.testsupport.MutableClock;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,5 +1,6 @@
 package dev.listwatch.cluster;
 
+import dev.listwatch.testsupport.MutableClock;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,5 +1,6 @@
 package dev.listwatch.reflector;
 
+import dev.listwatch.testsupport.MutableClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

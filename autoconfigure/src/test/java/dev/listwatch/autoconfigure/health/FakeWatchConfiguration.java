@@ -1,5 +1,6 @@
 package dev.listwatch.autoconfigure.health;
 
+import dev.listwatch.testsupport.MutableClock;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

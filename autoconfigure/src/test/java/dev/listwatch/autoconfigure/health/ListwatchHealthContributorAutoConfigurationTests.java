@@ -1,5 +1,6 @@
 package dev.listwatch.autoconfigure.health;
 
+import dev.listwatch.testsupport.MutableClock;
 import java.time.Duration;
 import java.util.Map;
 

@@ -1,12 +1,12 @@
 package dev.listwatch.autoconfigure.metrics;
 
+import dev.listwatch.testsupport.MutableClock;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 import dev.listwatch.autoconfigure.ListwatchAutoConfiguration;
 import dev.listwatch.autoconfigure.health.FakeListerWatcher;
 import dev.listwatch.autoconfigure.health.FakeWatchConfiguration;
-import dev.listwatch.autoconfigure.health.MutableClock;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;

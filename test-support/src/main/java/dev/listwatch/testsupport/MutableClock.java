@@ -1,4 +1,4 @@
-package dev.listwatch.autoconfigure.health;
+package dev.listwatch.testsupport;
 
 import java.time.Clock;
 import java.time.Duration;
