@@ -10,6 +10,22 @@ import java.nio.charset.StandardCharsets;
  */
 final class JsonScanner {
 
+	/** Bytes that matter when skipping outside strings: 1 for a quote, 2 opens, 3 closes. */
+	private static final byte[] STRUCTURE = new byte[256];
+
+	/** Bytes that matter inside a string: the quote and the backslash. */
+	private static final boolean[] IN_STRING = new boolean[256];
+
+	static {
+		STRUCTURE['"'] = 1;
+		STRUCTURE['{'] = 2;
+		STRUCTURE['['] = 2;
+		STRUCTURE['}'] = 3;
+		STRUCTURE[']'] = 3;
+		IN_STRING['"'] = true;
+		IN_STRING['\\'] = true;
+	}
+
 	private final byte[] b;
 
 	private final int end;
@@ -102,7 +118,7 @@ final class JsonScanner {
 			return null;
 		}
 		int open = this.pos;
-		this.pos = skipString(open);
+		this.pos = closingQuote(open) + 1;
 		return decode(open + 1, this.pos - 1);
 	}
 
@@ -164,7 +180,12 @@ final class JsonScanner {
 
 	/** From an opening quote, the index just after the closing one. */
 	private int skipString(int open) {
-		return closingQuote(open) + 1;
+		int close = skipStringBody(open + 1);
+		if (close >= this.end) {
+			this.pos = this.end;
+			throw error("an unterminated string");
+		}
+		return close + 1;
 	}
 
 	private int closingQuote(int open) {
@@ -191,29 +212,43 @@ final class JsonScanner {
 		int end = this.end;
 		int depth = 0;
 		for (int i = open; i < end; i++) {
-			byte c = b[i];
-			if (c == '"') {
-				// the hot loop of skipping: strings are passed over, not checked
-				i++;
-				while (i < end) {
-					byte d = b[i];
-					if (d == '"') {
-						break;
-					}
-					i += (d == '\\') ? 2 : 1;
-				}
+			byte kind = STRUCTURE[b[i] & 0xff];
+			if (kind == 0) {
+				continue;
 			}
-			else if (c == '{' || c == '[') {
+			if (kind == 1) {
+				// the hot loop of skipping: strings are passed over, not checked
+				i = skipStringBody(i + 1);
+			}
+			else if (kind == 2) {
 				depth++;
 			}
-			else if (c == '}' || c == ']') {
-				if (--depth == 0) {
-					return i + 1;
-				}
+			else if (--depth == 0) {
+				return i + 1;
 			}
 		}
 		this.pos = this.end;
 		throw error("an unterminated object or array");
+	}
+
+	/** From just after an opening quote, the index of the closing one (or the end). */
+	private int skipStringBody(int from) {
+		byte[] b = this.b;
+		int end = this.end;
+		int i = from;
+		while (i < end) {
+			byte c = b[i];
+			if (IN_STRING[c & 0xff]) {
+				if (c == '"') {
+					return i;
+				}
+				i += 2;
+			}
+			else {
+				i++;
+			}
+		}
+		return end;
 	}
 
 	private int skipLiteral(int start) {

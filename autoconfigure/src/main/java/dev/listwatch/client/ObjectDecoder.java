@@ -136,6 +136,8 @@ final class ObjectDecoder<T> {
 				}
 				else if (json.keyIs(key, OBJECT) && json.peek() == '{') {
 					object = new Scan();
+					// only a bookmark's annotations matter; the type usually comes first
+					object.readAnnotations = (type == null) || "BOOKMARK".equals(type);
 					object.start = json.position() - off;
 					scanObject(json, object);
 					object.end = json.position() - off;
@@ -365,7 +367,7 @@ final class ObjectDecoder<T> {
 				}
 				scan.labels = labels;
 			}
-			else if (json.keyIs(key, ANNOTATIONS) && json.peek() == '{') {
+			else if (json.keyIs(key, ANNOTATIONS) && scan.readAnnotations && json.peek() == '{') {
 				json.beginObject();
 				for (int k = json.nextKey(true); k >= 0; k = json.nextKey(false)) {
 					if (json.keyIs(k, INITIAL_EVENTS_END_BYTES)) {
@@ -446,6 +448,8 @@ final class ObjectDecoder<T> {
 		Map<String, String> labels;
 
 		boolean initialEventsEnd;
+
+		boolean readAnnotations;
 
 		ObjectMeta meta(Map<String, String> pool) {
 			Map<String, String> shared;

@@ -51,8 +51,13 @@ class JsonScannerTests {
 			.withMessageContaining("expected ':'");
 		assertThatExceptionOfType(DecodeException.class).isThrownBy(() -> skipAll("{\"a\":1 \"b\":2}"))
 			.withMessageContaining("expected ',' or '}'");
-		assertThatExceptionOfType(DecodeException.class).isThrownBy(() -> skipAll("{\"a\":\"x\ty\"}"))
-			.withMessageContaining("control character");
+		// strings that are read (not skipped) must not hold raw control characters
+		assertThatExceptionOfType(DecodeException.class).isThrownBy(() -> {
+			JsonScanner json = scanner("{\"a\":\"x\ty\"}");
+			json.beginObject();
+			json.nextKey(true);
+			json.stringOrSkip();
+		}).withMessageContaining("control character");
 		assertThatExceptionOfType(DecodeException.class)
 			.isThrownBy(() -> {
 				JsonScanner json = scanner("{\"a\":\"\\q\"}");
