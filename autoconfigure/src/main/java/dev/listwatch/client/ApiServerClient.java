@@ -71,8 +71,8 @@ public final class ApiServerClient {
 	 * @throws KubernetesApiException of kind NOT_FOUND when the cluster does not serve it
 	 */
 	public Resource resolve(String apiVersion, String kind, String plural, String namespace) {
-		String group = apiVersion.contains("/") ? apiVersion.substring(0, apiVersion.indexOf('/')) : "";
-		String version = apiVersion.substring(apiVersion.indexOf('/') + 1);
+		String group = Target.group(apiVersion);
+		String version = Target.version(apiVersion);
 		List<ApiResource> resources = this.discovery.computeIfAbsent(apiVersion, this::discover);
 		for (ApiResource r : resources) {
 			boolean match = (plural != null) ? r.name().equals(plural) : r.kind().equals(kind);
@@ -163,6 +163,18 @@ public final class ApiServerClient {
 	 * @param namespace the namespace, or {@code null} for all
 	 */
 	public record Target(String apiVersion, String kind, String resource, String namespace) {
+
+		/** The group of {@code v1} (empty: the core group) or {@code group/version}. */
+		static String group(String apiVersion) {
+			int slash = apiVersion.indexOf('/');
+			return (slash >= 0) ? apiVersion.substring(0, slash) : "";
+		}
+
+		/** The version of {@code v1} or {@code group/version}. */
+		static String version(String apiVersion) {
+			return apiVersion.substring(apiVersion.indexOf('/') + 1);
+		}
+
 	}
 
 	/**

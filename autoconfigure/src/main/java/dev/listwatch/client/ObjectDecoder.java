@@ -135,7 +135,7 @@ final class ObjectDecoder<T> {
 					type = json.stringOrSkip();
 				}
 				else if (json.keyIs(key, OBJECT) && json.peek() == '{') {
-					object = new Scan();
+					object = new Scan(this.pool);
 					// only a bookmark's annotations matter; the type usually comes first
 					object.readAnnotations = (type == null) || "BOOKMARK".equals(type);
 					object.start = json.position() - off;
@@ -164,9 +164,9 @@ final class ObjectDecoder<T> {
 		return switch (eventType) {
 			case ERROR -> new WatchEvent<>(eventType, null, null,
 					decodeStatus(buf, off + object.start, object.end - object.start), false);
-			case BOOKMARK -> new WatchEvent<>(eventType, null, object.meta(this.pool), null, object.initialEventsEnd);
+			case BOOKMARK -> new WatchEvent<>(eventType, null, object.meta(), null, object.initialEventsEnd);
 			default -> {
-				ObjectMeta meta = object.meta(this.pool);
+				ObjectMeta meta = object.meta();
 				try {
 					yield new WatchEvent<>(eventType, bind(object, meta, buf, off), meta, null, false);
 				}
@@ -227,11 +227,11 @@ final class ObjectDecoder<T> {
 						if (json.peek() != '{') {
 							throw json.error("expected an object in \"items\"");
 						}
-						Scan item = new Scan();
+						Scan item = new Scan(this.pool);
 						item.start = json.position() - off;
 						scanObject(json, item);
 						item.end = json.position() - off;
-						ObjectMeta meta = item.meta(this.pool);
+						ObjectMeta meta = item.meta();
 						try {
 							items.add(bind(item, meta, buf, off));
 							metas.add(meta);
@@ -356,13 +356,14 @@ final class ObjectDecoder<T> {
 				scan.resourceVersion = json.stringOrSkip();
 			}
 			else if (json.keyIs(key, LABELS) && json.peek() == '{') {
-				Map<String, String> labels = new HashMap<>();
+				// kept as the cached object's labels: small, as most objects have a few
+				Map<String, String> labels = new HashMap<>(8);
 				json.beginObject();
 				for (int k = json.nextKey(true); k >= 0; k = json.nextKey(false)) {
 					String label = json.key(k);
 					String value = json.stringOrSkip();
 					if (value != null) {
-						labels.put(label, value);
+						labels.put(intern(label, scan.pool), intern(value, scan.pool));
 					}
 				}
 				scan.labels = labels;
@@ -425,6 +426,9 @@ final class ObjectDecoder<T> {
 	/** What one pass over an object found. */
 	private static final class Scan {
 
+		/** Shares the strings that repeat across objects (see {@link ObjectDecoder#intern}). */
+		final Map<String, String> pool;
+
 		int start;
 
 		int end;
@@ -451,21 +455,23 @@ final class ObjectDecoder<T> {
 
 		boolean readAnnotations;
 
-		ObjectMeta meta(Map<String, String> pool) {
-			Map<String, String> shared;
+		Scan(Map<String, String> pool) {
+			this.pool = pool;
+		}
+
+		ObjectMeta meta() {
+			Map<String, String> labels;
 			if (this.labels == null || this.labels.isEmpty()) {
-				shared = Map.of();
+				labels = Map.of();
 			}
 			else if (this.labels.size() == 1) {
-				Map.Entry<String, String> e = this.labels.entrySet().iterator().next();
-				shared = Map.of(intern(e.getKey(), pool), intern(e.getValue(), pool));
+				Map.Entry<String, String> label = this.labels.entrySet().iterator().next();
+				labels = Map.of(label.getKey(), label.getValue());
 			}
 			else {
-				HashMap<String, String> copy = new HashMap<>((int) (this.labels.size() / 0.75f) + 1);
-				this.labels.forEach((k, v) -> copy.put(intern(k, pool), intern(v, pool)));
-				shared = java.util.Collections.unmodifiableMap(copy);
+				labels = java.util.Collections.unmodifiableMap(this.labels);
 			}
-			return new ObjectMeta(intern(this.namespace, pool), this.name, this.uid, this.resourceVersion, shared);
+			return new ObjectMeta(intern(this.namespace, this.pool), this.name, this.uid, this.resourceVersion, labels);
 		}
 
 		/** The object's bytes, with managedFields cut out unless they are to be kept. */

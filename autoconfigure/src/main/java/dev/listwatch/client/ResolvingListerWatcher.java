@@ -68,10 +68,8 @@ final class ResolvingListerWatcher<T> implements ListerWatcher<T> {
 			return delegate.resource();
 		}
 		String apiVersion = this.target.apiVersion();
-		String group = apiVersion.contains("/") ? apiVersion.substring(0, apiVersion.indexOf('/')) : "";
-		String version = apiVersion.substring(apiVersion.indexOf('/') + 1);
 		String plural = (this.target.resource() != null) ? this.target.resource() : this.target.kind();
-		return new Resource(group, version, plural, this.target.kind(), this.target.namespace() != null,
+		return new Resource(ApiServerClient.Target.group(apiVersion), ApiServerClient.Target.version(apiVersion), plural, this.target.kind(), this.target.namespace() != null,
 				this.target.namespace());
 	}
 

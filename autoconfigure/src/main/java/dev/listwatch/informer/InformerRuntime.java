@@ -4,6 +4,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -30,7 +31,8 @@ public final class InformerRuntime implements AutoCloseable {
 
 	private final SimpleAsyncTaskExecutor watchThreads;
 
-	private final ExecutorService dispatchThreads;
+	/** Virtual threads (a {@link SimpleAsyncTaskExecutor}) or a pool of platform threads. */
+	private final Executor dispatchThreads;
 
 	private final ScheduledExecutorService watchdog;
 
@@ -55,7 +57,7 @@ public final class InformerRuntime implements AutoCloseable {
 		if (virtual) {
 			SimpleAsyncTaskExecutor dispatch = new SimpleAsyncTaskExecutor("listwatch-dispatch-");
 			dispatch.setVirtualThreads(true);
-			this.dispatchThreads = new ExecutorAdapter(dispatch);
+			this.dispatchThreads = dispatch;
 		}
 		else {
 			ThreadPoolExecutor pool = new ThreadPoolExecutor(dispatchThreads, dispatchThreads, 30, TimeUnit.SECONDS,
@@ -76,7 +78,7 @@ public final class InformerRuntime implements AutoCloseable {
 		return this.publisher;
 	}
 
-	java.util.concurrent.Executor dispatchExecutor() {
+	Executor dispatchExecutor() {
 		return this.dispatchThreads;
 	}
 
@@ -116,7 +118,13 @@ public final class InformerRuntime implements AutoCloseable {
 	@Override
 	public void close() {
 		this.watchdog.shutdownNow();
-		this.dispatchThreads.shutdownNow();
+		// both refuse further tasks once closed
+		if (this.dispatchThreads instanceof ExecutorService pool) {
+			pool.shutdownNow();
+		}
+		else if (this.dispatchThreads instanceof SimpleAsyncTaskExecutor virtual) {
+			virtual.close();
+		}
 	}
 
 	private static ThreadFactory daemonThreads(String prefix) {
@@ -126,53 +134,6 @@ public final class InformerRuntime implements AutoCloseable {
 			thread.setDaemon(true);
 			return thread;
 		};
-	}
-
-	/** Runs each task on a new virtual thread. */
-	private static final class ExecutorAdapter extends java.util.concurrent.AbstractExecutorService {
-
-		private final SimpleAsyncTaskExecutor executor;
-
-		private volatile boolean shutdown;
-
-		ExecutorAdapter(SimpleAsyncTaskExecutor executor) {
-			this.executor = executor;
-		}
-
-		@Override
-		public void execute(Runnable command) {
-			if (this.shutdown) {
-				throw new java.util.concurrent.RejectedExecutionException("listwatch dispatch is shut down");
-			}
-			this.executor.execute(command);
-		}
-
-		@Override
-		public void shutdown() {
-			this.shutdown = true;
-		}
-
-		@Override
-		public List<Runnable> shutdownNow() {
-			this.shutdown = true;
-			return List.of();
-		}
-
-		@Override
-		public boolean isShutdown() {
-			return this.shutdown;
-		}
-
-		@Override
-		public boolean isTerminated() {
-			return this.shutdown;
-		}
-
-		@Override
-		public boolean awaitTermination(long timeout, TimeUnit unit) {
-			return true;
-		}
-
 	}
 
 }

@@ -110,12 +110,7 @@ public final class Reflector<T> implements Runnable {
 					afterGone = false;
 					this.status.state(WatchState.WATCHING, this.clock.instant());
 					watchStarted = this.clock.instant();
-					if (stream != null) {
-						consume(stream);
-					}
-					else {
-						consume(openWatch());
-					}
+					consume((stream != null) ? stream : openWatch());
 				}
 				else {
 					watchStarted = this.clock.instant();
@@ -159,7 +154,7 @@ public final class Reflector<T> implements Runnable {
 				Duration delay = this.backoff.next(ex.retryAfter());
 				String message = "Watch " + this.name + " failed, retrying in " + delay.toMillis() + " ms: "
 						+ ex.getMessage();
-				if (this.status.snapshot().consecutiveFailures() <= 1) {
+				if (this.status.consecutiveFailures() <= 1) {
 					logger.warn(message);
 				}
 				else {

@@ -141,6 +141,14 @@ public final class ReflectorStatus {
 	}
 
 	/**
+	 * Failures since the last success.
+	 * @return the count
+	 */
+	public long consecutiveFailures() {
+		return this.consecutiveFailures.get();
+	}
+
+	/**
 	 * Since when the watch has been failing: the first backoff after a failure, cleared once a
 	 * watch opens or a sync completes again. Health compares it with a grace period.
 	 * @return the time, or {@code null} when the watch is not failing
