@@ -110,15 +110,11 @@ class ConnectionFaultsIT {
 			Thread faulter = new Thread(() -> {
 				int round = 0;
 				while (writing.get()) {
-					if (this.proxy.openConnections() == 0) {
-						// reconnecting: a fault now would hit nothing
-						try {
-							Thread.sleep(50);
-						}
-						catch (InterruptedException ex) {
-							return;
-						}
-						continue;
+					// reconnecting: a fault now would hit nothing
+					await().atMost(Duration.ofSeconds(30))
+						.until(() -> this.proxy.openConnections() > 0 || !writing.get());
+					if (!writing.get()) {
+						break;
 					}
 					round++;
 					int kind = random.nextInt(3);
@@ -263,7 +259,9 @@ class ConnectionFaultsIT {
 			this.proxy.stallNewConnections(true);
 			this.proxy.cutAll();
 			await().atMost(Duration.ofSeconds(10)).until(() -> this.proxy.stalls() >= 1);
-			Thread.sleep(1000);
+			// before the path heals, the watch must have given up on the black hole at least once: a
+			// second failure in a row after the cut's
+			await().atMost(Duration.ofSeconds(30)).until(() -> informer.status().consecutiveFailures() >= 2);
 			this.proxy.stallNewConnections(false);
 			long healedAt = System.nanoTime();
 			writer.create(path, ApiWriter.configMap(namespace, "after", "v", "0"));

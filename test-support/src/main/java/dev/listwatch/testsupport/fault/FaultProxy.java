@@ -400,11 +400,12 @@ public final class FaultProxy implements AutoCloseable {
 						}
 					}
 					if (forward > 0) {
-						out.write(buffer, 0, forward);
-						out.flush();
+						// counted before they are sent, so a client that has them sees them counted
 						if (fromServer) {
 							FaultProxy.this.bytesFromServer.addAndGet(forward);
 						}
+						out.write(buffer, 0, forward);
+						out.flush();
 					}
 					if (cutNow) {
 						cut();
