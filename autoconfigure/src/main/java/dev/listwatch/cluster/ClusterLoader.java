@@ -33,10 +33,9 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
 
-import org.springframework.boot.http.client.ClientHttpRequestFactoryBuilder;
 import org.springframework.boot.http.client.HttpClientSettings;
 import org.springframework.boot.http.client.HttpRedirects;
-import org.springframework.boot.http.client.JdkClientHttpRequestFactoryBuilder;
+import org.springframework.boot.http.client.JdkHttpClientBuilder;
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.http.client.ClientHttpRequestFactory;
 
@@ -576,28 +575,28 @@ public final class ClusterLoader {
 				spec.insecure) : null;
 		HttpClientSettings clientSettings = new HttpClientSettings(HttpRedirects.DONT_FOLLOW,
 				settings.connectTimeout(), null, bundle);
-		JdkClientHttpRequestFactoryBuilder builder = ClientHttpRequestFactoryBuilder.jdk()
-			.withHttpClientCustomizer((client) -> client.version(HttpClient.Version.HTTP_1_1).executor(HTTP_THREADS));
+		JdkHttpClientBuilder builder = new JdkHttpClientBuilder()
+			.withCustomizer((client) -> client.version(HttpClient.Version.HTTP_1_1).executor(HTTP_THREADS));
 		Proxy proxy = spec.proxy;
 		if (proxy != null) {
 			builder = builder.withProxySelector(
 					ProxySelector.of(InetSocketAddress.createUnresolved(proxy.host(), proxy.port())));
 			if (proxy.username() != null) {
 				Authenticator authenticator = proxy.authenticator();
-				builder = builder.withHttpClientCustomizer((client) -> client.authenticator(authenticator));
+				builder = builder.withCustomizer((client) -> client.authenticator(authenticator));
 			}
 		}
 		if (https && spec.tlsServerName != null && !spec.insecure) {
 			// The JDK client sends the URL's host as SNI when it is a name; for an IP address
 			// it sends none, so the SSLParameters' server name is used.
 			String serverName = spec.tlsServerName;
-			builder = builder.withHttpClientCustomizer((client) -> {
+			builder = builder.withCustomizer((client) -> {
 				SSLParameters parameters = new SSLParameters();
 				parameters.setServerNames(List.of(new SNIHostName(serverName)));
 				client.sslParameters(parameters);
 			});
 		}
-		return builder.build(clientSettings);
+		return new ReadAheadRequestFactory(builder.build(clientSettings));
 	}
 
 	// ---- values

@@ -1,0 +1,358 @@
+package dev.listwatch.cluster;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InterruptedIOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.util.Collections;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Flow;
+import java.util.concurrent.LinkedBlockingQueue;
+
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpMethod;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.client.AbstractBufferingClientHttpRequest;
+import org.springframework.http.client.ClientHttpRequest;
+import org.springframework.http.client.ClientHttpRequestFactory;
+import org.springframework.http.client.ClientHttpResponse;
+
+/**
+ * Spring's request factory over the JDK {@link HttpClient}, with a response body that reads
+ * ahead. Spring's own {@code JdkClientHttpRequestFactory} reads bodies through
+ * {@code BodyHandlers.ofInputStream()}, which asks the client for one buffer at a time: on a
+ * watch that streams hundreds of megabytes a second the reading thread then waits on the
+ * client's selector thread after every 16 KB, and the two hand over and over again. Here the body
+ * asks for {@value ReadAheadBody#WINDOW} buffers ahead (at most a few hundred KB per response) and
+ * a read takes all that has arrived, so both sides run without waiting for each other.
+ * <p>
+ * A stream that breaks still yields every byte that arrived before the error is reported, and
+ * closing the body from another thread ends a read parked on it.
+ */
+final class ReadAheadRequestFactory implements ClientHttpRequestFactory {
+
+	/** Headers the JDK client sets itself and refuses from callers. */
+	private static final Set<String> RESTRICTED = Set.of("connection", "content-length", "expect", "host", "upgrade");
+
+	private final HttpClient client;
+
+	ReadAheadRequestFactory(HttpClient client) {
+		this.client = client;
+	}
+
+	@Override
+	public ClientHttpRequest createRequest(URI uri, HttpMethod method) {
+		return new Request(this.client, uri, method);
+	}
+
+	private static final class Request extends AbstractBufferingClientHttpRequest {
+
+		private final HttpClient client;
+
+		private final URI uri;
+
+		private final HttpMethod method;
+
+		Request(HttpClient client, URI uri, HttpMethod method) {
+			this.client = client;
+			this.uri = uri;
+			this.method = method;
+		}
+
+		@Override
+		public HttpMethod getMethod() {
+			return this.method;
+		}
+
+		@Override
+		public URI getURI() {
+			return this.uri;
+		}
+
+		@Override
+		protected ClientHttpResponse executeInternal(HttpHeaders headers, byte[] body) throws IOException {
+			HttpRequest.Builder request = HttpRequest.newBuilder(this.uri)
+				.method(this.method.name(), (body.length == 0) ? HttpRequest.BodyPublishers.noBody()
+						: HttpRequest.BodyPublishers.ofByteArray(body));
+			headers.forEach((name, values) -> {
+				if (!RESTRICTED.contains(name.toLowerCase(Locale.ROOT))) {
+					values.forEach((value) -> request.header(name, value));
+				}
+			});
+			CompletableFuture<HttpResponse<InputStream>> future = this.client.sendAsync(request.build(),
+					(info) -> new ReadAheadBody());
+			try {
+				return new Response(future.get());
+			}
+			catch (InterruptedException ex) {
+				// cancelling abandons the exchange (and its connection); the interrupt stays set
+				future.cancel(true);
+				Thread.currentThread().interrupt();
+				throw new InterruptedIOException("the request was interrupted");
+			}
+			catch (ExecutionException ex) {
+				Throwable cause = ex.getCause();
+				if (cause instanceof UncheckedIOException unchecked) {
+					throw unchecked.getCause();
+				}
+				if (cause instanceof IOException io) {
+					throw io;
+				}
+				if (cause instanceof CancellationException) {
+					throw new IOException("the request was cancelled", cause);
+				}
+				if (cause instanceof RuntimeException runtime) {
+					throw runtime;
+				}
+				throw new IOException(String.valueOf(cause.getMessage()), cause);
+			}
+		}
+
+	}
+
+	private static final class Response implements ClientHttpResponse {
+
+		private final HttpResponse<InputStream> response;
+
+		private final HttpHeaders headers = new HttpHeaders();
+
+		Response(HttpResponse<InputStream> response) {
+			this.response = response;
+			response.headers().map().forEach((name, values) -> {
+				if (!name.startsWith(":")) {
+					this.headers.addAll(name, values);
+				}
+			});
+		}
+
+		@Override
+		public HttpStatusCode getStatusCode() {
+			return HttpStatusCode.valueOf(this.response.statusCode());
+		}
+
+		@Override
+		public String getStatusText() {
+			HttpStatus status = HttpStatus.resolve(this.response.statusCode());
+			return (status != null) ? status.getReasonPhrase() : "";
+		}
+
+		@Override
+		public HttpHeaders getHeaders() {
+			return this.headers;
+		}
+
+		@Override
+		public InputStream getBody() {
+			return this.response.body();
+		}
+
+		@Override
+		public void close() {
+			// a body read to its end has given its connection back already; any other is cut
+			try {
+				this.response.body().close();
+			}
+			catch (IOException ex) {
+				// nothing to do: the connection is gone either way
+			}
+		}
+
+	}
+
+	/**
+	 * The body subscriber and the stream it feeds. The client's threads call the subscriber
+	 * methods (one at a time); one thread reads; any thread may close.
+	 */
+	static final class ReadAheadBody extends InputStream implements HttpResponse.BodySubscriber<InputStream> {
+
+		/** Buffer lists asked for ahead (the JDK client's buffers are 16 KB). */
+		static final int WINDOW = 16;
+
+		private static final List<ByteBuffer> END = Collections.emptyList();
+
+		private final LinkedBlockingQueue<List<ByteBuffer>> arrived = new LinkedBlockingQueue<>();
+
+		private final CompletableFuture<Flow.Subscription> subscription = new CompletableFuture<>();
+
+		private volatile Throwable failure;
+
+		private volatile boolean closed;
+
+		// the reading thread's own state
+
+		private Iterator<ByteBuffer> list = Collections.emptyIterator();
+
+		private ByteBuffer current;
+
+		private int taken;
+
+		private boolean ended;
+
+		// ---- the subscriber side
+
+		@Override
+		public CompletionStage<InputStream> getBody() {
+			return CompletableFuture.completedStage(this);
+		}
+
+		@Override
+		public void onSubscribe(Flow.Subscription s) {
+			if (!this.subscription.complete(s)) {
+				s.cancel();
+				return;
+			}
+			if (this.closed) {
+				s.cancel();
+			}
+			else {
+				s.request(WINDOW);
+			}
+		}
+
+		@Override
+		public void onNext(List<ByteBuffer> buffers) {
+			this.arrived.add(buffers);
+		}
+
+		@Override
+		public void onError(Throwable error) {
+			this.failure = error;
+			this.arrived.add(END);
+		}
+
+		@Override
+		public void onComplete() {
+			this.arrived.add(END);
+		}
+
+		// ---- the stream side
+
+		@Override
+		public int read() throws IOException {
+			byte[] one = new byte[1];
+			int n = read(one, 0, 1);
+			return (n < 0) ? -1 : (one[0] & 0xff);
+		}
+
+		/**
+		 * Copies what has arrived, up to {@code len} bytes; waits only when nothing has.
+		 */
+		@Override
+		public int read(byte[] b, int off, int len) throws IOException {
+			java.util.Objects.checkFromIndexSize(off, len, b.length);
+			ensureOpen();
+			if (len == 0) {
+				return 0;
+			}
+			int n = 0;
+			while (n < len) {
+				ByteBuffer buffer = this.current;
+				if (buffer == null || !buffer.hasRemaining()) {
+					buffer = nextBuffer(n == 0);
+					if (buffer == null) {
+						break;
+					}
+					this.current = buffer;
+				}
+				int count = Math.min(buffer.remaining(), len - n);
+				buffer.get(b, off + n, count);
+				n += count;
+			}
+			if (n > 0) {
+				return n;
+			}
+			ensureOpen();
+			Throwable error = this.failure;
+			if (error != null) {
+				throw (error instanceof IOException io) ? io : new IOException(error.getMessage(), error);
+			}
+			return -1;
+		}
+
+		@Override
+		public int available() {
+			ByteBuffer buffer = this.current;
+			return (buffer != null) ? buffer.remaining() : 0;
+		}
+
+		/**
+		 * The next buffer with bytes, or {@code null} at the end, or when none has arrived and
+		 * {@code wait} is false.
+		 */
+		private ByteBuffer nextBuffer(boolean wait) throws IOException {
+			while (true) {
+				while (this.list.hasNext()) {
+					ByteBuffer buffer = this.list.next();
+					if (buffer.hasRemaining()) {
+						return buffer;
+					}
+				}
+				if (this.ended) {
+					return null;
+				}
+				List<ByteBuffer> next;
+				if (wait) {
+					try {
+						next = this.arrived.take();
+					}
+					catch (InterruptedException ex) {
+						Thread.currentThread().interrupt();
+						throw new InterruptedIOException("a read of the response was interrupted");
+					}
+				}
+				else {
+					next = this.arrived.poll();
+					if (next == null) {
+						return null;
+					}
+				}
+				if (next == END) {
+					this.ended = true;
+					return null;
+				}
+				this.list = next.iterator();
+				// ask for more once half the window is used
+				if (++this.taken >= WINDOW / 2) {
+					this.subscription.join().request(this.taken);
+					this.taken = 0;
+				}
+			}
+		}
+
+		private void ensureOpen() throws IOException {
+			if (this.closed) {
+				throw new IOException("the response body is closed");
+			}
+		}
+
+		/** Stops the response; a read parked on it ends (with an IOException). */
+		@Override
+		public void close() {
+			if (this.closed) {
+				return;
+			}
+			this.closed = true;
+			Flow.Subscription s = this.subscription.getNow(null);
+			if (s != null) {
+				s.cancel();
+			}
+			// wake a reader parked in take(); it then sees the stream closed
+			this.arrived.add(END);
+		}
+
+	}
+
+}
