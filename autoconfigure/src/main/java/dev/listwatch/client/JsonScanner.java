@@ -384,12 +384,13 @@ final class JsonScanner {
 	}
 
 	/**
-	 * The bytes ended inside the value: more may complete it.
+	 * The bytes ended inside the value: more may complete it. Control flow for the frame reader
+	 * (thrown whenever a read ends inside an event), so it carries no stack trace.
 	 */
 	static final class Incomplete extends DecodeException {
 
 		Incomplete(String message) {
-			super(message);
+			super(message, false);
 		}
 
 	}

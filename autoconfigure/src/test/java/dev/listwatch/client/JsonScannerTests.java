@@ -77,6 +77,16 @@ class JsonScannerTests {
 			.isNotInstanceOf(JsonScanner.Incomplete.class);
 	}
 
+	@Test
+	void throwsIncompleteWithoutAStackTraceAsItIsControlFlow() {
+		assertThatExceptionOfType(JsonScanner.Incomplete.class).isThrownBy(() -> skipAll("{\"a\":[1,"))
+			.satisfies((ex) -> assertThat(ex.getStackTrace()).isEmpty())
+			.withMessageContaining("at the end of the bytes read");
+		// real errors keep theirs
+		assertThatExceptionOfType(DecodeException.class).isThrownBy(() -> skipAll("{\"a\":]"))
+			.satisfies((ex) -> assertThat(ex.getStackTrace()).isNotEmpty());
+	}
+
 	private static void skipAll(String text) {
 		JsonScanner json = scanner(text);
 		json.beginObject();
