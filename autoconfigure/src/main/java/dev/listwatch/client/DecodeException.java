@@ -14,4 +14,14 @@ class DecodeException extends RuntimeException {
 		super(message, cause);
 	}
 
+	/**
+	 * For exceptions that are control flow, thrown often and always caught: without a stack trace
+	 * (and suppressed exceptions) throwing one costs little more than returning.
+	 * @param message the message
+	 * @param writableStackTrace whether to fill in the stack trace (and keep suppressed exceptions)
+	 */
+	DecodeException(String message, boolean writableStackTrace) {
+		super(message, null, writableStackTrace, writableStackTrace);
+	}
+
 }

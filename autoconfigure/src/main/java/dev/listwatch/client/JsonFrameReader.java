@@ -3,6 +3,9 @@ package dev.listwatch.client;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 
 /**
  * Cuts a stream of concatenated (or newline-delimited) top-level JSON objects into frames, one
@@ -13,6 +16,15 @@ import java.io.InputStream;
 final class JsonFrameReader {
 
 	private static final int INITIAL_CAPACITY = 16 * 1024;
+
+	private static final int NEWLINES_UNKNOWN = 0;
+
+	private static final int NEWLINES_ON = 1;
+
+	private static final int NEWLINES_OFF = 2;
+
+	private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class,
+			ByteOrder.LITTLE_ENDIAN);
 
 	private final InputStream in;
 
@@ -30,6 +42,18 @@ final class JsonFrameReader {
 	private int limit;
 
 	private final int[] end = new int[1];
+
+	/** Whether the stream has ended (the bytes read may still hold frames). */
+	private boolean ended;
+
+	/** Whether frames end with a newline: see {@link #worthTrying}. */
+	private int newlines = NEWLINES_UNKNOWN;
+
+	/** The last '\n' found in the buffer, or less than {@link #frameStart}. */
+	private int lastNewline = -1;
+
+	/** No newline before here comes after {@link #lastNewline}: bytes from here are not searched yet. */
+	private int searched;
 
 	JsonFrameReader(InputStream in, int maxFrameBytes) {
 		this.in = in;
@@ -69,7 +93,7 @@ final class JsonFrameReader {
 	/**
 	 * Decodes the next frame straight from the buffer: the decoder reads it (in one pass) and says
 	 * where it ends; when the bytes read so far end inside it, more are read and it is decoded
-	 * again once the buffer ends with a '}' that may close it, or has doubled.
+	 * again (see {@link #worthTrying} for when).
 	 * @param <R> what the decoder makes of a frame
 	 * @param decoder the decoder
 	 * @return what the decoder made, or {@code null} when the stream ended cleanly between frames
@@ -79,18 +103,29 @@ final class JsonFrameReader {
 	 */
 	<R> R next(FrameDecoder<R> decoder) throws IOException {
 		int pos = this.frameEnd;
+		// the byte just after the last frame, when there was one, may tell that newlines end frames
+		boolean afterFrame = this.frameEnd > this.frameStart;
 		// skip whitespace between frames
 		while (true) {
 			if (pos == this.limit) {
 				this.frameStart = 0;
 				this.frameEnd = 0;
 				this.limit = 0;
+				this.lastNewline = -1;
+				this.searched = 0;
 				pos = 0;
-				if (!fill()) {
+				if (this.ended || !fill()) {
+					this.ended = true;
 					return null;
 				}
 			}
 			byte b = this.buf[pos];
+			if (afterFrame && b == '\n' && this.newlines == NEWLINES_UNKNOWN) {
+				this.newlines = NEWLINES_ON;
+				this.lastNewline = pos;
+				this.searched = pos + 1;
+			}
+			afterFrame = false;
 			if (b == ' ' || b == '\n' || b == '\r' || b == '\t') {
 				pos++;
 				continue;
@@ -101,12 +136,13 @@ final class JsonFrameReader {
 			break;
 		}
 		this.frameStart = pos;
-		// try at once; then again when the bytes end as a frame may, or have doubled since the last
-		// try (so a huge frame arriving in small reads is not rescanned after every read)
+		// the bytes there were at the last try: never twice with the same bytes
 		int tried = -1;
 		while (true) {
 			int available = this.limit - this.frameStart;
-			if (tried < 0 || available >= 2 * tried || mayBeComplete()) {
+			boolean full = available >= this.maxFrameBytes;
+			if (available != tried && (this.ended || full || worthTrying(tried))) {
+				boolean byNewline = this.newlines == NEWLINES_ON && this.lastNewline > this.frameStart;
 				tried = available;
 				try {
 					R result = decoder.decode(this.buf, this.frameStart, this.limit, this.end);
@@ -114,25 +150,85 @@ final class JsonFrameReader {
 					return result;
 				}
 				catch (JsonScanner.Incomplete ex) {
-					// the frame goes on: read more
+					if (byNewline) {
+						// newlines inside frames (pretty-printed JSON): they do not tell where frames end
+						this.newlines = NEWLINES_OFF;
+					}
 				}
 			}
-			if (this.limit - this.frameStart >= this.maxFrameBytes) {
+			if (this.ended) {
+				throw new EOFException("the stream ended inside an event after " + available + " bytes (truncated)");
+			}
+			if (full) {
 				throw new MalformedFrameException("an event is larger than the limit of " + this.maxFrameBytes
 						+ " bytes (listwatch.defaults.max-event-size)");
 			}
 			if (this.frameStart > 0) {
 				// move the partial frame to the front before reading more
-				int partial = this.limit - this.frameStart;
-				System.arraycopy(this.buf, this.frameStart, this.buf, 0, partial);
+				int shift = this.frameStart;
+				System.arraycopy(this.buf, shift, this.buf, 0, available);
 				this.frameStart = 0;
-				this.limit = partial;
+				this.limit = available;
+				this.lastNewline -= shift;
+				this.searched = Math.max(0, this.searched - shift);
 			}
 			if (!fill()) {
-				throw new EOFException("the stream ended inside an event after " + (this.limit - this.frameStart)
-						+ " bytes (truncated)");
+				// what is left is decoded once more, above, before the stream is called truncated
+				this.ended = true;
 			}
 		}
+	}
+
+	/**
+	 * Whether to decode the current frame with the bytes read so far, when it has been decoded
+	 * before with {@code tried} bytes (-1 if not yet). Only a matter of speed: a try too many
+	 * scans the bytes again, one too few waits for more bytes than needed, but the bytes decide
+	 * where a frame ends. The API server writes one event per line, so once a frame has been seen
+	 * followed by a newline, only a newline after the frame's start (or, in case the newlines stop,
+	 * bytes that end with a '}') makes it worth trying; until then, and for good once a frame went
+	 * on past a newline, it is tried at once, then when the bytes end with a '}' or have doubled
+	 * (so a huge frame arriving in small reads is not rescanned after every read).
+	 */
+	private boolean worthTrying(int tried) {
+		if (this.newlines == NEWLINES_ON) {
+			return newlineAfter(this.frameStart) || mayBeComplete();
+		}
+		return tried < 0 || this.limit - this.frameStart >= 2 * tried || mayBeComplete();
+	}
+
+	/**
+	 * Whether a newline was read after {@code from}, searching only bytes not searched before
+	 * (backwards from the end, as only the last newline matters).
+	 */
+	private boolean newlineAfter(int from) {
+		if (this.lastNewline <= from && this.searched < this.limit) {
+			int found = lastNewline(this.buf, this.searched, this.limit);
+			if (found >= 0) {
+				this.lastNewline = found;
+			}
+			this.searched = this.limit;
+		}
+		return this.lastNewline > from;
+	}
+
+	/** The index of the last '\n' in {@code [from, to)}, or -1; eight bytes at a time. */
+	static int lastNewline(byte[] b, int from, int to) {
+		int i = to;
+		while (i - 8 >= from) {
+			long w = (long) LONGS.get(b, i - 8) ^ 0x0A0A0A0A0A0A0A0AL;
+			// 0x80 in exactly the bytes that are zero (no borrows, so the highest is exact too)
+			long zero = ~(((w & 0x7F7F7F7F7F7F7F7FL) + 0x7F7F7F7F7F7F7F7FL) | w | 0x7F7F7F7F7F7F7F7FL);
+			if (zero != 0) {
+				return i - 1 - (Long.numberOfLeadingZeros(zero) >>> 3);
+			}
+			i -= 8;
+		}
+		while (--i >= from) {
+			if (b[i] == '\n') {
+				return i;
+			}
+		}
+		return -1;
 	}
 
 	/** Whether the bytes read end with a '}' (and whitespace): a frame may end there. */

@@ -1,20 +1,21 @@
 package dev.listwatch.client;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 
 /**
  * A forward-only reader of JSON in a byte array, for the few levels list-watch reads (the event
  * envelope, an object's top level, its metadata): members are read strictly, strings decoded
  * only when asked for, and every other value skipped by a byte scan that follows nesting and
- * strings without tokenizing what it skips. Not thread-safe; one per decode.
+ * strings without tokenizing what it skips. Strings, where most of the bytes are, are scanned
+ * eight bytes at a time. Not thread-safe; one per decode.
  */
 final class JsonScanner {
 
 	/** Bytes that matter when skipping outside strings: 1 for a quote, 2 opens, 3 closes. */
 	private static final byte[] STRUCTURE = new byte[256];
-
-	/** Bytes that matter inside a string: the quote and the backslash. */
-	private static final boolean[] IN_STRING = new boolean[256];
 
 	static {
 		STRUCTURE['"'] = 1;
@@ -22,9 +23,21 @@ final class JsonScanner {
 		STRUCTURE['['] = 2;
 		STRUCTURE['}'] = 3;
 		STRUCTURE[']'] = 3;
-		IN_STRING['"'] = true;
-		IN_STRING['\\'] = true;
 	}
+
+	/** Eight bytes as a long, the first in the lowest bits: the lowest flagged byte comes first. */
+	private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class,
+			ByteOrder.LITTLE_ENDIAN);
+
+	private static final long ONES = 0x0101010101010101L;
+
+	private static final long HIGHS = 0x8080808080808080L;
+
+	private static final long QUOTES = 0x2222222222222222L;
+
+	private static final long BACKSLASHES = 0x5C5C5C5C5C5C5C5CL;
+
+	private static final long SPACES = 0x2020202020202020L;
 
 	private final byte[] b;
 
@@ -188,22 +201,42 @@ final class JsonScanner {
 		return close + 1;
 	}
 
+	/** From an opening quote, the index of the closing one, refusing control characters. */
 	private int closingQuote(int open) {
 		byte[] b = this.b;
-		for (int i = open + 1; i < this.end; i++) {
+		int end = this.end;
+		int last = end - 8;
+		int i = open + 1;
+		while (true) {
+			if (i <= last) {
+				long w = (long) LONGS.get(b, i);
+				// and the bytes below 0x20, flagged the same way (only the first flag is sure)
+				long found = quoteOrBackslash(w) | ((w - SPACES) & ~w & HIGHS);
+				if (found == 0) {
+					i += 8;
+					continue;
+				}
+				i += Long.numberOfTrailingZeros(found) >>> 3;
+			}
+			else if (i >= end) {
+				break;
+			}
 			byte c = b[i];
 			if (c == '"') {
 				return i;
 			}
 			if (c == '\\') {
-				i++;
+				i += 2;
 			}
 			else if (c >= 0 && c < 0x20) {
 				this.pos = i;
 				throw error("a control character inside a string");
 			}
+			else {
+				i++;
+			}
 		}
-		this.pos = this.end;
+		this.pos = end;
 		throw error("an unterminated string");
 	}
 
@@ -235,20 +268,42 @@ final class JsonScanner {
 	private int skipStringBody(int from) {
 		byte[] b = this.b;
 		int end = this.end;
+		int last = end - 8;
 		int i = from;
+		while (i <= last) {
+			long found = quoteOrBackslash((long) LONGS.get(b, i));
+			if (found == 0) {
+				i += 8;
+				continue;
+			}
+			i += Long.numberOfTrailingZeros(found) >>> 3;
+			if (b[i] == '"') {
+				return i;
+			}
+			// a backslash: the byte after it is escaped, whatever it is
+			i += 2;
+		}
+		// the last few bytes, one at a time: a word must not be read past the end
 		while (i < end) {
 			byte c = b[i];
-			if (IN_STRING[c & 0xff]) {
-				if (c == '"') {
-					return i;
-				}
-				i += 2;
+			if (c == '"') {
+				return i;
 			}
-			else {
-				i++;
-			}
+			i += (c == '\\') ? 2 : 1;
 		}
 		return end;
+	}
+
+	/**
+	 * 0x80 in the first of the eight bytes that is a quote or a backslash, if any (and perhaps in
+	 * some after it, as a borrow out of a byte that matches may flag the next one: only the first
+	 * flagged byte is sure to match). Bytes of 0x80 and above, such as those of UTF-8 characters,
+	 * are never flagged.
+	 */
+	private static long quoteOrBackslash(long w) {
+		long q = w ^ QUOTES;
+		long e = w ^ BACKSLASHES;
+		return ((q - ONES) & ~q | (e - ONES) & ~e) & HIGHS;
 	}
 
 	private int skipLiteral(int start) {
@@ -384,12 +439,13 @@ final class JsonScanner {
 	}
 
 	/**
-	 * The bytes ended inside the value: more may complete it.
+	 * The bytes ended inside the value: more may complete it. Control flow for the frame reader
+	 * (thrown whenever a read ends inside an event), so it carries no stack trace.
 	 */
 	static final class Incomplete extends DecodeException {
 
 		Incomplete(String message) {
-			super(message);
+			super(message, false);
 		}
 
 	}

@@ -6,12 +6,15 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Random;
 
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatNoException;
 
 class JsonFrameReaderTests {
 
@@ -60,6 +63,143 @@ class JsonFrameReaderTests {
 			.withMessageContaining("larger than the limit of 100 bytes");
 	}
 
+	@Test
+	void decodesEachFrameOnceWhenFramesEndWithNewlines() throws IOException {
+		// one '}' per frame, at its end: a read that ends with '}' ends a frame
+		List<String> sent = new ArrayList<>();
+		for (int i = 0; i < 30; i++) {
+			sent.add("{\"n\":" + i + ",\"s\":\"" + "x".repeat(i * 37 % 300) + "\"}");
+		}
+		String stream = String.join("\n", sent) + "\n";
+		for (int chunk : new int[] { 1, 7, 64, 1000, Integer.MAX_VALUE }) {
+			Counting counting = new Counting();
+			JsonFrameReader reader = reader(stream, 1 << 20, chunk);
+			List<String> frames = new ArrayList<>();
+			List<Integer> tries = new ArrayList<>();
+			String frame;
+			while ((frame = reader.next(counting)) != null) {
+				frames.add(frame);
+				tries.add(counting.calls);
+				counting.calls = 0;
+			}
+			assertThat(frames).as("chunk %d", chunk).isEqualTo(sent);
+			// the first frame tells that newlines end frames; after it, each is decoded once
+			assertThat(tries.subList(1, tries.size())).as("chunk %d", chunk).allMatch((n) -> n == 1);
+		}
+	}
+
+	@Test
+	void cutsPrettyPrintedFramesWhoseNewlinesAreInside() throws IOException {
+		String a = "{\n  \"type\": \"ADDED\",\n  \"object\": {\n    \"a\": [1, 2],\n    \"s\": \"}\"\n  }\n}";
+		String b = "{\n  \"type\": \"MODIFIED\",\n  \"object\": {}\n}";
+		String stream = a + "\n" + b + "\n" + a + "\n" + b + "\n" + a;
+		for (int chunk : new int[] { 1, 5, 13, 64, Integer.MAX_VALUE }) {
+			assertThat(frames(stream, 1 << 20, chunk)).as("chunk %d", chunk).containsExactly(a, b, a, b, a);
+		}
+	}
+
+	@Test
+	void cutsFramesWithoutNewlinesAfterFramesWithThem() throws IOException {
+		String a = "{\"a\":{\"b\":[1,{}]}}";
+		String b = "{\"b\":\"\\\"}\"}";
+		for (int chunk : new int[] { 1, 3, 10, Integer.MAX_VALUE }) {
+			assertThat(frames(a + "\n" + a + "\n" + b + a + " " + b + "\t" + a + "\n" + b, 1 << 20, chunk))
+				.as("chunk %d", chunk)
+				.containsExactly(a, a, b, a, b, a, b);
+		}
+	}
+
+	@Test
+	void decodesAFrameWithoutANewlineAsSoonAsItsBytesArrive() throws IOException {
+		String a = "{\"a\":1}";
+		String b = "{\"b\":{\"c\":2}}";
+		for (int chunk : new int[] { 1, 4, Integer.MAX_VALUE }) {
+			// reading past the bytes sent would wait for more (here: fail)
+			JsonFrameReader reader = new JsonFrameReader(new Chunked((a + "\n" + a + "\n" + b).getBytes(StandardCharsets.UTF_8),
+					chunk, false), 1 << 20);
+			List<String> frames = new ArrayList<>();
+			for (int i = 0; i < 3; i++) {
+				assertThat(reader.next()).isTrue();
+				frames.add(new String(reader.buffer(), reader.start(), reader.length(), StandardCharsets.UTF_8));
+			}
+			assertThat(frames).as("chunk %d", chunk).containsExactly(a, a, b);
+		}
+	}
+
+	@Test
+	void decodesWhatIsLeftAtTheEndOfTheStreamOnceMore() throws IOException {
+		String a = "{\"a\":1}";
+		String b = "{\"b\":[2]}";
+		for (int chunk : new int[] { 1, 6, Integer.MAX_VALUE }) {
+			assertThat(frames(a + "\n" + a + "\n" + b, 100, chunk)).as("chunk %d", chunk).containsExactly(a, a, b);
+			// the last read ends inside the frame after b: b is cut before the truncation is told
+			JsonFrameReader reader = reader(a + "\n" + a + "\n" + b + "{\"c\":", 100, chunk);
+			List<String> frames = new ArrayList<>();
+			assertThatExceptionOfType(EOFException.class).isThrownBy(() -> {
+				while (reader.next()) {
+					frames.add(new String(reader.buffer(), reader.start(), reader.length(), StandardCharsets.UTF_8));
+				}
+			}).withMessageContaining("after 5 bytes (truncated)");
+			assertThat(frames).as("chunk %d", chunk).containsExactly(a, a, b);
+		}
+	}
+
+	@Test
+	void refusesAnOversizedFrameAfterNewlineDelimitedOnes() {
+		String a = "{\"a\":1}";
+		assertThatExceptionOfType(JsonFrameReader.MalformedFrameException.class)
+			.isThrownBy(() -> frames(a + "\n" + a + "\n{\"a\":\"" + "x".repeat(500) + "\"}\n" + a, 100, 16))
+			.withMessageContaining("larger than the limit of 100 bytes");
+		// a frame that fills the limit exactly is decoded even if no newline follows it yet
+		String exact = "{\"a\":\"" + "x".repeat(92) + "\"}";
+		assertThat(exact).hasSize(100);
+		assertThatNoException().isThrownBy(() -> assertThat(frames(a + "\n" + exact + exact, 100, 16))
+			.containsExactly(a, exact, exact));
+	}
+
+	@Test
+	void findsTheLastNewlineEightBytesAtATime() {
+		Random random = new Random(7);
+		for (int n = 0; n < 2000; n++) {
+			byte[] bytes = new byte[random.nextInt(40)];
+			for (int i = 0; i < bytes.length; i++) {
+				int kind = random.nextInt(10);
+				bytes[i] = (byte) ((kind == 0) ? '\n' : (kind == 1) ? 0x8a : (kind == 2) ? 0x0b : random.nextInt(256));
+			}
+			int from = (bytes.length == 0) ? 0 : random.nextInt(bytes.length + 1);
+			int to = from + random.nextInt(bytes.length - from + 1);
+			int expected = -1;
+			for (int i = to - 1; i >= from; i--) {
+				if (bytes[i] == '\n') {
+					expected = i;
+					break;
+				}
+			}
+			assertThat(JsonFrameReader.lastNewline(bytes, from, to)).as("%s [%d, %d)", Arrays.toString(bytes), from, to)
+				.isEqualTo(expected);
+		}
+	}
+
+	private static JsonFrameReader reader(String stream, int maxFrame, int chunk) {
+		return new JsonFrameReader(new Chunked(stream.getBytes(StandardCharsets.UTF_8), chunk), maxFrame);
+	}
+
+	/** Cuts frames as {@link JsonFrameReader#next()} does, counting the tries. */
+	static final class Counting implements JsonFrameReader.FrameDecoder<String> {
+
+		int calls;
+
+		@Override
+		public String decode(byte[] buf, int start, int limit, int[] end) {
+			this.calls++;
+			JsonScanner json = new JsonScanner(buf, start, limit - start);
+			json.skipValue();
+			end[0] = json.position();
+			return new String(buf, start, end[0] - start, StandardCharsets.UTF_8);
+		}
+
+	}
+
 	private static List<String> frames(String stream, int maxFrame, int chunk) throws IOException {
 		JsonFrameReader reader = new JsonFrameReader(new Chunked(stream.getBytes(StandardCharsets.UTF_8), chunk),
 				maxFrame);
@@ -77,19 +217,38 @@ class JsonFrameReaderTests {
 
 		private final int chunk;
 
+		private final boolean ends;
+
 		Chunked(byte[] bytes, int chunk) {
+			this(bytes, chunk, true);
+		}
+
+		/**
+		 * @param ends whether the stream ends after the bytes, or would wait for more (and so
+		 * fails a read past them)
+		 */
+		Chunked(byte[] bytes, int chunk, boolean ends) {
 			this.in = new ByteArrayInputStream(bytes);
 			this.chunk = chunk;
+			this.ends = ends;
 		}
 
 		@Override
 		public int read() {
+			checkNotWaiting();
 			return this.in.read();
 		}
 
 		@Override
 		public int read(byte[] b, int off, int len) {
+			checkNotWaiting();
 			return this.in.read(b, off, Math.min(len, this.chunk));
+		}
+
+		private void checkNotWaiting() {
+			if (!this.ends && this.in.available() == 0) {
+				throw new IllegalStateException("a read that would wait for bytes not sent yet");
+			}
 		}
 
 	}
