@@ -13,6 +13,7 @@ import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -252,7 +253,7 @@ final class ReadAheadRequestFactory implements ClientHttpRequestFactory {
 		 */
 		@Override
 		public int read(byte[] b, int off, int len) throws IOException {
-			java.util.Objects.checkFromIndexSize(off, len, b.length);
+			Objects.checkFromIndexSize(off, len, b.length);
 			ensureOpen();
 			if (len == 0) {
 				return 0;

@@ -38,7 +38,13 @@ class ReadAheadBodyTests {
 
 	private ReadAheadBody subscribed() {
 		ReadAheadBody body = new ReadAheadBody();
-		body.onSubscribe(new Flow.Subscription() {
+		body.onSubscribe(subscription());
+		return body;
+	}
+
+	/** Counts what is asked for, and whether it was cancelled. */
+	private Flow.Subscription subscription() {
+		return new Flow.Subscription() {
 
 			@Override
 			public void request(long n) {
@@ -50,8 +56,7 @@ class ReadAheadBodyTests {
 				ReadAheadBodyTests.this.cancelled = true;
 			}
 
-		});
-		return body;
+		};
 	}
 
 	private static List<ByteBuffer> buffers(String... texts) {
@@ -124,19 +129,7 @@ class ReadAheadBodyTests {
 	void aBodyClosedBeforeTheSubscriptionCancelsIt() {
 		ReadAheadBody body = new ReadAheadBody();
 		body.close();
-		body.onSubscribe(new Flow.Subscription() {
-
-			@Override
-			public void request(long n) {
-				ReadAheadBodyTests.this.requested.addAndGet(n);
-			}
-
-			@Override
-			public void cancel() {
-				ReadAheadBodyTests.this.cancelled = true;
-			}
-
-		});
+		body.onSubscribe(subscription());
 		assertThat(this.cancelled).isTrue();
 		assertThat(this.requested.get()).isZero();
 	}
