@@ -279,7 +279,8 @@ public class ListwatchProperties {
 		private double backoffJitter = 1.0;
 
 		/**
-		 * How long without a failure resets the backoff to its first delay.
+		 * How long without a failure resets the backoff to its first delay (a watch whose
+		 * connection breaks after it delivered events resets it at once).
 		 */
 		private Duration backoffResetAfter = Duration.ofMinutes(2);
 

@@ -73,6 +73,9 @@ public final class Reflector<T> implements Runnable {
 
 	private String lastResourceVersion;
 
+	/** Whether the watch being consumed delivered an event (or bookmark) before it ended. */
+	private boolean watchDelivered;
+
 	private boolean streamingUnsupported;
 
 	private boolean synced;
@@ -151,6 +154,13 @@ public final class Reflector<T> implements Runnable {
 				this.status.failed(ex);
 				this.status.restarted((this.idleClosed && ex.kind() == Kind.CONNECTION) ? "idle" : reason(ex));
 				this.idleClosed = false;
+				if (ex.kind() == Kind.CONNECTION && this.watchDelivered) {
+					// the watch had been delivering: the server is there, the connection broke (as
+					// client-go, which resumes at once then). Start the backoff over, so that a network
+					// that cuts watches now and then is not answered with ever longer waits
+					this.backoff.reset();
+				}
+				this.watchDelivered = false;
 				Duration delay = this.backoff.next(ex.retryAfter());
 				String message = "Watch " + this.name + " failed, retrying in " + delay.toMillis() + " ms: "
 						+ ex.getMessage();
@@ -414,10 +424,12 @@ public final class Reflector<T> implements Runnable {
 
 	/** Hands the events of an open watch to the handler until it ends. */
 	private void consume(WatchStream<T> stream) {
+		this.watchDelivered = false;
 		try (stream) {
 			boolean first = true;
 			while (stream.hasNext()) {
 				WatchEvent<T> event = stream.next();
+				this.watchDelivered = event.type() != WatchEvent.Type.ERROR;
 				Instant now = this.clock.instant();
 				this.lastActivity = now;
 				this.status.received(event.type(), now);

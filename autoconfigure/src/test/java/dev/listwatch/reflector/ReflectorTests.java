@@ -338,6 +338,28 @@ class ReflectorTests {
 	}
 
 	@Test
+	void aWatchThatDeliveredBeforeItsConnectionBrokeStartsTheBackoffOver() {
+		// without starting over the waits would be 20 ms, 2 s, 30 s
+		ReflectorOptions options = withBackoff(options(false),
+				new Backoff.Settings(Duration.ofMillis(20), Duration.ofSeconds(30), 100.0, 0.0, Duration.ofMinutes(2)));
+		this.listerWatcher.page("10", null, "a@5");
+		for (int i = 0; i < 4; i++) {
+			this.listerWatcher.stream(new FakeStream().events(event(WatchEvent.Type.MODIFIED, "a@" + (11 + i))).breaks());
+		}
+		start(options);
+		this.listerWatcher.nextRequest();
+		Request previous = this.listerWatcher.nextRequest();
+		for (int i = 0; i < 3; i++) {
+			Request next = this.listerWatcher.nextRequest();
+			assertThat(next.options().resourceVersion()).isEqualTo(String.valueOf(11 + i));
+			assertThat(Duration.ofNanos(next.nanos() - previous.nanos())).isGreaterThanOrEqualTo(Duration.ofMillis(20))
+				.isLessThan(Duration.ofMillis(1500));
+			previous = next;
+		}
+		assertThat(this.listerWatcher.listCount()).isEqualTo(1);
+	}
+
+	@Test
 	void aWatchThatEndsAtOnceDoesNotBecomeATightLoop() {
 		ReflectorOptions options = withBackoff(options(false),
 				new Backoff.Settings(Duration.ofMillis(50), Duration.ofSeconds(30), 2.0, 0.0, Duration.ofMinutes(2)));
