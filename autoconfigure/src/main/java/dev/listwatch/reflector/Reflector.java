@@ -120,6 +120,8 @@ public final class Reflector<T> implements Runnable {
 					consume(openWatch());
 				}
 				gonesInARow = 0;
+				// it ended normally: only a watch that breaks may start the backoff over
+				this.watchDelivered = false;
 				if (isStopped()) {
 					break;
 				}

@@ -6,13 +6,17 @@ import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.OpenOption;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -48,7 +52,7 @@ public final class Driver {
 	final Path logs;
 
 	/** Client logs opened in this run. */
-	final java.util.Set<Path> logsWritten = new java.util.HashSet<>();
+	final Set<Path> logsWritten = new HashSet<>();
 
 	final StringBuilder report = new StringBuilder();
 
@@ -209,10 +213,10 @@ public final class Driver {
 		Run run = new Run();
 		run.process = builder.start();
 		// a client launched again in the same run (one JVM per sync round) adds to its log
-		java.nio.file.OpenOption[] options = this.logsWritten.add(log)
-				? new java.nio.file.OpenOption[] { java.nio.file.StandardOpenOption.CREATE,
-						java.nio.file.StandardOpenOption.TRUNCATE_EXISTING, java.nio.file.StandardOpenOption.WRITE }
-				: new java.nio.file.OpenOption[] { java.nio.file.StandardOpenOption.APPEND };
+		OpenOption[] options = this.logsWritten.add(log)
+				? new OpenOption[] { StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+						StandardOpenOption.WRITE }
+				: new OpenOption[] { StandardOpenOption.APPEND };
 		PrintWriter logWriter = new PrintWriter(Files.newBufferedWriter(log, StandardCharsets.UTF_8, options));
 		logWriter.println("$ " + String.join(" ", command).replace(classpath, "<classpath>"));
 		run.reader = new Thread(() -> {
