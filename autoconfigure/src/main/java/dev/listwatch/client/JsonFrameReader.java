@@ -146,6 +146,10 @@ final class JsonFrameReader {
 				tried = available;
 				try {
 					R result = decoder.decode(this.buf, this.frameStart, this.limit, this.end);
+					if (this.end[0] - this.frameStart > this.maxFrameBytes) {
+						// it arrived whole in one read: the limit holds all the same
+						throw tooLarge();
+					}
 					this.frameEnd = this.end[0];
 					return result;
 				}
@@ -160,8 +164,7 @@ final class JsonFrameReader {
 				throw new EOFException("the stream ended inside an event after " + available + " bytes (truncated)");
 			}
 			if (full) {
-				throw new MalformedFrameException("an event is larger than the limit of " + this.maxFrameBytes
-						+ " bytes (listwatch.defaults.max-event-size)");
+				throw tooLarge();
 			}
 			if (this.frameStart > 0) {
 				// move the partial frame to the front before reading more
@@ -229,6 +232,11 @@ final class JsonFrameReader {
 			}
 		}
 		return -1;
+	}
+
+	private MalformedFrameException tooLarge() {
+		return new MalformedFrameException("an event is larger than the limit of " + this.maxFrameBytes
+				+ " bytes (listwatch.defaults.max-event-size)");
 	}
 
 	/** Whether the bytes read end with a '}' (and whitespace): a frame may end there. */

@@ -61,6 +61,10 @@ class JsonFrameReaderTests {
 		assertThatExceptionOfType(JsonFrameReader.MalformedFrameException.class)
 			.isThrownBy(() -> frames("{\"a\":\"" + "x".repeat(500) + "\"}", 100, 64))
 			.withMessageContaining("larger than the limit of 100 bytes");
+		// the same frame arriving whole in one read
+		assertThatExceptionOfType(JsonFrameReader.MalformedFrameException.class)
+			.isThrownBy(() -> frames("{\"a\":\"" + "x".repeat(500) + "\"}\n", 100, 4096))
+			.withMessageContaining("larger than the limit of 100 bytes");
 	}
 
 	@Test
