@@ -1,6 +1,5 @@
 package dev.listwatch.faults;
 
-import java.net.http.HttpClient;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -23,9 +22,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.context.ApplicationEvent;
-import org.springframework.http.client.JdkClientHttpRequestFactory;
-import org.springframework.web.client.RestClient;
-import tools.jackson.databind.json.JsonMapper;
 
 import static dev.listwatch.testsupport.scripted.ScriptedApiServer.configMap;
 import static dev.listwatch.testsupport.scripted.ScriptedApiServer.event;
@@ -193,12 +189,7 @@ class BadInputIT {
 	}
 
 	private void start(int maxEventBytes, Duration idleTimeout) {
-		ApiServerClient client = new ApiServerClient(
-				RestClient.builder()
-					.requestFactory(new JdkClientHttpRequestFactory(
-							HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()))
-					.build(),
-				this.server.url(), JsonMapper.shared(), Clock.systemUTC());
+		ApiServerClient client = ScriptedClients.connect(this.server.url());
 		ListerWatcher<KubernetesObject> configMaps = client.listerWatcher(client.resolve("v1", "ConfigMap", null, "ns"),
 				KubernetesObject.class, false, maxEventBytes);
 		ReflectorOptions options = new ReflectorOptions(null, null, 500L, false, Duration.ofMinutes(5),

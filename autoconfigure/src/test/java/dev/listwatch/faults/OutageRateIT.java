@@ -1,6 +1,5 @@
 package dev.listwatch.faults;
 
-import java.net.http.HttpClient;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -16,9 +15,6 @@ import dev.listwatch.testsupport.scripted.ScriptedApiServer;
 import dev.listwatch.testsupport.scripted.ScriptedApiServer.Reply;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.http.client.JdkClientHttpRequestFactory;
-import org.springframework.web.client.RestClient;
-import tools.jackson.databind.json.JsonMapper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -37,12 +33,7 @@ class OutageRateIT {
 			for (int i = 0; i < 200; i++) {
 				server.onList(Reply.error(503, "ServiceUnavailable", null));
 			}
-			ApiServerClient client = new ApiServerClient(
-					RestClient.builder()
-						.requestFactory(new JdkClientHttpRequestFactory(
-								HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()))
-						.build(),
-					server.url(), JsonMapper.shared(), Clock.systemUTC());
+			ApiServerClient client = ScriptedClients.connect(server.url());
 			ReflectorOptions defaults = ReflectorOptions.defaults();
 			ReflectorOptions options = new ReflectorOptions(null, null, 500L, false, defaults.minWatchTimeout(),
 					defaults.maxWatchTimeout(), defaults.idleTimeout(), defaults.backoff());

@@ -1,7 +1,6 @@
 package dev.listwatch.faults;
 
 import java.lang.management.ManagementFactory;
-import java.net.http.HttpClient;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,9 +26,6 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.http.client.JdkClientHttpRequestFactory;
-import org.springframework.web.client.RestClient;
-import tools.jackson.databind.json.JsonMapper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -99,12 +95,7 @@ class ScaleIT {
 				}
 				server.onList(Reply.body("application/json", body));
 			}
-			ApiServerClient client = new ApiServerClient(
-					RestClient.builder()
-						.requestFactory(new JdkClientHttpRequestFactory(
-								HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()))
-						.build(),
-					server.url(), JsonMapper.shared(), Clock.systemUTC());
+			ApiServerClient client = ScriptedClients.connect(server.url());
 			ReflectorOptions defaults = ReflectorOptions.defaults();
 			ReflectorOptions options = new ReflectorOptions(null, null, (long) page, false, defaults.minWatchTimeout(),
 					defaults.maxWatchTimeout(), defaults.idleTimeout(), defaults.backoff());
