@@ -9,8 +9,8 @@ package dev.listwatch;
  * {@link #initialEventsEnd()}) mean anything and {@code object()} is {@code null}. For
  * {@link Type#ERROR}, {@link #status()} is the API {@link Status} and the other fields are
  * {@code null}. An ADDED, MODIFIED or DELETED event whose object could not be bound to the Java
- * type has a {@code null} object, its {@link #meta()}, and a status with reason
- * {@link #UNBINDABLE} saying why.
+ * type (or was larger than the size limit) has a {@code null} object, its {@link #meta()}, and
+ * {@link #unbindable()} saying where and why, never with the value.
  *
  * @param <T> the Java type of the objects
  * @param type the event type
@@ -19,11 +19,34 @@ package dev.listwatch;
  * @param status the status of an ERROR event, else {@code null}
  * @param initialEventsEnd whether this BOOKMARK carries the annotation
  * {@code k8s.io/initial-events-end: "true"} that ends the initial events of a streaming list
+ * @param unbindable for an ADDED, MODIFIED or DELETED event whose object could not be held, what
+ * could not be bound (then {@code object} is {@code null}); else {@code null}
  */
-public record WatchEvent<T>(Type type, T object, ObjectMeta meta, Status status, boolean initialEventsEnd) {
+public record WatchEvent<T>(Type type, T object, ObjectMeta meta, Status status, boolean initialEventsEnd,
+		UnbindableObject unbindable) {
 
-	/** The status reason of an event whose object does not bind to the watch's Java type. */
-	public static final String UNBINDABLE = "Unbindable";
+	/**
+	 * An event whose object could be held (or a BOOKMARK or ERROR).
+	 * @param type the event type
+	 * @param object the object, or {@code null} for BOOKMARK and ERROR
+	 * @param meta the object's metadata, or {@code null} for ERROR
+	 * @param status the status of an ERROR event, else {@code null}
+	 * @param initialEventsEnd whether this BOOKMARK ends the initial events of a streaming list
+	 */
+	public WatchEvent(Type type, T object, ObjectMeta meta, Status status, boolean initialEventsEnd) {
+		this(type, object, meta, status, initialEventsEnd, null);
+	}
+
+	/**
+	 * An ADDED, MODIFIED or DELETED event whose object could not be held.
+	 * @param <T> the Java type of the objects
+	 * @param type the event type
+	 * @param unbindable what could not be bound, and where
+	 * @return the event, with a {@code null} object
+	 */
+	public static <T> WatchEvent<T> unbindable(Type type, UnbindableObject unbindable) {
+		return new WatchEvent<>(type, null, unbindable.meta(), null, false, unbindable);
+	}
 
 	/**
 	 * The event types of a watch stream, as the API names them ({@code watch.EventType}).
@@ -45,7 +68,7 @@ public record WatchEvent<T>(Type type, T object, ObjectMeta meta, Status status,
 	@Override
 	public String toString() {
 		return "WatchEvent[" + this.type + ((this.meta != null) ? " " + this.meta.key() + " rv=" + this.meta.resourceVersion() : "")
-				+ ((this.status != null) ? " " + this.status : "") + "]";
+				+ ((this.status != null) ? " " + this.status : "") + ((this.unbindable != null) ? " unbindable" : "") + "]";
 	}
 
 }

@@ -10,6 +10,7 @@ import dev.listwatch.KubernetesObject;
 import dev.listwatch.ObjectList;
 import dev.listwatch.ObjectMeta;
 import dev.listwatch.Status;
+import dev.listwatch.UnbindableObject;
 import dev.listwatch.WatchEvent;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
@@ -64,9 +65,6 @@ final class ObjectDecoder<T> {
 	private static final byte[] MANAGED_FIELDS = ascii("managedFields");
 
 	private static final byte[] INITIAL_EVENTS_END_BYTES = ascii(INITIAL_EVENTS_END);
-
-	/** The reason of the status of an event whose object does not bind to the watch's Java type. */
-	static final String UNBINDABLE = WatchEvent.UNBINDABLE;
 
 	private static final org.apache.commons.logging.Log logger = org.apache.commons.logging.LogFactory
 		.getLog(ObjectDecoder.class);
@@ -172,7 +170,8 @@ final class ObjectDecoder<T> {
 				}
 				catch (DecodeException ex) {
 					// the event is sound but its object does not fit the Java type: say so and go on
-					yield new WatchEvent<>(eventType, null, meta, new Status(0, UNBINDABLE, ex.getMessage()), false);
+					yield WatchEvent.unbindable(eventType,
+							new UnbindableObject(meta, "", this.type.getName(), ex.getMessage()));
 				}
 			}
 		};

@@ -444,7 +444,7 @@ public final class Reflector<T> implements Runnable {
 						if (event.object() != null || event.type() == WatchEvent.Type.DELETED) {
 							this.handler.apply(event);
 						}
-						if (event.status() != null) {
+						if (event.unbindable() != null) {
 							unbindable(event);
 						}
 						this.lastResourceVersion = event.resourceVersion();
@@ -468,7 +468,7 @@ public final class Reflector<T> implements Runnable {
 	private void unbindable(WatchEvent<T> event) {
 		KubernetesApiException failure = new KubernetesApiException(Kind.DECODE,
 				"Watch " + this.name + " skipped " + event.type() + " of " + event.meta().key() + ": "
-						+ event.status().message(),
+						+ event.unbindable(),
 				event.status(), null, null);
 		this.status.failed(failure);
 		logger.error(failure.getMessage());

@@ -75,8 +75,8 @@ class ObjectDecoderTests {
 		assertThat(event.object()).isNull();
 		assertThat(event.meta().key()).isEqualTo("shop/web-1");
 		assertThat(event.resourceVersion()).isEqualTo("42");
-		assertThat(event.status().reason()).isEqualTo(WatchEvent.UNBINDABLE);
-		assertThat(event.status().message()).contains("does not bind to").contains(Strict.class.getName());
+		assertThat(event.unbindable()).isNotNull();
+		assertThat(event.unbindable().targetType()).isEqualTo(Strict.class.getName());
 		byte[] list = ("{\"kind\":\"PodList\",\"metadata\":{\"resourceVersion\":\"9\"},\"items\":[" + POD + "]}")
 			.getBytes(StandardCharsets.UTF_8);
 		ObjectList<Strict> page = strict.decodeList(list, 0, list.length);

@@ -1,0 +1,46 @@
+package dev.listwatch;
+
+import java.util.Objects;
+
+/**
+ * An object the API server has, but that this watch cannot hold: it does not bind to the watch's
+ * Java type (a value the type cannot take), or it is larger than {@code max-event-size}. Such an
+ * object is never reported deleted while the server has it: the cache keeps its last state that
+ * could be held (if any), no event is published for the change it could not take, and the watch
+ * reports it (health, the {@code listwatch} endpoint, the {@code listwatch.unbindable} gauge) until
+ * a later state binds again or the object is deleted.
+ * <p>
+ * Nothing here holds a value of the object: {@link #path()} says where binding failed, never what
+ * was there, so that a watch of Secrets cannot leak them through logs or health.
+ *
+ * @param meta the object's metadata (its key and resourceVersion)
+ * @param path the JSON pointer of the value that could not be bound, for example
+ * {@code /spec/mode}, or {@code ""} when the object as a whole was refused (too large)
+ * @param targetType the Java type it was bound to, for example {@code com.example.MyConfigMap}
+ * @param reason why, without the value, for example {@code not one of the values of enum Mode} or
+ * {@code larger than max-event-size (1048576 bytes)}
+ */
+public record UnbindableObject(ObjectMeta meta, String path, String targetType, String reason) {
+
+	public UnbindableObject {
+		Objects.requireNonNull(meta, "meta must not be null");
+		path = (path != null) ? path : "";
+		targetType = (targetType != null) ? targetType : "";
+		reason = (reason != null) ? reason : "";
+	}
+
+	/**
+	 * The object's cache key.
+	 * @return {@code namespace/name}, or {@code name} for a cluster-scoped object
+	 */
+	public String key() {
+		return this.meta.key();
+	}
+
+	@Override
+	public String toString() {
+		return key() + " (resourceVersion " + this.meta.resourceVersion() + ") does not bind to " + this.targetType
+				+ (this.path.isEmpty() ? "" : " at " + this.path) + ": " + this.reason;
+	}
+
+}
