@@ -254,9 +254,11 @@ public class ListwatchProperties {
 
 		/**
 		 * How long a watch may deliver nothing, not even a bookmark, before it is taken for dead
-		 * (a half-open connection) and replaced from its last resourceVersion.
+		 * (a half-open connection) and replaced from its last resourceVersion. The API server
+		 * sends an idle watch a bookmark about every minute, so a dead stream is found within
+		 * this time.
 		 */
-		private Duration idleTimeout = Duration.ofMinutes(3);
+		private Duration idleTimeout = Duration.ofSeconds(90);
 
 		/**
 		 * First delay after a failure.

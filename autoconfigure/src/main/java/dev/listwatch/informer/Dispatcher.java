@@ -49,6 +49,9 @@ final class Dispatcher {
 
 	private boolean closed;
 
+	/** Paused (the watch is stopped): events wait, none is published until resumed. */
+	private boolean paused;
+
 	Dispatcher(String watch, Executor executor, Consumer<ApplicationEvent> publisher) {
 		this.watch = watch;
 		this.executor = executor;
@@ -126,7 +129,7 @@ final class Dispatcher {
 	}
 
 	private void scheduleIfNeeded() {
-		if (!this.scheduled) {
+		if (!this.scheduled && !this.paused) {
 			this.scheduled = true;
 			try {
 				this.executor.execute(this::drain);
@@ -143,7 +146,7 @@ final class Dispatcher {
 			Object next;
 			synchronized (this.lock) {
 				Iterator<Map.Entry<Object, Object>> first = this.pending.entrySet().iterator();
-				if (this.closed || !first.hasNext()) {
+				if (this.closed || this.paused || !first.hasNext()) {
 					this.scheduled = false;
 					return;
 				}
@@ -162,7 +165,7 @@ final class Dispatcher {
 		}
 		synchronized (this.lock) {
 			this.scheduled = false;
-			if (!this.pending.isEmpty()) {
+			if (!this.pending.isEmpty() && !this.paused) {
 				scheduleIfNeeded();
 			}
 		}
@@ -196,6 +199,26 @@ final class Dispatcher {
 	/** @return the events published so far */
 	long published() {
 		return this.published.sum();
+	}
+
+	/**
+	 * Publishes nothing more until {@link #resume()}; what waits, and what is queued meanwhile,
+	 * stays queued. An event being published when this is called is the last one.
+	 */
+	void pause() {
+		synchronized (this.lock) {
+			this.paused = true;
+		}
+	}
+
+	/** Publishes again, beginning with what waited. */
+	void resume() {
+		synchronized (this.lock) {
+			this.paused = false;
+			if (!this.pending.isEmpty()) {
+				scheduleIfNeeded();
+			}
+		}
 	}
 
 	/** Drops what waits and publishes nothing more. */

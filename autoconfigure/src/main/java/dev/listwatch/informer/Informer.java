@@ -1,15 +1,21 @@
 package dev.listwatch.informer;
 
 import java.time.Duration;
-import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.random.RandomGenerator;
 
 import dev.listwatch.Lister;
 import dev.listwatch.ListerWatcher;
 import dev.listwatch.ObjectMeta;
+import dev.listwatch.UnbindableObject;
 import dev.listwatch.WatchEvent;
 import dev.listwatch.cache.Store;
 import dev.listwatch.event.ResourceEvent;
@@ -27,16 +33,29 @@ import org.springframework.context.SmartLifecycle;
  * Runs one declared watch: a {@link Reflector} on its own thread keeps a {@link Store} in step
  * with the API server, and every change, once in the store, is published as a
  * {@link ResourceEvent} through a {@link Dispatcher}, off the reading thread and in order per
- * object. Started and stopped with the application context.
+ * object. Started and stopped with the application context, and startable again after a stop
+ * (context {@code stop()}/{@code start()}, checkpoint/restore): the cache is kept, the watch
+ * relists and publishes the difference, and events that waited for listeners at the stop are
+ * published after the start.
+ * <p>
+ * A stopped watch never writes its cache again: {@link #stop(Runnable)} closes the gate through
+ * which its reflector writes before it returns, and aborts the reflector's request in flight.
+ * Stopping is asynchronous, so the watches of an application stop in parallel.
+ * <p>
+ * Objects the watch cannot hold ({@link UnbindableObject}) are never taken for deleted: the cache
+ * keeps their last state that could be held, no event is published for the change it could not
+ * take, and {@link #unbindable()} lists them until they bind again or are deleted.
  *
  * @param <T> the Java type of the objects
  */
-public final class Informer<T> implements SmartLifecycle, ReflectorHandler<T> {
+public final class Informer<T> implements SmartLifecycle {
 
 	/** Starts before the web server and stops after it. */
 	public static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 4096;
 
 	private static final Log logger = LogFactory.getLog(Informer.class);
+
+	private static final Duration STOP_TIMEOUT = Duration.ofSeconds(10);
 
 	private final String watch;
 
@@ -56,11 +75,12 @@ public final class Informer<T> implements SmartLifecycle, ReflectorHandler<T> {
 
 	private final CountDownLatch synced = new CountDownLatch(1);
 
-	private final Object lifecycle = new Object();
+	private final ReentrantLock lifecycle = new ReentrantLock();
 
-	private volatile Reflector<T> reflector;
+	/** The objects the server has that the watch cannot hold, by key. */
+	private final Map<String, UnbindableObject> unbindable = new ConcurrentHashMap<>();
 
-	private volatile CountDownLatch finished;
+	private volatile Run current;
 
 	/**
 	 * Makes an informer.
@@ -79,7 +99,7 @@ public final class Informer<T> implements SmartLifecycle, ReflectorHandler<T> {
 		this.store = store;
 		this.options = options;
 		this.runtime = runtime;
-		this.status = new ReflectorStatus(runtime.clock().instant());
+		this.status = new ReflectorStatus(runtime.clock(), runtime.ticker());
 		this.dispatcher = new Dispatcher(watch, runtime.dispatchExecutor(), runtime.publisher());
 	}
 
@@ -129,6 +149,22 @@ public final class Informer<T> implements SmartLifecycle, ReflectorHandler<T> {
 	}
 
 	/**
+	 * The objects the server has that this watch cannot hold (they do not bind to its Java type, or
+	 * are too large), in key order. Any thread.
+	 * @return a snapshot, never holding a value of the objects
+	 */
+	public List<UnbindableObject> unbindable() {
+		List<UnbindableObject> objects = new ArrayList<>(this.unbindable.values());
+		objects.sort(Comparator.comparing(UnbindableObject::key));
+		return objects;
+	}
+
+	/** @return how many objects the server has that this watch cannot hold */
+	public int unbindableCount() {
+		return this.unbindable.size();
+	}
+
+	/**
 	 * Waits until the initial list is in the cache.
 	 * @param timeout how long to wait at most
 	 * @return whether the watch synced in time
@@ -140,48 +176,47 @@ public final class Informer<T> implements SmartLifecycle, ReflectorHandler<T> {
 
 	@Override
 	public void start() {
-		synchronized (this.lifecycle) {
-			if (this.reflector != null) {
+		this.lifecycle.lock();
+		try {
+			if (this.current != null) {
 				return;
 			}
-			Reflector<T> reflector = new Reflector<>(this.watch, this.listerWatcher, this, this.options,
-					this.runtime.clock(), RandomGenerator.getDefault(), this.status);
-			CountDownLatch done = new CountDownLatch(1);
-			this.reflector = reflector;
-			this.finished = done;
+			Run run = new Run();
+			run.reflector = new Reflector<>(this.watch, this.listerWatcher, run, this.options, this.runtime.ticker(),
+					RandomGenerator.getDefault(), this.status);
+			this.current = run;
+			this.dispatcher.resume();
 			this.runtime.register(this);
 			this.runtime.startWatchThread(this.watch, () -> {
 				try {
-					reflector.run();
+					run.reflector.run();
 				}
-				catch (RuntimeException | Error ex) {
+				catch (Throwable ex) {
+					// the loop handles what it can; this is what escaped it: the watch is down
+					this.status.fatal(ex);
 					logger.error("Watch " + this.watch + " stopped unexpectedly", ex);
 				}
 				finally {
-					done.countDown();
+					run.finished();
 				}
 			});
 		}
+		finally {
+			this.lifecycle.unlock();
+		}
 	}
 
+	/**
+	 * Stops the watch and waits for its thread to end, for at most 10 seconds. Once this returns,
+	 * the watch no longer writes its cache nor queues events.
+	 */
 	@Override
 	public void stop() {
-		Reflector<T> reflector;
-		CountDownLatch done;
-		synchronized (this.lifecycle) {
-			reflector = this.reflector;
-			done = this.finished;
-			this.reflector = null;
-		}
-		if (reflector == null) {
-			return;
-		}
-		this.runtime.unregister(this);
-		reflector.stop();
-		this.dispatcher.close();
+		CountDownLatch done = new CountDownLatch(1);
+		stop(done::countDown);
 		try {
-			if (!done.await(10, TimeUnit.SECONDS)) {
-				logger.warn("Watch " + this.watch + " did not stop within 10 s");
+			if (!done.await(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+				logger.warn("Watch " + this.watch + " did not stop within " + STOP_TIMEOUT.toSeconds() + " s");
 			}
 		}
 		catch (InterruptedException ex) {
@@ -189,9 +224,39 @@ public final class Informer<T> implements SmartLifecycle, ReflectorHandler<T> {
 		}
 	}
 
+	/**
+	 * Stops the watch without waiting: the reflector's writes end before this returns (the gate
+	 * closes), its open watch is closed and a request in flight aborted; {@code callback} runs once
+	 * its thread has ended. Events waiting for listeners stay queued for a later {@link #start()}.
+	 * @param callback what to run once stopped, on the watch's thread or this one
+	 */
+	@Override
+	public void stop(Runnable callback) {
+		Run run;
+		this.lifecycle.lock();
+		try {
+			run = this.current;
+			this.current = null;
+			if (run != null) {
+				run.close();
+				this.runtime.unregister(this);
+				this.dispatcher.pause();
+			}
+		}
+		finally {
+			this.lifecycle.unlock();
+		}
+		if (run == null) {
+			callback.run();
+			return;
+		}
+		run.reflector.stop();
+		run.whenFinished(callback);
+	}
+
 	@Override
 	public boolean isRunning() {
-		return this.reflector != null;
+		return this.current != null;
 	}
 
 	@Override
@@ -199,32 +264,51 @@ public final class Informer<T> implements SmartLifecycle, ReflectorHandler<T> {
 		return PHASE;
 	}
 
-	void checkIdle(Instant now) {
-		Reflector<T> reflector = this.reflector;
-		if (reflector != null) {
-			reflector.checkIdle(now);
+	void checkIdle() {
+		Run run = this.current;
+		if (run != null) {
+			run.reflector.checkIdle();
 		}
 	}
 
-	@Override
-	public void replace(List<ObjectMeta> metas, List<T> objects, boolean initial) {
+	private void replace(List<ObjectMeta> metas, List<T> objects, List<UnbindableObject> unbindable,
+			boolean initial) {
+		// after a stop and start the cache is whole already: this is a relist
+		boolean first = initial && !this.store.hasSynced();
+		if (!unbindable.isEmpty()) {
+			// the server has them: keep the last state that could be held, so none is taken for deleted
+			metas = new ArrayList<>(metas);
+			objects = new ArrayList<>(objects);
+			for (UnbindableObject object : unbindable) {
+				Store.Entry<T> cached = this.store.entry(object.key());
+				if (cached != null) {
+					metas.add(cached.meta());
+					objects.add(cached.object());
+				}
+			}
+		}
 		Store.Diff<T> diff = this.store.replace(metas, objects);
+		this.unbindable.keySet().retainAll(keys(unbindable));
+		for (UnbindableObject object : unbindable) {
+			cannotHold(object);
+		}
 		for (Store.Entry<T> added : diff.added()) {
-			publish(ResourceEvent.Type.ADDED, added.object(), null, added.meta(), initial, false);
+			publish(ResourceEvent.Type.ADDED, added.object(), null, added.meta(), first, false);
 		}
 		for (Store.Update<T> modified : diff.modified()) {
 			publish(ResourceEvent.Type.MODIFIED, modified.newEntry().object(), modified.oldEntry().object(),
-					modified.newEntry().meta(), initial, false);
+					modified.newEntry().meta(), first, false);
 		}
 		for (Store.Entry<T> deleted : diff.deleted()) {
-			publish(ResourceEvent.Type.DELETED, deleted.object(), null, deleted.meta(), initial, true);
+			publish(ResourceEvent.Type.DELETED, deleted.object(), null, deleted.meta(), first, true);
 		}
-		if (initial) {
+		if (first) {
 			this.store.markSynced();
 			this.dispatcher.enqueueAfterAll(new WatchSyncedEvent(this, this.watch, this.store.size()));
 			this.synced.countDown();
 			logger.info("Watch " + this.watch + " synced: " + this.store.size() + " objects of "
-					+ this.listerWatcher.resource());
+					+ this.listerWatcher.resource()
+					+ (unbindable.isEmpty() ? "" : "; " + unbindable.size() + " more that it cannot hold"));
 		}
 		else if (!diff.isEmpty()) {
 			logger.info("Watch " + this.watch + " relisted: " + diff.added().size() + " added, "
@@ -232,16 +316,26 @@ public final class Informer<T> implements SmartLifecycle, ReflectorHandler<T> {
 		}
 	}
 
-	@Override
-	public void apply(WatchEvent<T> event) {
+	private void apply(WatchEvent<T> event) {
 		ObjectMeta meta = event.meta();
 		switch (event.type()) {
 			case ADDED, MODIFIED -> {
+				if (event.unbindable() != null) {
+					// it exists, in a state the watch cannot hold: keep the last one, publish nothing
+					cannotHold(event.unbindable());
+					return;
+				}
+				if (!this.unbindable.isEmpty()) {
+					this.unbindable.remove(meta.key());
+				}
 				T old = this.store.upsert(meta, event.object());
 				publish((old == null) ? ResourceEvent.Type.ADDED : ResourceEvent.Type.MODIFIED, event.object(), old,
 						meta, false, false);
 			}
 			case DELETED -> {
+				if (!this.unbindable.isEmpty()) {
+					this.unbindable.remove(meta.key());
+				}
 				T old = this.store.delete(meta.key());
 				T last = (event.object() != null) ? event.object() : old;
 				if (last != null) {
@@ -253,6 +347,18 @@ public final class Informer<T> implements SmartLifecycle, ReflectorHandler<T> {
 		}
 	}
 
+	private void cannotHold(UnbindableObject object) {
+		this.unbindable.put(object.key(), object);
+	}
+
+	private static java.util.Set<String> keys(List<UnbindableObject> objects) {
+		java.util.Set<String> keys = new java.util.HashSet<>();
+		for (UnbindableObject object : objects) {
+			keys.add(object.key());
+		}
+		return keys;
+	}
+
 	private void publish(ResourceEvent.Type type, T object, T old, ObjectMeta meta, boolean initial,
 			boolean finalStateUnknown) {
 		this.dispatcher.enqueue(new ResourceEvent<>(this, this.watch, type, object, old, meta, initial,
@@ -262,6 +368,79 @@ public final class Informer<T> implements SmartLifecycle, ReflectorHandler<T> {
 	@Override
 	public String toString() {
 		return "Informer[" + this.watch + "]";
+	}
+
+	/**
+	 * One run of the watch, from a start to a stop: its reflector, and the gate through which that
+	 * reflector writes the cache. Once closed, the gate lets no write through, so a reflector that
+	 * was still inside a list when it was stopped cannot replace the cache later.
+	 */
+	private final class Run implements ReflectorHandler<T> {
+
+		private final ReentrantLock gate = new ReentrantLock();
+
+		private final CountDownLatch done = new CountDownLatch(1);
+
+		private final List<Runnable> callbacks = new CopyOnWriteArrayList<>();
+
+		private boolean open = true;
+
+		private Reflector<T> reflector;
+
+		@Override
+		public void replace(List<ObjectMeta> metas, List<T> objects, List<UnbindableObject> unbindable,
+				boolean initial) {
+			this.gate.lock();
+			try {
+				if (this.open) {
+					Informer.this.replace(metas, objects, unbindable, initial);
+				}
+			}
+			finally {
+				this.gate.unlock();
+			}
+		}
+
+		@Override
+		public void apply(WatchEvent<T> event) {
+			this.gate.lock();
+			try {
+				if (this.open) {
+					Informer.this.apply(event);
+				}
+			}
+			finally {
+				this.gate.unlock();
+			}
+		}
+
+		/** Lets no more writes through; waits for one under way. */
+		void close() {
+			this.gate.lock();
+			try {
+				this.open = false;
+			}
+			finally {
+				this.gate.unlock();
+			}
+		}
+
+		void finished() {
+			this.done.countDown();
+			for (Runnable callback : this.callbacks) {
+				if (this.callbacks.remove(callback)) {
+					callback.run();
+				}
+			}
+		}
+
+		void whenFinished(Runnable callback) {
+			this.callbacks.add(callback);
+			if (this.done.getCount() == 0 && this.callbacks.remove(callback)) {
+				callback.run();
+			}
+		}
+
 	}
 
 }

@@ -15,6 +15,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
+import dev.listwatch.reflector.Ticker;
+
 import org.springframework.context.ApplicationEvent;
 import org.springframework.core.task.SimpleAsyncTaskExecutor;
 
@@ -26,6 +28,8 @@ import org.springframework.core.task.SimpleAsyncTaskExecutor;
 public final class InformerRuntime implements AutoCloseable {
 
 	private final Clock clock;
+
+	private final Ticker ticker;
 
 	private final Consumer<ApplicationEvent> publisher;
 
@@ -48,7 +52,22 @@ public final class InformerRuntime implements AutoCloseable {
 	 */
 	public InformerRuntime(Clock clock, Consumer<ApplicationEvent> publisher, int dispatchThreads,
 			Duration watchdogPeriod) {
+		this(clock, Ticker.system(), publisher, dispatchThreads, watchdogPeriod);
+	}
+
+	/**
+	 * Makes a runtime.
+	 * @param clock the wall clock (times shown in health and the endpoint)
+	 * @param ticker the monotonic time source (idle watches, backoff, failing periods)
+	 * @param publisher where events go (the application context)
+	 * @param dispatchThreads how many platform threads dispatch events on Java 17-20 (on Java 21+
+	 * each dispatch runs on a virtual thread)
+	 * @param watchdogPeriod how often silent watches are looked for
+	 */
+	public InformerRuntime(Clock clock, Ticker ticker, Consumer<ApplicationEvent> publisher, int dispatchThreads,
+			Duration watchdogPeriod) {
 		this.clock = clock;
+		this.ticker = ticker;
 		this.publisher = publisher;
 		boolean virtual = Runtime.version().feature() >= 21;
 		this.watchThreads = new SimpleAsyncTaskExecutor("listwatch-watch-");
@@ -72,6 +91,11 @@ public final class InformerRuntime implements AutoCloseable {
 
 	public Clock clock() {
 		return this.clock;
+	}
+
+	/** @return the monotonic time source of the watches */
+	public Ticker ticker() {
+		return this.ticker;
 	}
 
 	Consumer<ApplicationEvent> publisher() {
@@ -106,12 +130,11 @@ public final class InformerRuntime implements AutoCloseable {
 
 	/**
 	 * Closes every watch that has delivered nothing for its idle timeout. Runs periodically; public
-	 * so that tests with a fake clock can run it.
+	 * so that tests with a fake ticker can run it.
 	 */
 	public void checkIdle() {
-		java.time.Instant now = this.clock.instant();
 		for (Informer<?> informer : this.informers) {
-			informer.checkIdle(now);
+			informer.checkIdle();
 		}
 	}
 

@@ -1,15 +1,15 @@
 package dev.listwatch.reflector;
 
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.random.RandomGenerator;
 
 /**
  * Exponential backoff with jitter, as client-go's reflector uses it: the first delay is
  * {@code initial}, each next one {@code factor} times longer up to {@code max}, each stretched by a
  * random part up to {@code jitter} of itself; after {@code resetAfter} without a failure it starts
- * over. A {@code Retry-After} from the server is a floor. Thread-confined.
+ * over. A {@code Retry-After} from the server is a floor, itself capped at {@code max} (a server
+ * or proxy asking for a day, or for more than a {@code long} holds, waits {@code max}). Time is
+ * measured on a monotonic {@link Ticker}. Thread-confined.
  */
 public final class Backoff {
 
@@ -23,47 +23,54 @@ public final class Backoff {
 
 	private final Duration resetAfter;
 
-	private final Clock clock;
+	private final Ticker ticker;
 
 	private final RandomGenerator random;
 
 	private Duration current;
 
-	private Instant lastFailure;
+	/** When the last failure was, in {@link Ticker} nanoseconds; meaningless while {@link #failed} is false. */
+	private long lastFailure;
+
+	private boolean failed;
 
 	/**
 	 * Makes a backoff.
 	 * @param settings the delays
-	 * @param clock the clock that decides when to start over
+	 * @param ticker the time source that decides when to start over
 	 * @param random the source of jitter
 	 */
-	public Backoff(Settings settings, Clock clock, RandomGenerator random) {
+	public Backoff(Settings settings, Ticker ticker, RandomGenerator random) {
 		this.initial = settings.initial();
 		this.max = settings.max();
 		this.factor = settings.factor();
 		this.jitter = settings.jitter();
 		this.resetAfter = settings.resetAfter();
-		this.clock = clock;
+		this.ticker = ticker;
 		this.random = random;
 		this.current = this.initial;
 	}
 
 	/**
 	 * The delay before the next attempt, after a failure.
-	 * @param retryAfter what the server asked for, or {@code null}
+	 * @param retryAfter what the server asked for, or {@code null}; taken as at most {@code max}
 	 * @return the delay
 	 */
 	public Duration next(Duration retryAfter) {
-		Instant now = this.clock.instant();
-		if (this.lastFailure != null && Duration.between(this.lastFailure, now).compareTo(this.resetAfter) > 0) {
+		long now = this.ticker.nanoTime();
+		if (this.failed && now - this.lastFailure > this.resetAfter.toNanos()) {
 			this.current = this.initial;
 		}
+		this.failed = true;
 		this.lastFailure = now;
 		long base = this.current.toMillis();
 		long delay = base + (long) (base * this.jitter * this.random.nextDouble());
 		this.current = Duration.ofMillis(Math.min(this.max.toMillis(), (long) (base * this.factor)));
 		Duration result = Duration.ofMillis(delay);
-		return (retryAfter != null && retryAfter.compareTo(result) > 0) ? retryAfter : result;
+		if (retryAfter == null || retryAfter.compareTo(result) <= 0) {
+			return result;
+		}
+		return (retryAfter.compareTo(this.max) > 0) ? this.max : retryAfter;
 	}
 
 	/**
@@ -71,7 +78,7 @@ public final class Backoff {
 	 */
 	public void reset() {
 		this.current = this.initial;
-		this.lastFailure = null;
+		this.failed = false;
 	}
 
 	/**

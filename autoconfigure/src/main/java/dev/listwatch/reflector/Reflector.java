@@ -1,14 +1,13 @@
 package dev.listwatch.reflector;
 
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
 
 import dev.listwatch.KubernetesApiException;
@@ -17,6 +16,7 @@ import dev.listwatch.ListOptions;
 import dev.listwatch.ListerWatcher;
 import dev.listwatch.ObjectList;
 import dev.listwatch.ObjectMeta;
+import dev.listwatch.UnbindableObject;
 import dev.listwatch.WatchEvent;
 import dev.listwatch.WatchStream;
 import org.apache.commons.logging.Log;
@@ -27,11 +27,30 @@ import org.apache.commons.logging.LogFactory;
  * a watch from its resourceVersion; after a dropped connection or a server timeout the watch
  * resumes from the last resourceVersion without a new list; after 410 Gone it relists and the
  * handler turns the difference into events. Failures wait out an exponential backoff with jitter
- * ({@code Retry-After} honoured). A watch that delivers nothing for the idle timeout is closed by
- * {@link #checkIdle(Instant)} and replaced.
+ * ({@code Retry-After} honoured, up to the longest delay). A watch that delivers nothing for the
+ * idle timeout is closed by {@link #checkIdle()} and replaced.
+ * <p>
+ * Failure paths, each one bounded:
+ * <ul>
+ * <li>an object the watch cannot hold (it does not bind to the Java type, or is too large) is
+ * handed to the handler as an {@link dev.listwatch.UnbindableObject}, never dropped from a list,
+ * and the watch goes on past it;</li>
+ * <li>an event that cannot be decoded at all: the watch resumes from the last resourceVersion
+ * once; if it fails at the same resourceVersion again, it relists;</li>
+ * <li>a streaming list that fails in any way falls back to a paged list for that sync (as
+ * client-go does); after {@value #STREAMING_FAILURES_TO_GIVE_UP} failures in a row the watch
+ * stops trying streaming lists;</li>
+ * <li>a failure of the handler resyncs with a fresh list; a failure of the lister-watcher (a
+ * request) backs off and resumes from the last resourceVersion without a list;</li>
+ * <li>an {@link Error} on the loop's thread (OutOfMemoryError, StackOverflowError, a LinkageError
+ * from user code) marks the watch {@link WatchState#FAILED}, backs off and resyncs; the state
+ * stays FAILED until a sync completes.</li>
+ * </ul>
  * <p>
  * {@link #run()} runs the loop on the calling thread until {@link #stop()}; the handler is called
- * on that thread only.
+ * on that thread only, never with part of a list. A call that had begun when {@code stop()} was
+ * called may still run to its end: a handler that must not be written after a stop guards itself
+ * (the informer does).
  *
  * @param <T> the Java type of the objects
  */
@@ -41,6 +60,9 @@ public final class Reflector<T> implements Runnable {
 
 	private static final Duration SHORT_WATCH = Duration.ofSeconds(1);
 
+	/** Streaming lists that fail in a row, after the server answered, before the watch stops trying them. */
+	static final int STREAMING_FAILURES_TO_GIVE_UP = 3;
+
 	private final String name;
 
 	private final ListerWatcher<T> listerWatcher;
@@ -49,7 +71,7 @@ public final class Reflector<T> implements Runnable {
 
 	private final ReflectorOptions options;
 
-	private final Clock clock;
+	private final Ticker ticker;
 
 	private final RandomGenerator random;
 
@@ -61,12 +83,16 @@ public final class Reflector<T> implements Runnable {
 
 	private volatile WatchStream<T> current;
 
-	private volatile Instant lastActivity;
+	/** {@link Ticker} time of the last event of the current watch, or of its opening. */
+	private volatile long lastActivity;
 
 	private volatile boolean idleClosed;
 
-	/** When the request under way (a list page or a watch being opened) was sent, or null. */
-	private volatile Instant requestSince;
+	/** {@link Ticker} time at which the request under way (a list page or a watch being opened) was sent. */
+	private volatile long requestSince;
+
+	/** Whether a request is under way. */
+	private volatile boolean requestPending;
 
 	/** The thread running the loop. */
 	private volatile Thread runner;
@@ -76,20 +102,41 @@ public final class Reflector<T> implements Runnable {
 	/** Whether the watch being consumed delivered an event (or bookmark) before it ended. */
 	private boolean watchDelivered;
 
+	/** Whether the loop is reading an open stream (so a failure now happened after the server answered). */
+	private boolean reading;
+
 	private boolean streamingUnsupported;
+
+	private int streamingFailures;
+
+	/** The resourceVersion a watch last failed to decode from, or {@code null}. */
+	private String undecodableAt;
 
 	private boolean synced;
 
+	/** Whether an {@link Error} struck the loop and no sync has completed since: the watch is FAILED. */
+	private boolean fatal;
+
+	/**
+	 * Makes a reflector.
+	 * @param name the watch's name, for logs
+	 * @param listerWatcher what lists and watches
+	 * @param handler where what is learned goes
+	 * @param options how to list and watch
+	 * @param ticker the monotonic time source (idle watches, backoff)
+	 * @param random the source of jitter and watch timeouts
+	 * @param status where the reflector reports about itself
+	 */
 	public Reflector(String name, ListerWatcher<T> listerWatcher, ReflectorHandler<T> handler, ReflectorOptions options,
-			Clock clock, RandomGenerator random, ReflectorStatus status) {
+			Ticker ticker, RandomGenerator random, ReflectorStatus status) {
 		this.name = name;
 		this.listerWatcher = listerWatcher;
 		this.handler = handler;
 		this.options = options;
-		this.clock = clock;
+		this.ticker = ticker;
 		this.random = random;
 		this.status = status;
-		this.backoff = new Backoff(options.backoff(), clock, random);
+		this.backoff = new Backoff(options.backoff(), ticker, random);
 		this.streamingUnsupported = !options.streamingList();
 	}
 
@@ -104,19 +151,20 @@ public final class Reflector<T> implements Runnable {
 		boolean afterGone = false;
 		int gonesInARow = 0;
 		while (!isStopped()) {
+			this.reading = false;
 			try {
-				Instant watchStarted;
+				long watchStarted;
 				if (needSync) {
-					this.status.state(WatchState.SYNCING, this.clock.instant());
+					state(WatchState.SYNCING);
 					WatchStream<T> stream = sync(afterGone);
 					needSync = false;
 					afterGone = false;
-					this.status.state(WatchState.WATCHING, this.clock.instant());
-					watchStarted = this.clock.instant();
+					this.status.state(WatchState.WATCHING);
+					watchStarted = this.ticker.nanoTime();
 					consume((stream != null) ? stream : openWatch());
 				}
 				else {
-					watchStarted = this.clock.instant();
+					watchStarted = this.ticker.nanoTime();
 					consume(openWatch());
 				}
 				gonesInARow = 0;
@@ -125,21 +173,44 @@ public final class Reflector<T> implements Runnable {
 				if (isStopped()) {
 					break;
 				}
-				boolean idle = this.idleClosed;
-				this.status.restarted(idle ? "idle" : "ended");
-				if (idle) {
+				if (this.idleClosed) {
+					this.idleClosed = false;
+					// silence is a failure on an open stream: a watch that keeps going silent is failing
+					this.status.failed(new KubernetesApiException(Kind.CONNECTION, "Watch " + this.name
+							+ " delivered nothing, not even a bookmark, for " + this.options.idleTimeout()
+							+ " (a half-open connection?)", null), true);
+					this.status.restarted("idle");
 					logger.warn("Watch " + this.name + " delivered nothing for " + this.options.idleTimeout()
 							+ "; replacing it from resourceVersion " + this.lastResourceVersion);
 				}
-				else if (Duration.between(watchStarted, this.clock.instant()).compareTo(SHORT_WATCH) < 0) {
-					// a watch that ends at once, again and again, must not become a tight loop
-					pause(this.backoff.next(null));
+				else {
+					this.status.restarted("ended");
+					if (Duration.ofNanos(this.ticker.nanoTime() - watchStarted).compareTo(SHORT_WATCH) < 0) {
+						// a watch that ends at once, again and again, must not become a tight loop
+						pause(this.backoff.next(null));
+					}
 				}
+			}
+			catch (Stopped ex) {
+				break;
+			}
+			catch (HandlerFailure ex) {
+				if (isStopped()) {
+					break;
+				}
+				this.status.failed(new KubernetesApiException(Kind.OTHER,
+						"Watch " + this.name + " failed while handling an event: " + ex.getCause(), ex.getCause()),
+						this.reading);
+				this.status.restarted("handler");
+				logger.error("Watch " + this.name + " failed while handling an event; resyncing", ex.getCause());
+				needSync = true;
+				pause(this.backoff.next(null));
 			}
 			catch (KubernetesApiException ex) {
 				if (isStopped()) {
 					break;
 				}
+				boolean afterConnect = this.reading;
 				if (ex.isGone()) {
 					gonesInARow++;
 					needSync = true;
@@ -153,44 +224,75 @@ public final class Reflector<T> implements Runnable {
 					}
 					continue;
 				}
-				this.status.failed(ex);
-				this.status.restarted((this.idleClosed && ex.kind() == Kind.CONNECTION) ? "idle" : reason(ex));
-				this.idleClosed = false;
-				if (ex.kind() == Kind.CONNECTION && this.watchDelivered) {
-					// the watch had been delivering: the server is there, the connection broke (as
-					// client-go, which resumes at once then). Start the backoff over, so that a network
-					// that cuts watches now and then is not answered with ever longer waits
-					this.backoff.reset();
+				if (ex.kind() == Kind.DECODE && afterConnect && !needSync) {
+					if (this.lastResourceVersion != null && this.lastResourceVersion.equals(this.undecodableAt)) {
+						// the same event again: resuming cannot get past it, a fresh list can
+						logger.warn("Watch " + this.name + " cannot decode what follows resourceVersion "
+								+ this.lastResourceVersion + " twice in a row; relisting");
+						needSync = true;
+						afterGone = true;
+						this.undecodableAt = null;
+					}
+					else {
+						this.undecodableAt = this.lastResourceVersion;
+					}
 				}
-				this.watchDelivered = false;
-				Duration delay = this.backoff.next(ex.retryAfter());
-				String message = "Watch " + this.name + " failed, retrying in " + delay.toMillis() + " ms: "
-						+ ex.getMessage();
-				if (this.status.consecutiveFailures() <= 1) {
-					logger.warn(message);
-				}
-				else {
-					logger.debug(message);
-				}
-				pause(delay);
+				failed(ex, afterConnect, (this.idleClosed && ex.kind() == Kind.CONNECTION) ? "idle" : reason(ex));
 			}
 			catch (RuntimeException ex) {
 				if (isStopped()) {
 					break;
 				}
-				this.status.failed(new KubernetesApiException(Kind.OTHER,
-						"Watch " + this.name + " failed while handling an event: " + ex, ex));
-				this.status.restarted("handler");
-				logger.error("Watch " + this.name + " failed while handling an event; resyncing", ex);
+				// a lister-watcher that threw something other than its documented exception: a request
+				// failure all the same, not a reason to relist
+				failed(new KubernetesApiException(Kind.OTHER,
+						"Watch " + this.name + ": " + this.listerWatcher.resource() + " request failed: "
+								+ ex.getClass().getName(), ex),
+						this.reading, "error");
+			}
+			catch (Error ex) {
+				if (isStopped()) {
+					break;
+				}
+				this.fatal = true;
+				this.status.fatal(ex);
+				this.status.restarted("fatal");
+				logger.error("Watch " + this.name + " failed with " + ex.getClass().getName()
+						+ "; it is FAILED until a resync succeeds", ex);
 				needSync = true;
 				pause(this.backoff.next(null));
 			}
 		}
-		this.status.state(WatchState.STOPPED, this.clock.instant());
+		this.status.state(WatchState.STOPPED);
+	}
+
+	/** A request failed: report it, back off, and go on from the last resourceVersion. */
+	private void failed(KubernetesApiException ex, boolean afterConnect, String reason) {
+		this.status.failed(ex, afterConnect);
+		this.status.restarted(reason);
+		this.idleClosed = false;
+		if (ex.kind() == Kind.CONNECTION && this.watchDelivered) {
+			// the watch had been delivering: the server is there, the connection broke (as
+			// client-go, which resumes at once then). Start the backoff over, so that a network
+			// that cuts watches now and then is not answered with ever longer waits
+			this.backoff.reset();
+		}
+		this.watchDelivered = false;
+		Duration delay = this.backoff.next(ex.retryAfter());
+		String message = "Watch " + this.name + " failed, retrying in " + delay.toMillis() + " ms: " + ex.getMessage();
+		if (this.status.consecutiveFailures() <= 1) {
+			logger.warn(message);
+		}
+		else {
+			logger.debug(message);
+		}
+		pause(delay);
 	}
 
 	/**
-	 * Stops the loop and closes the open watch, if any, at once. Idempotent; any thread.
+	 * Stops the loop: closes the open watch and aborts a request in flight (a list page, a watch
+	 * being opened) at once, so the loop's thread ends promptly. Idempotent; any thread; does not
+	 * wait for the loop to end.
 	 */
 	public void stop() {
 		this.stopped.countDown();
@@ -198,30 +300,33 @@ public final class Reflector<T> implements Runnable {
 		if (stream != null) {
 			stream.close();
 		}
+		Thread thread = this.runner;
+		if (thread != null && this.requestPending) {
+			// the JDK client's blocking calls end on an interrupt; the loop sees it is stopped
+			thread.interrupt();
+		}
 	}
 
 	/**
-	 * Closes the open watch if it has delivered nothing since {@code now - idleTimeout}; the loop then
-	 * resumes from the last resourceVersion. Any thread.
-	 * @param now the time now
-	 * @return whether the watch was closed
+	 * Closes the open watch if it has delivered nothing for the idle timeout, and abandons a
+	 * request left unanswered for as long; the loop then resumes from the last resourceVersion.
+	 * Measured on the monotonic ticker. Any thread.
+	 * @return whether a watch was closed or a request abandoned
 	 */
-	public boolean checkIdle(Instant now) {
-		Instant sent = this.requestSince;
+	public boolean checkIdle() {
+		long now = this.ticker.nanoTime();
+		long idle = this.options.idleTimeout().toNanos();
 		Thread thread = this.runner;
-		if (sent != null && thread != null
-				&& Duration.between(sent, now).compareTo(this.options.idleTimeout()) > 0) {
+		if (this.requestPending && thread != null && now - this.requestSince > idle) {
 			// a request without an answer (a half-open connection): abandon it; the JDK client's
 			// blocking calls end on an interrupt
-			this.requestSince = null;
+			this.requestPending = false;
 			this.idleClosed = true;
 			thread.interrupt();
 			return true;
 		}
 		WatchStream<T> stream = this.current;
-		Instant last = this.lastActivity;
-		if (stream != null && last != null
-				&& Duration.between(last, now).compareTo(this.options.idleTimeout()) > 0) {
+		if (stream != null && now - this.lastActivity > idle) {
 			this.idleClosed = true;
 			stream.close();
 			return true;
@@ -231,26 +336,61 @@ public final class Reflector<T> implements Runnable {
 
 	/**
 	 * Fills the handler: a streaming list where served (returning the stream, now watching), else
-	 * a paged list (returning {@code null}).
+	 * a paged list (returning {@code null}). A streaming list that fails in any way falls back to a
+	 * paged list at once.
 	 */
 	private WatchStream<T> sync(boolean afterGone) {
-		Instant start = this.clock.instant();
+		long start = this.ticker.nanoTime();
 		if (!this.streamingUnsupported) {
-			WatchStream<T> stream = streamingSync(afterGone, start);
-			if (stream != null) {
-				return stream;
+			try {
+				WatchStream<T> stream = streamingSync(afterGone, start);
+				if (stream != null) {
+					this.streamingFailures = 0;
+					return stream;
+				}
+			}
+			catch (Stopped | HandlerFailure ex) {
+				throw ex;
+			}
+			catch (RuntimeException ex) {
+				if (isStopped()) {
+					throw new Stopped();
+				}
+				streamingFailed(ex);
+			}
+			finally {
+				this.reading = false;
 			}
 		}
 		List<ObjectMeta> metas = new ArrayList<>();
 		List<T> objects = new ArrayList<>();
-		String resourceVersion = listAll(afterGone, metas, objects);
-		this.status.listed(Duration.between(start, this.clock.instant()), objects.size());
-		this.handler.replace(metas, objects, !this.synced);
+		List<UnbindableObject> unbindable = new ArrayList<>();
+		String resourceVersion = listAll(afterGone, metas, objects, unbindable);
+		this.status.listed(since(start), objects.size());
+		replace(metas, objects, unbindable);
 		completeSync(resourceVersion, start, false);
 		return null;
 	}
 
-	private String listAll(boolean afterGone, List<ObjectMeta> metas, List<T> objects) {
+	/**
+	 * A streaming list failed: making progress beats waiting for it, so this sync lists instead.
+	 * Only failures after the server answered count towards giving streaming lists up: a server
+	 * that cannot be reached fails the list as well.
+	 */
+	private void streamingFailed(RuntimeException ex) {
+		String why = (ex instanceof KubernetesApiException api) ? api.getMessage() : ex.getClass().getName();
+		if (this.reading && ++this.streamingFailures >= STREAMING_FAILURES_TO_GIVE_UP) {
+			this.streamingUnsupported = true;
+			logger.warn("Watch " + this.name + ": " + this.streamingFailures
+					+ " streaming lists in a row did not complete; using list + watch from now on (" + why + ")");
+		}
+		else {
+			logger.info("Watch " + this.name + ": the streaming list did not complete (" + why + "); listing instead");
+		}
+	}
+
+	private String listAll(boolean afterGone, List<ObjectMeta> metas, List<T> objects,
+			List<UnbindableObject> unbindable) {
 		ListOptions base = ListOptions.none()
 			.withLabelSelector(this.options.labelSelector())
 			.withFieldSelector(this.options.fieldSelector())
@@ -272,18 +412,24 @@ public final class Reflector<T> implements Runnable {
 					logger.info("Watch " + this.name + ": list continue token expired; listing in one request");
 					metas.clear();
 					objects.clear();
+					unbindable.clear();
 					options = base.withLimit(null).withResourceVersion(null);
 					resourceVersion = null;
 					continue;
 				}
 				throw ex;
 			}
+			if (isStopped()) {
+				// never hand on part of a list
+				throw new Stopped();
+			}
 			if (resourceVersion == null) {
 				resourceVersion = page.resourceVersion();
 			}
 			metas.addAll(page.metas());
 			objects.addAll(page.items());
-			if (!page.hasMore() || isStopped()) {
+			unbindable.addAll(page.unbindable());
+			if (!page.hasMore()) {
 				return resourceVersion;
 			}
 			// the continue token carries the list's resourceVersion; like client-go's pager, send
@@ -297,9 +443,12 @@ public final class Reflector<T> implements Runnable {
 	/**
 	 * Opens a watch with {@code sendInitialEvents=true} and consumes the initial events up to the
 	 * bookmark that ends them. Returns {@code null} (and remembers it) when the server refuses
-	 * streaming lists.
+	 * streaming lists; throws when the streaming list fails otherwise, including a stream that ends
+	 * before the initial events did, or that sends no object for the idle timeout before they end
+	 * (plain bookmarks do not count: a server that ignores {@code sendInitialEvents} sends the
+	 * objects, then only bookmarks, and would keep the watch here for ever).
 	 */
-	private WatchStream<T> streamingSync(boolean afterGone, Instant start) {
+	private WatchStream<T> streamingSync(boolean afterGone, long start) {
 		ListOptions options = watchOptions().withSendInitialEvents(true)
 			.withResourceVersionMatch(ListOptions.NOT_OLDER_THAN)
 			.withResourceVersion(afterGone ? null : this.lastResourceVersion);
@@ -317,23 +466,33 @@ public final class Reflector<T> implements Runnable {
 			throw ex;
 		}
 		if (opened(stream)) {
-			return stream;
+			throw new Stopped();
 		}
+		this.reading = true;
 		Map<String, Integer> index = new LinkedHashMap<>();
 		List<ObjectMeta> metas = new ArrayList<>();
 		List<T> objects = new ArrayList<>();
+		Map<String, UnbindableObject> unbindable = new LinkedHashMap<>();
 		try {
 			while (stream.hasNext()) {
 				WatchEvent<T> event = stream.next();
-				this.lastActivity = this.clock.instant();
-				this.status.received(event.type(), this.lastActivity);
+				long bookmarkedAt = this.lastActivity;
+				this.lastActivity = this.ticker.nanoTime();
+				this.status.received(event.type());
 				switch (event.type()) {
 					case ADDED, MODIFIED -> {
-						if (event.object() == null) {
-							unbindable(event);
+						String key = event.meta().key();
+						if (event.unbindable() != null) {
+							Integer at = index.remove(key);
+							if (at != null) {
+								metas.set(at, null);
+								objects.set(at, null);
+							}
+							unbindable.put(key, event.unbindable());
 							continue;
 						}
-						Integer at = index.putIfAbsent(event.meta().key(), objects.size());
+						unbindable.remove(key);
+						Integer at = index.putIfAbsent(key, objects.size());
 						if (at == null) {
 							metas.add(event.meta());
 							objects.add(event.object());
@@ -344,56 +503,80 @@ public final class Reflector<T> implements Runnable {
 						}
 					}
 					case DELETED -> {
-						Integer at = index.remove(event.meta().key());
+						String key = event.meta().key();
+						unbindable.remove(key);
+						Integer at = index.remove(key);
 						if (at != null) {
 							metas.set(at, null);
 							objects.set(at, null);
 						}
 					}
 					case BOOKMARK -> {
-						if (event.initialEventsEnd()) {
-							List<ObjectMeta> liveMetas = new ArrayList<>(index.size());
-							List<T> liveObjects = new ArrayList<>(index.size());
-							for (int i = 0; i < metas.size(); i++) {
-								if (metas.get(i) != null) {
-									liveMetas.add(metas.get(i));
-									liveObjects.add(objects.get(i));
-								}
-							}
-							this.status.listed(Duration.between(start, this.clock.instant()), liveObjects.size());
-							this.handler.replace(liveMetas, liveObjects, !this.synced);
-							completeSync(event.resourceVersion(), start, true);
-							return stream;
+						if (!event.initialEventsEnd()) {
+							// not activity: a server that ignores sendInitialEvents sends the objects, then
+							// only bookmarks; the watchdog must see it silent and end the wait
+							this.lastActivity = bookmarkedAt;
+							continue;
 						}
+						List<ObjectMeta> liveMetas = new ArrayList<>(index.size());
+						List<T> liveObjects = new ArrayList<>(index.size());
+						for (int i = 0; i < metas.size(); i++) {
+							if (metas.get(i) != null) {
+								liveMetas.add(metas.get(i));
+								liveObjects.add(objects.get(i));
+							}
+						}
+						this.status.listed(since(start), liveObjects.size());
+						replace(liveMetas, liveObjects, new ArrayList<>(unbindable.values()));
+						completeSync(event.resourceVersion(), start, true);
+						return stream;
 					}
 					case ERROR -> throw KubernetesApiException.of("watch " + this.listerWatcher.resource(),
 							event.status(), null);
 				}
 			}
 		}
-		catch (RuntimeException ex) {
+		catch (RuntimeException | Error ex) {
 			stream.close();
+			this.current = null;
 			throw ex;
 		}
-		// ended before the initial events did
+		stream.close();
+		this.current = null;
 		if (isStopped()) {
-			return stream;
+			throw new Stopped();
 		}
 		throw new KubernetesApiException(Kind.CONNECTION, "watch " + this.listerWatcher.resource()
-				+ " ended before its initial events did", null);
+				+ (this.idleClosed ? " went silent" : " ended") + " before its initial events did", null);
 	}
 
-	private void completeSync(String resourceVersion, Instant start, boolean streaming) {
+	private void replace(List<ObjectMeta> metas, List<T> objects, List<UnbindableObject> unbindable) {
+		if (isStopped()) {
+			throw new Stopped();
+		}
+		try {
+			this.handler.replace(metas, objects, unbindable, !this.synced);
+		}
+		catch (RuntimeException ex) {
+			throw new HandlerFailure(ex);
+		}
+	}
+
+	private void completeSync(String resourceVersion, long start, boolean streaming) {
 		this.lastResourceVersion = resourceVersion;
+		this.undecodableAt = null;
 		this.status.resourceVersion(resourceVersion);
 		this.synced = true;
-		this.status.synced(this.clock.instant(), Duration.between(start, this.clock.instant()), streaming);
+		this.fatal = false;
+		this.status.synced(since(start), streaming);
 	}
 
 	private WatchStream<T> openWatch() {
 		ListOptions options = watchOptions().withResourceVersion(this.lastResourceVersion);
 		WatchStream<T> stream = request(() -> this.listerWatcher.watch(options));
-		opened(stream);
+		if (opened(stream)) {
+			throw new Stopped();
+		}
 		return stream;
 	}
 
@@ -403,11 +586,12 @@ public final class Reflector<T> implements Runnable {
 	 */
 	private boolean opened(WatchStream<T> stream) {
 		this.status.connected();
-		this.current = stream;
 		this.idleClosed = false;
-		this.lastActivity = this.clock.instant();
+		this.lastActivity = this.ticker.nanoTime();
+		this.current = stream;
 		if (isStopped()) {
 			stream.close();
+			this.current = null;
 			return true;
 		}
 		return false;
@@ -427,25 +611,32 @@ public final class Reflector<T> implements Runnable {
 	/** Hands the events of an open watch to the handler until it ends. */
 	private void consume(WatchStream<T> stream) {
 		this.watchDelivered = false;
+		this.reading = true;
 		try (stream) {
 			boolean first = true;
 			while (stream.hasNext()) {
 				WatchEvent<T> event = stream.next();
 				this.watchDelivered = event.type() != WatchEvent.Type.ERROR;
-				Instant now = this.clock.instant();
-				this.lastActivity = now;
-				this.status.received(event.type(), now);
-				if (first) {
+				this.lastActivity = this.ticker.nanoTime();
+				this.status.received(event.type());
+				if (first && this.watchDelivered) {
 					first = false;
-					this.status.healthy();
+					this.status.progress();
 				}
 				switch (event.type()) {
 					case ADDED, MODIFIED, DELETED -> {
-						if (event.object() != null || event.type() == WatchEvent.Type.DELETED) {
+						if (isStopped()) {
+							return;
+						}
+						try {
 							this.handler.apply(event);
 						}
+						catch (RuntimeException ex) {
+							throw new HandlerFailure(ex);
+						}
 						if (event.unbindable() != null) {
-							unbindable(event);
+							logger.warn("Watch " + this.name + " cannot hold " + event.type() + " of "
+									+ event.unbindable() + "; it keeps the object's last state and goes on");
 						}
 						this.lastResourceVersion = event.resourceVersion();
 						this.status.resourceVersion(this.lastResourceVersion);
@@ -464,16 +655,6 @@ public final class Reflector<T> implements Runnable {
 		}
 	}
 
-	/** An object that does not bind to the Java type: reported, skipped, and the watch goes on. */
-	private void unbindable(WatchEvent<T> event) {
-		KubernetesApiException failure = new KubernetesApiException(Kind.DECODE,
-				"Watch " + this.name + " skipped " + event.type() + " of " + event.meta().key() + ": "
-						+ event.unbindable(),
-				event.status(), null, null);
-		this.status.failed(failure);
-		logger.error(failure.getMessage());
-	}
-
 	private static String reason(KubernetesApiException ex) {
 		return switch (ex.kind()) {
 			case CONNECTION -> "disconnected";
@@ -488,15 +669,25 @@ public final class Reflector<T> implements Runnable {
 
 	/**
 	 * Sends a request that {@link #checkIdle} abandons if it stays without an answer for the idle
-	 * timeout.
+	 * timeout, and that {@link #stop()} aborts.
 	 */
-	private <R> R request(java.util.function.Supplier<R> request) {
-		this.requestSince = this.clock.instant();
+	private <R> R request(Supplier<R> request) {
+		this.requestSince = this.ticker.nanoTime();
+		this.requestPending = true;
 		try {
+			if (isStopped()) {
+				throw new Stopped();
+			}
 			return request.get();
 		}
+		catch (RuntimeException ex) {
+			if (isStopped()) {
+				throw new Stopped();
+			}
+			throw ex;
+		}
 		finally {
-			this.requestSince = null;
+			this.requestPending = false;
 			// an abandoned request leaves the interrupt set (the JDK client restores it); only
 			// stop() ends the loop
 			if (!isStopped()) {
@@ -506,7 +697,7 @@ public final class Reflector<T> implements Runnable {
 	}
 
 	private void pause(Duration delay) {
-		this.status.state(WatchState.BACKOFF, this.clock.instant());
+		state(WatchState.BACKOFF);
 		try {
 			this.stopped.await(delay.toMillis(), TimeUnit.MILLISECONDS);
 		}
@@ -517,8 +708,17 @@ public final class Reflector<T> implements Runnable {
 			}
 		}
 		if (!isStopped()) {
-			this.status.state(this.synced ? WatchState.WATCHING : WatchState.SYNCING, this.clock.instant());
+			state(this.synced ? WatchState.WATCHING : WatchState.SYNCING);
 		}
+	}
+
+	/** Enters a state; FAILED (after an Error) holds until a sync completes. */
+	private void state(WatchState state) {
+		this.status.state(this.fatal ? WatchState.FAILED : state);
+	}
+
+	private Duration since(long start) {
+		return Duration.ofNanos(this.ticker.nanoTime() - start);
 	}
 
 	private boolean isStopped() {
@@ -528,6 +728,24 @@ public final class Reflector<T> implements Runnable {
 	@Override
 	public String toString() {
 		return "Reflector[" + this.name + " " + this.listerWatcher.resource() + "]";
+	}
+
+	/** The reflector was stopped: the loop ends without another word. */
+	private static final class Stopped extends RuntimeException {
+
+		Stopped() {
+			super(null, null, false, false);
+		}
+
+	}
+
+	/** The handler failed (the cache or what feeds listeners): the cache must be resynced. */
+	private static final class HandlerFailure extends RuntimeException {
+
+		HandlerFailure(RuntimeException cause) {
+			super(cause.toString(), cause, false, false);
+		}
+
 	}
 
 }

@@ -3,6 +3,7 @@ package dev.listwatch.reflector;
 import java.util.List;
 
 import dev.listwatch.ObjectMeta;
+import dev.listwatch.UnbindableObject;
 import dev.listwatch.WatchEvent;
 
 /**
@@ -15,15 +16,19 @@ public interface ReflectorHandler<T> {
 
 	/**
 	 * The full state, after a list or the initial events of a streaming list: the handler makes its
-	 * cache equal to it and reports the difference.
+	 * cache equal to it and reports the difference. The objects in {@code unbindable} exist on the
+	 * server but could not be held: the handler must not take them for deleted.
 	 * @param metas the metadata of each object
 	 * @param objects the objects, index for index
-	 * @param initial whether this is the first sync of the watch (else a relist after 410)
+	 * @param unbindable the listed objects that could not be held
+	 * @param initial whether this is the first sync of the watch (else a relist)
 	 */
-	void replace(List<ObjectMeta> metas, List<T> objects, boolean initial);
+	void replace(List<ObjectMeta> metas, List<T> objects, List<UnbindableObject> unbindable, boolean initial);
 
 	/**
-	 * One change seen on the watch: ADDED, MODIFIED or DELETED.
+	 * One change seen on the watch: ADDED, MODIFIED or DELETED. An event whose object could not be
+	 * held has a {@code null} object and {@link WatchEvent#unbindable()} set: for ADDED and
+	 * MODIFIED the object still exists on the server.
 	 * @param event the event
 	 */
 	void apply(WatchEvent<T> event);

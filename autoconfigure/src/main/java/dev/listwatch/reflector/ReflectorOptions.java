@@ -22,13 +22,13 @@ public record ReflectorOptions(String labelSelector, String fieldSelector, Long 
 
 	/**
 	 * client-go's defaults: pages of 500, watches of 5 to 10 minutes, its backoff, streaming lists
-	 * where served, and a watch silent for 3 minutes (the API server sends a bookmark about every
+	 * where served, and a watch silent for 90 seconds (the API server sends a bookmark about every
 	 * minute) taken for dead.
 	 * @return the defaults
 	 */
 	public static ReflectorOptions defaults() {
 		return new ReflectorOptions(null, null, 500L, true, Duration.ofMinutes(5), Duration.ofMinutes(10),
-				Duration.ofMinutes(3), Backoff.Settings.CLIENT_GO);
+				Duration.ofSeconds(90), Backoff.Settings.CLIENT_GO);
 	}
 
 }

@@ -1,5 +1,6 @@
 package dev.listwatch.reflector;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumMap;
@@ -16,6 +17,14 @@ import dev.listwatch.WatchEvent;
 /**
  * What a {@link Reflector} reports about itself: written by its thread, read by health, metrics
  * and the actuator endpoint from any thread. {@link #snapshot()} gives a consistent-enough view.
+ * <p>
+ * <b>Failing.</b> A watch is failing from its first failure until it makes progress again: an
+ * event or bookmark arrives, or a sync completes. Opening a watch counts as progress only after a
+ * failure to reach the server (refused, 5xx, 429, 401/403, credentials): the server answers again.
+ * After a failure on an open stream (cut, undecodable bytes, silence past the idle timeout) a
+ * watch that opens and again delivers nothing is still failing, so health can tell a watch that
+ * keeps reconnecting without progress from a healthy one. Durations are measured on a monotonic
+ * {@link Ticker}; instants are for display.
  */
 public final class ReflectorStatus {
 
@@ -37,6 +46,21 @@ public final class ReflectorStatus {
 
 	private volatile Instant failingSince;
 
+	/** {@link Ticker} time of {@link #failingSince}; meaningful while it is not null. */
+	private volatile long failingSinceNanos;
+
+	/** Whether the last failure happened on an open stream (after the server had answered). */
+	private volatile boolean lastFailureAfterConnect;
+
+	/** {@link Ticker} time of the last event or of the opening of the current watch; 0 before. */
+	private volatile long lastActivityNanos;
+
+	private volatile boolean active;
+
+	private final Clock clock;
+
+	private final Ticker ticker;
+
 	private final AtomicLong consecutiveFailures = new AtomicLong();
 
 	private final LongAdder relists = new LongAdder();
@@ -47,8 +71,15 @@ public final class ReflectorStatus {
 
 	private final CopyOnWriteArrayList<Listener> listeners = new CopyOnWriteArrayList<>();
 
-	public ReflectorStatus(Instant now) {
-		this.stateSince = now;
+	/**
+	 * Makes a status.
+	 * @param clock the wall clock, for the instants shown
+	 * @param ticker the monotonic time source, for durations
+	 */
+	public ReflectorStatus(Clock clock, Ticker ticker) {
+		this.clock = clock;
+		this.ticker = ticker;
+		this.stateSince = clock.instant();
 		for (WatchEvent.Type type : WatchEvent.Type.values()) {
 			this.events.put(type, new LongAdder());
 		}
@@ -62,13 +93,10 @@ public final class ReflectorStatus {
 		this.listeners.add(listener);
 	}
 
-	void state(WatchState state, Instant now) {
+	void state(WatchState state) {
 		if (this.state != state) {
 			this.state = state;
-			this.stateSince = now;
-		}
-		if (state == WatchState.BACKOFF && this.failingSince == null && this.consecutiveFailures.get() > 0) {
-			this.failingSince = now;
+			this.stateSince = this.clock.instant();
 		}
 	}
 
@@ -78,9 +106,11 @@ public final class ReflectorStatus {
 		}
 	}
 
-	void received(WatchEvent.Type type, Instant now) {
+	void received(WatchEvent.Type type) {
 		this.events.get(type).increment();
-		this.lastEventTime = now;
+		this.lastEventTime = this.clock.instant();
+		this.lastActivityNanos = this.ticker.nanoTime();
+		this.active = true;
 		for (Listener listener : this.listeners) {
 			listener.received(type);
 		}
@@ -92,12 +122,11 @@ public final class ReflectorStatus {
 		}
 	}
 
-	void synced(Instant now, Duration took, boolean streamingList) {
+	void synced(Duration took, boolean streamingList) {
 		this.synced = true;
-		this.lastSyncTime = now;
+		this.lastSyncTime = this.clock.instant();
 		this.streaming = streamingList;
-		this.consecutiveFailures.set(0);
-		this.failingSince = null;
+		progress();
 		for (Listener listener : this.listeners) {
 			listener.synced(took);
 		}
@@ -117,19 +146,50 @@ public final class ReflectorStatus {
 		}
 	}
 
-	void failed(KubernetesApiException failure) {
+	/**
+	 * A failure: counted, kept as the last error, and the start of a failing period if none is
+	 * under way.
+	 * @param failure the failure (its message never holds secrets)
+	 * @param afterConnect whether it happened on an open stream, after the server had answered
+	 */
+	void failed(KubernetesApiException failure, boolean afterConnect) {
 		this.consecutiveFailures.incrementAndGet();
 		this.lastError = new ErrorInfo(failure.reason(), failure.getMessage(), failure.code());
+		this.lastFailureAfterConnect = afterConnect;
+		if (this.failingSince == null) {
+			this.failingSinceNanos = this.ticker.nanoTime();
+			this.failingSince = this.clock.instant();
+		}
 	}
 
-	void healthy() {
+	/**
+	 * The reading thread failed with an {@link Error}: the watch is {@link WatchState#FAILED} until
+	 * a sync completes again. Called by the reflector, or by the thread that ran it when something
+	 * escaped its loop.
+	 * @param error what was thrown (only its class is kept: a message may hold anything)
+	 */
+	public void fatal(Throwable error) {
+		failed(new KubernetesApiException(KubernetesApiException.Kind.OTHER,
+				"The watch's thread failed with " + error.getClass().getName(), null), true);
+		state(WatchState.FAILED);
+	}
+
+	/** The watch made progress (an event arrived, a sync completed): it is not failing. */
+	void progress() {
 		this.consecutiveFailures.set(0);
 		this.failingSince = null;
 	}
 
-	/** A watch was opened: the API server answers again, whatever the failures before. */
+	/**
+	 * A watch was opened. After a failure to reach the API server, that it answers again ends the
+	 * failing period; after a failure on an open stream, only progress does.
+	 */
 	void connected() {
-		this.failingSince = null;
+		this.lastActivityNanos = this.ticker.nanoTime();
+		this.active = true;
+		if (!this.lastFailureAfterConnect) {
+			this.failingSince = null;
+		}
 	}
 
 	public WatchState state() {
@@ -155,6 +215,29 @@ public final class ReflectorStatus {
 	 */
 	public Instant failingSince() {
 		return this.failingSince;
+	}
+
+	/**
+	 * How long the watch has been failing, on the monotonic ticker.
+	 * @return the duration, or {@code null} when the watch is not failing
+	 */
+	public Duration failingFor() {
+		if (this.failingSince == null) {
+			return null;
+		}
+		return Duration.ofNanos(Math.max(0, this.ticker.nanoTime() - this.failingSinceNanos));
+	}
+
+	/**
+	 * How long since the last event (bookmarks included) or since the current watch opened,
+	 * whichever is later, on the monotonic ticker.
+	 * @return the duration, or {@code null} before the first watch opened
+	 */
+	public Duration silentFor() {
+		if (!this.active) {
+			return null;
+		}
+		return Duration.ofNanos(Math.max(0, this.ticker.nanoTime() - this.lastActivityNanos));
 	}
 
 	/**

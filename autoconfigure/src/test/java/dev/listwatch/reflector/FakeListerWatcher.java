@@ -62,6 +62,11 @@ final class FakeListerWatcher implements ListerWatcher<String> {
 		return this;
 	}
 
+	FakeListerWatcher page(ObjectList<String> page) {
+		this.lists.add(page);
+		return this;
+	}
+
 	FakeListerWatcher listFails(RuntimeException failure) {
 		this.lists.add(failure);
 		return this;
@@ -105,9 +110,11 @@ final class FakeListerWatcher implements ListerWatcher<String> {
 		return stream;
 	}
 
+	static final Resource RESOURCE = new Resource("", "v1", "things", "Thing", true, NAMESPACE);
+
 	@Override
 	public Resource resource() {
-		return new Resource("", "v1", "things", "Thing", true, NAMESPACE);
+		return RESOURCE;
 	}
 
 	private void record(Request request) {
@@ -205,6 +212,12 @@ final class FakeListerWatcher implements ListerWatcher<String> {
 		/** The next read fails as a broken connection does. */
 		FakeStream breaks() {
 			this.items.add(disconnected());
+			return this;
+		}
+
+		/** The next read fails with this. */
+		FakeStream fails(RuntimeException failure) {
+			this.items.add(failure);
 			return this;
 		}
 

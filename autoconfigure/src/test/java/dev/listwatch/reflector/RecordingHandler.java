@@ -7,6 +7,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import dev.listwatch.ObjectMeta;
+import dev.listwatch.UnbindableObject;
 import dev.listwatch.WatchEvent;
 
 /**
@@ -22,26 +23,31 @@ final class RecordingHandler implements ReflectorHandler<String> {
 	private final LinkedBlockingQueue<String> arrivals = new LinkedBlockingQueue<>();
 
 	/** Thrown by the next apply, once, when set. */
-	volatile RuntimeException failNextApply;
+	volatile Throwable failNextApply;
 
 	@Override
-	public void replace(List<ObjectMeta> metas, List<String> objects, boolean initial) {
+	public void replace(List<ObjectMeta> metas, List<String> objects, List<UnbindableObject> unbindable,
+			boolean initial) {
 		for (int i = 0; i < metas.size(); i++) {
 			if (!objects.get(i).startsWith(metas.get(i).name() + "@")) {
 				throw new AssertionError("meta " + metas.get(i) + " does not go with " + objects.get(i));
 			}
 		}
-		record("replace initial=" + initial + " " + objects);
+		record("replace initial=" + initial + " " + objects
+				+ (unbindable.isEmpty() ? "" : " unbindable " + unbindable.stream().map(UnbindableObject::key).toList()));
 	}
 
 	@Override
 	public void apply(WatchEvent<String> event) {
-		RuntimeException failure = this.failNextApply;
+		Throwable failure = this.failNextApply;
 		if (failure != null) {
 			this.failNextApply = null;
-			throw failure;
+			if (failure instanceof Error error) {
+				throw error;
+			}
+			throw (RuntimeException) failure;
 		}
-		record(event.type() + " " + event.object());
+		record(event.type() + " " + ((event.unbindable() != null) ? "unbindable " + event.meta().key() : event.object()));
 	}
 
 	private void record(String call) {

@@ -6,9 +6,16 @@ import java.time.Instant;
 import java.util.List;
 import java.util.random.RandomGenerator;
 
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
 import dev.listwatch.KubernetesApiException;
 import dev.listwatch.ListOptions;
+import dev.listwatch.ListerWatcher;
+import dev.listwatch.ObjectList;
+import dev.listwatch.UnbindableObject;
 import dev.listwatch.WatchEvent;
+import dev.listwatch.WatchStream;
 import dev.listwatch.reflector.FakeListerWatcher.FakeStream;
 import dev.listwatch.reflector.FakeListerWatcher.Request;
 import org.junit.jupiter.api.AfterEach;
@@ -97,7 +104,7 @@ class ReflectorTests {
 		for (double draw : new double[] { 0.0, 0.5, 0.999999 }) {
 			FakeListerWatcher listerWatcher = new FakeListerWatcher().page("1", null);
 			Reflector<String> reflector = new Reflector<>("things", listerWatcher, new RecordingHandler(),
-					options(false), this.clock, fixed(draw), new ReflectorStatus(T0));
+					options(false), Ticker.of(this.clock), fixed(draw), new ReflectorStatus(this.clock, Ticker.of(this.clock)));
 			Thread thread = new Thread(reflector);
 			thread.start();
 			try {
@@ -253,15 +260,67 @@ class ReflectorTests {
 	}
 
 	@Test
-	void aStreamingListCutBeforeItsEndIsRetriedWithoutPartialState() {
+	void aStreamingListCutBeforeItsEndFallsBackToAListWithoutPartialState() {
+		// client-go: making progress beats retrying the same streaming list
 		this.listerWatcher.stream(new FakeStream().events(event(WatchEvent.Type.ADDED, "a@5")).breaks())
-			.stream(new FakeStream().events(event(WatchEvent.Type.ADDED, "a@5"), event(WatchEvent.Type.ADDED, "b@6"),
-					initialEventsEnd("8")));
+			.page("8", null, "a@5", "b@6")
+			.stream(new FakeStream().events(error(410, "Expired", "too old")))
+			.stream(new FakeStream().events(event(WatchEvent.Type.ADDED, "c@9"), initialEventsEnd("10")));
+		start(options(true));
+		assertThat(this.listerWatcher.nextRequest().options().sendInitialEvents()).isTrue();
+		Request list = this.listerWatcher.nextRequest();
+		assertThat(list.watch()).as("the same sync lists instead").isFalse();
+		Request watch = this.listerWatcher.nextRequest();
+		assertThat(watch.options().sendInitialEvents()).isNull();
+		assertThat(watch.options().resourceVersion()).isEqualTo("8");
+		Request relist = this.listerWatcher.nextRequest();
+		assertThat(relist.options().sendInitialEvents()).as("one failure does not give streaming up").isTrue();
+		assertThat(nextCalls(2)).containsExactly("replace initial=true [a@5, b@6]", "replace initial=false [c@9]");
+		assertThat(this.reflector.status().snapshot().streaming()).isTrue();
+	}
+
+	@Test
+	void aServerThatIgnoresSendInitialEventsIsListedInsteadAndGivenUpOnAfterThreeTries() {
+		// it sends the objects as ADDED, then only plain bookmarks: the initial events never end
+		int tries = Reflector.STREAMING_FAILURES_TO_GIVE_UP;
+		for (int i = 0; i < tries; i++) {
+			this.listerWatcher.stream(new FakeStream().events(event(WatchEvent.Type.ADDED, "a@5"), bookmark("7")))
+				.page("7", null, "a@5")
+				.stream(new FakeStream().events(error(410, "Expired", "too old")));
+		}
+		this.listerWatcher.page("9", null, "a@5");
+		start(options(true));
+		for (int i = 0; i < tries; i++) {
+			assertThat(this.listerWatcher.nextRequest().options().sendInitialEvents()).isTrue();
+			int opened = i + 1;
+			await().until(() -> this.listerWatcher.opened.size() == 2 * opened - 1
+					&& this.reflector.status().snapshot().events().get(WatchEvent.Type.BOOKMARK) == opened);
+			// bookmarks arrive, but no object for the idle timeout: the watchdog ends the wait
+			this.clock.advance(IDLE.plusSeconds(1));
+			assertThat(this.reflector.checkIdle()).isTrue();
+			assertThat(this.listerWatcher.nextRequest().watch()).isFalse();
+			assertThat(this.listerWatcher.nextRequest().options().sendInitialEvents()).isNull();
+		}
+		Request relist = this.listerWatcher.nextRequest();
+		assertThat(relist.watch()).as("streaming lists given up for this watch").isFalse();
+		assertThat(this.listerWatcher.nextRequest().options().resourceVersion()).isEqualTo("9");
+		assertThat(nextCalls(4)).containsExactly("replace initial=true [a@5]", "replace initial=false [a@5]",
+				"replace initial=false [a@5]", "replace initial=false [a@5]");
+		assertThat(this.listerWatcher.requests.stream().filter((r) -> r.options().sendInitialEvents() != null))
+			.hasSize(tries);
+	}
+
+	@Test
+	void aStreamingListThatGoesSilentBeforeItsEndIsListedInstead() {
+		this.listerWatcher.stream(new FakeStream().events(event(WatchEvent.Type.ADDED, "a@5"))).page("7", null, "a@5");
 		start(options(true));
 		this.listerWatcher.nextRequest();
-		Request retried = this.listerWatcher.nextRequest();
-		assertThat(retried.options().sendInitialEvents()).isTrue();
-		assertThat(this.handler.next()).isEqualTo("replace initial=true [a@5, b@6]");
+		await().until(() -> this.listerWatcher.opened.size() == 1);
+		await().until(() -> this.reflector.status().snapshot().events().get(WatchEvent.Type.ADDED) == 1);
+		this.clock.advance(IDLE.plusSeconds(1));
+		assertThat(this.reflector.checkIdle()).isTrue();
+		assertThat(this.listerWatcher.nextRequest().watch()).isFalse();
+		assertThat(this.handler.next()).isEqualTo("replace initial=true [a@5]");
 	}
 
 	@ParameterizedTest
@@ -309,7 +368,8 @@ class ReflectorTests {
 	void retryAfterIsHonouredBeforeTheNextAttempt() {
 		Duration retryAfter = Duration.ofMillis(300);
 		this.listerWatcher.listFails(apiError(429, "TooManyRequests", retryAfter)).page("10", null, "a@5");
-		start(options(false));
+		start(withBackoff(options(false),
+				new Backoff.Settings(Duration.ofMillis(1), Duration.ofSeconds(1), 2.0, 0.0, Duration.ofMinutes(2))));
 		Request throttled = this.listerWatcher.nextRequest();
 		Request retried = this.listerWatcher.nextRequest();
 		assertThat(Duration.ofNanos(retried.nanos() - throttled.nanos())).isGreaterThanOrEqualTo(retryAfter);
@@ -387,8 +447,10 @@ class ReflectorTests {
 		this.listerWatcher.nextRequest();
 		await().until(() -> this.listerWatcher.opened.size() == 1);
 		FakeStream silent = this.listerWatcher.opened.get(0);
-		assertThat(this.reflector.checkIdle(T0.plus(IDLE))).isFalse();
-		await().until(() -> this.reflector.checkIdle(T0.plus(IDLE).plusSeconds(1)));
+		this.clock.advance(IDLE);
+		assertThat(this.reflector.checkIdle()).isFalse();
+		this.clock.advance(Duration.ofSeconds(1));
+		await().until(() -> this.reflector.checkIdle());
 		assertThat(silent.isClosed()).isTrue();
 		Request resumed = this.listerWatcher.nextRequest();
 		assertThat(resumed.watch()).isTrue();
@@ -409,9 +471,11 @@ class ReflectorTests {
 		this.clock.advance(Duration.ofMinutes(2));
 		stream.events(bookmark("11"));
 		await().until(() -> "11".equals(this.reflector.status().snapshot().lastResourceVersion()));
-		assertThat(this.reflector.checkIdle(T0.plus(IDLE).plusSeconds(1))).isFalse();
+		this.clock.advance(IDLE.minusMinutes(1));
+		assertThat(this.reflector.checkIdle()).isFalse();
 		assertThat(stream.isClosed()).isFalse();
-		assertThat(this.reflector.checkIdle(T0.plus(Duration.ofMinutes(2)).plus(IDLE).plusSeconds(1))).isTrue();
+		this.clock.advance(Duration.ofMinutes(1).plusSeconds(1));
+		assertThat(this.reflector.checkIdle()).isTrue();
 		Request resumed = this.listerWatcher.nextRequest();
 		assertThat(resumed.options().resourceVersion()).isEqualTo("11");
 	}
@@ -465,11 +529,198 @@ class ReflectorTests {
 		assertThat(this.listerWatcher.requests).hasSize(2);
 	}
 
+	// ---------------------------------------------------------------- failure paths
+
+	@Test
+	void unbindableObjectsReachTheHandlerFromListsStreamsAndWatches() {
+		UnbindableObject listed = unbindable("u", "5");
+		this.listerWatcher.page(new ObjectList<>(List.of("a@5"), List.of(FakeListerWatcher.meta("a", "5")), "10", null,
+				null, List.of(listed)))
+			.stream(new FakeStream().events(WatchEvent.unbindable(WatchEvent.Type.MODIFIED, unbindable("a", "11")),
+					event(WatchEvent.Type.MODIFIED, "b@12")));
+		start(options(false));
+		assertThat(nextCalls(3)).containsExactly("replace initial=true [a@5] unbindable [ns/u]", "MODIFIED unbindable ns/a",
+				"MODIFIED b@12");
+		await().until(() -> "12".equals(this.reflector.status().snapshot().lastResourceVersion()));
+		assertThat(this.reflector.status().snapshot().consecutiveFailures()).as("not a failure of the watch").isZero();
+	}
+
+	@Test
+	void aStreamingListCollectsUnbindableObjectsByKey() {
+		this.listerWatcher.stream(new FakeStream().events(event(WatchEvent.Type.ADDED, "a@5"),
+				WatchEvent.unbindable(WatchEvent.Type.ADDED, unbindable("u", "6")),
+				WatchEvent.unbindable(WatchEvent.Type.MODIFIED, unbindable("a", "7")), event(WatchEvent.Type.ADDED, "b@8"),
+				initialEventsEnd("9")));
+		start(options(true));
+		assertThat(this.handler.next()).isEqualTo("replace initial=true [b@8] unbindable [ns/u, ns/a]");
+	}
+
+	@Test
+	void anEventThatCannotBeDecodedTwiceAtTheSameResourceVersionRelists() {
+		KubernetesApiException undecodable = new KubernetesApiException(KubernetesApiException.Kind.DECODE,
+				"a watch event is not valid JSON (scripted)", null);
+		this.listerWatcher.page("10", null, "a@5")
+			.stream(new FakeStream().events(event(WatchEvent.Type.MODIFIED, "a@11")).fails(undecodable))
+			.stream(new FakeStream().fails(undecodable))
+			.page("13", null, "a@12");
+		start(options(false));
+		this.listerWatcher.nextRequest();
+		this.listerWatcher.nextRequest();
+		Request resumed = this.listerWatcher.nextRequest();
+		assertThat(resumed.watch()).as("once: resume").isTrue();
+		assertThat(resumed.options().resourceVersion()).isEqualTo("11");
+		Request relist = this.listerWatcher.nextRequest();
+		assertThat(relist.watch()).as("twice at the same resourceVersion: relist").isFalse();
+		assertThat(relist.options().resourceVersion()).as("a fresh list").isNull();
+		assertThat(this.listerWatcher.nextRequest().options().resourceVersion()).isEqualTo("13");
+		assertThat(nextCalls(3)).containsExactly("replace initial=true [a@5]", "MODIFIED a@11",
+				"replace initial=false [a@12]");
+		assertThat(this.reflector.status().snapshot().restarts()).containsEntry("bad-data", 2L);
+	}
+
+	@Test
+	void undecodableEventsKeepTheWatchFailingThoughItReconnects() {
+		KubernetesApiException undecodable = new KubernetesApiException(KubernetesApiException.Kind.DECODE,
+				"a watch event is not valid JSON (scripted)", null);
+		this.listerWatcher.page("10", null, "a@5").stream(new FakeStream().fails(undecodable));
+		start(options(false));
+		this.listerWatcher.nextRequest();
+		this.listerWatcher.nextRequest();
+		this.listerWatcher.nextRequest();
+		await().until(() -> this.listerWatcher.opened.size() == 2);
+		// the watch reopened, but nothing since the failure was progress
+		assertThat(this.reflector.status().failingSince()).isNotNull();
+		this.listerWatcher.opened.get(1).events(bookmark("11"));
+		await().until(() -> this.reflector.status().failingSince() == null);
+	}
+
+	@Test
+	void aLostConnectionEndsTheFailingPeriodOnceTheServerAnswersAgain() {
+		this.listerWatcher.page("10", null, "a@5").watchFails(FakeListerWatcher.disconnected());
+		start(options(false));
+		this.listerWatcher.nextRequest();
+		this.listerWatcher.nextRequest();
+		this.listerWatcher.nextRequest();
+		await().until(() -> this.listerWatcher.opened.size() == 1);
+		assertThat(this.reflector.status().failingSince()).isNull();
+	}
+
+	@Test
+	void anErrorOnTheLoopsThreadMarksTheWatchFailedUntilAResyncSucceeds() {
+		ReflectorOptions options = withBackoff(options(false),
+				new Backoff.Settings(Duration.ofMillis(300), Duration.ofMillis(300), 1.0, 0.0, Duration.ofMinutes(2)));
+		this.listerWatcher.page("10", null, "a@5")
+			.stream(new FakeStream().events(event(WatchEvent.Type.ADDED, "b@11")))
+			.page("12", null, "a@5", "b@11");
+		this.handler.failNextApply = new NoClassDefFoundError("com/example/Gone");
+		start(options);
+		this.listerWatcher.nextRequest();
+		this.listerWatcher.nextRequest();
+		await().until(() -> this.reflector.status().state() == WatchState.FAILED);
+		assertThat(this.reflector.status().snapshot().lastError().message()).contains("NoClassDefFoundError")
+			.doesNotContain("com/example/Gone");
+		Request relist = this.listerWatcher.nextRequest();
+		assertThat(relist.watch()).isFalse();
+		assertThat(this.handler.next()).isEqualTo("replace initial=true [a@5]");
+		assertThat(this.handler.next()).isEqualTo("replace initial=false [a@5, b@11]");
+		await().until(() -> this.reflector.status().state() == WatchState.WATCHING);
+		assertThat(this.reflector.status().snapshot().restarts()).containsEntry("fatal", 1L);
+		assertThat(this.thread.isAlive()).isTrue();
+	}
+
+	@Test
+	void aListerWatcherThatThrowsSomethingElseIsARequestFailureNotAReasonToRelist() {
+		this.listerWatcher.page("10", null, "a@5")
+			.stream(new FakeStream().events(event(WatchEvent.Type.ADDED, "b@11")).fails(new IllegalStateException("x")));
+		start(options(false));
+		this.listerWatcher.nextRequest();
+		this.listerWatcher.nextRequest();
+		Request resumed = this.listerWatcher.nextRequest();
+		assertThat(resumed.watch()).isTrue();
+		assertThat(resumed.options().resourceVersion()).isEqualTo("11");
+		assertThat(this.listerWatcher.listCount()).isEqualTo(1);
+		assertThat(this.reflector.status().snapshot().restarts()).containsEntry("error", 1L).doesNotContainKey("handler");
+	}
+
+	@Test
+	void aWallClockStepDoesNotCloseWatches() {
+		long[] nanos = { 0 };
+		this.listerWatcher.page("10", null, "a@5");
+		this.reflector = new Reflector<>("things", this.listerWatcher, this.handler, options(false), () -> nanos[0],
+				RandomGenerator.of("L64X128MixRandom"), new ReflectorStatus(this.clock, () -> nanos[0]));
+		this.thread = new Thread(this.reflector, "reflector-test");
+		this.thread.setDaemon(true);
+		this.thread.start();
+		this.listerWatcher.nextRequest();
+		this.listerWatcher.nextRequest();
+		await().until(() -> this.listerWatcher.opened.size() == 1);
+		// NTP steps the wall clock by ten minutes; monotonic time moved by a second
+		this.clock.advance(Duration.ofMinutes(10));
+		nanos[0] += Duration.ofSeconds(1).toNanos();
+		assertThat(this.reflector.checkIdle()).isFalse();
+		nanos[0] += IDLE.toNanos();
+		assertThat(this.reflector.checkIdle()).isTrue();
+	}
+
+	@Test
+	void aReflectorStoppedDuringAListNeverHandsOnPartOfIt() throws InterruptedException {
+		CountDownLatch inSecondPage = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		ListerWatcher<String> slow = new ListerWatcher<>() {
+
+			@Override
+			public ObjectList<String> list(ListOptions options) {
+				if (options.continueToken() == null) {
+					return FakeListerWatcher.objectList("10", "c1", "a@5");
+				}
+				inSecondPage.countDown();
+				// a request that ignores interrupts, as a slow server's may
+				while (true) {
+					try {
+						release.await();
+						return FakeListerWatcher.objectList("10", null, "b@6");
+					}
+					catch (InterruptedException ex) {
+						// keep waiting
+					}
+				}
+			}
+
+			@Override
+			public WatchStream<String> watch(ListOptions options) {
+				throw new AssertionError("no watch after a stop");
+			}
+
+			@Override
+			public dev.listwatch.Resource resource() {
+				return FakeListerWatcher.RESOURCE;
+			}
+
+		};
+		this.reflector = new Reflector<>("things", slow, this.handler, options(false), Ticker.of(this.clock),
+				RandomGenerator.of("L64X128MixRandom"), new ReflectorStatus(this.clock, Ticker.of(this.clock)));
+		this.thread = new Thread(this.reflector, "reflector-test");
+		this.thread.setDaemon(true);
+		this.thread.start();
+		assertThat(inSecondPage.await(10, TimeUnit.SECONDS)).isTrue();
+		this.reflector.stop();
+		release.countDown();
+		this.thread.join(5000);
+		assertThat(this.thread.isAlive()).isFalse();
+		assertThat(this.handler.calls).isEmpty();
+		assertThat(this.reflector.status().state()).isEqualTo(WatchState.STOPPED);
+	}
+
+	private static UnbindableObject unbindable(String name, String resourceVersion) {
+		return new UnbindableObject(FakeListerWatcher.meta(name, resourceVersion), "/spec/mode", "com.example.Thing",
+				"not a valid value of Mode");
+	}
+
 	// ---------------------------------------------------------------- helpers
 
 	private void start(ReflectorOptions options) {
-		this.reflector = new Reflector<>("things", this.listerWatcher, this.handler, options, this.clock,
-				RandomGenerator.of("L64X128MixRandom"), new ReflectorStatus(T0));
+		this.reflector = new Reflector<>("things", this.listerWatcher, this.handler, options, Ticker.of(this.clock),
+				RandomGenerator.of("L64X128MixRandom"), new ReflectorStatus(this.clock, Ticker.of(this.clock)));
 		this.thread = new Thread(this.reflector, "reflector-test");
 		this.thread.setDaemon(true);
 		this.thread.start();

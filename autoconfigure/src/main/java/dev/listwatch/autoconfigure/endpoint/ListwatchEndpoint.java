@@ -81,7 +81,12 @@ public class ListwatchEndpoint {
 				events, snapshot.totalRestarts(), snapshot.restarts(), snapshot.relists(),
 				snapshot.consecutiveFailures(), failingSince,
 				(error != null) ? new ErrorDescriptor(error.reason(), error.message(), error.code()) : null,
-				snapshot.streaming(), informer.backlog(), informer.listenerFailures());
+				snapshot.streaming(), informer.backlog(), informer.listenerFailures(),
+				informer.unbindable()
+					.stream()
+					.map((object) -> new UnbindableDescriptor(object.key(), object.meta().resourceVersion(),
+							object.path(), object.targetType(), object.reason()))
+					.toList());
 	}
 
 	private static String emptyToNull(String value) {
@@ -121,13 +126,27 @@ public class ListwatchEndpoint {
 	 * @param streamingList whether the last sync was a streaming list
 	 * @param backlog events waiting for listeners
 	 * @param listenerFailures listeners that threw
+	 * @param unbindable the objects the server has that the watch cannot hold
 	 */
 	public record WatchDescriptor(ResourceDescriptor resource, String labelSelector, String fieldSelector, String type,
 			List<String> indexNames, String state, Instant stateSince, boolean synced, String lastResourceVersion,
 			int objects, Instant lastEventTime, Instant lastSyncTime, Map<String, Long> events, long restarts,
 			Map<String, Long> restartsByReason, long relists, long consecutiveFailures, Instant failingSince,
-			ErrorDescriptor lastError, Boolean streamingList, int backlog, long listenerFailures)
-			implements OperationResponseBody {
+			ErrorDescriptor lastError, Boolean streamingList, int backlog, long listenerFailures,
+			List<UnbindableDescriptor> unbindable) implements OperationResponseBody {
+	}
+
+	/**
+	 * An object the server has that the watch cannot hold; never its values.
+	 *
+	 * @param key its key
+	 * @param resourceVersion the resourceVersion of the state that could not be held
+	 * @param path the JSON pointer of the value that did not bind, or empty for the whole object
+	 * @param targetType the Java type it was bound to
+	 * @param reason why, without the value
+	 */
+	public record UnbindableDescriptor(String key, String resourceVersion, String path, String targetType,
+			String reason) {
 	}
 
 	/**

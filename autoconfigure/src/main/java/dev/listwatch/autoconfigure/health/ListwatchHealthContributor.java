@@ -1,6 +1,5 @@
 package dev.listwatch.autoconfigure.health;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.Locale;
@@ -23,17 +22,14 @@ final class ListwatchHealthContributor implements CompositeHealthContributor {
 
 	private final ObjectProvider<Informer<?>> informers;
 
-	private final Clock clock;
-
 	private final Duration gracePeriod;
 
 	private final Status unhealthy;
 
 	private final Status notSynced;
 
-	ListwatchHealthContributor(ObjectProvider<Informer<?>> informers, Clock clock, ListwatchHealthProperties properties) {
+	ListwatchHealthContributor(ObjectProvider<Informer<?>> informers, ListwatchHealthProperties properties) {
 		this.informers = informers;
-		this.clock = clock;
 		this.gracePeriod = (properties.getBackoffGracePeriod() != null) ? properties.getBackoffGracePeriod()
 				: Duration.ZERO;
 		this.unhealthy = status(properties.getUnhealthyStatus(), Status.DOWN);
@@ -58,7 +54,7 @@ final class ListwatchHealthContributor implements CompositeHealthContributor {
 	}
 
 	private HealthContributor indicator(Informer<?> informer) {
-		return new WatchHealthIndicator(informer, this.clock, this.gracePeriod, this.unhealthy, this.notSynced);
+		return new WatchHealthIndicator(informer, this.gracePeriod, this.unhealthy, this.notSynced);
 	}
 
 	private static Status status(String code, Status fallback) {

@@ -37,8 +37,8 @@ public final class ListwatchHealthContributorAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean(name = "listwatchHealthContributor")
 		CompositeHealthContributor listwatchHealthContributor(ObjectProvider<Informer<?>> informers,
-				InformerRuntime runtime, ListwatchHealthProperties properties) {
-			return new ListwatchHealthContributor(informers, runtime.clock(), properties);
+				ListwatchHealthProperties properties) {
+			return new ListwatchHealthContributor(informers, properties);
 		}
 
 	}

@@ -1,11 +1,13 @@
 package dev.listwatch.autoconfigure.health;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
+import dev.listwatch.UnbindableObject;
 import dev.listwatch.informer.Informer;
 import dev.listwatch.reflector.ReflectorStatus;
 import dev.listwatch.reflector.WatchState;
@@ -15,24 +17,38 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
 
 /**
- * The health of one watch, from its status snapshot:
+ * The health of one watch, from its status snapshot. The rule: <b>a watch that is not making
+ * progress is never reported healthy past its grace period, and the reason is in its
+ * details.</b> Progress is an event or bookmark received, or a sync completed; a watch that only
+ * reconnects does not make progress (see {@link ReflectorStatus}). So:
  * <ul>
- * <li>{@code unhealthy-status} (DOWN) when it has stopped after a failure retrying cannot mend,
- * or has been failing for longer than the grace period;</li>
+ * <li>{@code unhealthy-status} (DOWN) when its reading thread failed ({@link WatchState#FAILED},
+ * until a resync succeeds), or when it has been failing for longer than the grace period: the
+ * server cannot be reached, every event fails to decode, every watch goes silent and is replaced,
+ * every relist fails;</li>
  * <li>{@code not-synced-status} (OUT_OF_SERVICE) before its initial sync, and when it is not
  * running;</li>
- * <li>UP otherwise, also while it fails within the grace period (the details say so).</li>
+ * <li>UP otherwise, also while it fails within the grace period (the details say so) and while
+ * its stream has been silent for longer than the API server's bookmark interval (about a minute;
+ * the details say so: the idle timeout replaces such a stream, and if replacing does not help,
+ * the watch is failing).</li>
  * </ul>
+ * Objects the watch cannot hold are listed in the details (key, JSON path, target type, never a
+ * value) without changing the status: the rest of the cache is in step.
+ * <p>
  * Details never hold secrets: error messages are those of {@code KubernetesApiException}, which
- * never carry credentials, and object names are not shown.
+ * never carry credentials, and object names appear only as the keys of unbindable objects.
  */
 final class WatchHealthIndicator implements HealthIndicator {
 
+	/** How often the API server sends an idle watch a bookmark (its watch cache's bookmark frequency). */
+	static final Duration BOOKMARK_INTERVAL = Duration.ofMinutes(1);
+
 	private static final int MAX_MESSAGE = 500;
 
-	private final Informer<?> informer;
+	private static final int MAX_UNBINDABLE_LISTED = 20;
 
-	private final Clock clock;
+	private final Informer<?> informer;
 
 	private final Duration gracePeriod;
 
@@ -40,9 +56,8 @@ final class WatchHealthIndicator implements HealthIndicator {
 
 	private final Status notSynced;
 
-	WatchHealthIndicator(Informer<?> informer, Clock clock, Duration gracePeriod, Status unhealthy, Status notSynced) {
+	WatchHealthIndicator(Informer<?> informer, Duration gracePeriod, Status unhealthy, Status notSynced) {
 		this.informer = informer;
-		this.clock = clock;
 		this.gracePeriod = gracePeriod;
 		this.unhealthy = unhealthy;
 		this.notSynced = notSynced;
@@ -52,17 +67,19 @@ final class WatchHealthIndicator implements HealthIndicator {
 	public Health health() {
 		ReflectorStatus status = this.informer.status();
 		Instant failingSince = status.failingSince();
+		Duration failingFor = status.failingFor();
+		Duration silentFor = status.silentFor();
 		ReflectorStatus.Snapshot snapshot = status.snapshot();
-		Instant now = this.clock.instant();
 		Status verdict;
 		String reason = null;
 		if (snapshot.state() == WatchState.FAILED) {
 			verdict = this.unhealthy;
-			reason = "stopped after a failure that retrying cannot mend";
+			reason = "its thread failed" + ((snapshot.lastError() != null) ? " (" + snapshot.lastError().message() + ")" : "")
+					+ "; it is retrying and stays down until a resync succeeds";
 		}
-		else if (failingSince != null && Duration.between(failingSince, now).compareTo(this.gracePeriod) > 0) {
+		else if (failingFor != null && failingFor.compareTo(this.gracePeriod) > 0) {
 			verdict = this.unhealthy;
-			reason = "failing for " + seconds(Duration.between(failingSince, now)) + ", longer than the grace period of "
+			reason = "failing without progress for " + seconds(failingFor) + ", longer than the grace period of "
 					+ seconds(this.gracePeriod);
 		}
 		else if (!this.informer.isRunning() || snapshot.state() == WatchState.STOPPED) {
@@ -75,15 +92,22 @@ final class WatchHealthIndicator implements HealthIndicator {
 		}
 		else {
 			verdict = Status.UP;
-			if (failingSince != null) {
-				reason = "failing for " + seconds(Duration.between(failingSince, now)) + ", within the grace period of "
+			if (failingFor != null) {
+				reason = "failing for " + seconds(failingFor) + ", within the grace period of "
 						+ seconds(this.gracePeriod);
 			}
+			else if (snapshot.state() == WatchState.WATCHING && silentFor != null
+					&& silentFor.compareTo(BOOKMARK_INTERVAL.plusSeconds(10)) > 0) {
+				reason = "no event or bookmark for " + seconds(silentFor) + ", though the API server sends one about every "
+						+ seconds(BOOKMARK_INTERVAL) + "; the stream is replaced once silent for "
+						+ seconds(this.informer.options().idleTimeout());
+			}
 		}
-		return Health.status(verdict).withDetails(details(snapshot, failingSince, reason)).build();
+		return Health.status(verdict).withDetails(details(snapshot, failingSince, silentFor, reason)).build();
 	}
 
-	private Map<String, Object> details(ReflectorStatus.Snapshot snapshot, Instant failingSince, String reason) {
+	private Map<String, Object> details(ReflectorStatus.Snapshot snapshot, Instant failingSince, Duration silentFor,
+			String reason) {
 		Map<String, Object> details = new LinkedHashMap<>();
 		details.put("state", snapshot.state().name());
 		details.put("synced", snapshot.synced());
@@ -94,6 +118,9 @@ final class WatchHealthIndicator implements HealthIndicator {
 		putIfNotNull(details, "lastResourceVersion", snapshot.lastResourceVersion());
 		details.put("objects", this.informer.size());
 		putIfNotNull(details, "lastEventTime", snapshot.lastEventTime());
+		if (silentFor != null) {
+			details.put("silentFor", seconds(silentFor));
+		}
 		putIfNotNull(details, "lastSyncTime", snapshot.lastSyncTime());
 		details.put("restarts", snapshot.totalRestarts());
 		details.put("restartsByReason", snapshot.restarts());
@@ -113,6 +140,20 @@ final class WatchHealthIndicator implements HealthIndicator {
 		putIfNotNull(details, "streamingList", snapshot.streaming());
 		details.put("backlog", this.informer.backlog());
 		details.put("listenerFailures", this.informer.listenerFailures());
+		List<UnbindableObject> unbindable = this.informer.unbindable();
+		details.put("unbindable", unbindable.size());
+		if (!unbindable.isEmpty()) {
+			List<Map<String, Object>> listed = new ArrayList<>();
+			for (UnbindableObject object : unbindable.subList(0, Math.min(unbindable.size(), MAX_UNBINDABLE_LISTED))) {
+				Map<String, Object> entry = new LinkedHashMap<>();
+				entry.put("key", object.key());
+				entry.put("path", object.path());
+				entry.put("targetType", object.targetType());
+				entry.put("reason", truncate(object.reason()));
+				listed.add(entry);
+			}
+			details.put("unbindableObjects", listed);
+		}
 		return details;
 	}
 

@@ -36,7 +36,9 @@ import org.springframework.beans.factory.ObjectProvider;
  * <li>{@code listwatch.dispatch.backlog} (gauge): events waiting for listeners;</li>
  * <li>{@code listwatch.last.event.age} (time gauge, seconds): time since the last event, NaN
  * before the first;</li>
- * <li>{@code listwatch.synced} (gauge): 1 once the initial sync has completed, else 0.</li>
+ * <li>{@code listwatch.synced} (gauge): 1 once the initial sync has completed, else 0;</li>
+ * <li>{@code listwatch.unbindable} (gauge): objects the server has that the watch cannot hold
+ * (they do not bind to its Java type, or are too large).</li>
  * </ul>
  */
 public final class ListwatchMeterBinder implements MeterBinder {
@@ -100,6 +102,11 @@ public final class ListwatchMeterBinder implements MeterBinder {
 			.register(registry);
 		TimeGauge.builder("listwatch.last.event.age", status, TimeUnit.MILLISECONDS, this::lastEventAge)
 			.description("Time since the watch's last event, bookmarks included")
+			.tags(tags)
+			.register(registry);
+		Gauge.builder("listwatch.unbindable", informer, Informer::unbindableCount)
+			.description("Objects the server has that the watch cannot hold (not bindable to its type, or too large)")
+			.baseUnit("objects")
 			.tags(tags)
 			.register(registry);
 		Gauge.builder("listwatch.synced", status, (s) -> s.hasSynced() ? 1 : 0)
