@@ -3,6 +3,8 @@ package dev.listwatch.cache;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.listwatch.IndexFunction;
 import dev.listwatch.Lister;
@@ -224,6 +226,71 @@ class StoreTests {
 		Store<Obj> nullElement = new Store<>(Map.of("bad", (o, m) -> java.util.Arrays.asList("x", null)));
 		assertThatIllegalStateException().isThrownBy(() -> nullElement.upsert(a.meta(), a));
 		assertThat(nullElement.size()).isZero();
+	}
+
+	@Test
+	void nondeterministicIndexFunctionIsUnfiledFromWhatWasFiled() {
+		AtomicInteger calls = new AtomicInteger();
+		IndexFunction<Obj> counting = (object, meta) -> List.of("v" + calls.incrementAndGet());
+		Store<Obj> counted = new Store<>(index(Map.of("counted", counting)));
+		Lister<Obj> lister = counted.lister();
+		Obj a1 = obj("default", "a", "1", "", "x");
+		Obj b = obj("default", "b", "1", "", "x");
+		counted.upsert(a1.meta(), a1); // v1
+		counted.upsert(b.meta(), b); // v2
+		Obj a2 = obj("default", "a", "2", "", "x");
+		counted.upsert(a2.meta(), a2);
+		String a2Value = "v" + calls.get();
+		assertThat(counted.indexValues("counted")).containsExactlyInAnyOrder("v2", a2Value);
+		assertThat(lister.byIndex("counted", "v1")).isEmpty();
+		assertThat(lister.byIndex("counted", a2Value)).containsExactly(a2);
+		counted.delete("default/a");
+		assertThat(counted.indexValues("counted")).containsExactly("v2");
+		for (int i = 1; i <= calls.get() + 2; i++) {
+			assertThat(lister.byIndex("counted", "v" + i)).isEqualTo(("v" + i).equals("v2") ? List.of(b) : List.of());
+		}
+		counted.replace(List.of(b.meta()), List.of(b));
+		assertThat(counted.indexValues("counted")).as("unchanged keeps what was filed").containsExactly("v2");
+		counted.delete("default/b");
+		assertThat(counted.indexValues("counted")).isEmpty();
+		assertThat(lister.byIndex("counted", "v2")).isEmpty();
+	}
+
+	@Test
+	void readsNeverThrowAfterANondeterministicFunctionChangesItsMind() {
+		AtomicInteger calls = new AtomicInteger();
+		IndexFunction<Obj> counting = (object, meta) -> List.of("v" + calls.incrementAndGet());
+		Store<Obj> counted = new Store<>(index(Map.of("counted", counting)));
+		Obj a = obj("default", "a", "1", "", "x");
+		counted.upsert(a.meta(), a);
+		counted.delete("default/a");
+		assertThat(counted.lister().byIndex("counted", "v1")).isEmpty();
+		assertThat(counted.indexValues("counted")).isEmpty();
+		Obj b1 = obj("default", "b", "1", "", "x");
+		Obj b2 = obj("default", "b", "2", "", "x");
+		counted.upsert(b1.meta(), b1);
+		counted.upsert(b2.meta(), b2);
+		counted.replace(List.of(), List.of());
+		for (int i = 1; i <= calls.get() + 1; i++) {
+			assertThat(counted.lister().byIndex("counted", "v" + i)).isEmpty();
+		}
+	}
+
+	@Test
+	void entryKeepsItsAccessorsAndValueEquality() {
+		Obj a = obj("default", "a", "1", "app=web", "x");
+		put(a);
+		Entry<Obj> entry = this.store.entry("default/a");
+		assertThat(entry.meta()).isSameAs(a.meta());
+		assertThat(entry.object()).isSameAs(a);
+		assertThat(entry.key()).isEqualTo("default/a");
+		assertThat(entry).isEqualTo(new Entry<>(a.meta(), a)).hasSameHashCodeAs(new Entry<>(a.meta(), a));
+		assertThat(this.store.entries()).containsExactly(new Entry<>(a.meta(), a));
+	}
+
+	/** Keeps the order of the indexes stable. */
+	private static Map<String, IndexFunction<Obj>> index(Map<String, IndexFunction<Obj>> indexes) {
+		return new TreeMap<>(indexes);
 	}
 
 	@Test
