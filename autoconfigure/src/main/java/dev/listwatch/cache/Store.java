@@ -34,8 +34,17 @@ import dev.listwatch.WatchIndex;
  * thread, before the change is published, once for each object that is added or changed; the
  * values an object was filed under are kept with it, and exactly those are unfiled when it is
  * changed or removed (the functions are never called again on a previous state). A relist keeps
- * what was filed for objects whose resourceVersion is unchanged. If a function throws, the write
- * fails and the store is left unchanged.
+ * what was filed for objects whose resourceVersion is unchanged.
+ * <p>
+ * <b>A failing index function</b> never fails the write. When a user index function throws a
+ * {@link RuntimeException}, a {@link LinkageError} (such as {@link NoClassDefFoundError}) or a
+ * {@link StackOverflowError}, or returns a {@code null} element, the object is still cached and
+ * filed in every other index, but under no value of that index; the failure is counted in
+ * {@link #indexFailures()} and the latest one kept in {@link #lastIndexFailure()}, by index,
+ * key and exception class, never the exception's message (it may hold object values). The store
+ * logs nothing: the caller reports. A relist calls the functions again for an unchanged object
+ * that one of them failed for. Other errors ({@link OutOfMemoryError} and the other
+ * {@link VirtualMachineError}s) propagate, and the store is then left unchanged by that write.
  * <p>
  * <b>Readers.</b> Any thread may read, through {@link #lister()} or the accessors here. Single-key
  * reads ({@link #get}, {@link #meta}) take no lock. Reads over several objects take a read lock
@@ -51,6 +60,11 @@ import dev.listwatch.WatchIndex;
  * @param <T> the Java type of the cached objects
  */
 public final class Store<T> {
+
+	/** What an index slot holds when its function failed: no value, retried by a relist. */
+	private static final Object FAILED = new Object();
+
+	private static final String NULL_VALUE_ERROR = NullPointerException.class.getName();
 
 	private final String[] indexNames;
 
@@ -70,6 +84,13 @@ public final class Store<T> {
 	private volatile State<T> state;
 
 	private volatile boolean synced;
+
+	/** Written by writers only, under the writer mutex. */
+	private volatile long indexFailures;
+
+	/** Written by writers only, under the writer mutex, before {@link #indexFailures}. */
+	private volatile IndexFailure lastIndexFailure;
+
 	private final Lister<T> lister = new StoreLister();
 
 	/**
@@ -193,8 +214,8 @@ public final class Store<T> {
 	}
 
 	/**
-	 * An entry of a store with user indexes that is filed under at least one user index value. A
-	 * store without user indexes, and an object filed
+	 * An entry of a store with user indexes that is filed under at least one user index value,
+	 * or that an index function failed for. A store without user indexes, and an object filed
 	 * under no user index value, use a plain {@link Entry}: no memory for what is not there.
 	 */
 	private static final class IndexedEntry<T> extends Entry<T> {
@@ -203,7 +224,7 @@ public final class Store<T> {
 		 * What the object is filed under in the user indexes. With one user index, that index's
 		 * slot; with several, an {@code Object[]} of slots, one per user index. A slot is
 		 * {@code null} (no value), a {@code String} (one value), a {@code String[]} (several
-		 * distinct values).
+		 * distinct values) or {@link #FAILED}.
 		 */
 		private final Object filed;
 
@@ -212,6 +233,18 @@ public final class Store<T> {
 			this.filed = filed;
 		}
 
+	}
+
+	/**
+	 * An index function that failed for an object.
+	 *
+	 * @param index the index name
+	 * @param key the key of the object
+	 * @param error the class name of the exception thrown, such as
+	 * {@code java.lang.IllegalStateException} ({@code java.lang.NullPointerException} for a
+	 * {@code null} element returned); never its message
+	 */
+	public record IndexFailure(String index, String key, String error) {
 	}
 
 	/**
@@ -251,7 +284,9 @@ public final class Store<T> {
 
 	/**
 	 * Adds an object or replaces the one cached under the same key, and refiles it in the indexes:
-	 * out of the values the previous state was filed under, into those of the new state.
+	 * out of the values the previous state was filed under, into those of the new state. An index
+	 * function that fails leaves the object under no value of that index (see the class
+	 * description).
 	 * @param meta the object's metadata
 	 * @param object the object
 	 * @return the object replaced, or {@code null} if the key was not cached
@@ -338,8 +373,9 @@ public final class Store<T> {
 	/**
 	 * Replaces the whole content with a fresh list (a relist), atomically for readers, and
 	 * reports the difference. Objects whose key and resourceVersion are unchanged keep their
-	 * cached instance and the index values they were filed under. If the list holds a key twice,
-	 * the later object wins.
+	 * cached instance and the index values they were filed under (their index functions are
+	 * called again only if one failed for them). If the list holds a key twice, the later object
+	 * wins.
 	 * @param metas the metadata of the listed objects
 	 * @param objects the listed objects, index for index with {@code metas}
 	 * @return the difference between the previous content and the list
@@ -372,7 +408,7 @@ public final class Store<T> {
 				Entry<T> old = current.items.get(key);
 				Entry<T> entry;
 				if (old != null && sameVersion(old.meta(), meta)) {
-					entry = old;
+					entry = hasFailure(old) ? newEntry(old.meta(), old.object(), key) : old;
 					unchanged++;
 				}
 				else {
@@ -524,6 +560,24 @@ public final class Store<T> {
 	}
 
 	/**
+	 * How many times a user index function failed for an object (threw, or returned a
+	 * {@code null} element) since the store was created. Each failure left that object under no
+	 * value of that index; the writes went on.
+	 * @return the count
+	 */
+	public long indexFailures() {
+		return this.indexFailures;
+	}
+
+	/**
+	 * The latest failure of a user index function.
+	 * @return the failure, or {@code null} if none failed
+	 */
+	public IndexFailure lastIndexFailure() {
+		return this.lastIndexFailure;
+	}
+
+	/**
 	 * The read-only view of this store.
 	 * @return the lister
 	 */
@@ -578,35 +632,40 @@ public final class Store<T> {
 
 	/**
 	 * The values of an object in one user index, as a slot: {@code null}, a {@code String}, a
-	 * {@code String[]} of distinct values.
+	 * {@code String[]} of distinct values, or {@link #FAILED}, recorded.
 	 */
 	private Object computeSlot(int index, T object, ObjectMeta meta, String key) {
-		Collection<String> computed;
 		try {
-			computed = this.indexFunctions[index].values(object, meta);
-		}
-		catch (RuntimeException ex) {
-			throw new IllegalStateException(
-					"Index function '" + this.indexNames[index] + "' failed for " + key + ": " + ex, ex);
-		}
-		if (computed == null || computed.isEmpty()) {
-			return null;
-		}
-		String[] values = new String[computed.size()];
-		int count = 0;
-		for (String value : computed) {
-			if (value == null) {
-				throw new IllegalStateException(
-						"Index function '" + this.indexNames[index] + "' returned a null value for " + key);
+			Collection<String> computed = this.indexFunctions[index].values(object, meta);
+			if (computed == null || computed.isEmpty()) {
+				return null;
 			}
-			if (!contains(values, count, value)) {
-				values[count++] = value;
+			String[] values = new String[computed.size()];
+			int count = 0;
+			for (String value : computed) {
+				if (value == null) {
+					return failed(index, key, NULL_VALUE_ERROR);
+				}
+				if (!contains(values, count, value)) {
+					values[count++] = value;
+				}
 			}
+			if (count <= 1) {
+				return (count == 1) ? values[0] : null;
+			}
+			return (count == values.length) ? values : Arrays.copyOf(values, count);
 		}
-		if (count <= 1) {
-			return (count == 1) ? values[0] : null;
+		catch (RuntimeException | LinkageError | StackOverflowError ex) {
+			// the class name only: a message may hold values of the object
+			return failed(index, key, ex.getClass().getName());
 		}
-		return (count == values.length) ? values : Arrays.copyOf(values, count);
+	}
+
+	/** Records a failure; under the writer mutex. */
+	private Object failed(int index, String key, String error) {
+		this.lastIndexFailure = new IndexFailure(this.indexNames[index], key, error);
+		this.indexFailures = this.indexFailures + 1; // after the failure, for readers of both
+		return FAILED;
 	}
 
 	/** What an entry is filed under in the user indexes (see {@link IndexedEntry#filed}). */
@@ -620,6 +679,16 @@ public final class Store<T> {
 			return filed;
 		}
 		return ((Object[]) filed)[index - 1];
+	}
+
+	private boolean hasFailure(Entry<T> entry) {
+		Object filed = filed(entry);
+		for (int i = 1; i <= this.userIndexes && filed != null; i++) {
+			if (slot(filed, i) == FAILED) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	/** Files, or unfiles, a key under each value of a slot that another slot lacks. */
