@@ -1,6 +1,7 @@
 package dev.listwatch.cache;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
@@ -30,15 +31,28 @@ import dev.listwatch.WatchIndex;
  * <p>
  * <b>Writers.</b> {@link #upsert}, {@link #delete} and {@link #replace} may be called from any
  * thread, but they are serialised: one write runs at a time. Index functions run on the writing
- * thread, before the change is published; if one throws, the write fails and the store is left
- * unchanged.
+ * thread, before the change is published, once for each object that is added or changed; the
+ * values an object was filed under are kept with it, and exactly those are unfiled when it is
+ * changed or removed (the functions are never called again on a previous state). A relist keeps
+ * what was filed for objects whose resourceVersion is unchanged.
+ * <p>
+ * <b>A failing index function</b> never fails the write. When a user index function throws a
+ * {@link RuntimeException}, a {@link LinkageError} (such as {@link NoClassDefFoundError}) or a
+ * {@link StackOverflowError}, or returns a {@code null} element, the object is still cached and
+ * filed in every other index, but under no value of that index; the failure is counted in
+ * {@link #indexFailures()} and the latest one kept in {@link #lastIndexFailure()}, by index,
+ * key and exception class, never the exception's message (it may hold object values). The store
+ * logs nothing: the caller reports. A relist calls the functions again for an unchanged object
+ * that one of them failed for. Other errors ({@link OutOfMemoryError} and the other
+ * {@link VirtualMachineError}s) propagate, and the store is then left unchanged by that write.
  * <p>
  * <b>Readers.</b> Any thread may read, through {@link #lister()} or the accessors here. Single-key
  * reads ({@link #get}, {@link #meta}) take no lock. Reads over several objects take a read lock
  * that a writer holds only while it applies an already computed change: a few map and index
  * updates for one object, or a single reference swap for a whole relist. Readers therefore never
  * see a half-applied change: an index never names a key the map lacks, nor an object under a
- * value it no longer has.
+ * value it no longer has. Reads never throw on the content (only on an unknown index name or a
+ * malformed selector); an index entry without an object, which cannot happen, would be skipped.
  * <p>
  * Public because the Reflector and Informer in other packages drive it; not part of the API
  * that applications use (they get a {@link Lister}).
@@ -47,11 +61,17 @@ import dev.listwatch.WatchIndex;
  */
 public final class Store<T> {
 
-	private static final String[] NO_VALUES = new String[0];
+	/** What an index slot holds when its function failed: no value, retried by a relist. */
+	private static final Object FAILED = new Object();
+
+	private static final String NULL_VALUE_ERROR = NullPointerException.class.getName();
 
 	private final String[] indexNames;
 
 	private final IndexFunction<? super T>[] indexFunctions;
+
+	/** The number of user indexes: the indexes after the built-in namespace index. */
+	private final int userIndexes;
 
 	private final Set<String> indexNameSet;
 
@@ -64,6 +84,12 @@ public final class Store<T> {
 	private volatile State<T> state;
 
 	private volatile boolean synced;
+
+	/** Written by writers only, under the writer mutex. */
+	private volatile long indexFailures;
+
+	/** Written by writers only, under the writer mutex, before {@link #indexFailures}. */
+	private volatile IndexFailure lastIndexFailure;
 
 	private final Lister<T> lister = new StoreLister();
 
@@ -95,6 +121,7 @@ public final class Store<T> {
 		});
 		this.indexNames = ordered.keySet().toArray(new String[0]);
 		this.indexFunctions = ordered.values().toArray(new IndexFunction[0]);
+		this.userIndexes = this.indexNames.length - 1;
 		this.indexNameSet = Collections.unmodifiableSet(new LinkedHashSet<>(ordered.keySet()));
 		this.state = new State<>(new ConcurrentHashMap<>(), newIndices(this.indexNames.length));
 	}
@@ -123,13 +150,42 @@ public final class Store<T> {
 	// ---------------------------------------------------------------- entries and results
 
 	/**
-	 * A cached object with its metadata.
+	 * A cached object with its metadata. Two entries are equal when their metadata and objects
+	 * are.
 	 *
 	 * @param <T> the Java type of the object
-	 * @param meta the metadata
-	 * @param object the object
 	 */
-	public record Entry<T>(ObjectMeta meta, T object) {
+	public static sealed class Entry<T> {
+
+		private final ObjectMeta meta;
+
+		private final T object;
+
+		/**
+		 * Creates an entry.
+		 * @param meta the metadata
+		 * @param object the object
+		 */
+		public Entry(ObjectMeta meta, T object) {
+			this.meta = meta;
+			this.object = object;
+		}
+
+		/**
+		 * The metadata.
+		 * @return the metadata
+		 */
+		public ObjectMeta meta() {
+			return this.meta;
+		}
+
+		/**
+		 * The object.
+		 * @return the object
+		 */
+		public T object() {
+			return this.object;
+		}
 
 		/**
 		 * The cache key.
@@ -139,6 +195,56 @@ public final class Store<T> {
 			return this.meta.key();
 		}
 
+		@Override
+		public boolean equals(Object other) {
+			return (this == other) || (other instanceof Entry<?> entry && Objects.equals(this.meta, entry.meta)
+					&& Objects.equals(this.object, entry.object));
+		}
+
+		@Override
+		public int hashCode() {
+			return 31 * Objects.hashCode(this.meta) + Objects.hashCode(this.object);
+		}
+
+		@Override
+		public String toString() {
+			return "Entry[meta=" + this.meta + ", object=" + this.object + "]";
+		}
+
+	}
+
+	/**
+	 * An entry of a store with user indexes that is filed under at least one user index value,
+	 * or that an index function failed for. A store without user indexes, and an object filed
+	 * under no user index value, use a plain {@link Entry}: no memory for what is not there.
+	 */
+	private static final class IndexedEntry<T> extends Entry<T> {
+
+		/**
+		 * What the object is filed under in the user indexes. With one user index, that index's
+		 * slot; with several, an {@code Object[]} of slots, one per user index. A slot is
+		 * {@code null} (no value), a {@code String} (one value), a {@code String[]} (several
+		 * distinct values) or {@link #FAILED}.
+		 */
+		private final Object filed;
+
+		IndexedEntry(ObjectMeta meta, T object, Object filed) {
+			super(meta, object);
+			this.filed = filed;
+		}
+
+	}
+
+	/**
+	 * An index function that failed for an object.
+	 *
+	 * @param index the index name
+	 * @param key the key of the object
+	 * @param error the class name of the exception thrown, such as
+	 * {@code java.lang.IllegalStateException} ({@code java.lang.NullPointerException} for a
+	 * {@code null} element returned); never its message
+	 */
+	public record IndexFailure(String index, String key, String error) {
 	}
 
 	/**
@@ -177,7 +283,10 @@ public final class Store<T> {
 	// ---------------------------------------------------------------- writes
 
 	/**
-	 * Adds an object or replaces the one cached under the same key, and refiles it in the indexes.
+	 * Adds an object or replaces the one cached under the same key, and refiles it in the indexes:
+	 * out of the values the previous state was filed under, into those of the new state. An index
+	 * function that fails leaves the object under no value of that index (see the class
+	 * description).
 	 * @param meta the object's metadata
 	 * @param object the object
 	 * @return the object replaced, or {@code null} if the key was not cached
@@ -186,28 +295,34 @@ public final class Store<T> {
 		Objects.requireNonNull(meta, "meta must not be null");
 		Objects.requireNonNull(object, "object must not be null");
 		String key = meta.key();
-		Entry<T> entry = new Entry<>(meta, object);
 		this.writerMutex.lock();
 		try {
 			State<T> current = this.state;
 			Entry<T> old = current.items.get(key);
-			String[][] newValues = indexValues(entry);
-			String[][] oldValues = (old != null) ? indexValues(old) : null;
+			Entry<T> entry = newEntry(meta, object, key);
 			this.lock.writeLock().lock();
 			try {
 				current.items.put(key, entry);
-				for (int i = 0; i < newValues.length; i++) {
-					HashMap<String, Object> index = current.indices[i];
-					String[] before = (oldValues != null) ? oldValues[i] : NO_VALUES;
-					for (String value : before) {
-						if (!contains(newValues[i], value)) {
-							unfile(index, value, key);
-						}
+				HashMap<String, Object>[] indices = current.indices;
+				String namespace = namespaceValue(meta);
+				if (old == null) {
+					file(indices[0], namespace, key);
+				}
+				else {
+					String oldNamespace = namespaceValue(old.meta());
+					if (!oldNamespace.equals(namespace)) {
+						unfile(indices[0], oldNamespace, key);
+						file(indices[0], namespace, key);
 					}
-					for (String value : newValues[i]) {
-						if (!contains(before, value)) {
-							file(index, value, key);
-						}
+				}
+				if (this.userIndexes > 0) {
+					Object before = filed(old);
+					Object after = filed(entry);
+					for (int i = 1; i <= this.userIndexes; i++) {
+						Object beforeSlot = slot(before, i);
+						Object afterSlot = slot(after, i);
+						apply(indices[i], beforeSlot, afterSlot, key, false);
+						apply(indices[i], afterSlot, beforeSlot, key, true);
 					}
 				}
 			}
@@ -222,7 +337,8 @@ public final class Store<T> {
 	}
 
 	/**
-	 * Removes the object cached under a key, from the map and every index.
+	 * Removes the object cached under a key, from the map and from every index value it was filed
+	 * under.
 	 * @param key the key
 	 * @return the object removed, or {@code null} if the key was not cached
 	 */
@@ -234,14 +350,14 @@ public final class Store<T> {
 			if (old == null) {
 				return null;
 			}
-			String[][] oldValues = indexValues(old);
 			this.lock.writeLock().lock();
 			try {
 				current.items.remove(key);
-				for (int i = 0; i < oldValues.length; i++) {
-					for (String value : oldValues[i]) {
-						unfile(current.indices[i], value, key);
-					}
+				HashMap<String, Object>[] indices = current.indices;
+				unfile(indices[0], namespaceValue(old.meta()), key);
+				Object filed = filed(old);
+				for (int i = 1; i <= this.userIndexes; i++) {
+					apply(indices[i], slot(filed, i), null, key, false);
 				}
 			}
 			finally {
@@ -257,7 +373,9 @@ public final class Store<T> {
 	/**
 	 * Replaces the whole content with a fresh list (a relist), atomically for readers, and
 	 * reports the difference. Objects whose key and resourceVersion are unchanged keep their
-	 * cached instance. If the list holds a key twice, the later object wins.
+	 * cached instance and the index values they were filed under (their index functions are
+	 * called again only if one failed for them). If the list holds a key twice, the later object
+	 * wins.
 	 * @param metas the metadata of the listed objects
 	 * @param objects the listed objects, index for index with {@code metas}
 	 * @return the difference between the previous content and the list
@@ -271,43 +389,46 @@ public final class Store<T> {
 		try {
 			State<T> current = this.state;
 			int n = metas.size();
-			ConcurrentHashMap<String, Entry<T>> items = new ConcurrentHashMap<>(Math.max(16, (int) (n / 0.75f) + 1));
-			List<Entry<T>> listed = new ArrayList<>(n);
 			for (int i = 0; i < n; i++) {
-				ObjectMeta meta = Objects.requireNonNull(metas.get(i), "meta must not be null");
-				T object = Objects.requireNonNull(objects.get(i), "object must not be null");
-				String key = meta.key();
-				Entry<T> old = current.items.get(key);
-				Entry<T> entry = (old != null && sameVersion(old.meta(), meta)) ? old : new Entry<>(meta, object);
-				items.put(key, entry);
-				listed.add(entry);
+				Objects.requireNonNull(metas.get(i), "meta must not be null");
+				Objects.requireNonNull(objects.get(i), "object must not be null");
 			}
+			ConcurrentHashMap<String, Entry<T>> items = new ConcurrentHashMap<>(Math.max(16, (int) (n / 0.75f) + 1));
 			List<Entry<T>> added = new ArrayList<>();
 			List<Update<T>> modified = new ArrayList<>();
 			int unchanged = 0;
 			HashMap<String, Object>[] indices = newIndices(this.indexNames.length);
-			for (Entry<T> entry : listed) {
-				String key = entry.key();
-				if (items.get(key) != entry) {
+			// backwards, so that the last object of a key is met first and earlier ones skipped
+			for (int i = n - 1; i >= 0; i--) {
+				ObjectMeta meta = metas.get(i);
+				String key = meta.key();
+				if (items.containsKey(key)) {
 					continue; // a later duplicate superseded it
 				}
-				String[][] values = indexValues(entry);
-				for (int i = 0; i < values.length; i++) {
-					for (String value : values[i]) {
-						file(indices[i], value, key);
-					}
-				}
 				Entry<T> old = current.items.get(key);
-				if (old == null) {
-					added.add(entry);
-				}
-				else if (old == entry) {
+				Entry<T> entry;
+				if (old != null && sameVersion(old.meta(), meta)) {
+					entry = hasFailure(old) ? newEntry(old.meta(), old.object(), key) : old;
 					unchanged++;
 				}
 				else {
-					modified.add(new Update<>(old, entry));
+					entry = newEntry(meta, objects.get(i), key);
+					if (old == null) {
+						added.add(entry);
+					}
+					else {
+						modified.add(new Update<>(old, entry));
+					}
+				}
+				items.put(key, entry);
+				file(indices[0], namespaceValue(entry.meta()), key);
+				Object filed = filed(entry);
+				for (int j = 1; j <= this.userIndexes; j++) {
+					apply(indices[j], slot(filed, j), null, key, true);
 				}
 			}
+			Collections.reverse(added);
+			Collections.reverse(modified);
 			List<Entry<T>> deleted = new ArrayList<>();
 			for (Map.Entry<String, Entry<T>> cached : current.items.entrySet()) {
 				if (!items.containsKey(cached.getKey())) {
@@ -439,6 +560,24 @@ public final class Store<T> {
 	}
 
 	/**
+	 * How many times a user index function failed for an object (threw, or returned a
+	 * {@code null} element) since the store was created. Each failure left that object under no
+	 * value of that index; the writes went on.
+	 * @return the count
+	 */
+	public long indexFailures() {
+		return this.indexFailures;
+	}
+
+	/**
+	 * The latest failure of a user index function.
+	 * @return the failure, or {@code null} if none failed
+	 */
+	public IndexFailure lastIndexFailure() {
+		return this.lastIndexFailure;
+	}
+
+	/**
 	 * The read-only view of this store.
 	 * @return the lister
 	 */
@@ -466,44 +605,126 @@ public final class Store<T> {
 		return indices;
 	}
 
-	private String[][] indexValues(Entry<T> entry) {
-		String[][] values = new String[this.indexNames.length][];
-		String namespace = entry.meta().namespace();
-		values[0] = new String[] { (namespace != null) ? namespace : "" };
-		for (int i = 1; i < values.length; i++) {
-			Collection<String> computed;
-			try {
-				computed = this.indexFunctions[i].values(entry.object(), entry.meta());
-			}
-			catch (RuntimeException ex) {
-				throw new IllegalStateException(
-						"Index function '" + this.indexNames[i] + "' failed for " + entry.key() + ": " + ex, ex);
-			}
-			values[i] = distinct(computed, i, entry);
+	/** Creates the entry of an object, calling the user index functions; on the writing thread. */
+	private Entry<T> newEntry(ObjectMeta meta, T object, String key) {
+		if (this.userIndexes == 0) {
+			return new Entry<>(meta, object);
 		}
-		return values;
+		Object filed;
+		if (this.userIndexes == 1) {
+			filed = computeSlot(1, object, meta, key);
+		}
+		else {
+			Object[] slots = null;
+			for (int i = 1; i <= this.userIndexes; i++) {
+				Object slot = computeSlot(i, object, meta, key);
+				if (slot != null) {
+					if (slots == null) {
+						slots = new Object[this.userIndexes];
+					}
+					slots[i - 1] = slot;
+				}
+			}
+			filed = slots;
+		}
+		return (filed != null) ? new IndexedEntry<>(meta, object, filed) : new Entry<>(meta, object);
 	}
 
-	private String[] distinct(Collection<String> computed, int index, Entry<T> entry) {
-		if (computed == null || computed.isEmpty()) {
-			return NO_VALUES;
-		}
-		String[] values = new String[computed.size()];
-		int count = 0;
-		for (String value : computed) {
-			if (value == null) {
-				throw new IllegalStateException(
-						"Index function '" + this.indexNames[index] + "' returned a null value for " + entry.key());
+	/**
+	 * The values of an object in one user index, as a slot: {@code null}, a {@code String}, a
+	 * {@code String[]} of distinct values, or {@link #FAILED}, recorded.
+	 */
+	private Object computeSlot(int index, T object, ObjectMeta meta, String key) {
+		try {
+			Collection<String> computed = this.indexFunctions[index].values(object, meta);
+			if (computed == null || computed.isEmpty()) {
+				return null;
 			}
-			if (!contains(values, count, value)) {
-				values[count++] = value;
+			String[] values = new String[computed.size()];
+			int count = 0;
+			for (String value : computed) {
+				if (value == null) {
+					return failed(index, key, NULL_VALUE_ERROR);
+				}
+				if (!contains(values, count, value)) {
+					values[count++] = value;
+				}
 			}
+			if (count <= 1) {
+				return (count == 1) ? values[0] : null;
+			}
+			return (count == values.length) ? values : Arrays.copyOf(values, count);
 		}
-		return (count == values.length) ? values : java.util.Arrays.copyOf(values, count);
+		catch (RuntimeException | LinkageError | StackOverflowError ex) {
+			// the class name only: a message may hold values of the object
+			return failed(index, key, ex.getClass().getName());
+		}
 	}
 
-	private static boolean contains(String[] values, String value) {
-		return contains(values, values.length, value);
+	/** Records a failure; under the writer mutex. */
+	private Object failed(int index, String key, String error) {
+		this.lastIndexFailure = new IndexFailure(this.indexNames[index], key, error);
+		this.indexFailures = this.indexFailures + 1; // after the failure, for readers of both
+		return FAILED;
+	}
+
+	/** What an entry is filed under in the user indexes (see {@link IndexedEntry#filed}). */
+	private static Object filed(Entry<?> entry) {
+		return (entry instanceof IndexedEntry<?> indexed) ? indexed.filed : null;
+	}
+
+	/** The slot of one user index (1-based, as in {@link #indexNames}) in what was filed. */
+	private Object slot(Object filed, int index) {
+		if (filed == null || this.userIndexes == 1) {
+			return filed;
+		}
+		return ((Object[]) filed)[index - 1];
+	}
+
+	private boolean hasFailure(Entry<T> entry) {
+		Object filed = filed(entry);
+		for (int i = 1; i <= this.userIndexes && filed != null; i++) {
+			if (slot(filed, i) == FAILED) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/** Files, or unfiles, a key under each value of a slot that another slot lacks. */
+	private static void apply(HashMap<String, Object> index, Object slot, Object except, String key, boolean file) {
+		if (slot instanceof String value) {
+			applyValue(index, value, except, key, file);
+		}
+		else if (slot instanceof String[] values) {
+			for (String value : values) {
+				applyValue(index, value, except, key, file);
+			}
+		}
+	}
+
+	private static void applyValue(HashMap<String, Object> index, String value, Object except, String key,
+			boolean file) {
+		if (!contains(except, value)) {
+			if (file) {
+				file(index, value, key);
+			}
+			else {
+				unfile(index, value, key);
+			}
+		}
+	}
+
+	private static boolean contains(Object slot, String value) {
+		if (slot instanceof String single) {
+			return single.equals(value);
+		}
+		return (slot instanceof String[] values) && contains(values, values.length, value);
+	}
+
+	private static String namespaceValue(ObjectMeta meta) {
+		String namespace = meta.namespace();
+		return (namespace != null) ? namespace : "";
 	}
 
 	private static boolean contains(String[] values, int count, String value) {
@@ -598,7 +819,7 @@ public final class Store<T> {
 	private T select(State<T> current, String key, LabelSelector selector) {
 		Entry<T> entry = current.items.get(key);
 		if (entry == null) {
-			throw new IllegalStateException("Cache index names key " + key + " that the cache does not hold");
+			return null; // cannot happen: writers unfile what they filed; a read never throws for it
 		}
 		return selector.matches(entry.meta().labels()) ? entry.object() : null;
 	}

@@ -124,7 +124,7 @@ class StoreConcurrencyTests {
 			assertThat(stable).extracting(o -> o.meta().namespace()).containsOnly("stable");
 		}
 		for (int gen = 0; gen < 3; gen++) {
-			// the index never lists a key the map lacks (the store would throw) nor a stale value
+			// the index never lists a stale value (nor a key the map lacks: the counts above would drop)
 			String value = "g" + gen;
 			assertThat(lister.byIndex("byGen", value)).allSatisfy(o -> assertThat(o.meta().labels()).containsEntry("gen", value));
 			assertThat(lister.listByLabels("gen=" + value)).allSatisfy(o -> assertThat(o.meta().labels()).containsEntry("gen", value));

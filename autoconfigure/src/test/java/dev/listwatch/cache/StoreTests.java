@@ -1,8 +1,12 @@
 package dev.listwatch.cache;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.listwatch.IndexFunction;
 import dev.listwatch.Lister;
@@ -10,12 +14,13 @@ import dev.listwatch.ObjectMeta;
 import dev.listwatch.WatchIndex;
 import dev.listwatch.cache.Store.Diff;
 import dev.listwatch.cache.Store.Entry;
+import dev.listwatch.cache.Store.IndexFailure;
 import dev.listwatch.cache.Store.Update;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
-import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 class StoreTests {
 
@@ -193,37 +198,244 @@ class StoreTests {
 	}
 
 	@Test
-	void failingIndexFunctionLeavesStoreUnchanged() {
-		IndexFunction<Obj> picky = (object, meta) -> {
-			if (object.data().equals("boom")) {
-				throw new IllegalArgumentException("no");
-			}
-			return List.of(object.data());
-		};
-		Store<Obj> picked = new Store<>(Map.of("byData", picky));
-		Obj ok = obj("default", "a", "1", "", "fine");
+	void indexFunctionThatThrowsOnUpsertLeavesObjectCachedButUnfiledInThatIndexOnly() {
+		Store<Obj> picked = new Store<>(index(Map.of("byData", picky(), "byApp", BY_APP)));
+		Obj ok = obj("default", "a", "1", "app=web", "fine");
+		Obj other = obj("default", "b", "1", "app=web", "fine");
 		picked.upsert(ok.meta(), ok);
-		Obj bad = obj("default", "a", "2", "", "boom");
-		assertThatIllegalStateException().isThrownBy(() -> picked.upsert(bad.meta(), bad))
-			.withMessageContaining("byData")
-			.withMessageContaining("default/a");
-		assertThat(picked.get("default/a")).isSameAs(ok);
-		assertThat(picked.lister().byIndex("byData", "fine")).containsExactly(ok);
-		assertThatIllegalStateException()
-			.isThrownBy(() -> picked.replace(List.of(ok.meta(), bad.meta()), List.of(ok, bad)));
-		assertThat(picked.get("default/a")).isSameAs(ok);
-		assertThat(picked.size()).isEqualTo(1);
+		picked.upsert(other.meta(), other);
+		assertThat(picked.indexFailures()).isZero();
+		assertThat(picked.lastIndexFailure()).isNull();
+		Obj bad = obj("default", "a", "2", "app=db", "boom secret-value");
+		assertThat(picked.upsert(bad.meta(), bad)).isSameAs(ok);
+		assertThat(picked.get("default/a")).isSameAs(bad);
+		assertThat(picked.lister().byIndex("byData", "fine")).containsExactly(other);
+		assertThat(picked.indexValues("byData")).containsExactly("fine");
+		assertThat(picked.lister().byIndex("byApp", "db")).containsExactly(bad);
+		assertThat(picked.lister().byIndex("byApp", "web")).containsExactly(other);
+		assertThat(picked.lister().list("default")).containsExactlyInAnyOrder(bad, other);
+		assertFailure(picked, 1, "byData", "default/a", IllegalArgumentException.class);
+		// the next state of the object indexes fine and is filed; the failure stays counted
+		Obj good = obj("default", "a", "3", "app=db", "fine");
+		picked.upsert(good.meta(), good);
+		assertThat(picked.lister().byIndex("byData", "fine")).containsExactlyInAnyOrder(good, other);
+		assertThat(picked.indexFailures()).isEqualTo(1);
+		assertThat(picked.delete("default/a")).isSameAs(good);
+		assertThat(picked.lister().byIndex("byData", "fine")).containsExactly(other);
 	}
 
 	@Test
-	void nullIndexValuesAreRejectedAndNullCollectionMeansNone() {
-		Store<Obj> nulls = new Store<>(Map.of("none", (o, m) -> null));
+	void indexFunctionThatThrowsOnReplaceLeavesObjectCachedButUnfiledInThatIndexOnly() {
+		Store<Obj> picked = new Store<>(index(Map.of("byData", picky(), "byApp", BY_APP)));
+		Obj ok = obj("default", "a", "1", "app=web", "fine");
+		Obj bad = obj("other", "b", "1", "app=web", "boom secret-value");
+		Diff<Obj> diff = picked.replace(List.of(ok.meta(), bad.meta()), List.of(ok, bad));
+		assertThat(diff.added()).extracting(Entry::object).containsExactly(ok, bad);
+		assertThat(picked.size()).isEqualTo(2);
+		assertThat(picked.get("other/b")).isSameAs(bad);
+		assertThat(picked.lister().byIndex("byData", "fine")).containsExactly(ok);
+		assertThat(picked.indexValues("byData")).containsExactly("fine");
+		assertThat(picked.lister().byIndex("byApp", "web")).containsExactlyInAnyOrder(ok, bad);
+		assertThat(picked.lister().list("other")).containsExactly(bad);
+		assertFailure(picked, 1, "byData", "other/b", IllegalArgumentException.class);
+		assertThat(picked.delete("other/b")).isSameAs(bad);
+		assertThat(picked.lister().byIndex("byApp", "web")).containsExactly(ok);
+		assertThat(picked.indexValues("byData")).containsExactly("fine");
+	}
+
+	@Test
+	void indexFunctionThatThrowsAnErrorOfUserCodeIsAFailure() {
+		IndexFunction<Obj> linkage = (object, meta) -> {
+			if (object.data().equals("x")) {
+				throw new NoClassDefFoundError("com/example/Missing secret-value");
+			}
+			return List.of(object.data());
+		};
+		IndexFunction<Obj> recursive = new IndexFunction<>() {
+
+			@Override
+			public List<String> values(Obj object, ObjectMeta meta) {
+				return object.data().equals("deep") ? values(object, meta) : List.of(object.data());
+			}
+
+		};
+		Store<Obj> erring = new Store<>(index(Map.of("linkage", linkage, "recursive", recursive)));
+		Obj a = obj("default", "a", "1", "", "x");
+		erring.upsert(a.meta(), a);
+		assertThat(erring.get("default/a")).isSameAs(a);
+		assertThat(erring.lister().byIndex("recursive", "x")).containsExactly(a);
+		assertThat(erring.indexValues("linkage")).isEmpty();
+		assertFailure(erring, 1, "linkage", "default/a", NoClassDefFoundError.class);
+		Obj deep = obj("default", "b", "1", "", "deep");
+		erring.upsert(deep.meta(), deep);
+		assertThat(erring.get("default/b")).isSameAs(deep);
+		assertThat(erring.lister().byIndex("linkage", "deep")).containsExactly(deep);
+		assertThat(erring.indexValues("recursive")).containsExactly("x");
+		assertFailure(erring, 2, "recursive", "default/b", StackOverflowError.class);
+	}
+
+	@Test
+	void outOfMemoryErrorOfAnIndexFunctionPropagatesAndLeavesStoreUnchanged() {
+		Store<Obj> starved = new Store<>(index(Map.of("starved", (object, meta) -> {
+			throw new OutOfMemoryError("test");
+		})));
+		Obj a = obj("default", "a", "1", "", "x");
+		assertThatExceptionOfType(OutOfMemoryError.class).isThrownBy(() -> starved.upsert(a.meta(), a));
+		assertThatExceptionOfType(OutOfMemoryError.class)
+			.isThrownBy(() -> starved.replace(List.of(a.meta()), List.of(a)));
+		assertThat(starved.size()).isZero();
+		assertThat(starved.indexFailures()).isZero();
+	}
+
+	@Test
+	void nullIndexValueIsAFailureAndNullCollectionMeansNone() {
+		Store<Obj> nulls = new Store<>(index(Map.of("none", (o, m) -> null)));
 		Obj a = obj("default", "a", "1", "", "x");
 		nulls.upsert(a.meta(), a);
 		assertThat(nulls.indexValues("none")).isEmpty();
-		Store<Obj> nullElement = new Store<>(Map.of("bad", (o, m) -> java.util.Arrays.asList("x", null)));
-		assertThatIllegalStateException().isThrownBy(() -> nullElement.upsert(a.meta(), a));
-		assertThat(nullElement.size()).isZero();
+		assertThat(nulls.indexFailures()).isZero();
+		Store<Obj> nullElement = new Store<>(
+				index(Map.of("bad", (o, m) -> Arrays.asList("x", null), "byApp", BY_APP)));
+		Obj b = obj("default", "b", "1", "app=web", "x");
+		nullElement.upsert(b.meta(), b);
+		assertThat(nullElement.get("default/b")).isSameAs(b);
+		assertThat(nullElement.indexValues("bad")).isEmpty();
+		assertThat(nullElement.lister().byIndex("byApp", "web")).containsExactly(b);
+		assertFailure(nullElement, 1, "bad", "default/b", NullPointerException.class);
+	}
+
+	@Test
+	void nondeterministicIndexFunctionIsUnfiledFromWhatWasFiled() {
+		AtomicInteger calls = new AtomicInteger();
+		IndexFunction<Obj> counting = (object, meta) -> List.of("v" + calls.incrementAndGet());
+		Store<Obj> counted = new Store<>(index(Map.of("counted", counting)));
+		Lister<Obj> lister = counted.lister();
+		Obj a1 = obj("default", "a", "1", "", "x");
+		Obj b = obj("default", "b", "1", "", "x");
+		counted.upsert(a1.meta(), a1); // v1
+		counted.upsert(b.meta(), b); // v2
+		Obj a2 = obj("default", "a", "2", "", "x");
+		counted.upsert(a2.meta(), a2);
+		String a2Value = "v" + calls.get();
+		assertThat(counted.indexValues("counted")).containsExactlyInAnyOrder("v2", a2Value);
+		assertThat(lister.byIndex("counted", "v1")).isEmpty();
+		assertThat(lister.byIndex("counted", a2Value)).containsExactly(a2);
+		counted.delete("default/a");
+		assertThat(counted.indexValues("counted")).containsExactly("v2");
+		for (int i = 1; i <= calls.get() + 2; i++) {
+			assertThat(lister.byIndex("counted", "v" + i)).isEqualTo(("v" + i).equals("v2") ? List.of(b) : List.of());
+		}
+		counted.replace(List.of(b.meta()), List.of(b));
+		assertThat(counted.indexValues("counted")).as("unchanged keeps what was filed").containsExactly("v2");
+		counted.delete("default/b");
+		assertThat(counted.indexValues("counted")).isEmpty();
+		assertThat(lister.byIndex("counted", "v2")).isEmpty();
+		assertThat(counted.indexFailures()).isZero();
+	}
+
+	@Test
+	void readsNeverThrowAfterANondeterministicFunctionChangesItsMind() {
+		AtomicInteger calls = new AtomicInteger();
+		IndexFunction<Obj> counting = (object, meta) -> List.of("v" + calls.incrementAndGet());
+		Store<Obj> counted = new Store<>(index(Map.of("counted", counting)));
+		Obj a = obj("default", "a", "1", "", "x");
+		counted.upsert(a.meta(), a);
+		counted.delete("default/a");
+		assertThat(counted.lister().byIndex("counted", "v1")).isEmpty();
+		assertThat(counted.indexValues("counted")).isEmpty();
+		Obj b1 = obj("default", "b", "1", "", "x");
+		Obj b2 = obj("default", "b", "2", "", "x");
+		counted.upsert(b1.meta(), b1);
+		counted.upsert(b2.meta(), b2);
+		counted.replace(List.of(), List.of());
+		for (int i = 1; i <= calls.get() + 1; i++) {
+			assertThat(counted.lister().byIndex("counted", "v" + i)).isEmpty();
+		}
+	}
+
+	@Test
+	void relistRetriesAnObjectTheIndexFailedForAndFilesItOnceItIndexesFine() {
+		AtomicBoolean failing = new AtomicBoolean(true);
+		IndexFunction<Obj> flaky = (object, meta) -> {
+			if (failing.get()) {
+				throw new IllegalStateException("flaky " + object.data());
+			}
+			return List.of(object.data());
+		};
+		Store<Obj> flakyStore = new Store<>(index(Map.of("flaky", flaky, "byApp", BY_APP)));
+		Obj a = obj("default", "a", "1", "app=web", "red");
+		Obj b = obj("default", "b", "1", "app=web", "blue");
+		flakyStore.upsert(a.meta(), a);
+		assertFailure(flakyStore, 1, "flaky", "default/a", IllegalStateException.class);
+		failing.set(false);
+		flakyStore.upsert(b.meta(), b);
+		assertThat(flakyStore.indexValues("flaky")).containsExactly("blue");
+		Diff<Obj> diff = flakyStore.replace(List.of(a.meta(), b.meta()), List.of(a, b));
+		assertThat(diff.isEmpty()).isTrue();
+		assertThat(diff.unchanged()).isEqualTo(2);
+		assertThat(flakyStore.get("default/a")).isSameAs(a);
+		assertThat(flakyStore.lister().byIndex("flaky", "red")).containsExactly(a);
+		assertThat(flakyStore.lister().byIndex("flaky", "blue")).containsExactly(b);
+		assertThat(flakyStore.lister().byIndex("byApp", "web")).containsExactlyInAnyOrder(a, b);
+		Obj a2 = obj("default", "a", "2", "app=web", "green");
+		flakyStore.replace(List.of(a2.meta(), b.meta()), List.of(a2, b));
+		assertThat(flakyStore.indexValues("flaky")).containsExactlyInAnyOrder("green", "blue");
+		assertThat(flakyStore.indexFailures()).isEqualTo(1);
+		flakyStore.delete("default/a");
+		assertThat(flakyStore.indexValues("flaky")).containsExactly("blue");
+	}
+
+	@Test
+	void relistAfterAFailureFilesTheNewStateOfTheKey() {
+		Store<Obj> picked = new Store<>(index(Map.of("byData", picky())));
+		Obj bad = obj("default", "a", "1", "", "boom");
+		picked.upsert(bad.meta(), bad);
+		assertFailure(picked, 1, "byData", "default/a", IllegalArgumentException.class);
+		Obj good = obj("default", "a", "2", "", "fine");
+		Diff<Obj> diff = picked.replace(List.of(good.meta()), List.of(good));
+		assertThat(diff.modified()).hasSize(1);
+		assertThat(picked.lister().byIndex("byData", "fine")).containsExactly(good);
+		assertThat(picked.indexFailures()).isEqualTo(1);
+		Obj bad2 = obj("default", "a", "3", "", "boom");
+		picked.replace(List.of(bad2.meta()), List.of(bad2));
+		assertThat(picked.get("default/a")).isSameAs(bad2);
+		assertThat(picked.indexValues("byData")).isEmpty();
+		assertThat(picked.indexFailures()).isEqualTo(2);
+	}
+
+	@Test
+	void entryKeepsItsAccessorsAndValueEquality() {
+		Obj a = obj("default", "a", "1", "app=web", "x");
+		put(a);
+		Entry<Obj> entry = this.store.entry("default/a");
+		assertThat(entry.meta()).isSameAs(a.meta());
+		assertThat(entry.object()).isSameAs(a);
+		assertThat(entry.key()).isEqualTo("default/a");
+		assertThat(entry).isEqualTo(new Entry<>(a.meta(), a)).hasSameHashCodeAs(new Entry<>(a.meta(), a));
+		assertThat(this.store.entries()).containsExactly(new Entry<>(a.meta(), a));
+	}
+
+	/** Throws, with a message holding the object's data, for data containing "boom". */
+	private static IndexFunction<Obj> picky() {
+		return (object, meta) -> {
+			if (object.data().contains("boom")) {
+				throw new IllegalArgumentException("cannot index " + object.data());
+			}
+			return List.of(object.data());
+		};
+	}
+
+	/** Keeps the order of the indexes stable. */
+	private static Map<String, IndexFunction<Obj>> index(Map<String, IndexFunction<Obj>> indexes) {
+		return new TreeMap<>(indexes);
+	}
+
+	private static void assertFailure(Store<Obj> store, long count, String index, String key,
+			Class<? extends Throwable> error) {
+		assertThat(store.indexFailures()).isEqualTo(count);
+		assertThat(store.lastIndexFailure()).isEqualTo(new IndexFailure(index, key, error.getName()));
+		assertThat(store.lastIndexFailure().toString()).doesNotContain("secret").doesNotContain("boom")
+			.doesNotContain("flaky ").doesNotContain("cannot");
 	}
 
 	@Test
