@@ -7,14 +7,16 @@ import java.util.Collection;
  * {@code IndexFunc}.
  * <p>
  * The cache calls the function on the thread that writes the cache (never on a reader), once
- * for each object that is added or replaced and once more on the previous state of an object that
- * is changed or removed, to find where it was filed. The function must therefore be
- * <em>deterministic</em> (same object, same values), fast, free of side effects, and must not
- * read the cache it indexes. An object may be filed under no value (an empty collection or
- * {@code null}), one, or several; duplicates are ignored, {@code null} elements are not allowed.
+ * for each state of an object that is added or replaced; it remembers the values it filed and
+ * unfiles exactly those when the object changes or goes. The function should be fast, free of
+ * side effects, and must not read the cache it indexes. An object may be filed under no value (an
+ * empty collection or {@code null}), one, or several; duplicates are ignored.
  * <p>
- * If the function throws, the write that called it fails with that exception and the cache is
- * left as it was before the write.
+ * If the function throws (a RuntimeException, a LinkageError, a StackOverflowError) or returns a
+ * {@code null} element for an object, that object is cached all the same and filed under no value
+ * of this index; the failure is counted and reported (the log, the watch's health, the
+ * {@code listwatch} endpoint, the {@code listwatch.index.failures} meter) with the index, the
+ * object's key and the exception's class, never its message. The watch goes on.
  *
  * @param <T> the Java type of the watch's objects
  * @see WatchIndex

@@ -82,6 +82,9 @@ public final class Informer<T> implements SmartLifecycle {
 
 	private volatile Run current;
 
+	/** The index failures of the store already logged; written by the reflector's thread only. */
+	private long indexFailuresLogged;
+
 	/**
 	 * Makes an informer.
 	 * @param watch the watch's name
@@ -162,6 +165,16 @@ public final class Informer<T> implements SmartLifecycle {
 	/** @return how many objects the server has that this watch cannot hold */
 	public int unbindableCount() {
 		return this.unbindable.size();
+	}
+
+	/** @return how often a user's index function failed for an object (which was cached unindexed) */
+	public long indexFailures() {
+		return this.store.indexFailures();
+	}
+
+	/** @return the last failure of a user's index function, or {@code null} */
+	public Store.IndexFailure lastIndexFailure() {
+		return this.store.lastIndexFailure();
 	}
 
 	/**
@@ -288,6 +301,7 @@ public final class Informer<T> implements SmartLifecycle {
 			}
 		}
 		Store.Diff<T> diff = this.store.replace(metas, objects);
+		reportIndexFailures();
 		this.unbindable.keySet().retainAll(keys(unbindable));
 		for (UnbindableObject object : unbindable) {
 			cannotHold(object);
@@ -329,6 +343,7 @@ public final class Informer<T> implements SmartLifecycle {
 					this.unbindable.remove(meta.key());
 				}
 				T old = this.store.upsert(meta, event.object());
+				reportIndexFailures();
 				publish((old == null) ? ResourceEvent.Type.ADDED : ResourceEvent.Type.MODIFIED, event.object(), old,
 						meta, false, false);
 			}
@@ -344,6 +359,17 @@ public final class Informer<T> implements SmartLifecycle {
 			}
 			default -> {
 			}
+		}
+	}
+
+	private void reportIndexFailures() {
+		long failures = this.store.indexFailures();
+		if (failures != this.indexFailuresLogged) {
+			Store.IndexFailure last = this.store.lastIndexFailure();
+			logger.warn("Watch " + this.watch + ": index function '" + last.index() + "' failed for " + last.key()
+					+ " with " + last.error() + " (" + (failures - this.indexFailuresLogged)
+					+ " new failures); the object is cached without values in that index");
+			this.indexFailuresLogged = failures;
 		}
 	}
 

@@ -82,7 +82,7 @@ public class ListwatchEndpoint {
 				snapshot.consecutiveFailures(), failingSince,
 				(error != null) ? new ErrorDescriptor(error.reason(), error.message(), error.code()) : null,
 				snapshot.streaming(), informer.backlog(), informer.listenerFailures(),
-				informer.unbindable()
+				informer.indexFailures(), informer.unbindable()
 					.stream()
 					.map((object) -> new UnbindableDescriptor(object.key(), object.meta().resourceVersion(),
 							object.path(), object.targetType(), object.reason()))
@@ -126,13 +126,14 @@ public class ListwatchEndpoint {
 	 * @param streamingList whether the last sync was a streaming list
 	 * @param backlog events waiting for listeners
 	 * @param listenerFailures listeners that threw
+	 * @param indexFailures index functions that failed for an object
 	 * @param unbindable the objects the server has that the watch cannot hold
 	 */
 	public record WatchDescriptor(ResourceDescriptor resource, String labelSelector, String fieldSelector, String type,
 			List<String> indexNames, String state, Instant stateSince, boolean synced, String lastResourceVersion,
 			int objects, Instant lastEventTime, Instant lastSyncTime, Map<String, Long> events, long restarts,
 			Map<String, Long> restartsByReason, long relists, long consecutiveFailures, Instant failingSince,
-			ErrorDescriptor lastError, Boolean streamingList, int backlog, long listenerFailures,
+			ErrorDescriptor lastError, Boolean streamingList, int backlog, long listenerFailures, long indexFailures,
 			List<UnbindableDescriptor> unbindable) implements OperationResponseBody {
 	}
 

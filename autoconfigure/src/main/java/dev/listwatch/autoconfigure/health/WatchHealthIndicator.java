@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 
 import dev.listwatch.UnbindableObject;
+import dev.listwatch.cache.Store;
 import dev.listwatch.informer.Informer;
 import dev.listwatch.reflector.ReflectorStatus;
 import dev.listwatch.reflector.WatchState;
@@ -140,6 +141,13 @@ final class WatchHealthIndicator implements HealthIndicator {
 		putIfNotNull(details, "streamingList", snapshot.streaming());
 		details.put("backlog", this.informer.backlog());
 		details.put("listenerFailures", this.informer.listenerFailures());
+		long indexFailures = this.informer.indexFailures();
+		details.put("indexFailures", indexFailures);
+		Store.IndexFailure lastIndexFailure = this.informer.lastIndexFailure();
+		if (indexFailures > 0 && lastIndexFailure != null) {
+			details.put("lastIndexFailure", Map.of("index", lastIndexFailure.index(), "key", lastIndexFailure.key(),
+					"error", lastIndexFailure.error()));
+		}
 		List<UnbindableObject> unbindable = this.informer.unbindable();
 		details.put("unbindable", unbindable.size());
 		if (!unbindable.isEmpty()) {

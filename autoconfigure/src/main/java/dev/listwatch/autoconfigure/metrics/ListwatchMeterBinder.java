@@ -29,6 +29,7 @@ import org.springframework.beans.factory.ObjectProvider;
  * <li>{@code listwatch.restarts} (counter; watch, reason): watches restarted, by reason;</li>
  * <li>{@code listwatch.relists} (counter): relists after the first list (410 Gone);</li>
  * <li>{@code listwatch.listener.failures} (counter): event listeners that threw;</li>
+ * <li>{@code listwatch.index.failures} (counter): index functions that failed for an object;</li>
  * <li>{@code listwatch.list.duration} (timer): how long each list took;</li>
  * <li>{@code listwatch.sync.duration} (timer): how long each full sync took, list or streaming
  * list;</li>
@@ -80,6 +81,10 @@ public final class ListwatchMeterBinder implements MeterBinder {
 			.register(registry);
 		FunctionCounter.builder("listwatch.listener.failures", informer, Informer::listenerFailures)
 			.description("Event listeners that threw")
+			.tags(tags)
+			.register(registry);
+		FunctionCounter.builder("listwatch.index.failures", informer, Informer::indexFailures)
+			.description("Index functions that failed for an object (cached without values in that index)")
 			.tags(tags)
 			.register(registry);
 		Timer list = Timer.builder("listwatch.list.duration")

@@ -10,6 +10,7 @@ import java.time.Instant;
 
 import dev.listwatch.informer.Informer;
 import dev.listwatch.informer.InformerRuntime;
+import dev.listwatch.reflector.Ticker;
 
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.SmartLifecycle;
@@ -72,7 +73,7 @@ public class FakeWatchConfiguration {
 
 	@Bean(destroyMethod = "close")
 	InformerRuntime listwatchInformerRuntime(MutableClock clock, ApplicationEventPublisher publisher) {
-		return new InformerRuntime(clock, publisher::publishEvent, 1, Duration.ofMinutes(1));
+		return new InformerRuntime(clock, Ticker.of(clock), publisher::publishEvent, 1, Duration.ofMinutes(1));
 	}
 
 	/**
