@@ -1,0 +1,400 @@
+package dev.listwatch.informer;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.listwatch.ListOptions;
+import dev.listwatch.ListerWatcher;
+import dev.listwatch.ObjectList;
+import dev.listwatch.ObjectMeta;
+import dev.listwatch.Resource;
+import dev.listwatch.Status;
+import dev.listwatch.UnbindableObject;
+import dev.listwatch.WatchEvent;
+import dev.listwatch.WatchStream;
+import dev.listwatch.cache.Store;
+import dev.listwatch.event.ResourceEvent;
+import dev.listwatch.event.WatchSyncedEvent;
+import dev.listwatch.reflector.Backoff;
+import dev.listwatch.reflector.ReflectorOptions;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.context.ApplicationEvent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The {@link Informer} over a scripted lister-watcher of strings {@code name@rv}: objects it
+ * cannot hold are never taken for deleted, it stops and starts again with nothing lost, a stopped
+ * watch never writes its cache, and watches stop without waiting for one another.
+ */
+class InformerTests {
+
+	private static final Duration WAIT = Duration.ofSeconds(10);
+
+	private final List<String> published = new CopyOnWriteArrayList<>();
+
+	private final LinkedBlockingQueue<String> arrivals = new LinkedBlockingQueue<>();
+
+	private final InformerRuntime runtime = new InformerRuntime(Clock.systemUTC(), this::record, 1,
+			Duration.ofMinutes(1));
+
+	private final List<Informer<String>> informers = new ArrayList<>();
+
+	@AfterEach
+	void stop() {
+		this.informers.forEach(Informer::stop);
+		this.runtime.close();
+	}
+
+	@Test
+	void anObjectThatStopsBindingKeepsItsLastStateAndIsNeverTakenForDeleted() {
+		Script script = new Script().list("10", "a@1", "b@1");
+		Informer<String> informer = informer("things", script);
+		informer.start();
+		assertThat(next(3)).containsExactlyInAnyOrder("ADDED a@1 initial", "ADDED b@1 initial", "SYNCED 2");
+		script.watch().send(WatchEvent.unbindable(WatchEvent.Type.MODIFIED, unbindable("a", "11")));
+		script.watch().send(event(WatchEvent.Type.MODIFIED, "b@12"));
+		assertThat(next(1)).containsExactly("MODIFIED b@12 old=b@1");
+		assertThat(informer.lister().get("ns", "a")).contains("a@1");
+		assertThat(informer.unbindable()).extracting(UnbindableObject::key).containsExactly("ns/a");
+		// 410: the relist lists a as unbindable again, b as it is
+		script.list(new ObjectList<>(List.of("b@12"), List.of(meta("b", "12")), "13", null, null,
+				List.of(unbindable("a", "11"))));
+		script.watch().send(new WatchEvent<>(WatchEvent.Type.ERROR, null, null, new Status(410, "Expired", "too old"),
+				false));
+		await().atMost(WAIT).until(() -> informer.status().snapshot().relists() == 1
+				&& "13".equals(informer.status().snapshot().lastResourceVersion()));
+		assertThat(informer.lister().get("ns", "a")).as("the server has it: no DELETED").contains("a@1");
+		assertThat(this.published).noneMatch((event) -> event.startsWith("DELETED"));
+		assertThat(informer.unbindableCount()).isEqualTo(1);
+		// it binds again: one MODIFIED from the last state held
+		script.watch().send(event(WatchEvent.Type.MODIFIED, "a@14"));
+		assertThat(next(1)).containsExactly("MODIFIED a@14 old=a@1");
+		assertThat(informer.unbindable()).isEmpty();
+		// it stops binding, then is deleted: DELETED with the last state held
+		script.watch().send(WatchEvent.unbindable(WatchEvent.Type.MODIFIED, unbindable("a", "15")));
+		script.watch().send(WatchEvent.unbindable(WatchEvent.Type.DELETED, unbindable("a", "16")));
+		assertThat(next(1)).containsExactly("DELETED a@14");
+		assertThat(informer.unbindable()).isEmpty();
+		assertThat(informer.lister().get("ns", "a")).isEmpty();
+	}
+
+	@Test
+	void anObjectThatNeverBoundIsReportedButNeitherCachedNorPublished() {
+		Script script = new Script().list(new ObjectList<>(List.of("a@1"), List.of(meta("a", "1")), "10", null, null,
+				List.of(unbindable("u", "2"))));
+		Informer<String> informer = informer("things", script);
+		informer.start();
+		assertThat(next(2)).containsExactlyInAnyOrder("ADDED a@1 initial", "SYNCED 1");
+		assertThat(informer.unbindable()).extracting(UnbindableObject::key).containsExactly("ns/u");
+		assertThat(informer.lister().get("ns", "u")).isEmpty();
+		// gone from the next list: gone from the report, and nothing was ever published for it
+		script.list("20", "a@1");
+		script.watch().send(new WatchEvent<>(WatchEvent.Type.ERROR, null, null, new Status(410, "Expired", "too old"),
+				false));
+		await().atMost(WAIT).until(() -> informer.unbindableCount() == 0);
+		assertThat(this.published).noneMatch((event) -> event.contains("u@"));
+	}
+
+	@Test
+	void stopThenStartPublishesTheDifferenceAndEventsFlowAgain() {
+		Script script = new Script().list("10", "a@1");
+		Informer<String> informer = informer("things", script);
+		informer.start();
+		assertThat(next(2)).containsExactlyInAnyOrder("ADDED a@1 initial", "SYNCED 1");
+		informer.stop();
+		assertThat(informer.isRunning()).isFalse();
+		script.list("20", "a@1", "b@15");
+		informer.start();
+		assertThat(next(1)).as("a relist after a restart, not a second initial list").containsExactly("ADDED b@15");
+		script.watch().send(event(WatchEvent.Type.MODIFIED, "a@21"));
+		assertThat(next(1)).containsExactly("MODIFIED a@21 old=a@1");
+		assertThat(this.published).filteredOn((event) -> event.startsWith("SYNCED")).hasSize(1);
+		assertThat(informer.lister().hasSynced()).isTrue();
+		assertThat(informer.size()).isEqualTo(2);
+	}
+
+	@Test
+	void eventsWaitingForListenersAtAStopArePublishedAfterTheStart() throws InterruptedException {
+		CountDownLatch listenerBusy = new CountDownLatch(1);
+		CountDownLatch releaseListener = new CountDownLatch(1);
+		List<String> seen = new CopyOnWriteArrayList<>();
+		InformerRuntime slow = new InformerRuntime(Clock.systemUTC(), (event) -> {
+			if (event instanceof ResourceEvent<?> resourceEvent) {
+				seen.add(resourceEvent.key());
+				listenerBusy.countDown();
+				await().atMost(WAIT).until(() -> releaseListener.getCount() == 0);
+			}
+		}, 1, Duration.ofMinutes(1));
+		try {
+			Script script = new Script().list("10", "a@1", "b@1", "c@1");
+			Informer<String> informer = new Informer<>("things", String.class, script, new Store<>(), options(), slow);
+			informer.start();
+			assertThat(listenerBusy.await(10, TimeUnit.SECONDS)).isTrue();
+			await().atMost(WAIT).until(() -> informer.backlog() == 3);
+			informer.stop();
+			releaseListener.countDown();
+			assertThat(informer.backlog()).as("kept for the next start").isEqualTo(3);
+			informer.start();
+			await().atMost(WAIT).until(() -> seen.size() == 3);
+			assertThat(seen).containsExactlyInAnyOrder("ns/a", "ns/b", "ns/c");
+			informer.stop();
+		}
+		finally {
+			slow.close();
+		}
+	}
+
+	@Test
+	void aWatchStoppedInsideAListNeverWritesItsCache() throws InterruptedException {
+		Script script = new Script().list("10", "a@1");
+		Informer<String> informer = informer("things", script);
+		informer.start();
+		assertThat(next(2)).containsExactlyInAnyOrder("ADDED a@1 initial", "SYNCED 1");
+		// the relist after a 410 hangs in a request that ignores interrupts
+		CountDownLatch release = script.hangingList("20", "b@2");
+		script.watch().send(new WatchEvent<>(WatchEvent.Type.ERROR, null, null, new Status(410, "Expired", "too old"),
+				false));
+		assertThat(script.listStarted(2)).isTrue();
+		CountDownLatch stopped = new CountDownLatch(1);
+		informer.stop(stopped::countDown);
+		assertThat(stopped.getCount()).as("its thread is still inside the list").isEqualTo(1);
+		release.countDown();
+		assertThat(stopped.await(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(informer.lister().get("ns", "a")).as("the cache is as it was").contains("a@1");
+		assertThat(informer.lister().get("ns", "b")).isEmpty();
+		assertThat(this.published).noneMatch((event) -> event.contains("b@2") || event.startsWith("DELETED"));
+	}
+
+	@Test
+	void watchesStopInParallel() throws InterruptedException {
+		List<CountDownLatch> releases = new ArrayList<>();
+		List<Informer<String>> hung = new ArrayList<>();
+		for (int i = 0; i < 3; i++) {
+			Script script = new Script();
+			releases.add(script.hangingList("10", "a@1"));
+			Informer<String> informer = informer("things" + i, script);
+			informer.start();
+			assertThat(script.listStarted(1)).isTrue();
+			hung.add(informer);
+		}
+		AtomicInteger stopped = new AtomicInteger();
+		for (Informer<String> informer : hung) {
+			// returns at once: each stop waits for nobody, so the lifecycle processor stops them together
+			informer.stop(stopped::incrementAndGet);
+		}
+		assertThat(stopped).hasValue(0);
+		assertThat(hung).noneMatch(Informer::isRunning);
+		releases.forEach(CountDownLatch::countDown);
+		await().atMost(WAIT).until(() -> stopped.get() == 3);
+		assertThat(hung).allMatch((informer) -> informer.size() == 0);
+	}
+
+	// ---------------------------------------------------------------- helpers
+
+	private Informer<String> informer(String name, Script script) {
+		Informer<String> informer = new Informer<>(name, String.class, script, new Store<>(), options(), this.runtime);
+		this.informers.add(informer);
+		return informer;
+	}
+
+	private static ReflectorOptions options() {
+		return new ReflectorOptions(null, null, null, false, Duration.ofMinutes(5), Duration.ofMinutes(10),
+				Duration.ofMinutes(3),
+				new Backoff.Settings(Duration.ofMillis(1), Duration.ofMillis(5), 2.0, 0.0, Duration.ofMinutes(2)));
+	}
+
+	private void record(ApplicationEvent event) {
+		String text;
+		if (event instanceof ResourceEvent<?> resourceEvent) {
+			text = resourceEvent.type() + " " + resourceEvent.object()
+					+ ((resourceEvent.oldObject() != null) ? " old=" + resourceEvent.oldObject() : "")
+					+ (resourceEvent.initialList() ? " initial" : "");
+		}
+		else if (event instanceof WatchSyncedEvent synced) {
+			text = "SYNCED " + synced.objects();
+		}
+		else {
+			return;
+		}
+		this.published.add(text);
+		this.arrivals.add(text);
+	}
+
+	private List<String> next(int count) {
+		List<String> events = new ArrayList<>();
+		for (int i = 0; i < count; i++) {
+			try {
+				String event = this.arrivals.poll(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+				if (event == null) {
+					throw new AssertionError("No event within " + WAIT + "; published so far: " + this.published);
+				}
+				events.add(event);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new AssertionError(ex);
+			}
+		}
+		return events;
+	}
+
+	static ObjectMeta meta(String name, String resourceVersion) {
+		return new ObjectMeta("ns", name, "uid-" + name, resourceVersion, Map.of());
+	}
+
+	static WatchEvent<String> event(WatchEvent.Type type, String object) {
+		String[] nameAndVersion = object.split("@");
+		return new WatchEvent<>(type, object, meta(nameAndVersion[0], nameAndVersion[1]), null, false);
+	}
+
+	static UnbindableObject unbindable(String name, String resourceVersion) {
+		return new UnbindableObject(meta(name, resourceVersion), "/spec/mode", "com.example.Thing",
+				"not a valid value of Mode");
+	}
+
+	/**
+	 * Lists answer from a queue of pages (the last one repeats); each watch is a fresh stream the
+	 * test sends to. A hanging list ignores interrupts until released, as a slow server's may.
+	 */
+	static final class Script implements ListerWatcher<String> {
+
+		private final LinkedBlockingQueue<Object> lists = new LinkedBlockingQueue<>();
+
+		private final AtomicInteger listsStarted = new AtomicInteger();
+
+		private volatile Object last;
+
+		private volatile Stream current = new Stream();
+
+		Script list(String resourceVersion, String... objects) {
+			List<String> items = List.of(objects);
+			List<ObjectMeta> metas = items.stream().map((o) -> meta(o.split("@")[0], o.split("@")[1])).toList();
+			return list(new ObjectList<>(items, metas, resourceVersion, null, null));
+		}
+
+		Script list(ObjectList<String> page) {
+			this.lists.add(page);
+			return this;
+		}
+
+		CountDownLatch hangingList(String resourceVersion, String... objects) {
+			CountDownLatch release = new CountDownLatch(1);
+			List<String> items = List.of(objects);
+			List<ObjectMeta> metas = items.stream().map((o) -> meta(o.split("@")[0], o.split("@")[1])).toList();
+			this.lists.add(new Hanging(new ObjectList<>(items, metas, resourceVersion, null, null), release));
+			return release;
+		}
+
+		boolean listStarted(int count) {
+			await().atMost(WAIT).until(() -> this.listsStarted.get() >= count);
+			return true;
+		}
+
+		/** The open watch, once the informer has opened one. */
+		Stream watch() {
+			await().atMost(WAIT).until(() -> this.current.opened && !this.current.closed);
+			return this.current;
+		}
+
+		@Override
+		@SuppressWarnings("unchecked")
+		public ObjectList<String> list(ListOptions options) {
+			this.listsStarted.incrementAndGet();
+			Object next = this.lists.poll();
+			next = (next != null) ? next : this.last;
+			this.last = next;
+			if (next instanceof Hanging hanging) {
+				while (true) {
+					try {
+						hanging.release().await();
+						return hanging.page();
+					}
+					catch (InterruptedException ex) {
+						// ignores interrupts
+					}
+				}
+			}
+			return (ObjectList<String>) next;
+		}
+
+		@Override
+		public synchronized WatchStream<String> watch(ListOptions options) {
+			Stream stream = this.current;
+			if (stream.opened) {
+				stream = new Stream();
+				this.current = stream;
+			}
+			stream.opened = true;
+			return stream;
+		}
+
+		@Override
+		public Resource resource() {
+			return new Resource("", "v1", "things", "Thing", true, "ns");
+		}
+
+		private record Hanging(ObjectList<String> page, CountDownLatch release) {
+		}
+
+	}
+
+	/** A watch stream the test sends events to; silent until closed otherwise. */
+	static final class Stream implements WatchStream<String> {
+
+		private final LinkedBlockingQueue<WatchEvent<String>> events = new LinkedBlockingQueue<>();
+
+		private volatile boolean closed;
+
+		private volatile boolean opened;
+
+		private WatchEvent<String> next;
+
+		void send(WatchEvent<String> event) {
+			this.events.add(event);
+		}
+
+		@Override
+		public boolean hasNext() {
+			while (this.next == null && !this.closed) {
+				try {
+					this.next = this.events.poll(20, TimeUnit.MILLISECONDS);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					return false;
+				}
+			}
+			return this.next != null && !this.closed;
+		}
+
+		@Override
+		public WatchEvent<String> next() {
+			if (!hasNext()) {
+				throw new NoSuchElementException();
+			}
+			WatchEvent<String> event = this.next;
+			this.next = null;
+			return event;
+		}
+
+		@Override
+		public void close() {
+			this.closed = true;
+		}
+
+	}
+
+}
