@@ -15,8 +15,11 @@ import dev.listwatch.informer.Informer;
 import dev.listwatch.testsupport.ApiWriter;
 import dev.listwatch.testsupport.LocalApiServer;
 import dev.listwatch.testsupport.fault.FaultProxy;
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
@@ -68,20 +71,7 @@ class CompactionRelistIT {
 					writer.delete(path + "/a");
 					writer.patch(path + "/b", "{\"data\":{\"v\":\"1\"}}");
 					writer.create(path, ApiWriter.configMap(ns, "d", "v", "0"));
-					// write until etcd has compacted past the watch's resourceVersion
-					long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-					boolean compacted = false;
-					for (int i = 0; !compacted && System.nanoTime() < deadline; i++) {
-						writer.create("/api/v1/namespaces/default/configmaps",
-								ApiWriter.configMap("default", "filler-" + i, "v", "0"));
-						try {
-							writer.get(path + "?resourceVersion=" + before + "&resourceVersionMatch=Exact");
-						}
-						catch (IllegalStateException ex) {
-							compacted = ex.getMessage().contains("410");
-						}
-					}
-					assertThat(compacted).as("etcd compacted past %s", before).isTrue();
+					compactPast(writer, path, before, "filler");
 					proxy.resume();
 					await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
 						assertThat(informer.status().snapshot().relists()).isEqualTo(1);
@@ -103,6 +93,131 @@ class CompactionRelistIT {
 					assertThat(informer.status().snapshot().restarts()).containsKey("expired");
 				});
 		}
+	}
+
+	/**
+	 * A typed watch: an object changes to a value its Java type cannot hold, then etcd compacts
+	 * past the watch, which relists (as a streaming list, then as a paged list). The object exists
+	 * all along: it is never published as deleted, the cache keeps its last state that could be
+	 * held, the watch reports it (key, JSON path, type, never the value), and once it binds again
+	 * one MODIFIED goes out from that state.
+	 */
+	@ParameterizedTest(name = "streaming-list={0}")
+	@ValueSource(booleans = { true, false })
+	void anObjectThatStopsBindingSurvivesARelistAfterCompaction(boolean streaming) {
+		try (LocalApiServer server = new LocalApiServer(LocalApiServer.Options.defaults()
+			.withFlags("--etcd-compaction-interval=1s", "--watch-cache=false")).start();
+				FaultProxy proxy = FaultProxy.startFor(server.serverUrl())) {
+			String ns = server.createNamespace("lw-unbindable");
+			String path = "/api/v1/namespaces/" + ns + "/configmaps";
+			ApiWriter writer = server.writer();
+			writer.create(path, ApiWriter.configMap(ns, "x", "mode", "on"));
+			writer.create(path, ApiWriter.configMap(ns, "y", "mode", "off"));
+			new ApplicationContextRunner()
+				.withConfiguration(AutoConfigurations.of(JacksonAutoConfiguration.class,
+						RestClientAutoConfiguration.class, ListwatchAutoConfiguration.class))
+				.withUserConfiguration(TypedListeners.class)
+				.withPropertyValues("listwatch.kubeconfig=" + proxy.kubeconfigFor(server.kubeconfig(),
+						this.dir.resolve("kubeconfig")), "listwatch.watches.modes.api-version=v1",
+						"listwatch.watches.modes.kind=ConfigMap", "listwatch.watches.modes.namespace=" + ns,
+						"listwatch.watches.modes.type=" + Settings.class.getName(),
+						"listwatch.defaults.streaming-list=" + streaming, "listwatch.defaults.initial-backoff=100ms",
+						"listwatch.defaults.max-backoff=500ms")
+				.run((context) -> {
+					Informer<?> informer = context.getBean("modesInformer", Informer.class);
+					TypedRecorder recorder = context.getBean(TypedRecorder.class);
+					Lister<Settings> lister = context.getBean("modesLister", Lister.class);
+					await().atMost(Duration.ofSeconds(30)).until(() -> informer.status().hasSynced());
+					writer.patch(path + "/x", "{\"data\":{\"mode\":\"s3cr3t-not-a-mode\"}}");
+					await().atMost(Duration.ofSeconds(30)).until(() -> informer.unbindableCount() == 1);
+					assertThat(lister.get(ns, "x")).map((settings) -> settings.data().mode()).contains(Mode.on);
+					String before = informer.status().snapshot().lastResourceVersion();
+					proxy.refuse();
+					proxy.cutAll();
+					compactPast(writer, path, before, "filler-" + streaming);
+					proxy.resume();
+					await().atMost(Duration.ofSeconds(30))
+						.until(() -> informer.status().snapshot().relists() == 1 && informer.backlog() == 0
+								&& !before.equals(informer.status().snapshot().lastResourceVersion()));
+					assertThat(informer.status().snapshot().streaming()).isEqualTo(streaming);
+					assertThat(recorder.all).as("the server has x: never published as deleted")
+						.noneMatch((event) -> event.type() == ResourceEvent.Type.DELETED);
+					assertThat(lister.get(ns, "x")).map((settings) -> settings.data().mode()).contains(Mode.on);
+					assertThat(informer.unbindable()).singleElement().satisfies((object) -> {
+						assertThat(object.key()).isEqualTo(ns + "/x");
+						assertThat(object.path()).isEqualTo("/data/mode");
+						assertThat(object.targetType()).isEqualTo(Settings.class.getName());
+					});
+					assertThat(informer.unbindable() + " " + informer.status().snapshot())
+						.doesNotContain("s3cr3t-not-a-mode");
+					writer.patch(path + "/x", "{\"data\":{\"mode\":\"off\"}}");
+					await().atMost(Duration.ofSeconds(30)).until(() -> informer.unbindableCount() == 0);
+					await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(recorder.all)
+						.filteredOn((event) -> event.type() == ResourceEvent.Type.MODIFIED)
+						.singleElement()
+						.satisfies((event) -> {
+							assertThat(event.key()).isEqualTo(ns + "/x");
+							assertThat(event.oldObject().data().mode()).isEqualTo(Mode.on);
+							assertThat(event.object().data().mode()).isEqualTo(Mode.off);
+						}));
+				});
+		}
+	}
+
+	/** Writes until etcd has compacted past {@code resourceVersion}. */
+	private static void compactPast(ApiWriter writer, String path, String resourceVersion, String fillerPrefix) {
+		long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+		boolean compacted = false;
+		for (int i = 0; !compacted && System.nanoTime() < deadline; i++) {
+			writer.create("/api/v1/namespaces/default/configmaps",
+					ApiWriter.configMap("default", fillerPrefix + "-" + i, "v", "0"));
+			try {
+				writer.get(path + "?resourceVersion=" + resourceVersion + "&resourceVersionMatch=Exact");
+			}
+			catch (IllegalStateException ex) {
+				compacted = ex.getMessage().contains("410");
+			}
+		}
+		assertThat(compacted).as("etcd compacted past %s", resourceVersion).isTrue();
+	}
+
+	/** A ConfigMap whose {@code data.mode} must be one of {@link Mode}. */
+	@JsonIgnoreProperties(ignoreUnknown = true)
+	public record Settings(Data data) {
+
+		@JsonIgnoreProperties(ignoreUnknown = true)
+		public record Data(Mode mode) {
+		}
+
+	}
+
+	public enum Mode {
+
+		on, off
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class TypedListeners {
+
+		@Bean
+		TypedRecorder typedRecorder() {
+			return new TypedRecorder();
+		}
+
+	}
+
+	static class TypedRecorder {
+
+		final List<ResourceEvent<Settings>> all = new CopyOnWriteArrayList<>();
+
+		@EventListener
+		void on(ResourceEvent<Settings> event) {
+			if (!event.initialList()) {
+				this.all.add(event);
+			}
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)
