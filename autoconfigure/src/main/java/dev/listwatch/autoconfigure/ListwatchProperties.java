@@ -254,9 +254,10 @@ public class ListwatchProperties {
 
 		/**
 		 * How long a watch may deliver nothing, not even a bookmark, before it is taken for dead
-		 * (a half-open connection) and replaced from its last resourceVersion. The API server
-		 * sends an idle watch a bookmark about every minute, so a dead stream is found within
-		 * this time.
+		 * (a half-open connection) and replaced from its last resourceVersion, without a list.
+		 * The API server sends a watch a bookmark about every minute while the resource changes
+		 * anywhere, so a dead stream is found within this time; a watch of a resource that does
+		 * not change at all is replaced as often, which is not counted as a failure.
 		 */
 		private Duration idleTimeout = Duration.ofSeconds(90);
 

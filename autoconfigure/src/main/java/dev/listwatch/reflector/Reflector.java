@@ -114,6 +114,9 @@ public final class Reflector<T> implements Runnable {
 
 	private boolean synced;
 
+	/** How often a silent watch was replaced: logged at INFO once, then at DEBUG. */
+	private int idleReplacements;
+
 	/** Whether an {@link Error} struck the loop and no sync has completed since: the watch is FAILED. */
 	private boolean fatal;
 
@@ -175,13 +178,19 @@ public final class Reflector<T> implements Runnable {
 				}
 				if (this.idleClosed) {
 					this.idleClosed = false;
-					// silence is a failure on an open stream: a watch that keeps going silent is failing
-					this.status.failed(new KubernetesApiException(Kind.CONNECTION, "Watch " + this.name
-							+ " delivered nothing, not even a bookmark, for " + this.options.idleTimeout()
-							+ " (a half-open connection?)", null), true);
+					// not a failure in itself: the watch cache sends no bookmark for a resource that has
+					// not changed since the API server started, so a healthy watch of a quiet resource
+					// goes silent too. A half-open path shows when the replacement cannot connect: that
+					// request is abandoned after the idle timeout, a failure that health counts
 					this.status.restarted("idle");
-					logger.warn("Watch " + this.name + " delivered nothing for " + this.options.idleTimeout()
-							+ "; replacing it from resourceVersion " + this.lastResourceVersion);
+					String message = "Watch " + this.name + " delivered nothing for " + this.options.idleTimeout()
+							+ "; replacing it from resourceVersion " + this.lastResourceVersion;
+					if (++this.idleReplacements == 1) {
+						logger.info(message + " (a quiet resource, or a half-open connection)");
+					}
+					else {
+						logger.debug(message);
+					}
 				}
 				else {
 					this.status.restarted("ended");

@@ -21,9 +21,10 @@ import dev.listwatch.WatchEvent;
  * <b>Failing.</b> A watch is failing from its first failure until it makes progress again: an
  * event or bookmark arrives, or a sync completes. Opening a watch counts as progress only after a
  * failure to reach the server (refused, 5xx, 429, 401/403, credentials): the server answers again.
- * After a failure on an open stream (cut, undecodable bytes, silence past the idle timeout) a
- * watch that opens and again delivers nothing is still failing, so health can tell a watch that
- * keeps reconnecting without progress from a healthy one. Durations are measured on a monotonic
+ * After a failure on an open stream (a cut, undecodable bytes) a watch that opens and again
+ * delivers nothing is still failing, so health can tell a watch that keeps reconnecting without
+ * progress from a healthy one. A stream replaced for silence is not a failure: a watch of a quiet
+ * resource is silent too; a half-open path fails the replacement's request instead. Durations are measured on a monotonic
  * {@link Ticker}; instants are for display.
  */
 public final class ReflectorStatus {

@@ -30,9 +30,11 @@ import org.springframework.boot.health.contributor.Status;
  * <li>{@code not-synced-status} (OUT_OF_SERVICE) before its initial sync, and when it is not
  * running;</li>
  * <li>UP otherwise, also while it fails within the grace period (the details say so) and while
- * its stream has been silent for longer than the API server's bookmark interval (about a minute;
- * the details say so: the idle timeout replaces such a stream, and if replacing does not help,
- * the watch is failing).</li>
+ * its stream has been silent for longer than the API server's bookmark interval (the details say
+ * so). The API server sends a bookmark about every minute while the resource changes anywhere, and
+ * none while it does not change at all, so silence alone is not a failure: the idle timeout
+ * replaces a silent stream from its last resourceVersion, and through a half-open path that
+ * replacement cannot connect, which is a failure.</li>
  * </ul>
  * Objects the watch cannot hold are listed in the details (key, JSON path, target type, never a
  * value) without changing the status: the rest of the cache is in step.
@@ -42,7 +44,10 @@ import org.springframework.boot.health.contributor.Status;
  */
 final class WatchHealthIndicator implements HealthIndicator {
 
-	/** How often the API server sends an idle watch a bookmark (its watch cache's bookmark frequency). */
+	/**
+	 * How often the API server's watch cache sends a watch a bookmark, while the resource changes
+	 * anywhere (it sends none at a resourceVersion the watch already has).
+	 */
 	static final Duration BOOKMARK_INTERVAL = Duration.ofMinutes(1);
 
 	private static final int MAX_MESSAGE = 500;
@@ -99,9 +104,9 @@ final class WatchHealthIndicator implements HealthIndicator {
 			}
 			else if (snapshot.state() == WatchState.WATCHING && silentFor != null
 					&& silentFor.compareTo(BOOKMARK_INTERVAL.plusSeconds(10)) > 0) {
-				reason = "no event or bookmark for " + seconds(silentFor) + ", though the API server sends one about every "
-						+ seconds(BOOKMARK_INTERVAL) + "; the stream is replaced once silent for "
-						+ seconds(this.informer.options().idleTimeout());
+				reason = "no event or bookmark for " + seconds(silentFor) + " (the API server sends one about every "
+						+ seconds(BOOKMARK_INTERVAL) + " while the resource changes anywhere); the stream is replaced once "
+						+ "silent for " + seconds(this.informer.options().idleTimeout());
 			}
 		}
 		return Health.status(verdict).withDetails(details(snapshot, failingSince, silentFor, reason)).build();

@@ -2,9 +2,11 @@ package dev.listwatch.autoconfigure.health;
 
 import dev.listwatch.testsupport.MutableClock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 import dev.listwatch.Lister;
+import dev.listwatch.WatchIndex;
 import dev.listwatch.autoconfigure.ListwatchAutoConfiguration;
 import dev.listwatch.autoconfigure.metrics.ListwatchMetricsAutoConfiguration;
 import dev.listwatch.informer.Informer;
@@ -138,6 +140,63 @@ class ListwatchHealthContributorAutoConfigurationTests {
 			context.getBean(MutableClock.class).advance(Duration.ofMinutes(2));
 			assertThat(indicator.health().getStatus()).isEqualTo(Status.DOWN);
 		});
+	}
+
+	@Test
+	void aWatchWhoseThreadFailsWithAnErrorIsDownWithTheReason() {
+		// an index function that runs out of memory for one object: the Error strikes the reading thread
+		this.runner
+			.withBean("oomIndex", WatchIndex.class, () -> WatchIndex.of("configmaps", "byName",
+					(object, meta) -> {
+						if (meta.name().equals("huge")) {
+							throw new OutOfMemoryError("Java heap space (test)");
+						}
+						return List.of(meta.name());
+					}))
+			.run((context) -> {
+				FakeListerWatcher fake = context.getBean(FakeListerWatcher.class);
+				HealthIndicator indicator = indicator(context, "configmaps");
+				fake.add("a");
+				fake.releaseList();
+				await().atMost(WAIT).until(() -> indicator.health().getStatus().equals(Status.UP));
+				fake.add("huge");
+				await().atMost(WAIT).until(() -> indicator.health().getStatus().equals(Status.DOWN));
+				Health down = indicator.health();
+				assertThat(down.getDetails()).containsEntry("state", "FAILED");
+				assertThat((String) down.getDetails().get("reason")).contains("its thread failed")
+					.contains("java.lang.OutOfMemoryError")
+					.contains("until a resync succeeds");
+				assertThat(down.getDetails().toString()).doesNotContain("Java heap space (test)");
+				assertThat((Map<String, Long>) down.getDetails().get("restartsByReason")).containsKey("fatal");
+			});
+	}
+
+	@Test
+	void indexFailuresAndUnbindableObjectsAreInTheDetailsWithoutChangingTheStatus() {
+		this.runner
+			.withBean("badIndex", WatchIndex.class, () -> WatchIndex.of("configmaps", "byName",
+					(object, meta) -> {
+						if (meta.name().equals("bad")) {
+							throw new IllegalStateException("value s3cr3t");
+						}
+						return List.of(meta.name());
+					}))
+			.run((context) -> {
+				FakeListerWatcher fake = context.getBean(FakeListerWatcher.class);
+				HealthIndicator indicator = indicator(context, "configmaps");
+				fake.add("bad");
+				fake.add("good");
+				fake.releaseList();
+				await().atMost(WAIT).until(() -> indicator.health().getStatus().equals(Status.UP));
+				Health up = indicator.health();
+				assertThat(up.getDetails()).containsEntry("objects", 2)
+					.containsEntry("indexFailures", 1L)
+					.containsEntry("lastIndexFailure", Map.of("index", "byName", "key", "default/bad", "error",
+							"java.lang.IllegalStateException"))
+					.containsEntry("unbindable", 0);
+				assertThat(up.getDetails().toString()).doesNotContain("s3cr3t");
+				assertThat(context.getBean("configmapsLister", Lister.class).byIndex("byName", "good")).hasSize(1);
+			});
 	}
 
 	@Test
