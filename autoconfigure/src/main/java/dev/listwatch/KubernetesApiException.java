@@ -101,9 +101,16 @@ public class KubernetesApiException extends RuntimeException {
 			message.append(": ").append(status.message());
 		}
 		if (retryAfter != null) {
-			message.append(" (retry after ").append(retryAfter.toMillis()).append(" ms)");
+			message.append(" (retry after ").append(describe(retryAfter)).append(')');
 		}
 		return new KubernetesApiException(kind, message.toString(), status, retryAfter, null);
+	}
+
+	/** A delay in milliseconds, or in seconds when milliseconds would overflow a long. */
+	private static String describe(Duration delay) {
+		long seconds = delay.getSeconds();
+		return (seconds < Long.MAX_VALUE / 1000 && seconds > Long.MIN_VALUE / 1000) ? delay.toMillis() + " ms"
+				: seconds + " s";
 	}
 
 	/**
