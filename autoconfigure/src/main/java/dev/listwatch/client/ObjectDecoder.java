@@ -120,7 +120,8 @@ final class ObjectDecoder<T> {
 	 * @param end receives where the event ends
 	 * @return the event
 	 * @throws JsonScanner.Incomplete when the event goes on past {@code limit}
-	 * @throws DecodeException when the bytes are not a watch event
+	 * @throws DecodeException when the bytes are not a watch event, or an ERROR event's object is
+	 * not a {@code Status}
 	 */
 	WatchEvent<T> decodeEvent(byte[] buf, int off, int limit, int[] end) {
 		JsonScanner json = new JsonScanner(buf, off, limit - off);
@@ -156,12 +157,19 @@ final class ObjectDecoder<T> {
 			throw new DecodeException("a watch event without a \"type\"");
 		}
 		if (object == null) {
-			throw new DecodeException("a " + truncate(type) + " watch event without an \"object\"");
+			String named = truncate(type);
+			throw new DecodeException((startsWithVowel(named) ? "an " : "a ") + named + " watch event without an \"object\"");
 		}
 		WatchEvent.Type eventType = eventType(type);
 		return switch (eventType) {
-			case ERROR -> new WatchEvent<>(eventType, null, null,
-					decodeStatus(buf, off + object.start, object.end - object.start), false);
+			case ERROR -> {
+				Status status = decodeStatus(buf, off + object.start, object.end - object.start);
+				if (status == null) {
+					// an ERROR event stands for its Status: without one it says nothing that can be acted on
+					throw new DecodeException("an ERROR watch event whose object is not a Status");
+				}
+				yield new WatchEvent<>(eventType, null, null, status, false);
+			}
 			case BOOKMARK -> new WatchEvent<>(eventType, null, object.meta(), null, object.initialEventsEnd);
 			default -> {
 				ObjectMeta meta = object.meta();
@@ -398,6 +406,10 @@ final class ObjectDecoder<T> {
 			case "ERROR" -> WatchEvent.Type.ERROR;
 			default -> throw new DecodeException("an unknown watch event type \"" + truncate(type) + "\"");
 		};
+	}
+
+	private static boolean startsWithVowel(String text) {
+		return !text.isEmpty() && "AEIOUaeiou".indexOf(text.charAt(0)) >= 0;
 	}
 
 	private static String truncate(String text) {

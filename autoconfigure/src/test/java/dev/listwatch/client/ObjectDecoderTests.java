@@ -109,6 +109,20 @@ class ObjectDecoderTests {
 	}
 
 	@Test
+	void refusesAnErrorEventWhoseObjectIsNotAStatus() {
+		// the skipping scan does not check literals inside the object: the Status decoding finds it broken
+		assertThatExceptionOfType(DecodeException.class)
+			.isThrownBy(() -> event("{\"type\":\"ERROR\",\"object\":{\"code\":410,\"details\":{\"a\" tru}}}"))
+			.withMessageContaining("an ERROR watch event whose object is not a Status");
+		assertThatExceptionOfType(DecodeException.class)
+			.isThrownBy(() -> event("{\"type\":\"ERROR\",\"object\":\"Expired\"}"))
+			.withMessageContaining("an ERROR watch event without an \"object\"");
+		assertThatExceptionOfType(DecodeException.class)
+			.isThrownBy(() -> event("{\"type\":\"ERROR\",\"object\":null}"))
+			.withMessageContaining("an ERROR watch event without an \"object\"");
+	}
+
+	@Test
 	void refusesUnknownTypesAndBrokenEvents() {
 		assertThatExceptionOfType(DecodeException.class).isThrownBy(() -> event("{\"type\":\"EXPLODED\",\"object\":{}}"))
 			.withMessageContaining("unknown watch event type \"EXPLODED\"");
