@@ -18,6 +18,10 @@ import tools.jackson.core.JsonToken;
 import tools.jackson.core.ObjectReadContext;
 import tools.jackson.core.json.JsonFactory;
 import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.exc.IgnoredPropertyException;
+import tools.jackson.databind.exc.InvalidFormatException;
+import tools.jackson.databind.exc.MismatchedInputException;
+import tools.jackson.databind.exc.UnrecognizedPropertyException;
 
 /**
  * Decodes watch events and list pages in one pass over their bytes: the envelope and each
@@ -65,9 +69,6 @@ final class ObjectDecoder<T> {
 	private static final byte[] MANAGED_FIELDS = ascii("managedFields");
 
 	private static final byte[] INITIAL_EVENTS_END_BYTES = ascii(INITIAL_EVENTS_END);
-
-	private static final org.apache.commons.logging.Log logger = org.apache.commons.logging.LogFactory
-		.getLog(ObjectDecoder.class);
 
 	private static final JsonFactory FACTORY = JsonFactory.builder().build();
 
@@ -176,10 +177,9 @@ final class ObjectDecoder<T> {
 				try {
 					yield new WatchEvent<>(eventType, bind(object, meta, buf, off), meta, null, false);
 				}
-				catch (DecodeException ex) {
+				catch (NotBindable ex) {
 					// the event is sound but its object does not fit the Java type: say so and go on
-					yield WatchEvent.unbindable(eventType,
-							new UnbindableObject(meta, "", this.type.getName(), ex.getMessage()));
+					yield WatchEvent.unbindable(eventType, ex.unbindable);
 				}
 			}
 		};
@@ -200,6 +200,7 @@ final class ObjectDecoder<T> {
 		Long remaining = null;
 		List<T> items = null;
 		List<ObjectMeta> metas = null;
+		List<UnbindableObject> unbindable = new ArrayList<>();
 		String kind = null;
 		try {
 			json.beginObject();
@@ -243,9 +244,10 @@ final class ObjectDecoder<T> {
 							items.add(bind(item, meta, buf, off));
 							metas.add(meta);
 						}
-						catch (DecodeException ex) {
-							// one object that does not fit the Java type must not stop the whole list
-							logger.error("Skipped " + meta.key() + " of a list: " + ex.getMessage());
+						catch (NotBindable ex) {
+							// one object that does not fit the Java type must neither stop the whole list
+							// nor go missing from it (it would look deleted): it is handed up as such
+							unbindable.add(ex.unbindable);
 						}
 					}
 					json.expect(']');
@@ -271,7 +273,7 @@ final class ObjectDecoder<T> {
 			throw new DecodeException("expected a list with \"items\" but got "
 					+ ((kind != null) ? "a " + kind : "an object without them"));
 		}
-		return new ObjectList<>(items, metas, resourceVersion, continueToken, remaining);
+		return new ObjectList<>(items, metas, resourceVersion, continueToken, remaining, unbindable);
 	}
 
 	/**
@@ -312,6 +314,10 @@ final class ObjectDecoder<T> {
 		}
 	}
 
+	/**
+	 * Binds an object to the Java type.
+	 * @throws NotBindable when it does not bind: what failed and where, without the value
+	 */
 	private T bind(Scan scan, ObjectMeta meta, byte[] buf, int off) {
 		byte[] json = scan.bytes(buf, off, this.keepManagedFields);
 		KubernetesObject object = KubernetesObject.of(meta, intern(scan.apiVersion, this.pool),
@@ -323,9 +329,66 @@ final class ObjectDecoder<T> {
 			return object.as(this.type, this.mapper);
 		}
 		catch (JacksonException ex) {
-			throw new DecodeException(object + " does not bind to " + this.type.getName() + ": "
-					+ ex.getOriginalMessage(), ex);
+			// never the exception itself, nor its message: Jackson's messages quote the value
+			throw new NotBindable(unbindable(meta, ex));
 		}
+	}
+
+	/**
+	 * What could not be bound, from Jackson's exception, never with the value it found there.
+	 * @param meta the object's metadata
+	 * @param ex why binding failed
+	 * @return the path of the value that failed, the target type and a reason without the value
+	 */
+	UnbindableObject unbindable(ObjectMeta meta, JacksonException ex) {
+		return new UnbindableObject(meta, pointer(ex), this.type.getName(), reason(ex, this.type));
+	}
+
+	/**
+	 * The JSON pointer (RFC 6901) of the value that failed, from the exception's path: property
+	 * names and array indexes, for example {@code /spec/items/3/name}.
+	 * @param ex the exception
+	 * @return the pointer, {@code ""} when the exception has no path
+	 */
+	static String pointer(JacksonException ex) {
+		StringBuilder pointer = new StringBuilder();
+		for (JacksonException.Reference reference : ex.getPath()) {
+			String name = reference.getPropertyName();
+			if (name != null) {
+				pointer.append('/').append(name.replace("~", "~0").replace("/", "~1"));
+			}
+			else if (reference.getIndex() >= 0) {
+				pointer.append('/').append(reference.getIndex());
+			}
+		}
+		return pointer.toString();
+	}
+
+	/**
+	 * Why a value did not bind, without the value: Jackson's own messages quote it (for example
+	 * {@code Cannot deserialize value of type X from String "..."}).
+	 * @param ex the exception
+	 * @param type the type the object was bound to
+	 * @return the reason
+	 */
+	static String reason(JacksonException ex, Class<?> type) {
+		if (ex instanceof InvalidFormatException invalid) {
+			return "not a valid value of " + simpleName(invalid.getTargetType(), type);
+		}
+		if (ex instanceof UnrecognizedPropertyException) {
+			return "unknown property";
+		}
+		if (ex instanceof IgnoredPropertyException) {
+			return "a property the type ignores";
+		}
+		if (ex instanceof MismatchedInputException mismatched) {
+			return "a value of the wrong shape for " + simpleName(mismatched.getTargetType(), type);
+		}
+		return ex.getClass().getSimpleName();
+	}
+
+	private static String simpleName(Class<?> target, Class<?> fallback) {
+		return ((target != null) ? target : fallback).getSimpleName();
 	}
 
 	/** Reads an object's envelope and metadata, skipping the rest; ends after its '}'. */
@@ -432,6 +495,21 @@ final class ObjectDecoder<T> {
 			pool.putIfAbsent(value, value);
 		}
 		return value;
+	}
+
+	/**
+	 * An object does not bind to the Java type. Control flow inside the decoder, always caught: it
+	 * has no cause (Jackson's exception, whose message quotes the value) and no stack trace.
+	 */
+	static final class NotBindable extends DecodeException {
+
+		final transient UnbindableObject unbindable;
+
+		NotBindable(UnbindableObject unbindable) {
+			super(unbindable.toString(), false);
+			this.unbindable = unbindable;
+		}
+
 	}
 
 	/** What one pass over an object found. */

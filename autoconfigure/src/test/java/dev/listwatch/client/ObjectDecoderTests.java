@@ -77,12 +77,15 @@ class ObjectDecoderTests {
 		assertThat(event.resourceVersion()).isEqualTo("42");
 		assertThat(event.unbindable()).isNotNull();
 		assertThat(event.unbindable().targetType()).isEqualTo(Strict.class.getName());
+		assertThat(event.unbindable().path()).isEqualTo("/spec");
+		assertThat(event.unbindable().reason()).isEqualTo("a value of the wrong shape for int");
 		byte[] list = ("{\"kind\":\"PodList\",\"metadata\":{\"resourceVersion\":\"9\"},\"items\":[" + POD + "]}")
 			.getBytes(StandardCharsets.UTF_8);
 		ObjectList<Strict> page = strict.decodeList(list, 0, list.length);
 		assertThat(page.items()).isEmpty();
 		assertThat(page.metas()).isEmpty();
 		assertThat(page.resourceVersion()).isEqualTo("9");
+		assertThat(page.unbindable()).singleElement().isEqualTo(event.unbindable());
 	}
 
 	@Test
