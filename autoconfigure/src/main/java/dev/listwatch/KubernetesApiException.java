@@ -26,6 +26,12 @@ public class KubernetesApiException extends RuntimeException {
 
 		/** The connection failed or broke: refused, reset, TLS failure, timeout. */
 		CONNECTION,
+		/**
+		 * The client could not obtain credentials for the request, which was not sent: an exec
+		 * credential plugin failed, a token file could not be read. The cause is what the
+		 * credentials threw; the message names the request and the problem, never a secret.
+		 */
+		CREDENTIALS,
 		/** The bytes received were not the JSON expected. */
 		DECODE,
 		/** 400. */

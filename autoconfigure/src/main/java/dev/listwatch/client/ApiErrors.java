@@ -10,6 +10,7 @@ import java.time.format.DateTimeFormatter;
 import dev.listwatch.KubernetesApiException;
 import dev.listwatch.KubernetesApiException.Kind;
 import dev.listwatch.Status;
+import dev.listwatch.cluster.KubeconfigException;
 
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.client.ClientHttpResponse;
@@ -70,6 +71,21 @@ final class ApiErrors {
 
 	static KubernetesApiException connection(String request, Throwable cause) {
 		return new KubernetesApiException(Kind.CONNECTION, request + " failed: " + describe(cause), cause);
+	}
+
+	/**
+	 * The exception for credentials that could not be obtained for a request.
+	 * @param request the request, for example {@code GET /api/v1/configmaps}
+	 * @param cause what the credential supplier threw
+	 * @return an exception of kind {@link Kind#CREDENTIALS}; its message holds the message of a
+	 * {@link KubeconfigException} (which never holds a secret) and only the type of any other
+	 * exception (whose message might)
+	 */
+	static KubernetesApiException credentials(String request, Throwable cause) {
+		String problem = (cause instanceof KubeconfigException) ? cause.getMessage()
+				: cause.getClass().getSimpleName();
+		return new KubernetesApiException(Kind.CREDENTIALS,
+				request + " failed: could not obtain credentials: " + problem, cause);
 	}
 
 	static KubernetesApiException decode(String request, Throwable cause) {

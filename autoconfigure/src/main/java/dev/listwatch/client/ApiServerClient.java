@@ -221,7 +221,9 @@ public final class ApiServerClient {
 
 	/**
 	 * Sends a GET and hands a successful response to {@code handler}; an error status becomes a
-	 * {@link KubernetesApiException}.
+	 * {@link KubernetesApiException}, as do a failed connection (kind CONNECTION) and credentials
+	 * that could not be obtained for the request (kind CREDENTIALS). What the handler throws
+	 * otherwise is thrown as it is.
 	 * @param <R> the result
 	 * @param pathAndQuery the path and query
 	 * @param handler what to do with a 2xx response
@@ -249,10 +251,29 @@ public final class ApiServerClient {
 		catch (KubernetesApiException ex) {
 			throw ex;
 		}
+		catch (AuthorizationInterceptor.CredentialsUnavailable ex) {
+			// the request was not sent: it is about what, not where
+			throw ApiErrors.credentials(request, ex.getCause());
+		}
 		catch (RestClientException | UncheckedIOException ex) {
+			AuthorizationInterceptor.CredentialsUnavailable credentials = credentialsFailure(ex);
+			if (credentials != null) {
+				throw ApiErrors.credentials(request, credentials.getCause());
+			}
 			// name the server: a connection failure is about where, not what
 			throw ApiErrors.connection("GET " + this.server + pathAndQuery, ex);
 		}
+	}
+
+	/** The credential failure in the cause chain (should a wrapper ever hide it), or {@code null}. */
+	private static AuthorizationInterceptor.CredentialsUnavailable credentialsFailure(Throwable ex) {
+		java.util.Set<Throwable> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+		for (Throwable t = ex; t != null && seen.add(t); t = t.getCause()) {
+			if (t instanceof AuthorizationInterceptor.CredentialsUnavailable credentials) {
+				return credentials;
+			}
+		}
+		return null;
 	}
 
 	static String query(Map<String, Object> parameters) {
