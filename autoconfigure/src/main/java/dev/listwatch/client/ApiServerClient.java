@@ -29,9 +29,8 @@ import tools.jackson.databind.ObjectMapper;
 
 /**
  * The API server as list-watch sees it: discovery (kind to resource, cached, looked up again on a
- * miss) and a
- * {@link ListerWatcher} per resource, all through one {@link RestClient} (built from Boot's
- * builder, so its customizers and observations apply). Thread-safe.
+ * miss) and a {@link ListerWatcher} per resource, all through one {@link RestClient} (built from
+ * Boot's builder, so its customizers and observations apply). Thread-safe.
  */
 public final class ApiServerClient {
 
