@@ -181,7 +181,8 @@ final class ObjectDecoder<T> {
 		}
 		if (object == null) {
 			String named = truncate(type);
-			throw new DecodeException((startsWithVowel(named) ? "an " : "a ") + named + " watch event without an \"object\"");
+			throw new DecodeException(
+					(startsWithVowel(named) ? "an " : "a ") + named + " watch event without an \"object\"");
 		}
 		WatchEvent.Type eventType = eventType(type);
 		return switch (eventType) {
@@ -259,7 +260,8 @@ final class ObjectDecoder<T> {
 	}
 
 	private UnbindableObject tooLarge(ObjectMeta meta, int maxBytes) {
-		return new UnbindableObject(meta, "", this.type.getName(), "larger than max-event-size (" + maxBytes + " bytes)");
+		return new UnbindableObject(meta, "", this.type.getName(),
+				"larger than max-event-size (" + maxBytes + " bytes)");
 	}
 
 	/**

@@ -41,7 +41,8 @@ class ApiErrorsTests {
 	}
 
 	@ParameterizedTest
-	@ValueSource(strings = { "86400", "3601", "9223372036854775807", "99999999999999999999", " 1000000000000000000000000 " })
+	@ValueSource(strings = { "86400", "3601", "9223372036854775807", "99999999999999999999",
+			" 1000000000000000000000000 " })
 	void aHugeRetryAfterIsClampedToAnHour(String value) {
 		HttpHeaders headers = new HttpHeaders();
 		headers.set(HttpHeaders.RETRY_AFTER, value);

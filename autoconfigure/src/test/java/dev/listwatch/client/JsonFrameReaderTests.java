@@ -187,7 +187,8 @@ class JsonFrameReaderTests {
 	@Test
 	void handsUpTheHeadOfAnOversizedFrameAndSkipsItsRest() throws IOException {
 		String small = "{\"a\":1}";
-		String big = "{\"head\":\"h\",\"s\":\"" + "} { ] [ \\\" \\\\".repeat(3000) + "\",\"n\":[[{\"x\":\"}\"}],[]],\"e\":\"\\\\\"}";
+		String big = "{\"head\":\"h\",\"s\":\"" + "} { ] [ \\\" \\\\".repeat(3000)
+				+ "\",\"n\":[[{\"x\":\"}\"}],[]],\"e\":\"\\\\\"}";
 		assertThat(big.length()).isGreaterThan(30_000);
 		for (String separator : new String[] { "\n", "", " \r\n" }) {
 			String stream = small + separator + big + separator + small + separator + big + big + separator + small;

@@ -188,7 +188,8 @@ class ObjectDecoderTests {
 	@Test
 	void decodesEmptyListsAndRefusesBrokenOnes() throws IOException {
 		for (String empty : List.of("{\"items\":[],\"metadata\":{\"resourceVersion\":\"3\"}}",
-				"{\"metadata\":{\"resourceVersion\":\"3\"},\"items\":null}", " { \"items\" : [ ] , \"metadata\":{\"resourceVersion\":\"3\"} } ")) {
+				"{\"metadata\":{\"resourceVersion\":\"3\"},\"items\":null}",
+				" { \"items\" : [ ] , \"metadata\":{\"resourceVersion\":\"3\"} } ")) {
 			ObjectList<KubernetesObject> page = list(empty, 1 << 20);
 			assertThat(page.items()).as(empty).isEmpty();
 			assertThat(page.resourceVersion()).isEqualTo("3");
@@ -217,7 +218,8 @@ class ObjectDecoderTests {
 
 	@Test
 	void anItemOverTheLimitIsUnbindableEvenWhenTheLimitCutsItsManagedFields() throws IOException {
-		String big = POD.replace("[{\"manager\":\"kubectl\",", "[" + "{\"manager\":\"m\"},".repeat(100) + "{\"manager\":\"kubectl\",");
+		String big = POD.replace("[{\"manager\":\"kubectl\",",
+				"[" + "{\"manager\":\"m\"},".repeat(100) + "{\"manager\":\"kubectl\",");
 		assertThat(big.indexOf("managedFields")).isLessThan(200);
 		assertThat(big.length()).isGreaterThan(1000);
 		for (int chunk : new int[] { 1, 13, Integer.MAX_VALUE }) {
