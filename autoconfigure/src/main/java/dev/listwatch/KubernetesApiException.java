@@ -26,6 +26,12 @@ public class KubernetesApiException extends RuntimeException {
 
 		/** The connection failed or broke: refused, reset, TLS failure, timeout. */
 		CONNECTION,
+		/**
+		 * The client could not obtain credentials for the request, which was not sent: an exec
+		 * credential plugin failed, a token file could not be read. The cause is what the
+		 * credentials threw; the message names the request and the problem, never a secret.
+		 */
+		CREDENTIALS,
 		/** The bytes received were not the JSON expected. */
 		DECODE,
 		/** 400. */
@@ -101,9 +107,16 @@ public class KubernetesApiException extends RuntimeException {
 			message.append(": ").append(status.message());
 		}
 		if (retryAfter != null) {
-			message.append(" (retry after ").append(retryAfter.toMillis()).append(" ms)");
+			message.append(" (retry after ").append(describe(retryAfter)).append(')');
 		}
 		return new KubernetesApiException(kind, message.toString(), status, retryAfter, null);
+	}
+
+	/** A delay in milliseconds, or in seconds when milliseconds would overflow a long. */
+	private static String describe(Duration delay) {
+		long seconds = delay.getSeconds();
+		return (seconds < Long.MAX_VALUE / 1000 && seconds > Long.MIN_VALUE / 1000) ? delay.toMillis() + " ms"
+				: seconds + " s";
 	}
 
 	/**

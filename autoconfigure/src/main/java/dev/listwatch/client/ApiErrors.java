@@ -10,6 +10,7 @@ import java.time.format.DateTimeFormatter;
 import dev.listwatch.KubernetesApiException;
 import dev.listwatch.KubernetesApiException.Kind;
 import dev.listwatch.Status;
+import dev.listwatch.cluster.KubeconfigException;
 
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.client.ClientHttpResponse;
@@ -21,6 +22,12 @@ import org.springframework.http.client.ClientHttpResponse;
 final class ApiErrors {
 
 	private static final int MAX_ERROR_BODY = 64 * 1024;
+
+	/**
+	 * The longest delay {@link #retryAfter} returns: one hour. A server that asks for more is
+	 * waited for an hour (and the reflector caps that further at its maximum backoff).
+	 */
+	static final Duration MAX_RETRY_AFTER = Duration.ofHours(1);
 
 	private ApiErrors() {
 	}
@@ -66,6 +73,21 @@ final class ApiErrors {
 		return new KubernetesApiException(Kind.CONNECTION, request + " failed: " + describe(cause), cause);
 	}
 
+	/**
+	 * The exception for credentials that could not be obtained for a request.
+	 * @param request the request, for example {@code GET /api/v1/configmaps}
+	 * @param cause what the credential supplier threw
+	 * @return an exception of kind {@link Kind#CREDENTIALS}; its message holds the message of a
+	 * {@link KubeconfigException} (which never holds a secret) and only the type of any other
+	 * exception (whose message might)
+	 */
+	static KubernetesApiException credentials(String request, Throwable cause) {
+		String problem = (cause instanceof KubeconfigException) ? cause.getMessage()
+				: cause.getClass().getSimpleName();
+		return new KubernetesApiException(Kind.CREDENTIALS,
+				request + " failed: could not obtain credentials: " + problem, cause);
+	}
+
 	static KubernetesApiException decode(String request, Throwable cause) {
 		return new KubernetesApiException(Kind.DECODE, request + ": " + cause.getMessage(), cause);
 	}
@@ -100,26 +122,51 @@ final class ApiErrors {
 		return text.toString();
 	}
 
+	/**
+	 * The delay a {@code Retry-After} header asks for: a number of seconds or an HTTP date. Clamped
+	 * at {@link #MAX_RETRY_AFTER}, so that no value (such as {@code 99999999999999999999} seconds or a
+	 * date in the year 9999) overflows where it is used ({@link Duration#toMillis()} throws beyond
+	 * about 292 million years); callers may cap it further.
+	 * @param headers the response headers
+	 * @param clock the clock an HTTP date is measured from
+	 * @return the delay, between zero and {@link #MAX_RETRY_AFTER}, or {@code null} when there is no
+	 * header or it is neither a number of seconds nor a date
+	 */
 	static Duration retryAfter(HttpHeaders headers, Clock clock) {
 		String value = headers.getFirst(HttpHeaders.RETRY_AFTER);
 		if (value == null || value.isBlank()) {
 			return null;
 		}
 		value = value.trim();
+		if (isDigits(value)) {
+			// more digits than a long holds is more than an hour all the same
+			if (value.length() > 18) {
+				return MAX_RETRY_AFTER;
+			}
+			return clamp(Duration.ofSeconds(Long.parseLong(value)));
+		}
 		try {
-			long seconds = Long.parseLong(value);
-			return (seconds >= 0) ? Duration.ofSeconds(seconds) : null;
+			ZonedDateTime at = ZonedDateTime.parse(value, DateTimeFormatter.RFC_1123_DATE_TIME);
+			Duration delay = Duration.between(clock.instant(), at.toInstant());
+			return delay.isNegative() ? Duration.ZERO : clamp(delay);
 		}
-		catch (NumberFormatException ex) {
-			try {
-				ZonedDateTime at = ZonedDateTime.parse(value, DateTimeFormatter.RFC_1123_DATE_TIME);
-				Duration delay = Duration.between(clock.instant(), at.toInstant());
-				return delay.isNegative() ? Duration.ZERO : delay;
-			}
-			catch (RuntimeException notADate) {
-				return null;
+		catch (RuntimeException notADate) {
+			return null;
+		}
+	}
+
+	private static Duration clamp(Duration delay) {
+		return (delay.compareTo(MAX_RETRY_AFTER) > 0) ? MAX_RETRY_AFTER : delay;
+	}
+
+	private static boolean isDigits(String value) {
+		for (int i = 0; i < value.length(); i++) {
+			char c = value.charAt(i);
+			if (c < '0' || c > '9') {
+				return false;
 			}
 		}
+		return !value.isEmpty();
 	}
 
 	private static String snippet(byte[] body) {

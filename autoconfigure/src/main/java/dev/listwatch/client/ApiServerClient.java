@@ -7,6 +7,8 @@ import java.net.URI;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -26,11 +28,17 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
 
 /**
- * The API server as list-watch sees it: discovery (kind to resource, cached) and a
- * {@link ListerWatcher} per resource, all through one {@link RestClient} (built from Boot's
- * builder, so its customizers and observations apply). Thread-safe.
+ * The API server as list-watch sees it: discovery (kind to resource, cached, looked up again on a
+ * miss) and a {@link ListerWatcher} per resource, all through one {@link RestClient} (built from
+ * Boot's builder, so its customizers and observations apply). Thread-safe.
  */
 public final class ApiServerClient {
+
+	/**
+	 * How old the cached discovery of a group/version must be before a kind or resource it did
+	 * not serve is looked up again: 10 seconds.
+	 */
+	static final Duration REDISCOVERY_INTERVAL = Duration.ofSeconds(10);
 
 	/** Default limit of one watch event or list item frame. */
 	public static final int DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024;
@@ -43,14 +51,15 @@ public final class ApiServerClient {
 
 	private final Clock clock;
 
-	private final Map<String, List<ApiResource>> discovery = new ConcurrentHashMap<>();
+	/** What each group/version serves, and when that was discovered. */
+	private final Map<String, Discovery> discovery = new ConcurrentHashMap<>();
 
 	/**
 	 * Makes a client.
 	 * @param restClient the client that sends the requests (authentication and TLS set up)
 	 * @param server the API server's base URL, possibly with a path prefix
 	 * @param mapper the mapper that binds objects to Java types
-	 * @param clock the clock (for Retry-After dates)
+	 * @param clock the clock (for Retry-After dates and the age of discovery)
 	 */
 	public ApiServerClient(RestClient restClient, URI server, ObjectMapper mapper, Clock clock) {
 		this.restClient = restClient;
@@ -61,7 +70,11 @@ public final class ApiServerClient {
 	}
 
 	/**
-	 * Finds a resource through API discovery (cached per group/version).
+	 * Finds a resource through API discovery. What a group/version serves is cached; a kind or
+	 * resource it did not serve is looked up again, by discovering the group/version anew, when
+	 * the cached list is at least {@link #REDISCOVERY_INTERVAL} old (so a kind added later, such as a
+	 * CRD installed after start, is found, and a typo costs at most one request per 10 seconds).
+	 * Discovery requests are sent outside any lock: a slow one holds up no other group/version.
 	 * @param apiVersion {@code v1} or {@code group/version}
 	 * @param kind the kind, or {@code null} when {@code plural} is given
 	 * @param plural the plural resource name, or {@code null} when {@code kind} is given
@@ -71,17 +84,23 @@ public final class ApiServerClient {
 	 * @throws KubernetesApiException of kind NOT_FOUND when the cluster does not serve it
 	 */
 	public Resource resolve(String apiVersion, String kind, String plural, String namespace) {
-		String group = Target.group(apiVersion);
-		String version = Target.version(apiVersion);
-		List<ApiResource> resources = this.discovery.computeIfAbsent(apiVersion, this::discover);
-		for (ApiResource r : resources) {
-			boolean match = (plural != null) ? r.name().equals(plural) : r.kind().equals(kind);
-			if (match && !r.name().contains("/")) {
-				return new Resource(group, version, r.name(), r.kind(), r.namespaced(),
-						r.namespaced() ? emptyToNull(namespace) : null);
-			}
+		Discovery discovered = this.discovery.get(apiVersion);
+		if (discovered == null) {
+			// two threads may both fetch a group/version the cache lacks: better than one waiting
+			// in a lock for the other's request
+			discovered = new Discovery(discover(apiVersion), this.clock.instant());
+			this.discovery.put(apiVersion, discovered);
 		}
-		String served = resources.stream()
+		Resource resource = find(discovered, apiVersion, kind, plural, namespace);
+		if (resource == null) {
+			discovered = rediscover(apiVersion, discovered);
+			resource = find(discovered, apiVersion, kind, plural, namespace);
+		}
+		if (resource != null) {
+			return resource;
+		}
+		String served = discovered.resources()
+			.stream()
 			.filter((r) -> !r.name().contains("/"))
 			.map((r) -> r.kind() + " (" + r.name() + ")")
 			.collect(Collectors.joining(", "));
@@ -89,6 +108,41 @@ public final class ApiServerClient {
 		throw new KubernetesApiException(Kind.NOT_FOUND,
 				"The API server does not serve " + wanted + " in apiVersion '" + apiVersion + "'; it serves: " + served,
 				null);
+	}
+
+	private static Resource find(Discovery discovered, String apiVersion, String kind, String plural,
+			String namespace) {
+		for (ApiResource r : discovered.resources()) {
+			boolean match = (plural != null) ? r.name().equals(plural) : r.kind().equals(kind);
+			if (match && !r.name().contains("/")) {
+				return new Resource(Target.group(apiVersion), Target.version(apiVersion), r.name(), r.kind(),
+						r.namespaced(), r.namespaced() ? emptyToNull(namespace) : null);
+			}
+		}
+		return null;
+	}
+
+	/**
+	 * Discovers a group/version again after a miss, if its cached list is old enough and no other
+	 * thread is at it; the thread that claims the refresh (by replacing the cached entry with one
+	 * stamped now) fetches, the others answer from what is cached.
+	 * @param apiVersion the group/version
+	 * @param stale what was cached when the miss happened
+	 * @return what is cached now
+	 */
+	private Discovery rediscover(String apiVersion, Discovery stale) {
+		Instant now = this.clock.instant();
+		if (now.isBefore(stale.at().plus(REDISCOVERY_INTERVAL))) {
+			return stale;
+		}
+		if (!this.discovery.replace(apiVersion, stale, new Discovery(stale.resources(), now))) {
+			Discovery current = this.discovery.get(apiVersion);
+			return (current != null) ? current : stale;
+		}
+		// a failure leaves the claim in place: the next try waits for the interval too
+		Discovery fresh = new Discovery(discover(apiVersion), this.clock.instant());
+		this.discovery.put(apiVersion, fresh);
+		return fresh;
 	}
 
 	/**
@@ -221,7 +275,9 @@ public final class ApiServerClient {
 
 	/**
 	 * Sends a GET and hands a successful response to {@code handler}; an error status becomes a
-	 * {@link KubernetesApiException}.
+	 * {@link KubernetesApiException}, as do a failed connection (kind CONNECTION) and credentials
+	 * that could not be obtained for the request (kind CREDENTIALS). What the handler throws
+	 * otherwise is thrown as it is.
 	 * @param <R> the result
 	 * @param pathAndQuery the path and query
 	 * @param handler what to do with a 2xx response
@@ -249,10 +305,29 @@ public final class ApiServerClient {
 		catch (KubernetesApiException ex) {
 			throw ex;
 		}
+		catch (AuthorizationInterceptor.CredentialsUnavailable ex) {
+			// the request was not sent: it is about what, not where
+			throw ApiErrors.credentials(request, ex.getCause());
+		}
 		catch (RestClientException | UncheckedIOException ex) {
+			AuthorizationInterceptor.CredentialsUnavailable credentials = credentialsFailure(ex);
+			if (credentials != null) {
+				throw ApiErrors.credentials(request, credentials.getCause());
+			}
 			// name the server: a connection failure is about where, not what
 			throw ApiErrors.connection("GET " + this.server + pathAndQuery, ex);
 		}
+	}
+
+	/** The credential failure in the cause chain (should a wrapper ever hide it), or {@code null}. */
+	private static AuthorizationInterceptor.CredentialsUnavailable credentialsFailure(Throwable ex) {
+		java.util.Set<Throwable> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+		for (Throwable t = ex; t != null && seen.add(t); t = t.getCause()) {
+			if (t instanceof AuthorizationInterceptor.CredentialsUnavailable credentials) {
+				return credentials;
+			}
+		}
+		return null;
 	}
 
 	static String query(Map<String, Object> parameters) {
@@ -281,6 +356,31 @@ public final class ApiServerClient {
 	}
 
 	private record ApiResource(String name, String kind, boolean namespaced) {
+	}
+
+	/**
+	 * What a group/version serves, as discovered at a time. Compared by identity, so that a refresh
+	 * is claimed by exactly one thread.
+	 */
+	private static final class Discovery {
+
+		private final List<ApiResource> resources;
+
+		private final Instant at;
+
+		Discovery(List<ApiResource> resources, Instant at) {
+			this.resources = resources;
+			this.at = at;
+		}
+
+		List<ApiResource> resources() {
+			return this.resources;
+		}
+
+		Instant at() {
+			return this.at;
+		}
+
 	}
 
 }

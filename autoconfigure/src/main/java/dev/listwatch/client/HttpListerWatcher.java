@@ -33,16 +33,27 @@ final class HttpListerWatcher<T> implements ListerWatcher<T> {
 		this.maxEventBytes = maxEventBytes;
 	}
 
+	/**
+	 * Lists one page, decoding it as it streams in (see
+	 * {@link ObjectDecoder#decodeList(InputStream, int)}): the page is never held whole, and the
+	 * size limit holds for each item.
+	 */
 	@Override
 	public ObjectList<T> list(ListOptions options) {
 		String pathAndQuery = this.resource.path() + ApiServerClient.query(parameters(options, false));
-		byte[] body = this.client.getBytes(pathAndQuery);
-		try {
-			return this.decoder.decodeList(body, 0, body.length);
-		}
-		catch (DecodeException ex) {
-			throw ApiErrors.decode("GET " + pathAndQuery, ex);
-		}
+		String request = "GET " + pathAndQuery;
+		return this.client.exchange(pathAndQuery, (response) -> {
+			try (InputStream body = response.getBody()) {
+				return this.decoder.decodeList(body, this.maxEventBytes);
+			}
+			catch (JsonFrameReader.MalformedFrameException | DecodeException ex) {
+				throw ApiErrors.decode(request, ex);
+			}
+			catch (IOException ex) {
+				// a body that broke off, or ended inside the list
+				throw ApiErrors.connection(request, ex);
+			}
+		}, true);
 	}
 
 	@Override

@@ -11,7 +11,10 @@ import dev.listwatch.WatchStream;
 import org.springframework.http.client.ClientHttpResponse;
 
 /**
- * A watch over one streamed HTTP response, decoded one frame at a time.
+ * A watch over one streamed HTTP response, decoded one frame at a time. An event larger than the
+ * size limit is handed up as an event whose object cannot be held (see
+ * {@link ObjectDecoder#decodeOversizedEvent}) and the watch goes on; when its first bytes do not
+ * tell which object it is, the watch fails with DECODE.
  *
  * @param <T> the Java type of the objects
  */
@@ -25,7 +28,9 @@ final class HttpWatchStream<T> implements WatchStream<T> {
 
 	private final JsonFrameReader frames;
 
-	private final ObjectDecoder<T> decoder;
+	private final JsonFrameReader.FrameDecoder<WatchEvent<T>> events;
+
+	private final JsonFrameReader.OversizedFrame<WatchEvent<T>> oversized;
 
 	private volatile boolean closed;
 
@@ -39,7 +44,8 @@ final class HttpWatchStream<T> implements WatchStream<T> {
 		this.response = response;
 		this.body = body;
 		this.frames = new JsonFrameReader(body, maxEventBytes);
-		this.decoder = decoder;
+		this.events = decoder::decodeEvent;
+		this.oversized = (buf, start, limit) -> decoder.decodeOversizedEvent(buf, start, limit, maxEventBytes);
 	}
 
 	@Override
@@ -52,7 +58,7 @@ final class HttpWatchStream<T> implements WatchStream<T> {
 		}
 		WatchEvent<T> event;
 		try {
-			event = this.frames.next(this.decoder::decodeEvent);
+			event = this.frames.next(this.events, this.oversized);
 		}
 		catch (JsonFrameReader.MalformedFrameException | DecodeException ex) {
 			close();

@@ -10,8 +10,11 @@ import java.nio.ByteOrder;
 /**
  * Cuts a stream of concatenated (or newline-delimited) top-level JSON objects into frames, one
  * object at a time, letting the decoder find where each ends as it reads it, so the bytes are
- * scanned once. Only the bytes of the current frame (and what was read ahead) are held; a frame
- * larger than the limit is refused. Not thread-safe.
+ * scanned once. Only the bytes of the current frame (and what was read ahead) are held, never more
+ * than the limit (and one read) for one frame: a frame larger than the limit is refused, or, when
+ * the caller can make something of its first bytes (an {@link OversizedFrame}), handed up as that
+ * and the rest of it skipped as it streams in, without being held. The same machinery reads the
+ * parts of one large JSON value one at a time ({@link #read}), as a list's items. Not thread-safe.
  */
 final class JsonFrameReader {
 
@@ -30,7 +33,7 @@ final class JsonFrameReader {
 
 	private final int maxFrameBytes;
 
-	private byte[] buf = new byte[INITIAL_CAPACITY];
+	private byte[] buf;
 
 	/** Start of the current frame, once {@link #next()} returned true. */
 	private int frameStart;
@@ -42,6 +45,9 @@ final class JsonFrameReader {
 	private int limit;
 
 	private final int[] end = new int[1];
+
+	/** The rest of an oversized frame still to be skipped, or {@code null}. */
+	private Skip skipping;
 
 	/** Whether the stream has ended (the bytes read may still hold frames). */
 	private boolean ended;
@@ -56,8 +62,19 @@ final class JsonFrameReader {
 	private int searched;
 
 	JsonFrameReader(InputStream in, int maxFrameBytes) {
+		this(in, maxFrameBytes, INITIAL_CAPACITY);
+	}
+
+	/**
+	 * Makes a reader.
+	 * @param in the stream
+	 * @param maxFrameBytes the size limit of one frame
+	 * @param initialCapacity the buffer's size to begin with (it grows up to the limit, plus one)
+	 */
+	JsonFrameReader(InputStream in, int maxFrameBytes, int initialCapacity) {
 		this.in = in;
 		this.maxFrameBytes = maxFrameBytes;
+		this.buf = new byte[Math.max(16, initialCapacity)];
 	}
 
 	byte[] buffer() {
@@ -102,6 +119,31 @@ final class JsonFrameReader {
 	 * @throws MalformedFrameException when the bytes are not a JSON object or a frame is too large
 	 */
 	<R> R next(FrameDecoder<R> decoder) throws IOException {
+		return next(decoder, null);
+	}
+
+	/**
+	 * Decodes the next frame as {@link #next(FrameDecoder)} does; a frame larger than the limit is
+	 * handed to {@code oversized} with its first {@code maxFrameBytes} bytes, and what that makes of
+	 * them is returned at once; the rest of the frame is skipped as it arrives, by the next call
+	 * (never held: the bytes are counted off, following strings, escapes and nesting, until the
+	 * frame's object closes). After an oversized frame, {@link #buffer()}, {@link #start()} and
+	 * {@link #length()} do not describe it.
+	 * @param <R> what the decoder makes of a frame
+	 * @param decoder the decoder
+	 * @param oversized what to make of a frame over the limit, or {@code null} to refuse it
+	 * @return what the decoder (or {@code oversized}) made, or {@code null} when the stream ended
+	 * cleanly between frames
+	 * @throws IOException when reading fails
+	 * @throws EOFException when the stream ends inside a frame (a truncated event), or inside the
+	 * rest of an oversized one
+	 * @throws MalformedFrameException when the bytes are not a JSON object, or a frame is too large
+	 * and {@code oversized} made nothing of it
+	 */
+	<R> R next(FrameDecoder<R> decoder, OversizedFrame<R> oversized) throws IOException {
+		if (this.skipping != null) {
+			finishSkip();
+		}
 		int pos = this.frameEnd;
 		// the byte just after the last frame, when there was one, may tell that newlines end frames
 		boolean afterFrame = this.frameEnd > this.frameStart;
@@ -136,6 +178,85 @@ final class JsonFrameReader {
 			break;
 		}
 		this.frameStart = pos;
+		return decodeFrame(decoder, oversized, "an event", false);
+	}
+
+	/**
+	 * Decodes what starts right at the current position (after the last frame or part read): one
+	 * part of a larger JSON value, such as a list's next member or item, whitespace and separators
+	 * included as the decoder reads them. The size limit holds for each part, as for a frame. As
+	 * the whole value is wanted (not each part as soon as it arrives), a part that goes on past
+	 * the bytes read is decoded again only once all that has arrived is read (up to a full buffer),
+	 * so that few parts are scanned twice however small the reads are.
+	 * @param <R> what the decoder makes of the part
+	 * @param decoder the decoder
+	 * @param oversized what to make of a part over the limit (it must start with '{'), or
+	 * {@code null} to refuse it
+	 * @param what what the part is, for messages, for example {@code "a list item"}
+	 * @return what the decoder (or {@code oversized}) made
+	 * @throws IOException when reading fails
+	 * @throws EOFException when the stream ends inside the part
+	 * @throws MalformedFrameException when the part is too large and {@code oversized} made nothing
+	 * of it
+	 */
+	<R> R read(FrameDecoder<R> decoder, OversizedFrame<R> oversized, String what) throws IOException {
+		if (this.skipping != null) {
+			finishSkip();
+		}
+		if (this.frameEnd == this.limit) {
+			clear();
+		}
+		this.frameStart = this.frameEnd;
+		return decodeFrame(decoder, oversized, what, true);
+	}
+
+	/**
+	 * Whether only whitespace follows the last frame or part, up to the end of the stream (read to
+	 * its end).
+	 * @return {@code true} when the stream ended after whitespace, {@code false} at anything else
+	 * @throws IOException when reading fails
+	 */
+	boolean atEnd() throws IOException {
+		if (this.skipping != null) {
+			finishSkip();
+		}
+		int pos = this.frameEnd;
+		while (true) {
+			if (pos == this.limit) {
+				clear();
+				pos = 0;
+				if (this.ended || !fill()) {
+					this.ended = true;
+					return true;
+				}
+			}
+			byte b = this.buf[pos];
+			if (b != ' ' && b != '\n' && b != '\r' && b != '\t') {
+				this.frameStart = pos;
+				this.frameEnd = pos;
+				return false;
+			}
+			pos++;
+		}
+	}
+
+	/** Drops the bytes held (all of them read already). */
+	private void clear() {
+		this.frameStart = 0;
+		this.frameEnd = 0;
+		this.limit = 0;
+		this.lastNewline = -1;
+		this.searched = 0;
+	}
+
+	/**
+	 * Decodes the frame that starts at {@link #frameStart}, reading more bytes until it is whole.
+	 * {@code what} names it in messages: "an event". When {@code fillUp}, all that has arrived is
+	 * read (as far as the stream tells, up to a full buffer) before the frame is tried again, else it
+	 * may be tried after each read (see {@link #worthTrying}).
+	 */
+	private <R> R decodeFrame(FrameDecoder<R> decoder, OversizedFrame<R> oversized, String what, boolean fillUp)
+			throws IOException {
 		// the bytes there were at the last try: never twice with the same bytes
 		int tried = -1;
 		while (true) {
@@ -148,7 +269,10 @@ final class JsonFrameReader {
 					R result = decoder.decode(this.buf, this.frameStart, this.limit, this.end);
 					if (this.end[0] - this.frameStart > this.maxFrameBytes) {
 						// it arrived whole in one read: the limit holds all the same
-						throw tooLarge();
+						int frameEnd = this.end[0];
+						R head = head(oversized, what);
+						this.frameEnd = frameEnd;
+						return head;
 					}
 					this.frameEnd = this.end[0];
 					return result;
@@ -161,10 +285,13 @@ final class JsonFrameReader {
 				}
 			}
 			if (this.ended) {
-				throw new EOFException("the stream ended inside an event after " + available + " bytes (truncated)");
+				throw new EOFException("the stream ended inside " + what + " after " + available
+						+ " bytes (truncated)");
 			}
 			if (full) {
-				throw tooLarge();
+				R head = head(oversized, what);
+				startSkip(what);
+				return head;
 			}
 			if (this.frameStart > 0) {
 				// move the partial frame to the front before reading more
@@ -178,6 +305,9 @@ final class JsonFrameReader {
 			if (!fill()) {
 				// what is left is decoded once more, above, before the stream is called truncated
 				this.ended = true;
+			}
+			while (fillUp && !this.ended && this.limit < this.buf.length && this.in.available() > 0) {
+				this.ended = !fill();
 			}
 		}
 	}
@@ -234,9 +364,61 @@ final class JsonFrameReader {
 		return -1;
 	}
 
-	private MalformedFrameException tooLarge() {
-		return new MalformedFrameException("an event is larger than the limit of " + this.maxFrameBytes
-				+ " bytes (listwatch.defaults.max-event-size)");
+	private MalformedFrameException tooLarge(String what) {
+		return new MalformedFrameException(capitalized(what) + " is larger than the limit of "
+				+ this.maxFrameBytes + " bytes (listwatch.defaults.max-event-size)");
+	}
+
+	private static String capitalized(String text) {
+		return text.isEmpty() ? text : Character.toUpperCase(text.charAt(0)) + text.substring(1);
+	}
+
+	/** What {@code oversized} makes of the first {@code maxFrameBytes} bytes of the current frame. */
+	private <R> R head(OversizedFrame<R> oversized, String what) throws MalformedFrameException {
+		R head = (oversized != null)
+				? oversized.head(this.buf, this.frameStart, this.frameStart + this.maxFrameBytes) : null;
+		if (head == null) {
+			throw tooLarge(what);
+		}
+		return head;
+	}
+
+	/**
+	 * Starts skipping the current frame, which starts with '{': the bytes held are scanned; if the
+	 * frame goes on past them, they are dropped and the rest is skipped by {@link #finishSkip} as it
+	 * streams in, the buffer not growing. Afterwards (or after {@code finishSkip}) {@link #frameEnd}
+	 * is just after the frame.
+	 */
+	private void startSkip(String what) {
+		Skip skip = new Skip(what);
+		int at = skip.scan(this.buf, this.frameStart, this.limit);
+		if (at >= 0) {
+			this.frameEnd = at;
+			return;
+		}
+		skip.skipped = this.limit - this.frameStart;
+		clear();
+		this.skipping = skip;
+	}
+
+	/** Skips the rest of an oversized frame, reading into the buffer as it is, and dropping what was read. */
+	private void finishSkip() throws IOException {
+		Skip skip = this.skipping;
+		this.skipping = null;
+		while (true) {
+			clear();
+			if (this.ended || !fill()) {
+				this.ended = true;
+				throw new EOFException("the stream ended inside " + skip.what + " after " + skip.skipped
+						+ " bytes (truncated)");
+			}
+			int at = skip.scan(this.buf, 0, this.limit);
+			if (at >= 0) {
+				this.frameEnd = at;
+				return;
+			}
+			skip.skipped += this.limit;
+		}
 	}
 
 	/** Whether the bytes read end with a '}' (and whitespace): a frame may end there. */
@@ -268,6 +450,95 @@ final class JsonFrameReader {
 		 * @throws JsonScanner.Incomplete when the frame goes on past {@code limit}
 		 */
 		R decode(byte[] buf, int start, int limit, int[] end);
+
+	}
+
+	/**
+	 * Makes something of a frame larger than the limit from its first bytes, for example an event
+	 * that says which object was too large.
+	 *
+	 * @param <R> what it makes of the frame
+	 */
+	@FunctionalInterface
+	interface OversizedFrame<R> {
+
+		/**
+		 * Reads the first bytes of a frame that is larger than the limit.
+		 * @param buf the buffer
+		 * @param start where the frame starts
+		 * @param limit where its first {@code maxFrameBytes} bytes end (the frame goes on)
+		 * @return what to hand up for the frame, or {@code null} when its first bytes do not tell
+		 * enough (the frame is then refused as too large)
+		 */
+		R head(byte[] buf, int start, int limit);
+
+	}
+
+	/**
+	 * Follows one JSON object across reads without holding it: nesting depth, whether inside a
+	 * string and whether the byte before was an escaping backslash. Checks nothing else.
+	 */
+	static final class Skip {
+
+		/** What the frame is, for messages. */
+		final String what;
+
+		/** The bytes skipped so far, for messages. */
+		long skipped;
+
+		private int depth;
+
+		private boolean inString;
+
+		private boolean escaped;
+
+		Skip(String what) {
+			this.what = what;
+		}
+
+		/**
+		 * Scans bytes that follow those scanned before.
+		 * @param b the bytes
+		 * @param from where to start
+		 * @param to where the bytes end
+		 * @return the index just after the object's closing '}', or -1 when it goes on past
+		 * {@code to}
+		 */
+		int scan(byte[] b, int from, int to) {
+			int depth = this.depth;
+			boolean inString = this.inString;
+			boolean escaped = this.escaped;
+			for (int i = from; i < to; i++) {
+				byte c = b[i];
+				if (inString) {
+					if (escaped) {
+						escaped = false;
+					}
+					else if (c == '\\') {
+						escaped = true;
+					}
+					else if (c == '"') {
+						inString = false;
+					}
+				}
+				else if (c == '"') {
+					inString = true;
+				}
+				else if (c == '{' || c == '[') {
+					depth++;
+				}
+				else if ((c == '}' || c == ']') && --depth == 0) {
+					this.depth = 0;
+					this.inString = false;
+					this.escaped = false;
+					return i + 1;
+				}
+			}
+			this.depth = depth;
+			this.inString = inString;
+			this.escaped = escaped;
+			return -1;
+		}
 
 	}
 

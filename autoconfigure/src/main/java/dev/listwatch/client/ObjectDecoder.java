@@ -1,5 +1,8 @@
 package dev.listwatch.client;
 
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -18,6 +21,10 @@ import tools.jackson.core.JsonToken;
 import tools.jackson.core.ObjectReadContext;
 import tools.jackson.core.json.JsonFactory;
 import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.exc.IgnoredPropertyException;
+import tools.jackson.databind.exc.InvalidFormatException;
+import tools.jackson.databind.exc.MismatchedInputException;
+import tools.jackson.databind.exc.UnrecognizedPropertyException;
 
 /**
  * Decodes watch events and list pages in one pass over their bytes: the envelope and each
@@ -25,7 +32,14 @@ import tools.jackson.databind.ObjectMapper;
  * (not tokenized: a syntax error deep inside a skipped value, such as a missing colon in
  * {@code spec}, surfaces only when the object is bound or parsed), and each object keeps its own
  * bytes (without {@code metadata.managedFields} unless asked to keep them). Objects bound
- * to a Java type other than {@link KubernetesObject} are then bound from those bytes.
+ * to a Java type other than {@link KubernetesObject} are then bound from those bytes. A list page
+ * is decoded as it streams in, item by item, never held whole.
+ * <p>
+ * An object the server has that cannot be held, because it does not bind to the Java type or is
+ * larger than the size limit, is never dropped: it is handed up with its metadata as an
+ * {@link UnbindableObject} (in a {@link WatchEvent#unbindable} event, or in
+ * {@link ObjectList#unbindable()}), which says where and why, never with the value (Jackson's
+ * messages quote it, and they reach no message, log or status from here).
  * Thread-safe.
  *
  * @param <T> the Java type of the objects
@@ -66,12 +80,21 @@ final class ObjectDecoder<T> {
 
 	private static final byte[] INITIAL_EVENTS_END_BYTES = ascii(INITIAL_EVENTS_END);
 
-	private static final org.apache.commons.logging.Log logger = org.apache.commons.logging.LogFactory
-		.getLog(ObjectDecoder.class);
-
 	private static final JsonFactory FACTORY = JsonFactory.builder().build();
 
 	private static final int POOL_LIMIT = 4096;
+
+	/** The buffer of a list's bytes to begin with: some dozens of typical items per read. */
+	private static final int LIST_BUFFER = 256 * 1024;
+
+	/** A list's member or item separator: the object or array ended. */
+	private static final Integer LIST_END = 0;
+
+	/** A list's member: {@code "items":[}. */
+	private static final Integer ITEMS_START = 1;
+
+	/** A list's member read (or skipped) whole; or an item follows. */
+	private static final Integer READ = 2;
 
 	private final Class<T> type;
 
@@ -120,7 +143,8 @@ final class ObjectDecoder<T> {
 	 * @param end receives where the event ends
 	 * @return the event
 	 * @throws JsonScanner.Incomplete when the event goes on past {@code limit}
-	 * @throws DecodeException when the bytes are not a watch event
+	 * @throws DecodeException when the bytes are not a watch event, or an ERROR event's object is
+	 * not a {@code Status}
 	 */
 	WatchEvent<T> decodeEvent(byte[] buf, int off, int limit, int[] end) {
 		JsonScanner json = new JsonScanner(buf, off, limit - off);
@@ -156,114 +180,165 @@ final class ObjectDecoder<T> {
 			throw new DecodeException("a watch event without a \"type\"");
 		}
 		if (object == null) {
-			throw new DecodeException("a " + truncate(type) + " watch event without an \"object\"");
+			String named = truncate(type);
+			throw new DecodeException(
+					(startsWithVowel(named) ? "an " : "a ") + named + " watch event without an \"object\"");
 		}
 		WatchEvent.Type eventType = eventType(type);
 		return switch (eventType) {
-			case ERROR -> new WatchEvent<>(eventType, null, null,
-					decodeStatus(buf, off + object.start, object.end - object.start), false);
+			case ERROR -> {
+				Status status = decodeStatus(buf, off + object.start, object.end - object.start);
+				if (status == null) {
+					// an ERROR event stands for its Status: without one it says nothing that can be acted on
+					throw new DecodeException("an ERROR watch event whose object is not a Status");
+				}
+				yield new WatchEvent<>(eventType, null, null, status, false);
+			}
 			case BOOKMARK -> new WatchEvent<>(eventType, null, object.meta(), null, object.initialEventsEnd);
 			default -> {
 				ObjectMeta meta = object.meta();
 				try {
 					yield new WatchEvent<>(eventType, bind(object, meta, buf, off), meta, null, false);
 				}
-				catch (DecodeException ex) {
+				catch (NotBindable ex) {
 					// the event is sound but its object does not fit the Java type: say so and go on
-					yield WatchEvent.unbindable(eventType,
-							new UnbindableObject(meta, "", this.type.getName(), ex.getMessage()));
+					yield WatchEvent.unbindable(eventType, ex.unbindable);
 				}
 			}
 		};
 	}
 
 	/**
-	 * Decodes one page of a list.
+	 * What to hand up for a watch event larger than the size limit, from its first bytes: an
+	 * ADDED, MODIFIED or DELETED event whose object cannot be held, when the event's {@code type}
+	 * and the object's metadata come before the limit (the API server writes {@code type} first
+	 * and {@code metadata} before {@code spec}). The metadata counts as read when it closed before
+	 * the limit, or when the limit cut it inside {@code managedFields}, which the API server writes
+	 * last, with the name and resourceVersion read before it.
 	 * @param buf the bytes
-	 * @param off where the list starts
-	 * @param len its length
-	 * @return the page
-	 * @throws DecodeException when the bytes are not a list
+	 * @param off where the event starts
+	 * @param limit where its first bytes end (the event goes on)
+	 * @param maxBytes the size limit, for the reason
+	 * @return the event, or {@code null} when its first bytes do not tell its type and metadata,
+	 * or it is a BOOKMARK or an ERROR
 	 */
-	ObjectList<T> decodeList(byte[] buf, int off, int len) {
-		JsonScanner json = new JsonScanner(buf, off, len);
-		String resourceVersion = null;
-		String continueToken = null;
-		Long remaining = null;
-		List<T> items = null;
-		List<ObjectMeta> metas = null;
-		String kind = null;
+	WatchEvent<T> decodeOversizedEvent(byte[] buf, int off, int limit, int maxBytes) {
+		JsonScanner json = new JsonScanner(buf, off, limit - off);
+		String type = null;
+		Scan object = null;
 		try {
 			json.beginObject();
 			for (int key = json.nextKey(true); key >= 0; key = json.nextKey(false)) {
-				if (json.keyIs(key, METADATA) && json.peek() == '{') {
-					json.beginObject();
-					for (int k = json.nextKey(true); k >= 0; k = json.nextKey(false)) {
-						if (json.keyIs(k, RESOURCE_VERSION)) {
-							resourceVersion = json.stringOrSkip();
-						}
-						else if (json.keyIs(k, CONTINUE)) {
-							continueToken = json.stringOrSkip();
-						}
-						else if (json.keyIs(k, REMAINING_ITEM_COUNT)) {
-							remaining = json.longOrSkip();
-						}
-						else {
-							json.skipValue();
-						}
-					}
+				if (json.keyIs(key, TYPE)) {
+					type = json.stringOrSkip();
 				}
-				else if (json.keyIs(key, ITEMS) && json.peek() == '[') {
-					items = new ArrayList<>();
-					metas = new ArrayList<>();
-					json.expect('[');
-					boolean first = true;
-					while (json.peek() != ']') {
-						if (!first) {
-							json.expect(',');
-						}
-						first = false;
-						if (json.peek() != '{') {
-							throw json.error("expected an object in \"items\"");
-						}
-						Scan item = new Scan(this.pool);
-						item.start = json.position() - off;
-						scanObject(json, item);
-						item.end = json.position() - off;
-						ObjectMeta meta = item.meta();
-						try {
-							items.add(bind(item, meta, buf, off));
-							metas.add(meta);
-						}
-						catch (DecodeException ex) {
-							// one object that does not fit the Java type must not stop the whole list
-							logger.error("Skipped " + meta.key() + " of a list: " + ex.getMessage());
-						}
-					}
-					json.expect(']');
-				}
-				else if (json.keyIs(key, ITEMS) && json.peek() == 'n') {
-					json.skipValue();
-					items = new ArrayList<>();
-					metas = new ArrayList<>();
-				}
-				else if (json.keyIs(key, KIND)) {
-					kind = json.stringOrSkip();
+				else if (json.keyIs(key, OBJECT) && json.peek() == '{' && object == null) {
+					object = new Scan(this.pool);
+					scanObject(json, object);
 				}
 				else {
 					json.skipValue();
 				}
 			}
-			json.expectEnd();
+		}
+		catch (JsonScanner.Incomplete ex) {
+			// as expected: the event goes on past its first bytes
+		}
+		catch (DecodeException ex) {
+			return null;
+		}
+		if (type == null || object == null || !object.metadataKnown()) {
+			return null;
+		}
+		WatchEvent.Type eventType = switch (type) {
+			case "ADDED" -> WatchEvent.Type.ADDED;
+			case "MODIFIED" -> WatchEvent.Type.MODIFIED;
+			case "DELETED" -> WatchEvent.Type.DELETED;
+			default -> null;
+		};
+		return (eventType != null) ? WatchEvent.unbindable(eventType, tooLarge(object.meta(), maxBytes)) : null;
+	}
+
+	private UnbindableObject tooLarge(ObjectMeta meta, int maxBytes) {
+		return new UnbindableObject(meta, "", this.type.getName(),
+				"larger than max-event-size (" + maxBytes + " bytes)");
+	}
+
+	/**
+	 * Decodes one page of a list held in memory, without a size limit on its items.
+	 * @param buf the bytes
+	 * @param off where the list starts
+	 * @param len its length
+	 * @return the page
+	 * @throws DecodeException when the bytes are not a list (or end inside it)
+	 */
+	ObjectList<T> decodeList(byte[] buf, int off, int len) {
+		try {
+			return decodeList(new ByteArrayInputStream(buf, off, len), Integer.MAX_VALUE - 8, len + 1);
+		}
+		catch (IOException ex) {
+			// nothing to read but the bytes: the list ended inside
+			throw new DecodeException("a list is not valid JSON: " + ex.getMessage(), ex);
+		}
+	}
+
+	/**
+	 * Decodes one page of a list as its bytes stream in: the list's {@code metadata} (before or after
+	 * {@code items}) and its items one at a time, each with its own bytes, through a buffer that
+	 * holds about one item (never more than {@code maxItemBytes} and one read), so that a page of
+	 * any size is never held whole. An item larger than {@code maxItemBytes} is handed up as an
+	 * {@link UnbindableObject}, its metadata read from its first bytes and the rest skipped as it
+	 * arrives (see {@link #decodeOversizedEvent}); when its metadata cannot be read, the list fails.
+	 * Reads the stream to its end.
+	 * @param in the body
+	 * @param maxItemBytes the size limit of one item (and of any other member of the list)
+	 * @return the page
+	 * @throws IOException when reading fails, or the stream ends inside the list
+	 * ({@link java.io.EOFException})
+	 * @throws JsonFrameReader.MalformedFrameException when an item is too large and its metadata
+	 * cannot be read, or another member of the list is too large
+	 * @throws DecodeException when the bytes are not a list
+	 */
+	ObjectList<T> decodeList(InputStream in, int maxItemBytes) throws IOException {
+		return decodeList(in, maxItemBytes, (int) Math.min(LIST_BUFFER, (long) maxItemBytes + 1));
+	}
+
+	private ObjectList<T> decodeList(InputStream in, int maxItemBytes, int initialCapacity) throws IOException {
+		JsonFrameReader reader = new JsonFrameReader(in, maxItemBytes, initialCapacity);
+		ListDecoding list = new ListDecoding(maxItemBytes);
+		try {
+			reader.read(list::open, null, "a list");
+			for (boolean first = true;; first = false) {
+				list.firstMember = first;
+				Integer member = reader.read(list::member, null, "a list");
+				if (member == LIST_END) {
+					break;
+				}
+				if (member == ITEMS_START) {
+					list.items = new ArrayList<>();
+					list.metas = new ArrayList<>();
+					for (boolean firstItem = true;; firstItem = false) {
+						list.firstItem = firstItem;
+						if (reader.read(list::separator, null, "a list") == LIST_END) {
+							break;
+						}
+						reader.read(list::item, list::oversizedItem, "a list item").addTo(list);
+					}
+				}
+			}
+			if (!reader.atEnd()) {
+				throw new DecodeException("expected the end after the list");
+			}
 		}
 		catch (DecodeException ex) {
 			throw new DecodeException("a list is not valid JSON: " + ex.getMessage(), ex);
 		}
-		if (items == null) {
+		if (list.items == null) {
 			throw new DecodeException("expected a list with \"items\" but got "
-					+ ((kind != null) ? "a " + kind : "an object without them"));
+					+ ((list.kind != null) ? "a " + list.kind : "an object without them"));
 		}
-		return new ObjectList<>(items, metas, resourceVersion, continueToken, remaining);
+		return new ObjectList<>(list.items, list.metas, list.resourceVersion, list.continueToken, list.remaining,
+				list.unbindable);
 	}
 
 	/**
@@ -304,6 +379,10 @@ final class ObjectDecoder<T> {
 		}
 	}
 
+	/**
+	 * Binds an object to the Java type.
+	 * @throws NotBindable when it does not bind: what failed and where, without the value
+	 */
 	private T bind(Scan scan, ObjectMeta meta, byte[] buf, int off) {
 		byte[] json = scan.bytes(buf, off, this.keepManagedFields);
 		KubernetesObject object = KubernetesObject.of(meta, intern(scan.apiVersion, this.pool),
@@ -315,9 +394,66 @@ final class ObjectDecoder<T> {
 			return object.as(this.type, this.mapper);
 		}
 		catch (JacksonException ex) {
-			throw new DecodeException(object + " does not bind to " + this.type.getName() + ": "
-					+ ex.getOriginalMessage(), ex);
+			// never the exception itself, nor its message: Jackson's messages quote the value
+			throw new NotBindable(unbindable(meta, ex));
 		}
+	}
+
+	/**
+	 * What could not be bound, from Jackson's exception, never with the value it found there.
+	 * @param meta the object's metadata
+	 * @param ex why binding failed
+	 * @return the path of the value that failed, the target type and a reason without the value
+	 */
+	UnbindableObject unbindable(ObjectMeta meta, JacksonException ex) {
+		return new UnbindableObject(meta, pointer(ex), this.type.getName(), reason(ex, this.type));
+	}
+
+	/**
+	 * The JSON pointer (RFC 6901) of the value that failed, from the exception's path: property
+	 * names and array indexes, for example {@code /spec/items/3/name}.
+	 * @param ex the exception
+	 * @return the pointer, {@code ""} when the exception has no path
+	 */
+	static String pointer(JacksonException ex) {
+		StringBuilder pointer = new StringBuilder();
+		for (JacksonException.Reference reference : ex.getPath()) {
+			String name = reference.getPropertyName();
+			if (name != null) {
+				pointer.append('/').append(name.replace("~", "~0").replace("/", "~1"));
+			}
+			else if (reference.getIndex() >= 0) {
+				pointer.append('/').append(reference.getIndex());
+			}
+		}
+		return pointer.toString();
+	}
+
+	/**
+	 * Why a value did not bind, without the value: Jackson's own messages quote it (for example
+	 * {@code Cannot deserialize value of type X from String "..."}).
+	 * @param ex the exception
+	 * @param type the type the object was bound to
+	 * @return the reason
+	 */
+	static String reason(JacksonException ex, Class<?> type) {
+		if (ex instanceof InvalidFormatException invalid) {
+			return "not a valid value of " + simpleName(invalid.getTargetType(), type);
+		}
+		if (ex instanceof UnrecognizedPropertyException) {
+			return "unknown property";
+		}
+		if (ex instanceof IgnoredPropertyException) {
+			return "a property the type ignores";
+		}
+		if (ex instanceof MismatchedInputException mismatched) {
+			return "a value of the wrong shape for " + simpleName(mismatched.getTargetType(), type);
+		}
+		return ex.getClass().getSimpleName();
+	}
+
+	private static String simpleName(Class<?> target, Class<?> fallback) {
+		return ((target != null) ? target : fallback).getSimpleName();
 	}
 
 	/** Reads an object's envelope and metadata, skipping the rest; ends after its '}'. */
@@ -380,13 +516,16 @@ final class ObjectDecoder<T> {
 			}
 			else if (json.keyIs(key, MANAGED_FIELDS)) {
 				scan.managedStart = key - 1;
+				scan.inManagedFields = true;
 				json.skipValue();
+				scan.inManagedFields = false;
 				scan.managedEnd = json.position();
 			}
 			else {
 				json.skipValue();
 			}
 		}
+		scan.metadataRead = true;
 	}
 
 	private static WatchEvent.Type eventType(String type) {
@@ -398,6 +537,10 @@ final class ObjectDecoder<T> {
 			case "ERROR" -> WatchEvent.Type.ERROR;
 			default -> throw new DecodeException("an unknown watch event type \"" + truncate(type) + "\"");
 		};
+	}
+
+	private static boolean startsWithVowel(String text) {
+		return !text.isEmpty() && "AEIOUaeiou".indexOf(text.charAt(0)) >= 0;
 	}
 
 	private static String truncate(String text) {
@@ -420,6 +563,192 @@ final class ObjectDecoder<T> {
 			pool.putIfAbsent(value, value);
 		}
 		return value;
+	}
+
+	/**
+	 * The state of one list being decoded, and its parts as {@link JsonFrameReader.FrameDecoder}s:
+	 * each reads one part from where the last ended, and may be tried again from there with more
+	 * bytes (so it sets fields only as it goes and sets them again on a new try).
+	 */
+	private final class ListDecoding {
+
+		final int maxItemBytes;
+
+		boolean firstMember;
+
+		boolean firstItem;
+
+		String resourceVersion;
+
+		String continueToken;
+
+		Long remaining;
+
+		String kind;
+
+		List<T> items;
+
+		List<ObjectMeta> metas;
+
+		final List<UnbindableObject> unbindable = new ArrayList<>();
+
+		ListDecoding(int maxItemBytes) {
+			this.maxItemBytes = maxItemBytes;
+		}
+
+		/** The list's opening brace. */
+		Integer open(byte[] buf, int start, int limit, int[] end) {
+			JsonScanner json = new JsonScanner(buf, start, limit - start);
+			json.beginObject();
+			end[0] = json.position();
+			return READ;
+		}
+
+		/**
+		 * The next member of the list: its metadata read, its kind read, {@code "items":[} (the
+		 * items follow), or any other member skipped; {@link #LIST_END} after the list's '}'.
+		 */
+		Integer member(byte[] buf, int start, int limit, int[] end) {
+			JsonScanner json = new JsonScanner(buf, start, limit - start);
+			int key = json.nextKey(this.firstMember);
+			Integer result = READ;
+			if (key < 0) {
+				result = LIST_END;
+			}
+			else if (json.keyIs(key, METADATA) && json.peek() == '{') {
+				json.beginObject();
+				for (int k = json.nextKey(true); k >= 0; k = json.nextKey(false)) {
+					if (json.keyIs(k, RESOURCE_VERSION)) {
+						this.resourceVersion = json.stringOrSkip();
+					}
+					else if (json.keyIs(k, CONTINUE)) {
+						this.continueToken = json.stringOrSkip();
+					}
+					else if (json.keyIs(k, REMAINING_ITEM_COUNT)) {
+						this.remaining = json.longOrSkip();
+					}
+					else {
+						json.skipValue();
+					}
+				}
+			}
+			else if (json.keyIs(key, ITEMS) && json.peek() == '[') {
+				json.expect('[');
+				result = ITEMS_START;
+			}
+			else if (json.keyIs(key, ITEMS) && json.peek() == 'n') {
+				json.skipValue();
+				this.items = new ArrayList<>();
+				this.metas = new ArrayList<>();
+			}
+			else if (json.keyIs(key, KIND)) {
+				this.kind = json.stringOrSkip();
+			}
+			else {
+				json.skipValue();
+			}
+			end[0] = json.position();
+			return result;
+		}
+
+		/** Up to the next item's '{' (after a ','), or {@link #LIST_END} after the items' ']'. */
+		Integer separator(byte[] buf, int start, int limit, int[] end) {
+			JsonScanner json = new JsonScanner(buf, start, limit - start);
+			int c = json.peek();
+			if (c == ']') {
+				json.expect(']');
+				end[0] = json.position();
+				return LIST_END;
+			}
+			if (!this.firstItem) {
+				json.expect(',');
+				c = json.peek();
+			}
+			if (c != '{') {
+				throw json.error("expected an object in \"items\"");
+			}
+			end[0] = json.position();
+			return READ;
+		}
+
+		/** One item, from its '{': bound, or what could not be bound; {@code null} when too large. */
+		Item<T> item(byte[] buf, int start, int limit, int[] end) {
+			JsonScanner json = new JsonScanner(buf, start, limit - start);
+			Scan item = new Scan(ObjectDecoder.this.pool);
+			scanObject(json, item);
+			item.end = json.position() - start;
+			end[0] = json.position();
+			if (item.end > this.maxItemBytes) {
+				// not worth binding: the reader hands it to oversizedItem
+				return null;
+			}
+			ObjectMeta meta = item.meta();
+			try {
+				return new Item<>(bind(item, meta, buf, start), meta, null);
+			}
+			catch (NotBindable ex) {
+				// one object that does not fit the Java type must neither stop the whole list nor go
+				// missing from it (it would look deleted): it is handed up as such
+				return new Item<>(null, meta, ex.unbindable);
+			}
+		}
+
+		/** An item over the limit, from its first bytes: its metadata, if they hold it. */
+		Item<T> oversizedItem(byte[] buf, int start, int limit) {
+			JsonScanner json = new JsonScanner(buf, start, limit - start);
+			Scan item = new Scan(ObjectDecoder.this.pool);
+			try {
+				scanObject(json, item);
+			}
+			catch (JsonScanner.Incomplete ex) {
+				// as expected: the item goes on past its first bytes
+			}
+			catch (DecodeException ex) {
+				return null;
+			}
+			if (!item.metadataKnown()) {
+				return null;
+			}
+			ObjectMeta meta = item.meta();
+			return new Item<>(null, meta, tooLarge(meta, this.maxItemBytes));
+		}
+
+	}
+
+	/**
+	 * One item of a list: the object bound, or what could not be held.
+	 *
+	 * @param object the object, or {@code null}
+	 * @param meta its metadata
+	 * @param unbindable what could not be held, or {@code null}
+	 */
+	private record Item<T>(T object, ObjectMeta meta, UnbindableObject unbindable) {
+
+		void addTo(ObjectDecoder<T>.ListDecoding list) {
+			if (this.unbindable != null) {
+				list.unbindable.add(this.unbindable);
+			}
+			else {
+				list.items.add(this.object);
+				list.metas.add(this.meta);
+			}
+		}
+
+	}
+
+	/**
+	 * An object does not bind to the Java type. Control flow inside the decoder, always caught: it
+	 * has no cause (Jackson's exception, whose message quotes the value) and no stack trace.
+	 */
+	static final class NotBindable extends DecodeException {
+
+		final transient UnbindableObject unbindable;
+
+		NotBindable(UnbindableObject unbindable) {
+			super(unbindable.toString(), false);
+			this.unbindable = unbindable;
+		}
+
 	}
 
 	/** What one pass over an object found. */
@@ -454,8 +783,24 @@ final class ObjectDecoder<T> {
 
 		boolean readAnnotations;
 
+		/** Whether the object's metadata was read up to its closing brace. */
+		boolean metadataRead;
+
+		/** Whether the scan is inside {@code metadata.managedFields}. */
+		boolean inManagedFields;
+
 		Scan(Map<String, String> pool) {
 			this.pool = pool;
+		}
+
+		/**
+		 * Whether the metadata is known, from a scan that may have stopped early: read whole, or
+		 * cut inside managedFields (written last by the API server) with name and resourceVersion
+		 * read before it.
+		 */
+		boolean metadataKnown() {
+			return this.metadataRead
+					|| (this.inManagedFields && this.name != null && this.resourceVersion != null);
 		}
 
 		ObjectMeta meta() {

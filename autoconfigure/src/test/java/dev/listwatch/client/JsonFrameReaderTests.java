@@ -184,6 +184,163 @@ class JsonFrameReaderTests {
 		}
 	}
 
+	@Test
+	void handsUpTheHeadOfAnOversizedFrameAndSkipsItsRest() throws IOException {
+		String small = "{\"a\":1}";
+		String big = "{\"head\":\"h\",\"s\":\"" + "} { ] [ \\\" \\\\".repeat(3000)
+				+ "\",\"n\":[[{\"x\":\"}\"}],[]],\"e\":\"\\\\\"}";
+		assertThat(big.length()).isGreaterThan(30_000);
+		for (String separator : new String[] { "\n", "", " \r\n" }) {
+			String stream = small + separator + big + separator + small + separator + big + big + separator + small;
+			for (int chunk : new int[] { 1, 7, 64, 1000, Integer.MAX_VALUE }) {
+				JsonFrameReader reader = reader(stream, 1000, chunk);
+				List<String> frames = new ArrayList<>();
+				String frame;
+				while ((frame = reader.next(new Counting(), JsonFrameReaderTests::head)) != null) {
+					frames.add(frame);
+				}
+				assertThat(frames).as("chunk %d, separator '%s'", chunk, separator)
+					.containsExactly(small, "HEAD {\"head\":\"h\"", small, "HEAD {\"head\":\"h\"", "HEAD {\"head\":\"h\"",
+							small);
+			}
+		}
+	}
+
+	@Test
+	void holdsNoMoreThanTheLimitOfAnOversizedFrame() throws IOException {
+		int max = 64 * 1024;
+		String big = "{\"head\":\"h\",\"s\":\"" + "x".repeat(5_000_000) + "\"}";
+		String small = "{\"a\":1}";
+		for (int chunk : new int[] { 4096, Integer.MAX_VALUE }) {
+			JsonFrameReader reader = reader(big + "\n" + small + "\n", max, chunk);
+			assertThat(reader.next(new Counting(), JsonFrameReaderTests::head)).startsWith("HEAD");
+			assertThat(reader.next(new Counting(), JsonFrameReaderTests::head)).isEqualTo(small);
+			assertThat(reader.buffer().length).as("chunk %d", chunk).isLessThanOrEqualTo(max + 1);
+			assertThat(reader.next(new Counting(), JsonFrameReaderTests::head)).isNull();
+		}
+	}
+
+	@Test
+	void refusesAnOversizedFrameWhoseHeadTellsNothingAndReportsOneTruncatedInItsRest() {
+		String big = "{\"s\":\"" + "x".repeat(5000) + "\"}";
+		for (int chunk : new int[] { 1, 64, Integer.MAX_VALUE }) {
+			assertThatExceptionOfType(JsonFrameReader.MalformedFrameException.class)
+				.isThrownBy(() -> reader(big, 1000, chunk).next(new Counting(), (buf, start, limit) -> null))
+				.withMessage("An event is larger than the limit of 1000 bytes (listwatch.defaults.max-event-size)");
+			JsonFrameReader reader = reader(big.replace("{\"s\"", "{\"head\"").substring(0, 3000), 1000, chunk);
+			assertThatExceptionOfType(EOFException.class).isThrownBy(() -> {
+				while (reader.next(new Counting(), JsonFrameReaderTests::head) != null) {
+					// the head, then the truncated rest
+				}
+			}).withMessage("the stream ended inside an event after 3000 bytes (truncated)");
+		}
+	}
+
+	@Test
+	void skipsWhatTheScannerSkipsWhereverTheBytesAreCut() {
+		Random random = new Random(11);
+		for (int n = 0; n < 500; n++) {
+			String value = randomObject(random, 0);
+			byte[] bytes = (value + "  {}").getBytes(StandardCharsets.UTF_8);
+			JsonScanner scanner = new JsonScanner(bytes, 0, bytes.length);
+			scanner.skipValue();
+			int expected = scanner.position();
+			JsonFrameReader.Skip skip = new JsonFrameReader.Skip("an event");
+			int from = 0;
+			int at = -1;
+			while (at < 0) {
+				int to = Math.min(bytes.length, from + 1 + random.nextInt(20));
+				at = skip.scan(bytes, from, to);
+				from = to;
+			}
+			assertThat(at).as(value).isEqualTo(expected);
+		}
+	}
+
+	@Test
+	void readsThePartsOfOneValueAndTellsItsEnd() throws IOException {
+		String stream = " {\"a\":[1,2], \"b\":\"x\"}  \n";
+		for (int chunk : new int[] { 1, 3, Integer.MAX_VALUE }) {
+			JsonFrameReader reader = reader(stream, 100, chunk);
+			List<String> parts = new ArrayList<>();
+			parts.add(reader.read(JsonFrameReaderTests::member, null, "a list"));
+			while (!parts.get(parts.size() - 1).equals("}")) {
+				parts.add(reader.read(JsonFrameReaderTests::member, null, "a list"));
+			}
+			assertThat(parts).as("chunk %d", chunk).containsExactly(" {", "\"a\":[1,2]", ", \"b\":\"x\"", "}");
+			assertThat(reader.atEnd()).isTrue();
+			JsonFrameReader more = reader(stream + "x", 100, chunk);
+			more.read(JsonFrameReaderTests::skipValue, null, "a list");
+			assertThat(more.atEnd()).isFalse();
+		}
+	}
+
+	/** One member with its key, its separator or the closing brace, or the opening brace. */
+	private static String member(byte[] buf, int start, int limit, int[] end) {
+		JsonScanner json = new JsonScanner(buf, start, limit - start);
+		int c = json.peek();
+		if (c == '{' || c == '}') {
+			json.expect((char) c);
+		}
+		else {
+			if (c == ',') {
+				json.expect(',');
+			}
+			json.nextKey(true);
+			json.skipValue();
+		}
+		end[0] = json.position();
+		return new String(buf, start, end[0] - start, StandardCharsets.UTF_8);
+	}
+
+	private static String skipValue(byte[] buf, int start, int limit, int[] end) {
+		JsonScanner json = new JsonScanner(buf, start, limit - start);
+		json.skipValue();
+		end[0] = json.position();
+		return "";
+	}
+
+	private static String head(byte[] buf, int start, int limit) {
+		String head = new String(buf, start, limit - start, StandardCharsets.ISO_8859_1);
+		return head.startsWith("{\"head\"") ? "HEAD " + head.substring(0, 11) : null;
+	}
+
+	private static String randomObject(Random random, int depth) {
+		StringBuilder json = new StringBuilder("{");
+		int members = random.nextInt((depth < 3) ? 5 : 2);
+		for (int i = 0; i < members; i++) {
+			json.append((i > 0) ? "," : "").append(randomString(random)).append(':').append(randomValue(random, depth + 1));
+		}
+		return json.append('}').toString();
+	}
+
+	private static String randomValue(Random random, int depth) {
+		return switch (random.nextInt((depth < 4) ? 5 : 3)) {
+			case 0 -> randomString(random);
+			case 1 -> Integer.toString(random.nextInt());
+			case 2 -> "true";
+			case 3 -> randomObject(random, depth);
+			default -> {
+				StringBuilder array = new StringBuilder("[");
+				int n = random.nextInt(4);
+				for (int i = 0; i < n; i++) {
+					array.append((i > 0) ? "," : "").append(randomValue(random, depth + 1));
+				}
+				yield array.append(']').toString();
+			}
+		};
+	}
+
+	private static String randomString(Random random) {
+		String[] pieces = { "a", "\\\"", "\\\\", "{", "}", "[", "]", "\\u00e9", "é", " ", ":", "," };
+		StringBuilder text = new StringBuilder("\"");
+		int n = random.nextInt(8);
+		for (int i = 0; i < n; i++) {
+			text.append(pieces[random.nextInt(pieces.length)]);
+		}
+		return text.append('"').toString();
+	}
+
 	private static JsonFrameReader reader(String stream, int maxFrame, int chunk) {
 		return new JsonFrameReader(new Chunked(stream.getBytes(StandardCharsets.UTF_8), chunk), maxFrame);
 	}
@@ -247,6 +404,11 @@ class JsonFrameReaderTests {
 		public int read(byte[] b, int off, int len) {
 			checkNotWaiting();
 			return this.in.read(b, off, Math.min(len, this.chunk));
+		}
+
+		@Override
+		public int available() {
+			return this.in.available();
 		}
 
 		private void checkNotWaiting() {

@@ -1,6 +1,8 @@
 package dev.listwatch.client;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 
 import dev.listwatch.KubernetesObject;
@@ -77,12 +79,15 @@ class ObjectDecoderTests {
 		assertThat(event.resourceVersion()).isEqualTo("42");
 		assertThat(event.unbindable()).isNotNull();
 		assertThat(event.unbindable().targetType()).isEqualTo(Strict.class.getName());
+		assertThat(event.unbindable().path()).isEqualTo("/spec");
+		assertThat(event.unbindable().reason()).isEqualTo("a value of the wrong shape for int");
 		byte[] list = ("{\"kind\":\"PodList\",\"metadata\":{\"resourceVersion\":\"9\"},\"items\":[" + POD + "]}")
 			.getBytes(StandardCharsets.UTF_8);
 		ObjectList<Strict> page = strict.decodeList(list, 0, list.length);
 		assertThat(page.items()).isEmpty();
 		assertThat(page.metas()).isEmpty();
 		assertThat(page.resourceVersion()).isEqualTo("9");
+		assertThat(page.unbindable()).singleElement().isEqualTo(event.unbindable());
 	}
 
 	@Test
@@ -106,6 +111,20 @@ class ObjectDecoderTests {
 		assertThat(error.status().code()).isEqualTo(410);
 		assertThat(error.status().reason()).isEqualTo("Expired");
 		assertThat(error.status().message()).contains("too old resource version");
+	}
+
+	@Test
+	void refusesAnErrorEventWhoseObjectIsNotAStatus() {
+		// the skipping scan does not check literals inside the object: the Status decoding finds it broken
+		assertThatExceptionOfType(DecodeException.class)
+			.isThrownBy(() -> event("{\"type\":\"ERROR\",\"object\":{\"code\":410,\"details\":{\"a\" tru}}}"))
+			.withMessageContaining("an ERROR watch event whose object is not a Status");
+		assertThatExceptionOfType(DecodeException.class)
+			.isThrownBy(() -> event("{\"type\":\"ERROR\",\"object\":\"Expired\"}"))
+			.withMessageContaining("an ERROR watch event without an \"object\"");
+		assertThatExceptionOfType(DecodeException.class)
+			.isThrownBy(() -> event("{\"type\":\"ERROR\",\"object\":null}"))
+			.withMessageContaining("an ERROR watch event without an \"object\"");
 	}
 
 	@Test
@@ -134,6 +153,90 @@ class ObjectDecoderTests {
 		assertThatExceptionOfType(DecodeException.class)
 			.isThrownBy(() -> this.decoder.decodeList(notAList, 0, notAList.length))
 			.withMessageContaining("expected a list with \"items\" but got a Pod");
+	}
+
+	@Test
+	void decodesAListAsItStreamsInWhereverItsReadsEnd() throws IOException {
+		String items = POD + "," + POD.replace("web-1", "web-2") + " ,\n  " + POD.replace("web-1", "web-3");
+		String metadata = "\"metadata\":{\"resourceVersion\":\"9\",\"continue\":\"tok\",\"remainingItemCount\":3}";
+		List<String> lists = List.of(
+				"{\"kind\":\"PodList\",\"apiVersion\":\"v1\"," + metadata + ",\"items\":[" + items + "]}",
+				"{\"kind\":\"PodList\",\"items\":[" + items + "]," + metadata + ",\"apiVersion\":\"v1\"}",
+				"\n{\n  \"kind\": \"PodList\",\n  \"items\": [\n    " + items + "\n  ],\n  " + metadata + "\n}\n");
+		for (String list : lists) {
+			byte[] bytes = list.getBytes(StandardCharsets.UTF_8);
+			for (int chunk : new int[] { 1, 7, 100, Integer.MAX_VALUE }) {
+				ObjectList<KubernetesObject> page = this.decoder
+					.decodeList(new JsonFrameReaderTests.Chunked(bytes, chunk), 1 << 20);
+				assertThat(page.items()).as("chunk %d of %s", chunk, list)
+					.extracting(KubernetesObject::name)
+					.containsExactly("web-1", "web-2", "web-3");
+				assertThat(page.items().get(2).json()).doesNotContain("managedFields");
+				assertThat(page.items().get(0).toTree()).isEqualTo(event("{\"type\":\"ADDED\",\"object\":" + POD + "}")
+					.object()
+					.toTree());
+				assertThat(page.metas()).extracting(dev.listwatch.ObjectMeta::key)
+					.containsExactly("shop/web-1", "shop/web-2", "shop/web-3");
+				assertThat(page.resourceVersion()).isEqualTo("9");
+				assertThat(page.continueToken()).isEqualTo("tok");
+				assertThat(page.remainingItemCount()).isEqualTo(3);
+				assertThat(this.decoder.decodeList(bytes, 0, bytes.length)).isEqualTo(page);
+			}
+		}
+	}
+
+	@Test
+	void decodesEmptyListsAndRefusesBrokenOnes() throws IOException {
+		for (String empty : List.of("{\"items\":[],\"metadata\":{\"resourceVersion\":\"3\"}}",
+				"{\"metadata\":{\"resourceVersion\":\"3\"},\"items\":null}",
+				" { \"items\" : [ ] , \"metadata\":{\"resourceVersion\":\"3\"} } ")) {
+			ObjectList<KubernetesObject> page = list(empty, 1 << 20);
+			assertThat(page.items()).as(empty).isEmpty();
+			assertThat(page.resourceVersion()).isEqualTo("3");
+		}
+		assertThatExceptionOfType(DecodeException.class).isThrownBy(() -> list("{\"items\":[1]}", 100))
+			.withMessageContaining("expected an object in \"items\"");
+		assertThatExceptionOfType(DecodeException.class).isThrownBy(() -> list("{\"items\":[{}{}]}", 100))
+			.withMessageContaining("expected ','");
+		assertThatExceptionOfType(DecodeException.class).isThrownBy(() -> list("[]", 100))
+			.withMessageContaining("a list is not valid JSON: expected '{'");
+		assertThatExceptionOfType(DecodeException.class).isThrownBy(() -> list("{\"items\":[]}]", 100))
+			.withMessageContaining("expected the end after the list");
+		assertThatExceptionOfType(java.io.EOFException.class).isThrownBy(() -> list("{\"items\":[{\"a\":", 100))
+			.withMessage("the stream ended inside a list item after 5 bytes (truncated)");
+		assertThatExceptionOfType(java.io.EOFException.class).isThrownBy(() -> list("{\"items\":[{}", 100))
+			.withMessage("the stream ended inside a list after 0 bytes (truncated)");
+		byte[] truncated = "{\"items\":[{}".getBytes(StandardCharsets.UTF_8);
+		assertThatExceptionOfType(DecodeException.class)
+			.isThrownBy(() -> this.decoder.decodeList(truncated, 0, truncated.length))
+			.withMessageContaining("truncated");
+		// a member other than an item over the limit
+		assertThatExceptionOfType(JsonFrameReader.MalformedFrameException.class)
+			.isThrownBy(() -> list("{\"x\":\"" + "x".repeat(200) + "\",\"items\":[]}", 100))
+			.withMessageContaining("A list is larger than the limit of 100 bytes");
+	}
+
+	@Test
+	void anItemOverTheLimitIsUnbindableEvenWhenTheLimitCutsItsManagedFields() throws IOException {
+		String big = POD.replace("[{\"manager\":\"kubectl\",",
+				"[" + "{\"manager\":\"m\"},".repeat(100) + "{\"manager\":\"kubectl\",");
+		assertThat(big.indexOf("managedFields")).isLessThan(200);
+		assertThat(big.length()).isGreaterThan(1000);
+		for (int chunk : new int[] { 1, 13, Integer.MAX_VALUE }) {
+			ObjectList<KubernetesObject> page = this.decoder.decodeList(new JsonFrameReaderTests.Chunked(
+					("{\"items\":[" + big + "," + POD.replace("web-1", "web-2") + "]}").getBytes(StandardCharsets.UTF_8),
+					chunk), 400);
+			assertThat(page.items()).extracting(KubernetesObject::name).as("chunk %d", chunk).containsExactly("web-2");
+			assertThat(page.unbindable()).singleElement().satisfies((u) -> {
+				assertThat(u.meta()).isEqualTo(
+						new dev.listwatch.ObjectMeta("shop", "web-1", "u-1", "42", Map.of("app", "web", "tier", "front")));
+				assertThat(u.reason()).isEqualTo("larger than max-event-size (400 bytes)");
+			});
+		}
+	}
+
+	private ObjectList<KubernetesObject> list(String json, int max) throws IOException {
+		return this.decoder.decodeList(new JsonFrameReaderTests.Chunked(json.getBytes(StandardCharsets.UTF_8), 3), max);
 	}
 
 	@Test
