@@ -17,7 +17,7 @@ import java.util.Objects;
  * @param path the JSON pointer of the value that could not be bound, for example
  * {@code /spec/mode}, or {@code ""} when the object as a whole was refused (too large)
  * @param targetType the Java type it was bound to, for example {@code com.example.MyConfigMap}
- * @param reason why, without the value, for example {@code not one of the values of enum Mode} or
+ * @param reason why, without the value, for example {@code not a valid value of Mode} or
  * {@code larger than max-event-size (1048576 bytes)}
  */
 public record UnbindableObject(ObjectMeta meta, String path, String targetType, String reason) {

@@ -561,14 +561,22 @@ final class JsonFrameReader {
 		return true;
 	}
 
+	/**
+	 * What was found where a JSON object should start. Only an HTML page (a proxy's error page) is
+	 * quoted; of anything else only the first byte is named, since a garbled stream of Secrets must
+	 * not end up in logs and health.
+	 */
 	private String describe(int pos) {
-		int end = Math.min(this.limit, pos + 40);
-		StringBuilder text = new StringBuilder();
-		for (int i = pos; i < end; i++) {
-			char c = (char) (this.buf[i] & 0xff);
-			text.append((c >= 0x20 && c < 0x7f) ? c : '.');
+		if (pos < this.limit && this.buf[pos] == '<') {
+			int end = Math.min(this.limit, pos + 40);
+			StringBuilder text = new StringBuilder();
+			for (int i = pos; i < end; i++) {
+				char c = (char) (this.buf[i] & 0xff);
+				text.append((c >= 0x20 && c < 0x7f) ? c : '.');
+			}
+			return "'" + text + "' (an HTML page, perhaps from a proxy)";
 		}
-		return "'" + text + "'" + ((text.length() > 0 && text.charAt(0) == '<') ? " (an HTML page, perhaps from a proxy)" : "");
+		return (pos < this.limit) ? "the byte 0x" + String.format("%02x", this.buf[pos] & 0xff) : "nothing";
 	}
 
 	/**

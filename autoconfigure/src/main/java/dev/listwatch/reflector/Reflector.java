@@ -671,6 +671,7 @@ public final class Reflector<T> implements Runnable {
 			case TOO_MANY_REQUESTS -> "throttled";
 			case UNAUTHORIZED -> "unauthorized";
 			case FORBIDDEN -> "forbidden";
+			case CREDENTIALS -> "credentials";
 			case SERVER_ERROR -> "server-error";
 			default -> "error";
 		};

@@ -69,9 +69,27 @@ class BadInputIT {
 	}
 
 	@Test
-	void anOversizedEventIsReportedAndTheWatchResumes() {
-		resumesAfter(event("MODIFIED", configMap("a", 11, "x".repeat(10_000))), KubernetesApiException.Kind.DECODE,
-				"bad-data", 4096);
+	void anOversizedEventIsHeldAsUnbindableAndTheWatchGoesOnPastIt() {
+		// it used to fail the watch, which resumed from the same resourceVersion into the same event
+		this.server.onList(Reply.body("application/json", list(10, configMap("a", 10, "0"))))
+			.onWatch(Reply.stream(true, event("MODIFIED", configMap("a", 11, "1")),
+					event("MODIFIED", configMap("a", 12, "x".repeat(10_000))), event("ADDED", configMap("b", 13, "1"))));
+		start(4096);
+		awaitValue("b", "1");
+		assertThat(this.informer.lister().get("ns", "a")).as("the last state that could be held")
+			.hasValueSatisfying((cm) -> assertThat(cm.at("/data/v").asString()).isEqualTo("1"));
+		assertThat(this.informer.unbindable()).singleElement().satisfies((object) -> {
+			assertThat(object.key()).isEqualTo("ns/a");
+			assertThat(object.meta().resourceVersion()).isEqualTo("12");
+			assertThat(object.reason()).contains("max-event-size");
+		});
+		assertThat(this.server.lists()).isEqualTo(1);
+		assertThat(this.server.watches()).isEqualTo(1);
+		ReflectorStatus.Snapshot status = this.informer.status().snapshot();
+		assertThat(status.lastResourceVersion()).isEqualTo("13");
+		assertThat(status.restarts()).doesNotContainKey("bad-data");
+		assertThat(resourceEvents()).extracting((e) -> e.type() + " " + e.meta().resourceVersion())
+			.containsExactly("ADDED 10", "MODIFIED 11", "ADDED 13");
 	}
 
 	@Test

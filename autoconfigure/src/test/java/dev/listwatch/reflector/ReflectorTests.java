@@ -276,7 +276,8 @@ class ReflectorTests {
 		Request relist = this.listerWatcher.nextRequest();
 		assertThat(relist.options().sendInitialEvents()).as("one failure does not give streaming up").isTrue();
 		assertThat(nextCalls(2)).containsExactly("replace initial=true [a@5, b@6]", "replace initial=false [c@9]");
-		assertThat(this.reflector.status().snapshot().streaming()).isTrue();
+		// the status is written just after the handler
+		await().until(() -> Boolean.TRUE.equals(this.reflector.status().snapshot().streaming()));
 	}
 
 	@Test
@@ -640,6 +641,27 @@ class ReflectorTests {
 		assertThat(resumed.options().resourceVersion()).isEqualTo("11");
 		assertThat(this.listerWatcher.listCount()).isEqualTo(1);
 		assertThat(this.reflector.status().snapshot().restarts()).containsEntry("error", 1L).doesNotContainKey("handler");
+	}
+
+	@Test
+	void credentialsThatCannotBeHadBackOffAndResumeWithoutAList() {
+		KubernetesApiException noCredentials = new KubernetesApiException(KubernetesApiException.Kind.CREDENTIALS,
+				"GET /api/v1/namespaces/ns/things failed: could not obtain credentials: exec plugin exited with 1", null);
+		this.listerWatcher.page("10", null, "a@5")
+			.stream(new FakeStream().events(event(WatchEvent.Type.ADDED, "b@11")).breaks())
+			.watchFails(noCredentials)
+			.watchFails(noCredentials);
+		start(options(false));
+		this.listerWatcher.nextRequest();
+		this.listerWatcher.nextRequest();
+		for (int i = 0; i < 3; i++) {
+			Request retried = this.listerWatcher.nextRequest();
+			assertThat(retried.watch()).isTrue();
+			assertThat(retried.options().resourceVersion()).isEqualTo("11");
+		}
+		assertThat(this.listerWatcher.listCount()).as("no relist on recovery").isEqualTo(1);
+		assertThat(this.reflector.status().snapshot().restarts()).containsEntry("credentials", 2L)
+			.doesNotContainKey("handler");
 	}
 
 	@Test

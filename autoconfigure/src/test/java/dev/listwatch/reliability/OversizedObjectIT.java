@@ -1,0 +1,111 @@
+package dev.listwatch.reliability;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import dev.listwatch.KubernetesObject;
+import dev.listwatch.Lister;
+import dev.listwatch.autoconfigure.ListwatchAutoConfiguration;
+import dev.listwatch.event.ResourceEvent;
+import dev.listwatch.informer.Informer;
+import dev.listwatch.testsupport.ApiWriter;
+import dev.listwatch.testsupport.LocalApiServer;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.event.EventListener;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Objects over {@code max-event-size}, written through the real API server: one there before the
+ * watch starts (in its initial list, streaming or paged) and one that grows past the limit while
+ * it is watched. Neither stops the watch, neither is published as deleted, later changes arrive,
+ * and the watch reports both until they shrink again.
+ */
+class OversizedObjectIT {
+
+	private static final Duration WAIT = Duration.ofSeconds(30);
+
+	private static final String BIG = "x".repeat(40_000);
+
+	@ParameterizedTest(name = "streaming-list={0}")
+	@ValueSource(booleans = { true, false })
+	void anObjectOverTheSizeLimitIsHeldAsUnbindableAndTheWatchGoesOn(boolean streaming) {
+		LocalApiServer server = LocalApiServer.shared();
+		String ns = server.createNamespace("lw-oversized-" + streaming);
+		String path = "/api/v1/namespaces/" + ns + "/configmaps";
+		ApiWriter writer = server.writer();
+		writer.create(path, ApiWriter.configMap(ns, "big", "v", BIG));
+		writer.create(path, ApiWriter.configMap(ns, "small", "v", "0"));
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(JacksonAutoConfiguration.class, RestClientAutoConfiguration.class,
+					ListwatchAutoConfiguration.class))
+			.withUserConfiguration(Listeners.class)
+			.withPropertyValues("listwatch.kubeconfig=" + server.kubeconfig(), "listwatch.watches.cms.api-version=v1",
+					"listwatch.watches.cms.kind=ConfigMap", "listwatch.watches.cms.namespace=" + ns,
+					"listwatch.defaults.max-event-size=16KB", "listwatch.defaults.streaming-list=" + streaming)
+			.run((context) -> {
+				Informer<?> informer = context.getBean("cmsInformer", Informer.class);
+				Recorder recorder = context.getBean(Recorder.class);
+				Lister<KubernetesObject> lister = context.getBean("cmsLister", Lister.class);
+				await().atMost(WAIT).until(() -> informer.status().hasSynced());
+				assertThat(informer.status().snapshot().streaming()).isEqualTo(streaming);
+				assertThat(lister.list().stream().map(KubernetesObject::name)).containsExactly("small");
+				assertThat(informer.unbindable()).singleElement().satisfies((object) -> {
+					assertThat(object.key()).isEqualTo(ns + "/big");
+					assertThat(object.reason()).contains("max-event-size");
+				});
+
+				// the small one grows past the limit: kept as it was, reported, and the watch goes on
+				writer.patch(path + "/small", "{\"data\":{\"v\":\"" + BIG + "\"}}");
+				await().atMost(WAIT).until(() -> informer.unbindableCount() == 2);
+				writer.create(path, ApiWriter.configMap(ns, "later", "v", "0"));
+				await().atMost(WAIT).until(() -> lister.get(ns, "later").isPresent());
+				assertThat(lister.get(ns, "small").map((cm) -> cm.at("/data/v").asString())).contains("0");
+
+				// both shrink: the big one appears, the small one changes from its last state held
+				writer.patch(path + "/big", "{\"data\":{\"v\":\"1\"}}");
+				writer.patch(path + "/small", "{\"data\":{\"v\":\"1\"}}");
+				await().atMost(WAIT).until(() -> informer.unbindableCount() == 0 && informer.backlog() == 0
+						&& lister.get(ns, "big").isPresent());
+				assertThat(recorder.all).extracting((event) -> event.type() + " " + event.key())
+					.containsExactly("ADDED " + ns + "/later", "ADDED " + ns + "/big", "MODIFIED " + ns + "/small");
+				assertThat(recorder.all.get(2).oldObject().at("/data/v").asString()).isEqualTo("0");
+				assertThat(informer.status().snapshot().relists()).isZero();
+				assertThat(informer.status().snapshot().restarts()).doesNotContainKey("bad-data");
+			});
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class Listeners {
+
+		@Bean
+		Recorder recorder() {
+			return new Recorder();
+		}
+
+	}
+
+	static class Recorder {
+
+		final List<ResourceEvent<KubernetesObject>> all = new CopyOnWriteArrayList<>();
+
+		@EventListener
+		void on(ResourceEvent<KubernetesObject> event) {
+			if (!event.initialList()) {
+				this.all.add(event);
+			}
+		}
+
+	}
+
+}
