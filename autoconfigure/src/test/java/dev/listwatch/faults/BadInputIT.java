@@ -38,6 +38,8 @@ class BadInputIT {
 	private static final Backoff.Settings QUICK = new Backoff.Settings(Duration.ofMillis(20), Duration.ofMillis(200),
 			2.0, 0.0, Duration.ofMinutes(1));
 
+	private Backoff.Settings backoff = QUICK;
+
 	private final ScriptedApiServer server = new ScriptedApiServer();
 
 	private final List<ApplicationEvent> events = new CopyOnWriteArrayList<>();
@@ -157,6 +159,9 @@ class BadInputIT {
 	void throttlingHonoursRetryAfter() {
 		this.server.onList(Reply.error(429, "TooManyRequests", 1))
 			.onList(Reply.body("application/json", list(10, configMap("a", 10, "0"))));
+		// honoured up to max-backoff
+		this.backoff = new Backoff.Settings(Duration.ofMillis(20), Duration.ofSeconds(5), 2.0, 0.0,
+				Duration.ofMinutes(1));
 		start(1 << 20);
 		awaitValue("a", "0");
 		List<ScriptedApiServer.Request> requests = this.server.requests();
@@ -211,7 +216,7 @@ class BadInputIT {
 		ListerWatcher<KubernetesObject> configMaps = client.listerWatcher(client.resolve("v1", "ConfigMap", null, "ns"),
 				KubernetesObject.class, false, maxEventBytes);
 		ReflectorOptions options = new ReflectorOptions(null, null, 500L, false, Duration.ofMinutes(5),
-				Duration.ofMinutes(10), idleTimeout, QUICK);
+				Duration.ofMinutes(10), idleTimeout, this.backoff);
 		this.runtime = new InformerRuntime(Clock.systemUTC(), this.events::add, 1, Duration.ofMillis(200));
 		this.informer = new Informer<>("configmaps", KubernetesObject.class, configMaps, new Store<>(), options,
 				this.runtime);
