@@ -34,13 +34,16 @@ import org.springframework.context.SmartLifecycle;
  * with the API server, and every change, once in the store, is published as a
  * {@link ResourceEvent} through a {@link Dispatcher}, off the reading thread and in order per
  * object. Started and stopped with the application context, and startable again after a stop
- * (context {@code stop()}/{@code start()}, checkpoint/restore): the cache is kept, the watch
- * relists and publishes the difference, and events that waited for listeners at the stop are
- * published after the start.
+ * (context {@code stop()}/{@code start()}, checkpoint/restore): the cache is kept, the changes
+ * made meanwhile are published, and events that waited for listeners at the stop are published
+ * after the start.
  * <p>
  * A stopped watch never writes its cache again: {@link #stop(Runnable)} closes the gate through
  * which its reflector writes before it returns, and aborts the reflector's request in flight.
  * Stopping is asynchronous, so the watches of an application stop in parallel.
+ * <p>
+ * After a stop, {@link #start()} resumes with a watch from the last resourceVersion the cache
+ * holds (no list; a relist only if that resourceVersion is too old by then).
  * <p>
  * Objects the watch cannot hold ({@link UnbindableObject}) are never taken for deleted: the cache
  * keeps their last state that could be held, no event is published for the change it could not
@@ -197,6 +200,11 @@ public final class Informer<T> implements SmartLifecycle {
 			Run run = new Run();
 			run.reflector = new Reflector<>(this.watch, this.listerWatcher, run, this.options, this.runtime.ticker(),
 					RandomGenerator.getDefault(), this.status);
+			if (this.store.hasSynced()) {
+				// started again after a stop: the cache is whole up to the last resourceVersion the
+				// reflector handed on, so a watch from there brings what changed meanwhile, without a list
+				run.reflector.resumeFrom(this.status.snapshot().lastResourceVersion());
+			}
 			this.current = run;
 			this.dispatcher.resume();
 			this.runtime.register(this);
@@ -251,7 +259,6 @@ public final class Informer<T> implements SmartLifecycle {
 			run = this.current;
 			this.current = null;
 			if (run != null) {
-				run.close();
 				this.runtime.unregister(this);
 				this.dispatcher.pause();
 			}
@@ -264,6 +271,7 @@ public final class Informer<T> implements SmartLifecycle {
 			return;
 		}
 		run.reflector.stop();
+		run.close();
 		run.whenFinished(callback);
 	}
 
@@ -418,9 +426,8 @@ public final class Informer<T> implements SmartLifecycle {
 				boolean initial) {
 			this.gate.lock();
 			try {
-				if (this.open) {
-					Informer.this.replace(metas, objects, unbindable, initial);
-				}
+				ensureOpen();
+				Informer.this.replace(metas, objects, unbindable, initial);
 			}
 			finally {
 				this.gate.unlock();
@@ -431,12 +438,21 @@ public final class Informer<T> implements SmartLifecycle {
 		public void apply(WatchEvent<T> event) {
 			this.gate.lock();
 			try {
-				if (this.open) {
-					Informer.this.apply(event);
-				}
+				ensureOpen();
+				Informer.this.apply(event);
 			}
 			finally {
 				this.gate.unlock();
+			}
+		}
+
+		/**
+		 * Refuses a write after the stop by throwing, so the stopped reflector does not take it
+		 * for handed on (its resourceVersion, where a later start resumes, stays before it).
+		 */
+		private void ensureOpen() {
+			if (!this.open) {
+				throw new IllegalStateException("Watch " + Informer.this.watch + " is stopped");
 			}
 		}
 

@@ -147,10 +147,22 @@ public final class Reflector<T> implements Runnable {
 		return this.status;
 	}
 
+	/**
+	 * Makes {@link #run()} resume with a watch from {@code resourceVersion} instead of listing
+	 * first: for a handler whose cache is whole up to it (a watch started again after a stop). A
+	 * resourceVersion too old by now ends in 410 and a relist, as any resume does. Call before
+	 * {@code run()}.
+	 * @param resourceVersion the resourceVersion the handler's cache is at, or {@code null} to list
+	 */
+	public void resumeFrom(String resourceVersion) {
+		this.lastResourceVersion = resourceVersion;
+		this.synced = resourceVersion != null;
+	}
+
 	@Override
 	public void run() {
 		this.runner = Thread.currentThread();
-		boolean needSync = true;
+		boolean needSync = this.lastResourceVersion == null;
 		boolean afterGone = false;
 		int gonesInARow = 0;
 		while (!isStopped()) {

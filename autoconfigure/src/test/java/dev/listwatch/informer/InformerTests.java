@@ -109,18 +109,23 @@ class InformerTests {
 	}
 
 	@Test
-	void stopThenStartPublishesTheDifferenceAndEventsFlowAgain() {
+	void stopThenStartResumesFromTheLastResourceVersionWithoutAListAndEventsFlowAgain() {
 		Script script = new Script().list("10", "a@1");
 		Informer<String> informer = informer("things", script);
 		informer.start();
 		assertThat(next(2)).containsExactlyInAnyOrder("ADDED a@1 initial", "SYNCED 1");
+		script.watch().send(event(WatchEvent.Type.MODIFIED, "a@11"));
+		assertThat(next(1)).containsExactly("MODIFIED a@11 old=a@1");
+		await().atMost(WAIT).until(() -> "11".equals(informer.status().snapshot().lastResourceVersion()));
 		informer.stop();
 		assertThat(informer.isRunning()).isFalse();
-		script.list("20", "a@1", "b@15");
 		informer.start();
-		assertThat(next(1)).as("a relist after a restart, not a second initial list").containsExactly("ADDED b@15");
-		script.watch().send(event(WatchEvent.Type.MODIFIED, "a@21"));
-		assertThat(next(1)).containsExactly("MODIFIED a@21 old=a@1");
+		Stream resumed = script.watch();
+		assertThat(script.watchResourceVersions).containsExactly("10", "11");
+		resumed.send(event(WatchEvent.Type.ADDED, "b@15"));
+		resumed.send(event(WatchEvent.Type.MODIFIED, "a@21"));
+		assertThat(next(2)).containsExactly("ADDED b@15", "MODIFIED a@21 old=a@11");
+		assertThat(script.listsStarted).as("no list after the restart").hasValue(1);
 		assertThat(this.published).filteredOn((event) -> event.startsWith("SYNCED")).hasSize(1);
 		assertThat(informer.lister().hasSynced()).isTrue();
 		assertThat(informer.size()).isEqualTo(2);
@@ -273,7 +278,9 @@ class InformerTests {
 
 		private final LinkedBlockingQueue<Object> lists = new LinkedBlockingQueue<>();
 
-		private final AtomicInteger listsStarted = new AtomicInteger();
+		final AtomicInteger listsStarted = new AtomicInteger();
+
+		final List<String> watchResourceVersions = new CopyOnWriteArrayList<>();
 
 		private volatile Object last;
 
@@ -332,6 +339,7 @@ class InformerTests {
 
 		@Override
 		public synchronized WatchStream<String> watch(ListOptions options) {
+			this.watchResourceVersions.add(options.resourceVersion());
 			Stream stream = this.current;
 			if (stream.opened) {
 				stream = new Stream();
