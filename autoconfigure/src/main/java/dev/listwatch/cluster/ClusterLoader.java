@@ -236,6 +236,8 @@ public final class ClusterLoader {
 		}
 		spec.tlsServerName = cluster.text("tls-server-name");
 		spec.insecure = cluster.flag("insecure-skip-tls-verify");
+		spec.insecureOrigin = file;
+		spec.insecureField = cluster.field("insecure-skip-tls-verify");
 		String proxy = cluster.text("proxy-url");
 		if (proxy != null) {
 			spec.proxy = parseProxy(proxy, file, cluster.field("proxy-url"));
@@ -243,12 +245,14 @@ public final class ClusterLoader {
 		String caData = cluster.text("certificate-authority-data");
 		String caFile = cluster.text("certificate-authority");
 		if (caData != null) {
+			spec.caField = cluster.field("certificate-authority-data");
 			spec.caPem = decodeBase64(caData, file, cluster.field("certificate-authority-data"),
 					"paste the output of `base64 -w0 ca.crt`");
 			spec.ca = certificates(spec.caPem, file, cluster.field("certificate-authority-data"),
 					"paste the output of `base64 -w0 ca.crt` (the CA certificate in PEM format)");
 		}
 		else if (caFile != null) {
+			spec.caField = cluster.field("certificate-authority");
 			Path path = cluster.resolve(caFile);
 			spec.caPem = readFile(path, file, cluster.field("certificate-authority"));
 			spec.ca = certificates(spec.caPem, file, cluster.field("certificate-authority"),
@@ -496,6 +500,7 @@ public final class ClusterLoader {
 		}
 		Path ca = directory.resolve("ca.crt");
 		if (Files.isRegularFile(ca)) {
+			spec.caField = ca.toString();
 			spec.caPem = readFile(ca, "in-cluster service account " + directory, "ca.crt");
 			spec.ca = certificates(spec.caPem, ca.toString(), "",
 					"mount the service account's ca.crt (a PEM certificate), or set listwatch.connection.certificate-authority");
@@ -521,19 +526,48 @@ public final class ClusterLoader {
 		if (hasText(settings.server())) {
 			spec.server = parseServer(settings.server(), SETTINGS, "listwatch.connection.server");
 		}
+		boolean caOverride = false;
 		if (hasText(settings.certificateAuthorityData())) {
+			caOverride = true;
+			spec.caField = "listwatch.connection.certificate-authority-data";
 			spec.caPem = settings.certificateAuthorityData();
 			spec.ca = certificates(spec.caPem, SETTINGS, "listwatch.connection.certificate-authority-data",
 					"set it to the CA certificate in PEM format (-----BEGIN CERTIFICATE-----)");
 		}
 		else if (hasText(settings.certificateAuthority())) {
+			caOverride = true;
+			spec.caField = "listwatch.connection.certificate-authority";
 			spec.caPem = readFile(Path.of(settings.certificateAuthority()), SETTINGS,
 					"listwatch.connection.certificate-authority");
 			spec.ca = certificates(spec.caPem, SETTINGS, "listwatch.connection.certificate-authority",
 					"point it at the CA certificate in PEM format (-----BEGIN CERTIFICATE-----)");
 		}
-		if (settings.insecureSkipTlsVerify() != null) {
-			spec.insecure = settings.insecureSkipTlsVerify();
+		// client-go's rules (clientcmd's getCluster): a CA override clears the kubeconfig's
+		// insecure-skip-tls-verify, and insecure-skip-tls-verify=true without a CA override drops the
+		// kubeconfig's CA; what is left must not ask for both
+		Boolean insecure = settings.insecureSkipTlsVerify();
+		if (insecure != null) {
+			spec.insecure = insecure;
+			spec.insecureOrigin = SETTINGS;
+			spec.insecureField = "listwatch.connection.insecure-skip-tls-verify";
+			if (insecure && !caOverride) {
+				spec.ca = null;
+				spec.caPem = null;
+				spec.caField = null;
+			}
+		}
+		else if (caOverride) {
+			spec.insecure = false;
+		}
+		if (spec.insecure && spec.ca != null) {
+			throw new KubeconfigException(spec.insecureOrigin, spec.insecureField,
+					"is true while " + spec.caField
+							+ " is set: a CA to verify the API server against, with verification switched off, is not allowed (client-go refuses it too: \"specifying a root certificates file with the insecure flag is not allowed\")",
+					SETTINGS.equals(spec.insecureOrigin)
+							? "unset listwatch.connection.insecure-skip-tls-verify to verify the API server against the CA (recommended), or unset "
+									+ spec.caField + " to skip verification"
+							: "remove insecure-skip-tls-verify to verify the API server against the CA (recommended), or remove the CA to skip verification; "
+									+ "setting listwatch.connection.certificate-authority (or certificate-authority-data) replaces the kubeconfig's CA and clears its insecure-skip-tls-verify");
 		}
 		if (hasText(settings.token())) {
 			spec.credentials = StaticCredentials.token(settings.token(), "listwatch.connection.token");
@@ -738,9 +772,16 @@ public final class ClusterLoader {
 
 		boolean insecure;
 
+		String insecureOrigin = SETTINGS;
+
+		String insecureField = "listwatch.connection.insecure-skip-tls-verify";
+
 		Proxy proxy;
 
 		String caPem;
+
+		/** Where the CA came from, for errors: a kubeconfig field, a setting, or the ca.crt path. */
+		String caField;
 
 		List<X509Certificate> ca;
 
