@@ -24,9 +24,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
-import javax.net.ssl.SNIHostName;
-import javax.net.ssl.SSLParameters;
-
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import tools.jackson.databind.JsonNode;
@@ -619,16 +616,6 @@ public final class ClusterLoader {
 				Authenticator authenticator = proxy.authenticator();
 				builder = builder.withCustomizer((client) -> client.authenticator(authenticator));
 			}
-		}
-		if (https && spec.tlsServerName != null && !spec.insecure) {
-			// The JDK client sends the URL's host as SNI when it is a name; for an IP address
-			// it sends none, so the SSLParameters' server name is used.
-			String serverName = spec.tlsServerName;
-			builder = builder.withCustomizer((client) -> {
-				SSLParameters parameters = new SSLParameters();
-				parameters.setServerNames(List.of(new SNIHostName(serverName)));
-				client.sslParameters(parameters);
-			});
 		}
 		return new ReadAheadRequestFactory(builder.build(clientSettings));
 	}

@@ -267,6 +267,36 @@ class ClusterTlsTest {
 	}
 
 	@Test
+	void tlsServerNameIsSentAsSniWhenTheServerUrlNamesAHost() throws IOException {
+		URI uri = start(serverForOtherName, false);
+		Cluster cluster = load(kubeconfig(URI.create("https://localhost:" + uri.getPort()), """
+				certificate-authority-data: %s
+				tls-server-name: api.internal.example""".formatted(ca.certificateBase64()), ""));
+		assertThat(get(cluster)).isEqualTo("200 ok");
+		assertThat(this.seen).containsEntry("sni", "api.internal.example");
+	}
+
+	@Test
+	void tlsServerNameIsSentAsSniWithoutVerification() throws IOException {
+		URI uri = start(serverForOtherName, false);
+		Cluster cluster = load(kubeconfig(URI.create("https://localhost:" + uri.getPort()), """
+				insecure-skip-tls-verify: true
+				tls-server-name: api.internal.example""", ""));
+		assertThat(get(cluster)).isEqualTo("200 ok");
+		assertThat(this.seen).containsEntry("sni", "api.internal.example");
+	}
+
+	@Test
+	void tlsServerNameThatIsAnAddressSendsNoSni() throws IOException {
+		URI uri = start(serverForIp, false);
+		Cluster cluster = load(kubeconfig(URI.create("https://localhost:" + uri.getPort()), """
+				certificate-authority-data: %s
+				tls-server-name: 127.0.0.1""".formatted(ca.certificateBase64()), ""));
+		assertThat(get(cluster)).isEqualTo("200 ok");
+		assertThat(this.seen).containsEntry("sni", "");
+	}
+
+	@Test
 	void presentsClientCertificateEcSec1() throws IOException {
 		assertClientCertificate(TestPki.KeyType.EC, false);
 	}
