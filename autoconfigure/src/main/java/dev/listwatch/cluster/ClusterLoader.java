@@ -665,11 +665,20 @@ public final class ClusterLoader {
 			throw new KubeconfigException(file, field, "is a " + scheme + " proxy, which is not supported",
 					"use an HTTP proxy (http://host:port), or tunnel another way (e.g. `ssh -L 6443:apiserver:6443` and point server at https://127.0.0.1:6443 with tls-server-name)");
 		}
-		if ((!scheme.equals("http") && !scheme.equals("https")) || uri.getHost() == null) {
-			throw new KubeconfigException(file, field, "is not an http(s) proxy URL",
+		if (scheme.equals("https") && uri.getHost() != null) {
+			// the JDK client speaks only plain HTTP to a proxy: taking the URL would send the
+			// CONNECT (and any proxy credentials) in clear where TLS was asked for
+			throw new KubeconfigException(file, field,
+					"is an https:// proxy URL, which is not supported: the HTTP client (the JDK's) cannot speak TLS to a proxy",
+					"use the proxy's plain HTTP address instead (http://" + uri.getHost()
+							+ ":<its HTTP port>; with an https:// server the API traffic stays end-to-end TLS inside the proxy's CONNECT tunnel, only the CONNECT request and the proxy credentials travel in clear), "
+							+ "or run a local TLS forwarder to the proxy (e.g. stunnel) and set proxy-url to http://127.0.0.1:<its port>");
+		}
+		if (!scheme.equals("http") || uri.getHost() == null) {
+			throw new KubeconfigException(file, field, "is not an http proxy URL",
 					"write the proxy URL, e.g. http://proxy.example.com:3128");
 		}
-		int port = (uri.getPort() != -1) ? uri.getPort() : (scheme.equals("https") ? 443 : 80);
+		int port = (uri.getPort() != -1) ? uri.getPort() : 80;
 		String username = null;
 		String password = null;
 		if (uri.getRawUserInfo() != null) {

@@ -54,7 +54,9 @@ class BrokenKubeconfigTest {
 						"gcloud components install no-such-auth-plugin"),
 				Arguments.of("insecure-with-ca.yaml", "clusters[c].cluster.insecure-skip-tls-verify",
 						"is true while clusters[c].cluster.certificate-authority-data is set",
-						"remove insecure-skip-tls-verify to verify the API server against the CA"));
+						"remove insecure-skip-tls-verify to verify the API server against the CA"),
+				Arguments.of("https-proxy.yaml", "clusters[c].cluster.proxy-url",
+						"is an https:// proxy URL, which is not supported", "http://proxy.example.com:")));
 	}
 
 	@ParameterizedTest(name = "{0}")

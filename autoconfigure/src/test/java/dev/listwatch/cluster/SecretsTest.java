@@ -150,6 +150,8 @@ class SecretsTest {
 				"")));
 		record(() -> load(kubeconfig("socks.yaml", "token: " + TOKEN,
 				"proxy-url: socks5://u:" + PROXY_PASSWORD + "@localhost:1080")));
+		record(() -> load(kubeconfig("https-proxy.yaml", "token: " + TOKEN,
+				"proxy-url: https://u:" + PROXY_PASSWORD + "@proxy.example.com:3129")));
 		record(() -> load(kubeconfig("missing-ctx-cluster.yaml", "token: " + TOKEN, "").resolveSibling("none")));
 		for (String name : List.of("not-yaml.yaml", "bad-base64.yaml", "key-mismatch.yaml", "missing-user.yaml",
 				"auth-provider.yaml")) {
@@ -166,6 +168,7 @@ class SecretsTest {
 		assertThat(everything).contains("exited with code 1")
 			.contains("not an ExecCredential JSON")
 			.contains("is not valid YAML")
+			.contains("is an https:// proxy URL")
 			.contains("insecure-skip-tls-verify is set");
 	}
 
