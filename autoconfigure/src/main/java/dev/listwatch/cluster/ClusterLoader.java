@@ -380,6 +380,19 @@ public final class ClusterLoader {
 					"use " + ExecCredentials.V1 + " or " + ExecCredentials.V1BETA1
 							+ " (v1alpha1 was removed in Kubernetes 1.24); upgrade the plugin and regenerate the kubeconfig");
 		}
+		String interactiveMode = Kubeconfig.text(exec.get("interactiveMode"), user.file(), field + ".interactiveMode");
+		if ("Always".equals(interactiveMode)) {
+			// client-go: "exec plugin cannot support interactive mode: standard input is not a terminal"
+			throw new KubeconfigException(file, field + ".interactiveMode",
+					"is Always: the plugin needs a terminal to ask for input, and listwatch runs it without one (client-go refuses to run such a plugin without a terminal too)",
+					"log in with the plugin beforehand so that it can issue credentials without asking, and set interactiveMode: Never (or IfAvailable); "
+							+ "or give this application credentials that need no login (a service account token, a client certificate)");
+		}
+		if (interactiveMode != null && !"Never".equals(interactiveMode) && !"IfAvailable".equals(interactiveMode)) {
+			throw new KubeconfigException(file, field + ".interactiveMode",
+					"is '" + interactiveMode + "', which is not one of Never, IfAvailable, Always",
+					"set interactiveMode: Never (listwatch never has a terminal to offer the plugin)");
+		}
 		String command = Kubeconfig.text(exec.get("command"), user.file(), field + ".command");
 		if (command == null) {
 			throw new KubeconfigException(file, field + ".command", "is missing",

@@ -56,7 +56,9 @@ class BrokenKubeconfigTest {
 						"is true while clusters[c].cluster.certificate-authority-data is set",
 						"remove insecure-skip-tls-verify to verify the API server against the CA"),
 				Arguments.of("https-proxy.yaml", "clusters[c].cluster.proxy-url",
-						"is an https:// proxy URL, which is not supported", "http://proxy.example.com:")));
+						"is an https:// proxy URL, which is not supported", "http://proxy.example.com:"),
+				Arguments.of("exec-interactive-always.yaml", "users[sso].user.exec.interactiveMode",
+						"is Always: the plugin needs a terminal", "interactiveMode: Never"));
 	}
 
 	@ParameterizedTest(name = "{0}")
