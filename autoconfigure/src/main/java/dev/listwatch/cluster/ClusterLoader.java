@@ -282,12 +282,14 @@ public final class ClusterLoader {
 		String token = user.text("token");
 		String tokenFile = user.text("tokenFile");
 		String username = user.text("username");
-		if (token != null) {
-			spec.credentials = StaticCredentials.token(token, user.field("token") + " in " + file);
-		}
-		else if (tokenFile != null) {
+		if (tokenFile != null) {
+			// client-go: the file wins over a token next to it, which is used only while the file
+			// cannot be read
 			spec.credentials = new TokenFileCredentials(user.resolve(tokenFile), file, user.field("tokenFile"),
-					settings.clock());
+					settings.clock(), token, (token != null) ? user.field("token") + " in " + file : null);
+		}
+		else if (token != null) {
+			spec.credentials = StaticCredentials.token(token, user.field("token") + " in " + file);
 		}
 		else if (user.body().hasNonNull("exec")) {
 			spec.credentials = new ExecCredentials(execConfig(spec, user, settings), settings.clock());
@@ -579,12 +581,14 @@ public final class ClusterLoader {
 							: "remove insecure-skip-tls-verify to verify the API server against the CA (recommended), or remove the CA to skip verification; "
 									+ "setting listwatch.connection.certificate-authority (or certificate-authority-data) replaces the kubeconfig's CA and clears its insecure-skip-tls-verify");
 		}
-		if (hasText(settings.token())) {
-			spec.credentials = StaticCredentials.token(settings.token(), "listwatch.connection.token");
-		}
-		else if (hasText(settings.tokenFile())) {
+		if (hasText(settings.tokenFile())) {
+			// the same rule as in a kubeconfig: the file wins, the token is its fallback
 			spec.credentials = new TokenFileCredentials(Path.of(settings.tokenFile()), SETTINGS,
-					"listwatch.connection.token-file", settings.clock());
+					"listwatch.connection.token-file", settings.clock(), hasText(settings.token()) ? settings.token() : null,
+					"listwatch.connection.token");
+		}
+		else if (hasText(settings.token())) {
+			spec.credentials = StaticCredentials.token(settings.token(), "listwatch.connection.token");
 		}
 		if (hasText(settings.namespace())) {
 			spec.namespace = settings.namespace();

@@ -105,6 +105,7 @@ class SecretsTest {
 		record(() -> load(kubeconfig("basic.yaml", "username: admin\npassword: " + PASSWORD, "")));
 		Path tokenFile = Corpus.write(this.dir.resolve("token"), FILE_TOKEN);
 		record(() -> load(kubeconfig("tokenfile.yaml", "tokenFile: " + tokenFile, "")));
+		record(() -> load(kubeconfig("token-and-missing-file.yaml", "token: " + TOKEN + "\ntokenFile: missing-token", "")));
 		record(() -> load(kubeconfig("cert.yaml", "client-certificate-data: " + Corpus.client().certificateBase64()
 				+ "\nclient-key-data: " + TestPki.base64(Corpus.client().traditionalPem()), "")));
 		record(() -> load(kubeconfig("proxy.yaml", "token: " + TOKEN,
@@ -169,6 +170,7 @@ class SecretsTest {
 			.contains("not an ExecCredential JSON")
 			.contains("is not valid YAML")
 			.contains("is an https:// proxy URL")
+			.contains("Using the token of users[u].user.token in ")
 			.contains("insecure-skip-tls-verify is set");
 	}
 
