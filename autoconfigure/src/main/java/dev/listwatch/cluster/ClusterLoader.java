@@ -120,9 +120,21 @@ public final class ClusterLoader {
 			logger.warn("insecure-skip-tls-verify is set for " + spec.description + ": the certificate of "
 					+ spec.server + " is not verified, anyone on the network path can impersonate the API server");
 		}
-		ClientHttpRequestFactory requestFactory = requestFactory(spec, settings);
+		boolean https = "https".equalsIgnoreCase(spec.server.getScheme());
+		ProxyRelay relay = (https && spec.proxy != null && spec.proxy.username() != null)
+				? ProxyRelay.start(spec.proxy, spec.server, settings.connectTimeout()) : null;
+		ClientHttpRequestFactory requestFactory;
+		try {
+			requestFactory = requestFactory(spec, settings, relay);
+		}
+		catch (RuntimeException ex) {
+			if (relay != null) {
+				relay.close();
+			}
+			throw ex;
+		}
 		Cluster cluster = new Cluster(spec.server, spec.credentials, spec.namespace, spec.description,
-				requestFactory);
+				requestFactory, relay);
 		if (logger.isDebugEnabled()) {
 			logger.debug("Loaded " + cluster);
 		}
@@ -616,7 +628,7 @@ public final class ClusterLoader {
 		return pool;
 	}
 
-	private static ClientHttpRequestFactory requestFactory(Spec spec, ConnectionSettings settings) {
+	private static ClientHttpRequestFactory requestFactory(Spec spec, ConnectionSettings settings, ProxyRelay relay) {
 		boolean https = "https".equalsIgnoreCase(spec.server.getScheme());
 		ExecCredentials exec = (spec.credentials instanceof ExecCredentials execCredentials) ? execCredentials : null;
 		SslBundle bundle = https ? Tls.bundle(spec.ca, spec.clientChain, spec.clientKey, exec, spec.tlsServerName,
@@ -626,10 +638,16 @@ public final class ClusterLoader {
 		JdkHttpClientBuilder builder = new JdkHttpClientBuilder()
 			.withCustomizer((client) -> client.version(HttpClient.Version.HTTP_1_1).executor(HTTP_THREADS));
 		Proxy proxy = spec.proxy;
-		if (proxy != null) {
+		if (relay != null) {
+			// an https server through a proxy that wants credentials: the relay adds them to the
+			// CONNECT, which the JDK client never does (see ProxyRelay)
+			builder = builder.withProxySelector(ProxySelector.of(relay.address()));
+		}
+		else if (proxy != null) {
 			builder = builder.withProxySelector(
 					ProxySelector.of(InetSocketAddress.createUnresolved(proxy.host(), proxy.port())));
 			if (proxy.username() != null) {
+				// plain http server: the JDK client answers the proxy's 407 with Basic itself
 				Authenticator authenticator = proxy.authenticator();
 				builder = builder.withCustomizer((client) -> client.authenticator(authenticator));
 			}
