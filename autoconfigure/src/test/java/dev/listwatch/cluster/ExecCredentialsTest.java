@@ -174,7 +174,9 @@ class ExecCredentialsTest {
 				echo started > "$0.started"
 				read line < "$0.gate"
 				echo '{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1","status":{"token":"slow"}}'""");
-		Credentials credentials = load(ExecCredentials.V1, "plugins/plugin", "").credentials();
+		TestSettings settings = settings(ExecCredentials.V1, "plugins/plugin", "");
+		settings.execTimeout = Duration.ofMinutes(2);
+		Credentials credentials = settings.load().credentials();
 		AtomicReference<Object> first = new AtomicReference<>();
 		AtomicReference<Object> second = new AtomicReference<>();
 		Thread running = call(credentials, first);
@@ -190,16 +192,34 @@ class ExecCredentialsTest {
 			assertThat(second.get()).isInstanceOfSatisfying(KubeconfigException.class,
 					(ex) -> assertThat(ex.getMessage()).contains("interrupted while it waited"));
 			assertThat(running.isAlive()).as("the plugin still runs for the first caller").isTrue();
-			Files.writeString(gate, "go\n");
-			released = true;
+			released = release(gate);
 			running.join(30_000);
 			assertThat(first.get()).isEqualTo("Bearer slow");
 		}
 		finally {
 			if (!released) {
-				Files.writeString(gate, "go\n");
+				release(gate);
 			}
 		}
+	}
+
+	/**
+	 * Lets the plugin go on. Opening a fifo waits for its reader, so the write runs on a thread
+	 * of its own: a test that fails never hangs on a plugin that is gone.
+	 */
+	private static boolean release(Path gate) throws InterruptedException {
+		Thread writer = new Thread(() -> {
+			try {
+				Files.writeString(gate, "go\n");
+			}
+			catch (IOException ex) {
+				// the plugin is gone
+			}
+		});
+		writer.setDaemon(true);
+		writer.start();
+		writer.join(10_000);
+		return !writer.isAlive();
 	}
 
 	private static Path fifo(Path path) throws Exception {
