@@ -55,6 +55,15 @@ import org.springframework.http.client.ClientHttpRequestFactory;
  * The settings' server, token or token file, CA and namespace override what the file
  * says. Relative paths in a kubeconfig resolve against the file that defined them.
  *
+ * <p>client-go's rules hold: a CA from the settings clears the kubeconfig's
+ * {@code insecure-skip-tls-verify}, {@code insecure-skip-tls-verify=true} from the settings
+ * without a CA drops the kubeconfig's CA, and a source that asks for a CA and for no
+ * verification at once is refused; a token file wins over a token given next to it (which is
+ * used only while the file has never been read); {@code tls-server-name} is the SNI and the
+ * name the certificate is verified against; an exec plugin that needs a terminal
+ * ({@code interactiveMode: Always}) is refused. A {@code proxy-url} must be {@code http://};
+ * its credentials reach the proxy for {@code https://} servers through a {@link ProxyRelay}.
+ *
  * <p>Every problem is reported as a {@link KubeconfigException} naming the file, the
  * field and the fix, never a secret.
  */
