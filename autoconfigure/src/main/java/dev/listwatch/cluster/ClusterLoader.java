@@ -62,7 +62,8 @@ import org.springframework.http.client.ClientHttpRequestFactory;
  * used only while the file has never been read); {@code tls-server-name} is the SNI and the
  * name the certificate is verified against; an exec plugin that needs a terminal
  * ({@code interactiveMode: Always}) is refused. A {@code proxy-url} must be {@code http://};
- * its credentials reach the proxy for {@code https://} servers through a {@link ProxyRelay}.
+ * its credentials reach the proxy for {@code https://} servers through a relay on the
+ * loopback interface (see {@link Cluster#close()}).
  *
  * <p>Every problem is reported as a {@link KubeconfigException} naming the file, the
  * field and the fix, never a secret.
