@@ -11,9 +11,10 @@ import org.springframework.http.client.ClientHttpRequestFactory;
  * up. Obtain one from {@link ClusterLoader#load(ConnectionSettings)}.
  *
  * <p>Immutable and safe to share between threads. {@link #toString()} never shows a
- * secret.
+ * secret. {@link #close()} releases what it holds open (a relay for an authenticating
+ * proxy); the auto-configured bean is closed with the application context.
  */
-public final class Cluster {
+public final class Cluster implements AutoCloseable {
 
 	private final URI server;
 
@@ -25,13 +26,16 @@ public final class Cluster {
 
 	private final ClientHttpRequestFactory requestFactory;
 
+	private final AutoCloseable resources;
+
 	Cluster(URI server, Credentials credentials, String namespace, String description,
-			ClientHttpRequestFactory requestFactory) {
+			ClientHttpRequestFactory requestFactory, AutoCloseable resources) {
 		this.server = server;
 		this.credentials = credentials;
 		this.namespace = namespace;
 		this.description = description;
 		this.requestFactory = requestFactory;
+		this.resources = resources;
 	}
 
 	/**
@@ -79,6 +83,24 @@ public final class Cluster {
 	 */
 	public ClientHttpRequestFactory requestFactory() {
 		return this.requestFactory;
+	}
+
+	/**
+	 * Releases what this cluster holds open: the loopback relay that adds credentials to the
+	 * CONNECT requests of an {@code https://} server's proxy (a {@code proxy-url} with user and
+	 * password), and the tunnels it keeps. Requests through {@link #requestFactory()} that
+	 * need the relay fail afterwards. Idempotent; does nothing when nothing is held.
+	 */
+	@Override
+	public void close() {
+		if (this.resources != null) {
+			try {
+				this.resources.close();
+			}
+			catch (Exception ex) {
+				// the relay's close does not throw; nothing else to release
+			}
+		}
 	}
 
 	@Override

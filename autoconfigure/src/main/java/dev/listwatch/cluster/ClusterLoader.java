@@ -24,9 +24,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
-import javax.net.ssl.SNIHostName;
-import javax.net.ssl.SSLParameters;
-
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import tools.jackson.databind.JsonNode;
@@ -57,6 +54,16 @@ import org.springframework.http.client.ClientHttpRequestFactory;
  * </ol>
  * The settings' server, token or token file, CA and namespace override what the file
  * says. Relative paths in a kubeconfig resolve against the file that defined them.
+ *
+ * <p>client-go's rules hold: a CA from the settings clears the kubeconfig's
+ * {@code insecure-skip-tls-verify}, {@code insecure-skip-tls-verify=true} from the settings
+ * without a CA drops the kubeconfig's CA, and a source that asks for a CA and for no
+ * verification at once is refused; a token file wins over a token given next to it (which is
+ * used only while the file has never been read); {@code tls-server-name} is the SNI and the
+ * name the certificate is verified against; an exec plugin that needs a terminal
+ * ({@code interactiveMode: Always}) is refused. A {@code proxy-url} must be {@code http://};
+ * its credentials reach the proxy for {@code https://} servers through a relay on the
+ * loopback interface (see {@link Cluster#close()}).
  *
  * <p>Every problem is reported as a {@link KubeconfigException} naming the file, the
  * field and the fix, never a secret.
@@ -123,9 +130,21 @@ public final class ClusterLoader {
 			logger.warn("insecure-skip-tls-verify is set for " + spec.description + ": the certificate of "
 					+ spec.server + " is not verified, anyone on the network path can impersonate the API server");
 		}
-		ClientHttpRequestFactory requestFactory = requestFactory(spec, settings);
+		boolean https = "https".equalsIgnoreCase(spec.server.getScheme());
+		ProxyRelay relay = (https && spec.proxy != null && spec.proxy.username() != null)
+				? ProxyRelay.start(spec.proxy, spec.server, settings.connectTimeout()) : null;
+		ClientHttpRequestFactory requestFactory;
+		try {
+			requestFactory = requestFactory(spec, settings, relay);
+		}
+		catch (RuntimeException ex) {
+			if (relay != null) {
+				relay.close();
+			}
+			throw ex;
+		}
 		Cluster cluster = new Cluster(spec.server, spec.credentials, spec.namespace, spec.description,
-				requestFactory);
+				requestFactory, relay);
 		if (logger.isDebugEnabled()) {
 			logger.debug("Loaded " + cluster);
 		}
@@ -236,6 +255,8 @@ public final class ClusterLoader {
 		}
 		spec.tlsServerName = cluster.text("tls-server-name");
 		spec.insecure = cluster.flag("insecure-skip-tls-verify");
+		spec.insecureOrigin = file;
+		spec.insecureField = cluster.field("insecure-skip-tls-verify");
 		String proxy = cluster.text("proxy-url");
 		if (proxy != null) {
 			spec.proxy = parseProxy(proxy, file, cluster.field("proxy-url"));
@@ -243,12 +264,14 @@ public final class ClusterLoader {
 		String caData = cluster.text("certificate-authority-data");
 		String caFile = cluster.text("certificate-authority");
 		if (caData != null) {
+			spec.caField = cluster.field("certificate-authority-data");
 			spec.caPem = decodeBase64(caData, file, cluster.field("certificate-authority-data"),
 					"paste the output of `base64 -w0 ca.crt`");
 			spec.ca = certificates(spec.caPem, file, cluster.field("certificate-authority-data"),
 					"paste the output of `base64 -w0 ca.crt` (the CA certificate in PEM format)");
 		}
 		else if (caFile != null) {
+			spec.caField = cluster.field("certificate-authority");
 			Path path = cluster.resolve(caFile);
 			spec.caPem = readFile(path, file, cluster.field("certificate-authority"));
 			spec.ca = certificates(spec.caPem, file, cluster.field("certificate-authority"),
@@ -281,12 +304,14 @@ public final class ClusterLoader {
 		String token = user.text("token");
 		String tokenFile = user.text("tokenFile");
 		String username = user.text("username");
-		if (token != null) {
-			spec.credentials = StaticCredentials.token(token, user.field("token") + " in " + file);
-		}
-		else if (tokenFile != null) {
+		if (tokenFile != null) {
+			// client-go: the file wins over a token next to it, which is used only while the file
+			// cannot be read
 			spec.credentials = new TokenFileCredentials(user.resolve(tokenFile), file, user.field("tokenFile"),
-					settings.clock());
+					settings.clock(), token, (token != null) ? user.field("token") + " in " + file : null);
+		}
+		else if (token != null) {
+			spec.credentials = StaticCredentials.token(token, user.field("token") + " in " + file);
 		}
 		else if (user.body().hasNonNull("exec")) {
 			spec.credentials = new ExecCredentials(execConfig(spec, user, settings), settings.clock());
@@ -378,6 +403,19 @@ public final class ClusterLoader {
 					"is '" + apiVersion + "', which is not supported",
 					"use " + ExecCredentials.V1 + " or " + ExecCredentials.V1BETA1
 							+ " (v1alpha1 was removed in Kubernetes 1.24); upgrade the plugin and regenerate the kubeconfig");
+		}
+		String interactiveMode = Kubeconfig.text(exec.get("interactiveMode"), user.file(), field + ".interactiveMode");
+		if ("Always".equals(interactiveMode)) {
+			// client-go: "exec plugin cannot support interactive mode: standard input is not a terminal"
+			throw new KubeconfigException(file, field + ".interactiveMode",
+					"is Always: the plugin needs a terminal to ask for input, and listwatch runs it without one (client-go refuses to run such a plugin without a terminal too)",
+					"log in with the plugin beforehand so that it can issue credentials without asking, and set interactiveMode: Never (or IfAvailable); "
+							+ "or give this application credentials that need no login (a service account token, a client certificate)");
+		}
+		if (interactiveMode != null && !"Never".equals(interactiveMode) && !"IfAvailable".equals(interactiveMode)) {
+			throw new KubeconfigException(file, field + ".interactiveMode",
+					"is '" + interactiveMode + "', which is not one of Never, IfAvailable, Always",
+					"set interactiveMode: Never (listwatch never has a terminal to offer the plugin)");
 		}
 		String command = Kubeconfig.text(exec.get("command"), user.file(), field + ".command");
 		if (command == null) {
@@ -496,6 +534,7 @@ public final class ClusterLoader {
 		}
 		Path ca = directory.resolve("ca.crt");
 		if (Files.isRegularFile(ca)) {
+			spec.caField = ca.toString();
 			spec.caPem = readFile(ca, "in-cluster service account " + directory, "ca.crt");
 			spec.ca = certificates(spec.caPem, ca.toString(), "",
 					"mount the service account's ca.crt (a PEM certificate), or set listwatch.connection.certificate-authority");
@@ -521,26 +560,57 @@ public final class ClusterLoader {
 		if (hasText(settings.server())) {
 			spec.server = parseServer(settings.server(), SETTINGS, "listwatch.connection.server");
 		}
+		boolean caOverride = false;
 		if (hasText(settings.certificateAuthorityData())) {
+			caOverride = true;
+			spec.caField = "listwatch.connection.certificate-authority-data";
 			spec.caPem = settings.certificateAuthorityData();
 			spec.ca = certificates(spec.caPem, SETTINGS, "listwatch.connection.certificate-authority-data",
 					"set it to the CA certificate in PEM format (-----BEGIN CERTIFICATE-----)");
 		}
 		else if (hasText(settings.certificateAuthority())) {
+			caOverride = true;
+			spec.caField = "listwatch.connection.certificate-authority";
 			spec.caPem = readFile(Path.of(settings.certificateAuthority()), SETTINGS,
 					"listwatch.connection.certificate-authority");
 			spec.ca = certificates(spec.caPem, SETTINGS, "listwatch.connection.certificate-authority",
 					"point it at the CA certificate in PEM format (-----BEGIN CERTIFICATE-----)");
 		}
-		if (settings.insecureSkipTlsVerify() != null) {
-			spec.insecure = settings.insecureSkipTlsVerify();
+		// client-go's rules (clientcmd's getCluster): a CA override clears the kubeconfig's
+		// insecure-skip-tls-verify, and insecure-skip-tls-verify=true without a CA override drops the
+		// kubeconfig's CA; what is left must not ask for both
+		Boolean insecure = settings.insecureSkipTlsVerify();
+		if (insecure != null) {
+			spec.insecure = insecure;
+			spec.insecureOrigin = SETTINGS;
+			spec.insecureField = "listwatch.connection.insecure-skip-tls-verify";
+			if (insecure && !caOverride) {
+				spec.ca = null;
+				spec.caPem = null;
+				spec.caField = null;
+			}
 		}
-		if (hasText(settings.token())) {
-			spec.credentials = StaticCredentials.token(settings.token(), "listwatch.connection.token");
+		else if (caOverride) {
+			spec.insecure = false;
 		}
-		else if (hasText(settings.tokenFile())) {
+		if (spec.insecure && spec.ca != null) {
+			throw new KubeconfigException(spec.insecureOrigin, spec.insecureField,
+					"is true while " + spec.caField
+							+ " is set: a CA to verify the API server against, with verification switched off, is not allowed (client-go refuses it too: \"specifying a root certificates file with the insecure flag is not allowed\")",
+					SETTINGS.equals(spec.insecureOrigin)
+							? "unset listwatch.connection.insecure-skip-tls-verify to verify the API server against the CA (recommended), or unset "
+									+ spec.caField + " to skip verification"
+							: "remove insecure-skip-tls-verify to verify the API server against the CA (recommended), or remove the CA to skip verification; "
+									+ "setting listwatch.connection.certificate-authority (or certificate-authority-data) replaces the kubeconfig's CA and clears its insecure-skip-tls-verify");
+		}
+		if (hasText(settings.tokenFile())) {
+			// the same rule as in a kubeconfig: the file wins, the token is its fallback
 			spec.credentials = new TokenFileCredentials(Path.of(settings.tokenFile()), SETTINGS,
-					"listwatch.connection.token-file", settings.clock());
+					"listwatch.connection.token-file", settings.clock(), hasText(settings.token()) ? settings.token() : null,
+					"listwatch.connection.token");
+		}
+		else if (hasText(settings.token())) {
+			spec.credentials = StaticCredentials.token(settings.token(), "listwatch.connection.token");
 		}
 		if (hasText(settings.namespace())) {
 			spec.namespace = settings.namespace();
@@ -568,7 +638,7 @@ public final class ClusterLoader {
 		return pool;
 	}
 
-	private static ClientHttpRequestFactory requestFactory(Spec spec, ConnectionSettings settings) {
+	private static ClientHttpRequestFactory requestFactory(Spec spec, ConnectionSettings settings, ProxyRelay relay) {
 		boolean https = "https".equalsIgnoreCase(spec.server.getScheme());
 		ExecCredentials exec = (spec.credentials instanceof ExecCredentials execCredentials) ? execCredentials : null;
 		SslBundle bundle = https ? Tls.bundle(spec.ca, spec.clientChain, spec.clientKey, exec, spec.tlsServerName,
@@ -578,23 +648,19 @@ public final class ClusterLoader {
 		JdkHttpClientBuilder builder = new JdkHttpClientBuilder()
 			.withCustomizer((client) -> client.version(HttpClient.Version.HTTP_1_1).executor(HTTP_THREADS));
 		Proxy proxy = spec.proxy;
-		if (proxy != null) {
+		if (relay != null) {
+			// an https server through a proxy that wants credentials: the relay adds them to the
+			// CONNECT, which the JDK client never does (see ProxyRelay)
+			builder = builder.withProxySelector(ProxySelector.of(relay.address()));
+		}
+		else if (proxy != null) {
 			builder = builder.withProxySelector(
 					ProxySelector.of(InetSocketAddress.createUnresolved(proxy.host(), proxy.port())));
 			if (proxy.username() != null) {
+				// plain http server: the JDK client answers the proxy's 407 with Basic itself
 				Authenticator authenticator = proxy.authenticator();
 				builder = builder.withCustomizer((client) -> client.authenticator(authenticator));
 			}
-		}
-		if (https && spec.tlsServerName != null && !spec.insecure) {
-			// The JDK client sends the URL's host as SNI when it is a name; for an IP address
-			// it sends none, so the SSLParameters' server name is used.
-			String serverName = spec.tlsServerName;
-			builder = builder.withCustomizer((client) -> {
-				SSLParameters parameters = new SSLParameters();
-				parameters.setServerNames(List.of(new SNIHostName(serverName)));
-				client.sslParameters(parameters);
-			});
 		}
 		return new ReadAheadRequestFactory(builder.build(clientSettings));
 	}
@@ -644,11 +710,20 @@ public final class ClusterLoader {
 			throw new KubeconfigException(file, field, "is a " + scheme + " proxy, which is not supported",
 					"use an HTTP proxy (http://host:port), or tunnel another way (e.g. `ssh -L 6443:apiserver:6443` and point server at https://127.0.0.1:6443 with tls-server-name)");
 		}
-		if ((!scheme.equals("http") && !scheme.equals("https")) || uri.getHost() == null) {
-			throw new KubeconfigException(file, field, "is not an http(s) proxy URL",
+		if (scheme.equals("https") && uri.getHost() != null) {
+			// the JDK client speaks only plain HTTP to a proxy: taking the URL would send the
+			// CONNECT (and any proxy credentials) in clear where TLS was asked for
+			throw new KubeconfigException(file, field,
+					"is an https:// proxy URL, which is not supported: the HTTP client (the JDK's) cannot speak TLS to a proxy",
+					"use the proxy's plain HTTP address instead (http://" + uri.getHost()
+							+ ":<its HTTP port>; with an https:// server the API traffic stays end-to-end TLS inside the proxy's CONNECT tunnel, only the CONNECT request and the proxy credentials travel in clear), "
+							+ "or run a local TLS forwarder to the proxy (e.g. stunnel) and set proxy-url to http://127.0.0.1:<its port>");
+		}
+		if (!scheme.equals("http") || uri.getHost() == null) {
+			throw new KubeconfigException(file, field, "is not an http proxy URL",
 					"write the proxy URL, e.g. http://proxy.example.com:3128");
 		}
-		int port = (uri.getPort() != -1) ? uri.getPort() : (scheme.equals("https") ? 443 : 80);
+		int port = (uri.getPort() != -1) ? uri.getPort() : 80;
 		String username = null;
 		String password = null;
 		if (uri.getRawUserInfo() != null) {
@@ -738,9 +813,16 @@ public final class ClusterLoader {
 
 		boolean insecure;
 
+		String insecureOrigin = SETTINGS;
+
+		String insecureField = "listwatch.connection.insecure-skip-tls-verify";
+
 		Proxy proxy;
 
 		String caPem;
+
+		/** Where the CA came from, for errors: a kubeconfig field, a setting, or the ca.crt path. */
+		String caField;
 
 		List<X509Certificate> ca;
 

@@ -15,13 +15,18 @@ import java.util.Map;
  * @param context the context to use; else the kubeconfig's current-context
  * @param server API server URL that overrides the kubeconfig's (works without a
  * kubeconfig)
- * @param token bearer token that overrides the kubeconfig user's credentials
+ * @param token bearer token that overrides the kubeconfig user's credentials; with
+ * {@code tokenFile} set too, only the fallback while that file has never been read
  * @param tokenFile file holding a bearer token (re-read as it rotates); overrides the
- * kubeconfig user's credentials
- * @param certificateAuthority path of a PEM file with the CA certificates to trust
- * @param certificateAuthorityData PEM text with the CA certificates to trust
+ * kubeconfig user's credentials and wins over {@code token}
+ * @param certificateAuthority path of a PEM file with the CA certificates to trust;
+ * replaces the kubeconfig's CA and clears its {@code insecure-skip-tls-verify}
+ * @param certificateAuthorityData PEM text with the CA certificates to trust (wins over
+ * {@code certificateAuthority}); replaces the kubeconfig's CA and clears its
+ * {@code insecure-skip-tls-verify}
  * @param namespace namespace that overrides the context's
- * @param insecureSkipTlsVerify overrides the cluster's {@code insecure-skip-tls-verify}
+ * @param insecureSkipTlsVerify overrides the cluster's {@code insecure-skip-tls-verify};
+ * {@code true} without a CA here drops the kubeconfig's CA, {@code true} with one is refused
  * @param connectTimeout TCP/TLS connect timeout; default 10 seconds
  * @param execTimeout how long an exec credential plugin may run; default 30 seconds
  * @param environment the process environment ({@code System.getenv()} by default)

@@ -1,5 +1,6 @@
 package dev.listwatch.cluster;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -18,6 +19,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.ReentrantLock;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -31,15 +33,27 @@ import tools.jackson.databind.node.ObjectNode;
  * and {@code v1beta1}), as kubectl runs them: the plugin's {@code status.token} (and/or
  * {@code clientCertificateData}/{@code clientKeyData}, used by the TLS key manager) is
  * cached until {@code status.expirationTimestamp} (forever when absent) and the plugin
- * runs again after {@link #refresh()}. A plugin that runs longer than the timeout is
- * killed. Neither the plugin's standard output nor its standard error is ever logged
- * or put into an exception message.
+ * runs again after {@link #refresh()}. A plugin that runs longer than the timeout, or
+ * prints more than {@value #MAX_OUTPUT} bytes on standard output, is killed; its standard
+ * error is counted, never kept. Neither the plugin's standard output nor its standard error
+ * is ever logged or put into an exception message.
+ *
+ * <p>One plugin runs at a time: other callers wait for its result on a {@link ReentrantLock}
+ * (not a monitor, which would pin the carrier thread of a virtual thread on Java 21-23 for
+ * as long as the plugin runs), and a caller that is interrupted while it waits gives up at
+ * once.
  */
 final class ExecCredentials implements Credentials {
 
 	static final String V1 = "client.authentication.k8s.io/v1";
 
 	static final String V1BETA1 = "client.authentication.k8s.io/v1beta1";
+
+	/**
+	 * The most a plugin may print on standard output: an ExecCredential with a client
+	 * certificate chain is a few kilobytes.
+	 */
+	static final int MAX_OUTPUT = 1024 * 1024;
 
 	private static final Log logger = LogFactory.getLog(ExecCredentials.class);
 
@@ -77,11 +91,23 @@ final class ExecCredentials implements Credentials {
 	private record Result(String token, X509Certificate[] chain, PrivateKey key, Instant expiry) {
 	}
 
+	/**
+	 * What a plugin printed on one stream: the bytes kept (at most the limit), how many it
+	 * printed, and whether it printed more than the limit.
+	 */
+	record Output(byte[] kept, long size, boolean overflow) {
+
+		static final Output NONE = new Output(new byte[0], 0, false);
+
+	}
+
 	private final Config config;
 
 	private final Clock clock;
 
-	private Result cached;
+	private final ReentrantLock lock = new ReentrantLock();
+
+	private volatile Result cached;
 
 	ExecCredentials(Config config, Clock clock) {
 		this.config = config;
@@ -98,13 +124,35 @@ final class ExecCredentials implements Credentials {
 		return (result.token() != null) ? "Bearer " + result.token() : null;
 	}
 
-	private synchronized Result current() {
+	private Result current() {
 		Result result = this.cached;
-		if (result == null || (result.expiry() != null && !this.clock.instant().isBefore(result.expiry()))) {
-			result = run();
-			this.cached = result;
+		if (valid(result)) {
+			return result;
 		}
-		return result;
+		try {
+			this.lock.lockInterruptibly();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw failure("runs " + this.config.commandName()
+					+ " for another caller; this caller was interrupted while it waited for the result",
+					"nothing to do when the application is stopping; otherwise " + runByHand());
+		}
+		try {
+			result = this.cached;
+			if (!valid(result)) {
+				result = run();
+				this.cached = result;
+			}
+			return result;
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	private boolean valid(Result result) {
+		return result != null && (result.expiry() == null || this.clock.instant().isBefore(result.expiry()));
 	}
 
 	/**
@@ -121,20 +169,22 @@ final class ExecCredentials implements Credentials {
 	 * the plugin.
 	 * @return the key, or {@code null}
 	 */
-	synchronized PrivateKey clientKey() {
-		return (this.cached != null) ? this.cached.key() : null;
+	PrivateKey clientKey() {
+		Result result = this.cached;
+		return (result != null) ? result.key() : null;
 	}
 
 	/**
 	 * The chain cached now; does not run the plugin.
 	 * @return the chain, or {@code null}
 	 */
-	synchronized X509Certificate[] cachedClientCertificateChain() {
-		return (this.cached != null) ? this.cached.chain() : null;
+	X509Certificate[] cachedClientCertificateChain() {
+		Result result = this.cached;
+		return (result != null) ? result.chain() : null;
 	}
 
 	@Override
-	public synchronized boolean refresh() {
+	public boolean refresh() {
 		this.cached = null;
 		return true;
 	}
@@ -172,39 +222,53 @@ final class ExecCredentials implements Credentials {
 		catch (IOException ex) {
 			// the plugin does not read standard input
 		}
-		CompletableFuture<byte[]> stdout = drain(process.getInputStream());
-		CompletableFuture<byte[]> stderr = drain(process.getErrorStream());
+		// standard output is kept up to the limit (a plugin that prints more is killed at once);
+		// standard error is only counted: it is never shown
+		CompletableFuture<Output> stdout = drain(process.getInputStream(), MAX_OUTPUT, () -> kill(process));
+		CompletableFuture<Output> stderr = drain(process.getErrorStream(), 0, null);
 		Duration timeout = this.config.timeout();
 		try {
-			if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-				kill(process);
-				throw failure(
-						"runs " + this.config.commandName() + " which did not finish within " + timeout.toMillis()
-								+ " ms and was killed",
-						"make sure the plugin does not wait for input (interactive login), or raise listwatch's exec timeout; "
-								+ runByHand());
-			}
+			// onExit() parks the caller (waitFor() waits on a monitor, which pins a virtual thread)
+			process.onExit().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+		}
+		catch (TimeoutException ex) {
+			kill(process);
+			throw failure(
+					"runs " + this.config.commandName() + " which did not finish within " + timeout.toMillis()
+							+ " ms and was killed",
+					"make sure the plugin does not wait for input (interactive login), or raise listwatch's exec timeout; "
+							+ runByHand());
 		}
 		catch (InterruptedException ex) {
 			kill(process);
 			Thread.currentThread().interrupt();
 			throw failure("runs " + this.config.commandName() + " which was interrupted", runByHand());
 		}
+		catch (ExecutionException ex) {
+			kill(process);
+			throw failure("runs " + this.config.commandName() + " whose end could not be awaited ("
+					+ ex.getCause().getClass().getSimpleName() + ")", runByHand());
+		}
+		Output output = await(stdout, process);
+		Output errors = await(stderr, process);
+		if (output.overflow()) {
+			throw failure("runs " + this.config.commandName() + " which printed more than " + MAX_OUTPUT
+					+ " bytes on standard output and was killed (output not shown)",
+					"make sure the plugin prints only the ExecCredential JSON on standard output; " + runByHand());
+		}
 		int exit = process.exitValue();
-		byte[] output = await(stdout, process);
-		byte[] errors = await(stderr, process);
 		if (exit != 0) {
 			// stderr may hold a secret: only its size is reported
 			throw failure(
 					"runs " + this.config.commandName() + " which exited with code " + exit + " ("
-							+ errors.length + " bytes on standard error, not shown)",
+							+ errors.size() + " bytes on standard error, not shown)",
 					runByHand());
 		}
 		if (logger.isDebugEnabled()) {
-			logger.debug("Exec plugin " + this.config.commandName() + " printed " + output.length
-					+ " bytes on standard output and " + errors.length + " on standard error");
+			logger.debug("Exec plugin " + this.config.commandName() + " printed " + output.size()
+					+ " bytes on standard output and " + errors.size() + " on standard error");
 		}
-		return parse(output);
+		return parse(output.kept());
 	}
 
 	private Result parse(byte[] output) {
@@ -301,36 +365,64 @@ final class ExecCredentials implements Credentials {
 		return JSON.writeValueAsString(info);
 	}
 
-	private static CompletableFuture<byte[]> drain(InputStream stream) {
-		CompletableFuture<byte[]> result = new CompletableFuture<>();
+	/**
+	 * Reads a stream to its end on a thread of its own, keeping at most {@code limit} bytes.
+	 * @param stream the stream
+	 * @param limit how many bytes to keep; more than that is an overflow, unless the limit is
+	 * 0 (count only)
+	 * @param onOverflow run once when the stream passes the limit (reading then stops), or
+	 * {@code null}
+	 * @return what was read
+	 */
+	static CompletableFuture<Output> drain(InputStream stream, int limit, Runnable onOverflow) {
+		CompletableFuture<Output> result = new CompletableFuture<>();
 		Thread thread = new Thread(() -> {
+			ByteArrayOutputStream kept = new ByteArrayOutputStream();
+			long size = 0;
+			boolean overflow = false;
 			try (stream) {
-				result.complete(stream.readAllBytes());
+				byte[] buffer = new byte[8192];
+				int n;
+				while ((n = stream.read(buffer)) != -1) {
+					size += n;
+					if (limit == 0) {
+						continue;
+					}
+					if (kept.size() + n > limit) {
+						overflow = true;
+						if (onOverflow != null) {
+							onOverflow.run();
+						}
+						break;
+					}
+					kept.write(buffer, 0, n);
+				}
 			}
 			catch (IOException | RuntimeException ex) {
-				result.complete(new byte[0]);
+				// what was read so far stands
 			}
+			result.complete(new Output(kept.toByteArray(), size, overflow));
 		}, "listwatch-exec-reader");
 		thread.setDaemon(true);
 		thread.start();
 		return result;
 	}
 
-	private static byte[] await(CompletableFuture<byte[]> output, Process process) {
+	private static Output await(CompletableFuture<Output> output, Process process) {
 		try {
 			// the plugin has exited; a child it left behind may still hold the pipe open
 			return output.get(5, TimeUnit.SECONDS);
 		}
 		catch (TimeoutException ex) {
 			process.descendants().forEach(ProcessHandle::destroyForcibly);
-			return output.getNow(new byte[0]);
+			return output.getNow(Output.NONE);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
-			return new byte[0];
+			return Output.NONE;
 		}
 		catch (ExecutionException ex) {
-			return new byte[0];
+			return Output.NONE;
 		}
 	}
 

@@ -157,14 +157,16 @@ final class ReadAheadRequestFactory implements ClientHttpRequestFactory {
 
 		@Override
 		public InputStream getBody() {
-			return this.response.body();
+			// a proxy's refusal of a CONNECT (407, 403, ...) comes back without a body
+			InputStream body = this.response.body();
+			return (body != null) ? body : InputStream.nullInputStream();
 		}
 
 		@Override
 		public void close() {
 			// a body read to its end has given its connection back already; any other is cut
 			try {
-				this.response.body().close();
+				getBody().close();
 			}
 			catch (IOException ex) {
 				// nothing to do: the connection is gone either way

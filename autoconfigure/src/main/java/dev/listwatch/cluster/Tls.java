@@ -18,6 +18,7 @@ import java.util.Locale;
 
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.TrustManager;
 import javax.net.ssl.TrustManagerFactory;
@@ -126,8 +127,8 @@ final class Tls {
 	 * @param clientChain client certificate chain, or {@code null}
 	 * @param clientKey client key, or {@code null}
 	 * @param exec an exec plugin that may return a client certificate, or {@code null}
-	 * @param tlsServerName name to verify the server certificate against instead of the
-	 * URL's host, or {@code null}
+	 * @param tlsServerName name to send as SNI and to verify the server certificate against
+	 * instead of the URL's host, or {@code null}
 	 * @param insecure accept any server certificate
 	 * @return the bundle
 	 */
@@ -173,6 +174,12 @@ final class Tls {
 			@Override
 			public TrustManager[] getTrustManagers() {
 				return trustManagers;
+			}
+
+			@Override
+			public SSLContext createSslContext(String protocol) {
+				SSLContext context = SslManagerBundle.super.createSslContext(protocol);
+				return (tlsServerName != null) ? new ServerNameSslContext(context, tlsServerName) : context;
 			}
 
 		};

@@ -16,6 +16,11 @@ import org.apache.commons.logging.LogFactory;
  * {@code tokenFile} in a kubeconfig). Like client-go, the file is re-read at most once a
  * minute, and at once after {@link #refresh()}; if a re-read fails the last token is
  * kept.
+ *
+ * <p>A static token given next to the file (a kubeconfig user with both {@code token} and
+ * {@code tokenFile}) is only the fallback, as in client-go ("the last successfully read value
+ * takes precedence over BearerToken"): it is used while the file has never been read, and
+ * then the file is not required to exist at startup.
  */
 final class TokenFileCredentials implements Credentials {
 
@@ -31,6 +36,11 @@ final class TokenFileCredentials implements Credentials {
 
 	private final Clock clock;
 
+	private final String fallback;
+
+	private final String fallbackField;
+
+	/** The last token read from the file, or {@code null} if it was never read. */
 	private String token;
 
 	private Instant readAt;
@@ -44,12 +54,36 @@ final class TokenFileCredentials implements Credentials {
 	 * @throws KubeconfigException if the file cannot be read or is empty
 	 */
 	TokenFileCredentials(Path file, String origin, String field, Clock clock) {
+		this(file, origin, field, clock, null, null);
+	}
+
+	/**
+	 * Creates the credentials with a static token to use while the file cannot be read, and
+	 * tries to read the file once.
+	 * @param file the token file
+	 * @param origin the file that named it (for errors)
+	 * @param field the field that named it (for errors)
+	 * @param clock the clock
+	 * @param fallback the static token, or {@code null} for none (then the file must be
+	 * readable now)
+	 * @param fallbackField the field that holds the static token (for logs), or {@code null}
+	 * @throws KubeconfigException if there is no fallback and the file cannot be read or is
+	 * empty
+	 */
+	TokenFileCredentials(Path file, String origin, String field, Clock clock, String fallback, String fallbackField) {
 		this.file = file;
 		this.origin = origin;
 		this.field = field;
 		this.clock = clock;
-		this.token = read(true);
+		this.fallback = (fallback != null) ? fallback.strip() : null;
+		this.fallbackField = fallbackField;
 		this.readAt = clock.instant();
+		if (this.fallback == null) {
+			this.token = read(true);
+		}
+		else {
+			reread(this.readAt);
+		}
 	}
 
 	Path file() {
@@ -62,14 +96,18 @@ final class TokenFileCredentials implements Credentials {
 		if (!now.isBefore(this.readAt.plus(REREAD_INTERVAL))) {
 			reread(now);
 		}
-		return "Bearer " + this.token;
+		return "Bearer " + current();
+	}
+
+	private String current() {
+		return (this.token != null) ? this.token : this.fallback;
 	}
 
 	@Override
 	public synchronized boolean refresh() {
-		String previous = this.token;
+		String previous = current();
 		reread(this.clock.instant());
-		return !this.token.equals(previous);
+		return !current().equals(previous);
 	}
 
 	private void reread(Instant now) {
@@ -78,7 +116,8 @@ final class TokenFileCredentials implements Credentials {
 			this.token = read(false);
 		}
 		catch (KubeconfigException ex) {
-			logger.warn("Keeping the previous token: " + ex.getMessage());
+			logger.warn(((this.token != null) ? "Keeping the previous token: "
+					: "Using the token of " + this.fallbackField + " until the file can be read: ") + ex.getMessage());
 		}
 	}
 
@@ -104,7 +143,8 @@ final class TokenFileCredentials implements Credentials {
 
 	@Override
 	public String toString() {
-		return "bearer token from file " + this.file;
+		return "bearer token from file " + this.file
+				+ ((this.fallback != null) ? " (else " + this.fallbackField + ")" : "");
 	}
 
 }

@@ -51,7 +51,14 @@ class BrokenKubeconfigTest {
 						"client.authentication.k8s.io/v1"),
 				Arguments.of("exec-not-found.yaml", "users[gke].user.exec.command",
 						"'no-such-auth-plugin' which is not an executable file on the PATH",
-						"gcloud components install no-such-auth-plugin"));
+						"gcloud components install no-such-auth-plugin"),
+				Arguments.of("insecure-with-ca.yaml", "clusters[c].cluster.insecure-skip-tls-verify",
+						"is true while clusters[c].cluster.certificate-authority-data is set",
+						"remove insecure-skip-tls-verify to verify the API server against the CA"),
+				Arguments.of("https-proxy.yaml", "clusters[c].cluster.proxy-url",
+						"is an https:// proxy URL, which is not supported", "http://proxy.example.com:"),
+				Arguments.of("exec-interactive-always.yaml", "users[sso].user.exec.interactiveMode",
+						"is Always: the plugin needs a terminal", "interactiveMode: Never"));
 	}
 
 	@ParameterizedTest(name = "{0}")

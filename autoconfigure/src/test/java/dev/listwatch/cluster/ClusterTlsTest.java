@@ -31,6 +31,7 @@ import org.springframework.http.client.ClientHttpResponse;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /**
  * TLS against a local HTTPS server with certificates generated at test time.
@@ -225,6 +226,74 @@ class ClusterTlsTest {
 		settings.insecure = false;
 		Cluster cluster = settings.load();
 		assertThatExceptionOfType(IOException.class).isThrownBy(() -> get(cluster));
+	}
+
+	@Test
+	void caFromSettingsClearsInsecureSkipTlsVerify() throws IOException {
+		URI uri = start(serverForIp, false);
+		Path config = kubeconfig(uri, "insecure-skip-tls-verify: true", "");
+		TestSettings wrongCa = new TestSettings(this.dir).kubeconfig(config);
+		wrongCa.certificateAuthorityData = otherCa.certificatePem();
+		Cluster verified = wrongCa.load();
+		assertThatExceptionOfType(IOException.class).as("verification is on again").isThrownBy(() -> get(verified));
+		Files.writeString(this.dir.resolve("ca.crt"), ca.certificatePem());
+		TestSettings rightCa = new TestSettings(this.dir).kubeconfig(config);
+		rightCa.certificateAuthority = this.dir.resolve("ca.crt").toString();
+		assertThat(get(rightCa.load())).isEqualTo("200 ok");
+	}
+
+	@Test
+	void insecureFromSettingsDropsTheKubeconfigCa() throws IOException {
+		URI uri = start(serverForOtherName, false);
+		Path config = kubeconfig(uri, "certificate-authority-data: " + otherCa.certificateBase64(), "");
+		TestSettings settings = new TestSettings(this.dir).kubeconfig(config);
+		settings.insecure = true;
+		assertThat(get(settings.load())).isEqualTo("200 ok");
+	}
+
+	@Test
+	void insecureAndCaBothFromSettingsAreRefused() {
+		TestSettings settings = new TestSettings(this.dir);
+		settings.server = "https://127.0.0.1:6443";
+		settings.insecure = true;
+		settings.certificateAuthorityData = ca.certificatePem();
+		KubeconfigException ex = catchThrowableOfType(KubeconfigException.class, settings::load);
+		assertThat(ex).isNotNull();
+		assertThat(ex.file()).isEqualTo(ClusterLoader.SETTINGS);
+		assertThat(ex.field()).isEqualTo("listwatch.connection.insecure-skip-tls-verify");
+		assertThat(ex.getMessage())
+			.contains("is true while listwatch.connection.certificate-authority-data is set");
+		assertThat(ex.fix()).contains("unset listwatch.connection.insecure-skip-tls-verify");
+	}
+
+	@Test
+	void tlsServerNameIsSentAsSniWhenTheServerUrlNamesAHost() throws IOException {
+		URI uri = start(serverForOtherName, false);
+		Cluster cluster = load(kubeconfig(URI.create("https://localhost:" + uri.getPort()), """
+				certificate-authority-data: %s
+				tls-server-name: api.internal.example""".formatted(ca.certificateBase64()), ""));
+		assertThat(get(cluster)).isEqualTo("200 ok");
+		assertThat(this.seen).containsEntry("sni", "api.internal.example");
+	}
+
+	@Test
+	void tlsServerNameIsSentAsSniWithoutVerification() throws IOException {
+		URI uri = start(serverForOtherName, false);
+		Cluster cluster = load(kubeconfig(URI.create("https://localhost:" + uri.getPort()), """
+				insecure-skip-tls-verify: true
+				tls-server-name: api.internal.example""", ""));
+		assertThat(get(cluster)).isEqualTo("200 ok");
+		assertThat(this.seen).containsEntry("sni", "api.internal.example");
+	}
+
+	@Test
+	void tlsServerNameThatIsAnAddressSendsNoSni() throws IOException {
+		URI uri = start(serverForIp, false);
+		Cluster cluster = load(kubeconfig(URI.create("https://localhost:" + uri.getPort()), """
+				certificate-authority-data: %s
+				tls-server-name: 127.0.0.1""".formatted(ca.certificateBase64()), ""));
+		assertThat(get(cluster)).isEqualTo("200 ok");
+		assertThat(this.seen).containsEntry("sni", "");
 	}
 
 	@Test

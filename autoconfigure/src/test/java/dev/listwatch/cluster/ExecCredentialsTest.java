@@ -2,11 +2,13 @@ package dev.listwatch.cluster;
 
 import dev.listwatch.testsupport.MutableClock;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -15,6 +17,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -67,7 +70,7 @@ class ExecCredentialsTest {
 				    exec:
 				      apiVersion: %s
 				      command: %s
-				      interactiveMode: Never
+				      %s
 				      env:
 				      - name: PLUGIN_MODE
 				        value: test
@@ -75,7 +78,8 @@ class ExecCredentialsTest {
 				contexts:
 				- name: c
 				  context: {cluster: c, user: u}
-				""".formatted(apiVersion, command, extra.lines().map((l) -> "      " + l).reduce("", (a, b) -> a + b + "\n")));
+				""".formatted(apiVersion, command, extra.contains("interactiveMode") ? "" : "interactiveMode: Never",
+				extra.lines().map((l) -> "      " + l).reduce("", (a, b) -> a + b + "\n")));
 		TestSettings settings = new TestSettings(this.dir).kubeconfig(file);
 		settings.clock = this.clock;
 		return settings;
@@ -159,6 +163,151 @@ class ExecCredentialsTest {
 		finally {
 			executor.shutdownNow();
 		}
+	}
+
+	@Test
+	@Timeout(60)
+	void aCallerWaitingForAnotherCallersPluginCanBeInterrupted() throws Exception {
+		Path started = fifo(this.dir.resolve("plugins/plugin.started"));
+		Path gate = fifo(this.dir.resolve("plugins/plugin.gate"));
+		Corpus.script(this.dir.resolve("plugins/plugin"), """
+				echo started > "$0.started"
+				read line < "$0.gate"
+				echo '{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1","status":{"token":"slow"}}'""");
+		TestSettings settings = settings(ExecCredentials.V1, "plugins/plugin", "");
+		settings.execTimeout = Duration.ofMinutes(2);
+		Credentials credentials = settings.load().credentials();
+		AtomicReference<Object> first = new AtomicReference<>();
+		AtomicReference<Object> second = new AtomicReference<>();
+		Thread running = call(credentials, first);
+		boolean released = false;
+		try {
+			// opening the fifo waits for the plugin: from here on the first caller runs it
+			assertThat(Files.readString(started)).isEqualTo("started\n");
+			Thread waiting = call(credentials, second);
+			awaitParked(waiting);
+			waiting.interrupt();
+			waiting.join(10_000);
+			assertThat(waiting.isAlive()).as("the waiting caller gave up").isFalse();
+			assertThat(second.get()).isInstanceOfSatisfying(KubeconfigException.class,
+					(ex) -> assertThat(ex.getMessage()).contains("interrupted while it waited"));
+			assertThat(running.isAlive()).as("the plugin still runs for the first caller").isTrue();
+			released = release(gate);
+			running.join(30_000);
+			assertThat(first.get()).isEqualTo("Bearer slow");
+		}
+		finally {
+			if (!released) {
+				release(gate);
+			}
+		}
+	}
+
+	/**
+	 * Lets the plugin go on. Opening a fifo waits for its reader, so the write runs on a thread
+	 * of its own: a test that fails never hangs on a plugin that is gone.
+	 */
+	private static boolean release(Path gate) throws InterruptedException {
+		Thread writer = new Thread(() -> {
+			try {
+				Files.writeString(gate, "go\n");
+			}
+			catch (IOException ex) {
+				// the plugin is gone
+			}
+		});
+		writer.setDaemon(true);
+		writer.start();
+		writer.join(10_000);
+		return !writer.isAlive();
+	}
+
+	private static Path fifo(Path path) throws Exception {
+		Files.createDirectories(path.getParent());
+		assertThat(new ProcessBuilder("mkfifo", path.toString()).start().waitFor()).isZero();
+		return path;
+	}
+
+	private static Thread call(Credentials credentials, AtomicReference<Object> result) {
+		Thread thread = new Thread(() -> {
+			try {
+				result.set(credentials.authorization());
+			}
+			catch (RuntimeException ex) {
+				result.set(ex);
+			}
+		});
+		thread.setDaemon(true);
+		thread.start();
+		return thread;
+	}
+
+	/** Waits until the thread blocks (on the lock, or on a monitor): nothing else can signal it. */
+	private static void awaitParked(Thread thread) {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+		while (thread.getState() != Thread.State.WAITING && thread.getState() != Thread.State.BLOCKED) {
+			assertThat(System.nanoTime()).as("the second caller blocks").isLessThan(deadline);
+			Thread.onSpinWait();
+		}
+	}
+
+	@Test
+	@Timeout(30)
+	void pluginPrintingTooMuchIsKilledAtOnce() {
+		Corpus.script(this.dir.resolve("plugins/plugin"), "head -c 4194304 /dev/zero\nexec sleep 60");
+		TestSettings settings = settings(ExecCredentials.V1, "plugins/plugin", "");
+		settings.execTimeout = Duration.ofSeconds(20);
+		long start = System.nanoTime();
+		KubeconfigException ex = failure(settings.load().credentials());
+		assertThat(ex.getMessage()).contains("printed more than " + ExecCredentials.MAX_OUTPUT
+				+ " bytes on standard output and was killed (output not shown)");
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(20));
+	}
+
+	@Test
+	void standardErrorIsCountedButNotKept() throws Exception {
+		Corpus.script(this.dir.resolve("plugins/plugin"), """
+				head -c 8388608 /dev/zero >&2
+				echo '{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1","status":{"token":"t"}}'""");
+		assertThat(load(ExecCredentials.V1, "plugins/plugin", "").credentials().authorization())
+			.isEqualTo("Bearer t");
+		long size = 64L * 1024 * 1024;
+		ExecCredentials.Output output = ExecCredentials.drain(zeros(size), 0, null).get(30, TimeUnit.SECONDS);
+		assertThat(output.kept()).isEmpty();
+		assertThat(output.size()).isEqualTo(size);
+		assertThat(output.overflow()).isFalse();
+	}
+
+	private static InputStream zeros(long size) {
+		return new InputStream() {
+
+			private long left = size;
+
+			@Override
+			public int read() {
+				return (this.left-- > 0) ? 0 : -1;
+			}
+
+			@Override
+			public int read(byte[] b, int off, int len) {
+				if (this.left <= 0) {
+					return -1;
+				}
+				int n = (int) Math.min(len, this.left);
+				Arrays.fill(b, off, off + n, (byte) 0);
+				this.left -= n;
+				return n;
+			}
+
+		};
+	}
+
+	@Test
+	void interactiveModeMustBeKnown() {
+		KubeconfigException ex = catchThrowableOfType(KubeconfigException.class,
+				() -> load(ExecCredentials.V1, "plugins/plugin", "interactiveMode: Sometimes"));
+		assertThat(ex.field()).isEqualTo("users[u].user.exec.interactiveMode");
+		assertThat(ex.getMessage()).contains("is 'Sometimes', which is not one of Never, IfAvailable, Always");
 	}
 
 	private KubeconfigException failure(Credentials credentials) {

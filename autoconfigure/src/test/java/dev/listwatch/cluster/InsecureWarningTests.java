@@ -33,6 +33,21 @@ class InsecureWarningTests {
 		assertThat(verified.server()).isEqualTo(insecure.server());
 	}
 
+	@Test
+	void caFromSettingsClearsTheFlagAndTheWarning(CapturedOutput output) throws Exception {
+		Path kubeconfig = this.dir.resolve("insecure.yaml");
+		Files.writeString(kubeconfig, """
+				apiVersion: v1
+				kind: Config
+				clusters: [{name: c, cluster: {insecure-skip-tls-verify: true, server: "https://127.0.0.1:6443"}}]
+				contexts: [{name: x, context: {cluster: c}}]
+				current-context: x
+				""");
+		ClusterLoader.load(new ConnectionSettings(kubeconfig.toString(), null, null, null, null, null,
+				Corpus.ca().certificatePem(), null, null, null, null, Map.of(), this.dir, this.dir, null));
+		assertThat(output.getAll()).doesNotContain("insecure-skip-tls-verify");
+	}
+
 	private Cluster load(String name, String insecure) throws Exception {
 		Path kubeconfig = this.dir.resolve(name + ".yaml");
 		Files.writeString(kubeconfig, """

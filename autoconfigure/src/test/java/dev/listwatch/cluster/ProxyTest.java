@@ -3,13 +3,19 @@ package dev.listwatch.cluster;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
+import javax.net.ssl.SSLContext;
+
 import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -18,9 +24,11 @@ import org.springframework.http.HttpMethod;
 import org.springframework.http.client.ClientHttpResponse;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * {@code proxy-url} sends requests through an HTTP proxy.
+ * {@code proxy-url} sends requests through an HTTP proxy, with the proxy's credentials for
+ * {@code http://} and {@code https://} servers alike.
  */
 class ProxyTest {
 
@@ -31,10 +39,17 @@ class ProxyTest {
 
 	private final Map<String, String> seen = new ConcurrentHashMap<>();
 
+	private HttpsServer https;
+
+	private String caData;
+
 	@AfterEach
 	void stop() {
 		if (this.proxy != null) {
 			this.proxy.stop(0);
+		}
+		if (this.https != null) {
+			this.https.stop(0);
 		}
 	}
 
@@ -73,6 +88,128 @@ class ProxyTest {
 		}
 		assertThat(this.seen.get("uri")).isEqualTo("http://apiserver.invalid:8080/prefix/api");
 		assertThat(this.seen.get("host")).isEqualTo("apiserver.invalid:8080");
+	}
+
+	@Test
+	void proxyCredentialsOpenTheTunnelToAnHttpsServer() throws Exception {
+		URI server = startHttps();
+		try (AuthenticatingProxy proxy = new AuthenticatingProxy("user", "pa@ss");
+				Cluster cluster = load(server, "http://user:pa%40ss@127.0.0.1:" + proxy.port())) {
+			assertThat(get(cluster)).isEqualTo("200 ok");
+			assertThat(get(cluster)).as("the tunnel is reused").isEqualTo("200 ok");
+			String authority = "127.0.0.1:" + server.getPort();
+			assertThat(proxy.requests()).singleElement()
+				.satisfies((head) -> assertThat(head).startsWith("CONNECT " + authority + " HTTP/1.1\r\n")
+					.contains("Proxy-Authorization: Basic dXNlcjpwYUBzcw=="));
+			assertThat(this.seen).containsEntry("path", "/version");
+		}
+	}
+
+	@Test
+	void wrongProxyCredentialsForAnHttpsServerAnswer407() throws Exception {
+		URI server = startHttps();
+		try (AuthenticatingProxy proxy = new AuthenticatingProxy("user", "right");
+				Cluster cluster = load(server, "http://user:wrong@127.0.0.1:" + proxy.port())) {
+			assertThat(get(cluster)).startsWith("407 ");
+			assertThat(this.seen).doesNotContainKey("path");
+		}
+	}
+
+	@Test
+	void proxyCredentialsForAnHttpServer() throws Exception {
+		try (AuthenticatingProxy proxy = new AuthenticatingProxy("user", "secret");
+				Cluster cluster = load(URI.create("http://apiserver.invalid:8080"),
+						"http://user:secret@127.0.0.1:" + proxy.port())) {
+			assertThat(get(cluster)).isEqualTo("200 via proxy");
+			assertThat(proxy.requests()).last()
+				.satisfies((head) -> assertThat(head).startsWith("GET http://apiserver.invalid:8080/version HTTP/1.1")
+					.contains("Proxy-Authorization: Basic dXNlcjpzZWNyZXQ="));
+		}
+	}
+
+	@Test
+	void relayTunnelsOnlyToTheApiServer() throws Exception {
+		try (AuthenticatingProxy proxy = new AuthenticatingProxy("user", "secret")) {
+			ClusterLoader.Proxy settings = ClusterLoader.parseProxy("http://user:secret@127.0.0.1:" + proxy.port(), "f",
+					"x");
+			try (ProxyRelay relay = ProxyRelay.start(settings, URI.create("https://api.example.com:6443"),
+					Duration.ofSeconds(5))) {
+				assertThat(relay.toString()).doesNotContain("secret").contains("http://127.0.0.1:" + proxy.port());
+				assertThat(exchange(relay, "CONNECT evil.example.com:6443 HTTP/1.1\r\n\r\n"))
+					.startsWith("HTTP/1.1 403 ");
+				assertThat(exchange(relay, "CONNECT api.example.com:443 HTTP/1.1\r\n\r\n")).startsWith("HTTP/1.1 403 ");
+				assertThat(exchange(relay, "GET http://api.example.com:6443/ HTTP/1.1\r\n\r\n"))
+					.startsWith("HTTP/1.1 403 ");
+				assertThat(proxy.requests()).isEmpty();
+			}
+		}
+	}
+
+	@Test
+	void closingTheClusterClosesTheRelay() throws Exception {
+		URI server = startHttps();
+		try (AuthenticatingProxy proxy = new AuthenticatingProxy("user", "secret")) {
+			Cluster cluster = load(server, "http://user:secret@127.0.0.1:" + proxy.port());
+			assertThat(get(cluster)).isEqualTo("200 ok");
+			cluster.close();
+			assertThatExceptionOfType(IOException.class).isThrownBy(() -> get(cluster));
+		}
+	}
+
+	private static String exchange(ProxyRelay relay, String request) throws IOException {
+		try (Socket socket = new Socket()) {
+			socket.connect(relay.address(), 5000);
+			socket.setSoTimeout(5000);
+			socket.getOutputStream().write(request.getBytes(StandardCharsets.ISO_8859_1));
+			return new String(socket.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+		}
+	}
+
+	private URI startHttps() throws IOException {
+		TestPki.Issued ca = Corpus.ca();
+		TestPki.Issued certificate = TestPki.issue(ca, "apiserver", TestPki.KeyType.EC, "127.0.0.1");
+		this.caData = ca.certificateBase64();
+		SSLContext context = certificate.serverContext(null);
+		this.https = HttpsServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+		this.https.setHttpsConfigurator(new HttpsConfigurator(context));
+		this.https.createContext("/", (exchange) -> {
+			this.seen.put("path", exchange.getRequestURI().getPath());
+			byte[] body = "ok".getBytes(StandardCharsets.UTF_8);
+			exchange.sendResponseHeaders(200, body.length);
+			try (OutputStream out = exchange.getResponseBody()) {
+				out.write(body);
+			}
+		});
+		this.https.start();
+		return URI.create("https://127.0.0.1:" + this.https.getAddress().getPort());
+	}
+
+	private Cluster load(URI server, String proxyUrl) {
+		Path file = Corpus.write(this.dir.resolve("config"), """
+				apiVersion: v1
+				kind: Config
+				current-context: c
+				clusters:
+				- name: c
+				  cluster:
+				    server: %s
+				    proxy-url: %s
+				%s
+				contexts:
+				- name: c
+				  context: {cluster: c}
+				""".formatted(server, proxyUrl,
+				(this.caData != null) ? "    certificate-authority-data: " + this.caData : ""));
+		return new TestSettings(this.dir).kubeconfig(file).load();
+	}
+
+	private static String get(Cluster cluster) throws IOException {
+		try (ClientHttpResponse response = cluster.requestFactory()
+			.createRequest(URI.create(cluster.server() + "/version"), HttpMethod.GET)
+			.execute()) {
+			return response.getStatusCode().value() + " "
+					+ new String(response.getBody().readAllBytes(), StandardCharsets.UTF_8);
+		}
 	}
 
 	@Test

@@ -58,6 +58,7 @@ class SecretsTest {
 			if (result instanceof Cluster cluster) {
 				this.seen.add(cluster.credentials().toString());
 				this.seen.add(cluster.description());
+				cluster.close();
 			}
 		}
 		catch (RuntimeException ex) {
@@ -105,6 +106,7 @@ class SecretsTest {
 		record(() -> load(kubeconfig("basic.yaml", "username: admin\npassword: " + PASSWORD, "")));
 		Path tokenFile = Corpus.write(this.dir.resolve("token"), FILE_TOKEN);
 		record(() -> load(kubeconfig("tokenfile.yaml", "tokenFile: " + tokenFile, "")));
+		record(() -> load(kubeconfig("token-and-missing-file.yaml", "token: " + TOKEN + "\ntokenFile: missing-token", "")));
 		record(() -> load(kubeconfig("cert.yaml", "client-certificate-data: " + Corpus.client().certificateBase64()
 				+ "\nclient-key-data: " + TestPki.base64(Corpus.client().traditionalPem()), "")));
 		record(() -> load(kubeconfig("proxy.yaml", "token: " + TOKEN,
@@ -150,6 +152,8 @@ class SecretsTest {
 				"")));
 		record(() -> load(kubeconfig("socks.yaml", "token: " + TOKEN,
 				"proxy-url: socks5://u:" + PROXY_PASSWORD + "@localhost:1080")));
+		record(() -> load(kubeconfig("https-proxy.yaml", "token: " + TOKEN,
+				"proxy-url: https://u:" + PROXY_PASSWORD + "@proxy.example.com:3129")));
 		record(() -> load(kubeconfig("missing-ctx-cluster.yaml", "token: " + TOKEN, "").resolveSibling("none")));
 		for (String name : List.of("not-yaml.yaml", "bad-base64.yaml", "key-mismatch.yaml", "missing-user.yaml",
 				"auth-provider.yaml")) {
@@ -166,6 +170,8 @@ class SecretsTest {
 		assertThat(everything).contains("exited with code 1")
 			.contains("not an ExecCredential JSON")
 			.contains("is not valid YAML")
+			.contains("is an https:// proxy URL")
+			.contains("Using the token of users[u].user.token in ")
 			.contains("insecure-skip-tls-verify is set");
 	}
 
