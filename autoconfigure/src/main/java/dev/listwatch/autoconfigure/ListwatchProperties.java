@@ -103,18 +103,19 @@ public class ListwatchProperties {
 		private String server;
 
 		/**
-		 * Bearer token. Prefer token-file for a token that rotates.
+		 * Bearer token. Prefer token-file for a token that rotates; when both are set, the file
+		 * wins and this token is only used until the file has been read. Hidden by the actuator.
 		 */
 		private String token;
 
 		/**
-		 * Path of a file holding the bearer token; re-read as it rotates.
+		 * Path of a file holding the bearer token; re-read as it rotates. Wins over token.
 		 */
 		private String tokenFile;
 
 		/**
 		 * Path of the PEM file of the certificate authorities that sign the API server's
-		 * certificate.
+		 * certificate. Clears the kubeconfig's insecure-skip-tls-verify.
 		 */
 		private String certificateAuthority;
 
@@ -131,7 +132,9 @@ public class ListwatchProperties {
 		private String namespace;
 
 		/**
-		 * Whether to skip verifying the API server's certificate. Only for throwaway clusters.
+		 * Whether to skip verifying the API server's certificate. Only for throwaway clusters;
+		 * true drops the kubeconfig's certificate authority, and true together with
+		 * certificate-authority or certificate-authority-data fails startup.
 		 */
 		private Boolean insecureSkipTlsVerify;
 
