@@ -85,6 +85,12 @@ public final class Informer<T> implements SmartLifecycle {
 
 	private volatile Run current;
 
+	/** The run stopped last, until a start has seen it finish. */
+	private Run previous;
+
+	/** Whether the run stopped last had a resync pending (after a failure), which a start must do. */
+	private boolean resyncPending;
+
 	/** The index failures of the store already logged; written by the reflector's thread only. */
 	private long indexFailuresLogged;
 
@@ -197,10 +203,11 @@ public final class Informer<T> implements SmartLifecycle {
 			if (this.current != null) {
 				return;
 			}
+			awaitPrevious();
 			Run run = new Run();
 			run.reflector = new Reflector<>(this.watch, this.listerWatcher, run, this.options, this.runtime.ticker(),
 					RandomGenerator.getDefault(), this.status);
-			if (this.store.hasSynced()) {
+			if (this.store.hasSynced() && !this.resyncPending) {
 				// started again after a stop: the cache is whole up to the last resourceVersion the
 				// reflector handed on, so a watch from there brings what changed meanwhile, without a list
 				run.reflector.resumeFrom(this.status.snapshot().lastResourceVersion());
@@ -272,7 +279,36 @@ public final class Informer<T> implements SmartLifecycle {
 		}
 		run.reflector.stop();
 		run.close();
+		this.lifecycle.lock();
+		try {
+			this.previous = run;
+			this.resyncPending = run.reflector.needsResync();
+		}
+		finally {
+			this.lifecycle.unlock();
+		}
 		run.whenFinished(callback);
+	}
+
+	/**
+	 * Waits (at most the stop timeout) for the thread of the run stopped last: its last words (its
+	 * state) must not land on the next run's status. Called under the lifecycle lock.
+	 */
+	private void awaitPrevious() {
+		Run run = this.previous;
+		if (run == null) {
+			return;
+		}
+		try {
+			if (!run.done.await(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+				logger.warn("Watch " + this.watch + " is started again while its previous run has not ended after "
+						+ STOP_TIMEOUT.toSeconds() + " s");
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		this.previous = null;
 	}
 
 	@Override

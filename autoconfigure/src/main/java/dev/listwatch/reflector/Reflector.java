@@ -114,6 +114,9 @@ public final class Reflector<T> implements Runnable {
 
 	private boolean synced;
 
+	/** Whether the next turn of the loop must sync (list) first; read by the informer at a stop. */
+	private volatile boolean needSync = true;
+
 	/** How often a silent watch was replaced: logged at INFO once, then at DEBUG. */
 	private int idleReplacements;
 
@@ -159,20 +162,32 @@ public final class Reflector<T> implements Runnable {
 		this.synced = resourceVersion != null;
 	}
 
+	/**
+	 * Whether the loop, had it gone on, would have listed first: after a failure of the handler or
+	 * an {@link Error}, whose resync a later start must not skip. Any thread.
+	 * @return whether a resync is pending
+	 */
+	public boolean needsResync() {
+		return this.needSync;
+	}
+
 	@Override
 	public void run() {
 		this.runner = Thread.currentThread();
-		boolean needSync = this.lastResourceVersion == null;
+		this.needSync = this.lastResourceVersion == null;
+		if (!this.needSync) {
+			state(WatchState.WATCHING);
+		}
 		boolean afterGone = false;
 		int gonesInARow = 0;
 		while (!isStopped()) {
 			this.reading = false;
 			try {
 				long watchStarted;
-				if (needSync) {
+				if (this.needSync) {
 					state(WatchState.SYNCING);
 					WatchStream<T> stream = sync(afterGone);
-					needSync = false;
+					this.needSync = false;
 					afterGone = false;
 					this.status.state(WatchState.WATCHING);
 					watchStarted = this.ticker.nanoTime();
@@ -183,6 +198,7 @@ public final class Reflector<T> implements Runnable {
 					consume(openWatch());
 				}
 				gonesInARow = 0;
+				boolean delivered = this.watchDelivered;
 				// it ended normally: only a watch that breaks may start the backoff over
 				this.watchDelivered = false;
 				if (isStopped()) {
@@ -194,6 +210,8 @@ public final class Reflector<T> implements Runnable {
 					// not changed since the API server started, so a healthy watch of a quiet resource
 					// goes silent too. A half-open path shows when the replacement cannot connect: that
 					// request is abandoned after the idle timeout, a failure that health counts
+					// it stayed open without an error: as far as failing goes, that is the server answering
+					this.status.streamHeld();
 					this.status.restarted("idle");
 					String message = "Watch " + this.name + " delivered nothing for " + this.options.idleTimeout()
 							+ "; replacing it from resourceVersion " + this.lastResourceVersion;
@@ -207,6 +225,11 @@ public final class Reflector<T> implements Runnable {
 				else {
 					this.status.restarted("ended");
 					if (Duration.ofNanos(this.ticker.nanoTime() - watchStarted).compareTo(SHORT_WATCH) < 0) {
+						if (!delivered) {
+							// answered, then ended at once with nothing: not progress, whatever the status says
+							this.status.failed(new KubernetesApiException(Kind.CONNECTION, "Watch " + this.name
+									+ ": the watch ended at once without an event", null), true);
+						}
 						// a watch that ends at once, again and again, must not become a tight loop
 						pause(this.backoff.next(null));
 					}
@@ -219,12 +242,13 @@ public final class Reflector<T> implements Runnable {
 				if (isStopped()) {
 					break;
 				}
+				// the server answered; only a completed resync ends this failure
 				this.status.failed(new KubernetesApiException(Kind.OTHER,
 						"Watch " + this.name + " failed while handling an event: " + ex.getCause(), ex.getCause()),
-						this.reading);
+						true);
 				this.status.restarted("handler");
 				logger.error("Watch " + this.name + " failed while handling an event; resyncing", ex.getCause());
-				needSync = true;
+				this.needSync = true;
 				pause(this.backoff.next(null));
 			}
 			catch (KubernetesApiException ex) {
@@ -232,9 +256,9 @@ public final class Reflector<T> implements Runnable {
 					break;
 				}
 				boolean afterConnect = this.reading;
-				if (ex.isGone()) {
+				if (ex.isGone() || isResourceVersionTooLarge(ex)) {
 					gonesInARow++;
-					needSync = true;
+					this.needSync = true;
 					afterGone = true;
 					this.status.relisted();
 					this.status.restarted("expired");
@@ -245,12 +269,14 @@ public final class Reflector<T> implements Runnable {
 					}
 					continue;
 				}
-				if (ex.kind() == Kind.DECODE && afterConnect && !needSync) {
+				if (afterConnect && !this.needSync && (ex.kind() == Kind.DECODE || ex.status() != null)) {
+					// an event it cannot decode, or an ERROR event other than 410, on an open stream
 					if (this.lastResourceVersion != null && this.lastResourceVersion.equals(this.undecodableAt)) {
-						// the same event again: resuming cannot get past it, a fresh list can
-						logger.warn("Watch " + this.name + " cannot decode what follows resourceVersion "
-								+ this.lastResourceVersion + " twice in a row; relisting");
-						needSync = true;
+						// the same again: resuming cannot get past it, a fresh list can (client-go relists
+						// after any such error)
+						logger.warn("Watch " + this.name + " failed twice in a row after resourceVersion "
+								+ this.lastResourceVersion + "; relisting (" + ex.getMessage() + ")");
+						this.needSync = true;
 						afterGone = true;
 						this.undecodableAt = null;
 					}
@@ -280,7 +306,7 @@ public final class Reflector<T> implements Runnable {
 				this.status.restarted("fatal");
 				logger.error("Watch " + this.name + " failed with " + ex.getClass().getName()
 						+ "; it is FAILED until a resync succeeds", ex);
-				needSync = true;
+				this.needSync = true;
 				pause(this.backoff.next(null));
 			}
 		}
@@ -373,6 +399,17 @@ public final class Reflector<T> implements Runnable {
 			catch (Stopped | HandlerFailure ex) {
 				throw ex;
 			}
+			catch (KubernetesApiException ex) {
+				if (isStopped()) {
+					throw new Stopped();
+				}
+				if (!this.reading && ex.kind() != Kind.DECODE && ex.kind() != Kind.OTHER) {
+					// the server cannot be reached or refuses (throttled, 5xx, credentials): a list at
+					// once would only add to it; the backoff paces the next attempt
+					throw ex;
+				}
+				streamingFailed(ex);
+			}
 			catch (RuntimeException ex) {
 				if (isStopped()) {
 					throw new Stopped();
@@ -400,7 +437,8 @@ public final class Reflector<T> implements Runnable {
 	 */
 	private void streamingFailed(RuntimeException ex) {
 		String why = (ex instanceof KubernetesApiException api) ? api.getMessage() : ex.getClass().getName();
-		if (this.reading && ++this.streamingFailures >= STREAMING_FAILURES_TO_GIVE_UP) {
+		boolean gone = ex instanceof KubernetesApiException api && api.isGone();
+		if (this.reading && !gone && ++this.streamingFailures >= STREAMING_FAILURES_TO_GIVE_UP) {
 			this.streamingUnsupported = true;
 			logger.warn("Watch " + this.name + ": " + this.streamingFailures
 					+ " streaming lists in a row did not complete; using list + watch from now on (" + why + ")");
@@ -674,6 +712,15 @@ public final class Reflector<T> implements Runnable {
 		finally {
 			this.current = null;
 		}
+	}
+
+	/**
+	 * The API server's 504 for a resourceVersion it has not reached (a watch resumed against a
+	 * restored etcd or another cluster): as client-go does, relist from scratch.
+	 */
+	private static boolean isResourceVersionTooLarge(KubernetesApiException ex) {
+		String message = ex.getMessage();
+		return message != null && message.toLowerCase(java.util.Locale.ROOT).contains("too large resource version");
 	}
 
 	private static String reason(KubernetesApiException ex) {

@@ -156,7 +156,9 @@ public final class ReflectorStatus {
 	void failed(KubernetesApiException failure, boolean afterConnect) {
 		this.consecutiveFailures.incrementAndGet();
 		this.lastError = new ErrorInfo(failure.reason(), failure.getMessage(), failure.code());
-		this.lastFailureAfterConnect = afterConnect;
+		// sticky until progress: a failure to reach the server between failures on open streams does
+		// not make reconnecting count as progress
+		this.lastFailureAfterConnect |= afterConnect;
 		if (this.failingSince == null) {
 			this.failingSinceNanos = this.ticker.nanoTime();
 			this.failingSince = this.clock.instant();
@@ -179,6 +181,17 @@ public final class ReflectorStatus {
 	void progress() {
 		this.consecutiveFailures.set(0);
 		this.failingSince = null;
+		this.lastFailureAfterConnect = false;
+	}
+
+	/**
+	 * A stream stayed open without an error until it was replaced for silence: the server and the
+	 * path to it held, which ends a failing period (a watch of a resource that does not change gets
+	 * no bookmark to show progress). A half-open path shows as a replacement that cannot connect.
+	 */
+	void streamHeld() {
+		this.failingSince = null;
+		this.lastFailureAfterConnect = false;
 	}
 
 	/**

@@ -13,7 +13,10 @@ public enum WatchState {
 	WATCHING,
 	/** Waiting before trying again after a failure. */
 	BACKOFF,
-	/** Stopped for good by a failure that retrying cannot mend. */
+	/**
+	 * Its reading thread failed with an {@link Error}: retrying with backoff, and FAILED until a
+	 * resync succeeds (or for good, if the thread itself is gone).
+	 */
 	FAILED,
 	/** Stopped. */
 	STOPPED

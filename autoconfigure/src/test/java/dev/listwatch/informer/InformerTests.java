@@ -26,6 +26,7 @@ import dev.listwatch.event.ResourceEvent;
 import dev.listwatch.event.WatchSyncedEvent;
 import dev.listwatch.reflector.Backoff;
 import dev.listwatch.reflector.ReflectorOptions;
+import dev.listwatch.reflector.WatchState;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -122,6 +123,7 @@ class InformerTests {
 		informer.start();
 		Stream resumed = script.watch();
 		assertThat(script.watchResourceVersions).containsExactly("10", "11");
+		await().atMost(WAIT).until(() -> informer.status().state() == WatchState.WATCHING);
 		resumed.send(event(WatchEvent.Type.ADDED, "b@15"));
 		resumed.send(event(WatchEvent.Type.MODIFIED, "a@21"));
 		assertThat(next(2)).containsExactly("ADDED b@15", "MODIFIED a@21 old=a@11");

@@ -181,7 +181,11 @@ final class FakeListerWatcher implements ListerWatcher<String> {
 	}
 
 	static KubernetesApiException apiError(int code, String reason, Duration retryAfter) {
-		return KubernetesApiException.of("GET /api/v1/namespaces/ns/things", new Status(code, reason, "scripted"),
+		return apiError(code, reason, retryAfter, "scripted");
+	}
+
+	static KubernetesApiException apiError(int code, String reason, Duration retryAfter, String message) {
+		return KubernetesApiException.of("GET /api/v1/namespaces/ns/things", new Status(code, reason, message),
 				retryAfter);
 	}
 

@@ -665,6 +665,96 @@ class ReflectorTests {
 	}
 
 	@Test
+	void aStreamThatHeldUntilItWentSilentEndsTheFailingPeriod() {
+		// a cut, then a quiet resource: the watch cache sends no bookmark, yet nothing is failing
+		this.listerWatcher.page("10", null, "a@5").stream(new FakeStream().breaks());
+		start(options(false));
+		this.listerWatcher.nextRequest();
+		this.listerWatcher.nextRequest();
+		this.listerWatcher.nextRequest();
+		await().until(() -> this.listerWatcher.opened.size() == 2);
+		assertThat(this.reflector.status().failingSince()).as("cut after it connected").isNotNull();
+		this.clock.advance(IDLE.plusSeconds(1));
+		assertThat(this.reflector.checkIdle()).isTrue();
+		this.listerWatcher.nextRequest();
+		await().until(() -> this.reflector.status().failingSince() == null);
+	}
+
+	@Test
+	void failuresToReachTheServerBetweenCutsDoNotHideThatNothingProgresses() {
+		// 503 at open, then a watch that connects and is cut before it delivers anything, again and again
+		this.listerWatcher.page("10", null, "a@5")
+			.stream(new FakeStream().breaks())
+			.watchFails(apiError(503, "ServiceUnavailable", null))
+			.stream(new FakeStream().breaks())
+			.watchFails(apiError(503, "ServiceUnavailable", null));
+		start(options(false));
+		for (int i = 0; i < 6; i++) {
+			this.listerWatcher.nextRequest();
+		}
+		// the last watch connected and stays open: the server answers, but nothing has progressed
+		await().until(() -> this.listerWatcher.opened.size() == 3);
+		assertThat(this.reflector.status().snapshot().consecutiveFailures()).isEqualTo(4);
+		assertThat(this.reflector.status().failingSince()).isNotNull();
+	}
+
+	@Test
+	void anErrorEventOtherThanGoneTwiceAtTheSameResourceVersionRelists() {
+		this.listerWatcher.page("10", null, "a@5")
+			.stream(new FakeStream().events(error(500, "InternalError", "etcd is unhappy")))
+			.stream(new FakeStream().events(error(500, "InternalError", "etcd is unhappy")))
+			.page("12", null, "a@6");
+		start(options(false));
+		this.listerWatcher.nextRequest();
+		assertThat(this.listerWatcher.nextRequest().options().resourceVersion()).isEqualTo("10");
+		assertThat(this.listerWatcher.nextRequest().options().resourceVersion()).isEqualTo("10");
+		Request relist = this.listerWatcher.nextRequest();
+		assertThat(relist.watch()).isFalse();
+		assertThat(relist.options().resourceVersion()).isNull();
+		assertThat(nextCalls(2)).containsExactly("replace initial=true [a@5]", "replace initial=false [a@6]");
+	}
+
+	@Test
+	void aTooLargeResourceVersionRelistsFromScratch() {
+		this.listerWatcher.page("10", null, "a@5")
+			.watchFails(apiError(504, "Timeout", null, "Too large resource version: 99, current: 10"))
+			.page("11", null, "a@5");
+		start(options(false));
+		this.listerWatcher.nextRequest();
+		this.listerWatcher.nextRequest();
+		Request relist = this.listerWatcher.nextRequest();
+		assertThat(relist.watch()).isFalse();
+		assertThat(relist.options().resourceVersion()).isNull();
+	}
+
+	@Test
+	void aWatchThatEndsAtOnceWithNothingIsFailing() {
+		this.listerWatcher.page("10", null, "a@5")
+			.stream(new FakeStream().ends())
+			.stream(new FakeStream().ends());
+		start(options(false));
+		this.listerWatcher.nextRequest();
+		this.listerWatcher.nextRequest();
+		this.listerWatcher.nextRequest();
+		await().until(() -> this.reflector.status().failingSince() != null);
+	}
+
+	@Test
+	void aStreamingListThatCannotReachTheServerBacksOffInsteadOfListingAtOnce() {
+		Duration retryAfter = Duration.ofMillis(200);
+		this.listerWatcher.watchFails(apiError(429, "TooManyRequests", retryAfter))
+			.stream(new FakeStream().events(event(WatchEvent.Type.ADDED, "a@5"), initialEventsEnd("8")));
+		start(withBackoff(options(true),
+				new Backoff.Settings(Duration.ofMillis(1), Duration.ofSeconds(1), 2.0, 0.0, Duration.ofMinutes(2))));
+		Request throttled = this.listerWatcher.nextRequest();
+		Request retried = this.listerWatcher.nextRequest();
+		assertThat(retried.options().sendInitialEvents()).as("no list thrown at a throttled server").isTrue();
+		assertThat(Duration.ofNanos(retried.nanos() - throttled.nanos())).isGreaterThanOrEqualTo(retryAfter);
+		assertThat(this.handler.next()).isEqualTo("replace initial=true [a@5]");
+		assertThat(this.listerWatcher.listCount()).isZero();
+	}
+
+	@Test
 	void aWallClockStepDoesNotCloseWatches() {
 		long[] nanos = { 0 };
 		this.listerWatcher.page("10", null, "a@5");

@@ -78,19 +78,19 @@ final class WatchHealthIndicator implements HealthIndicator {
 		ReflectorStatus.Snapshot snapshot = status.snapshot();
 		Status verdict;
 		String reason = null;
-		if (snapshot.state() == WatchState.FAILED) {
+		if (!this.informer.isRunning() || snapshot.state() == WatchState.STOPPED) {
+			verdict = this.notSynced;
+			reason = "not running";
+		}
+		else if (snapshot.state() == WatchState.FAILED) {
 			verdict = this.unhealthy;
 			reason = "its thread failed" + ((snapshot.lastError() != null) ? " (" + snapshot.lastError().message() + ")" : "")
-					+ "; it is retrying and stays down until a resync succeeds";
+					+ "; it stays down until a resync succeeds";
 		}
 		else if (failingFor != null && failingFor.compareTo(this.gracePeriod) > 0) {
 			verdict = this.unhealthy;
 			reason = "failing without progress for " + seconds(failingFor) + ", longer than the grace period of "
 					+ seconds(this.gracePeriod);
-		}
-		else if (!this.informer.isRunning() || snapshot.state() == WatchState.STOPPED) {
-			verdict = this.notSynced;
-			reason = "not running";
 		}
 		else if (!snapshot.synced()) {
 			verdict = this.notSynced;
