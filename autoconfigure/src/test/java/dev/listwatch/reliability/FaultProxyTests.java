@@ -127,14 +127,14 @@ class FaultProxyTests {
 		this.proxy.refuse();
 		int accepted = this.proxy.connectionsAccepted();
 		try (Socket socket = connect()) {
-			// nobody listens, yet Linux may connect a socket to itself when the kernel picks the
-			// closed port (an ephemeral one) as the socket's own local port: seen once in a full run
-			assertThat(socket.getLocalPort()).as("a connection other than to itself").isEqualTo(port);
+			// the proxy no longer listens, yet the connect may succeed: Linux may connect a socket to
+			// itself when it picks the freed (ephemeral) port as the socket's own, and another
+			// process may bind the freed port meanwhile (seen in full runs). What counts is below
 		}
 		catch (ConnectException ex) {
 			// refused: the usual outcome
 		}
-		assertThat(this.proxy.connectionsAccepted()).isEqualTo(accepted);
+		assertThat(this.proxy.connectionsAccepted()).as("the proxy accepted nothing").isEqualTo(accepted);
 		this.proxy.resume();
 		assertThat(this.proxy.port()).isEqualTo(port);
 		await().atMost(Duration.ofSeconds(5)).ignoreExceptions().untilAsserted(() -> {
