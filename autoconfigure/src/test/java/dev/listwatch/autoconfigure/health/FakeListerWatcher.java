@@ -19,6 +19,7 @@ import dev.listwatch.ListerWatcher;
 import dev.listwatch.ObjectList;
 import dev.listwatch.ObjectMeta;
 import dev.listwatch.Resource;
+import dev.listwatch.UnbindableObject;
 import dev.listwatch.WatchEvent;
 import dev.listwatch.WatchStream;
 
@@ -61,6 +62,20 @@ public final class FakeListerWatcher implements ListerWatcher<KubernetesObject> 
 		QueueStream stream = this.current;
 		if (stream != null) {
 			stream.events.add(new WatchEvent<>(WatchEvent.Type.ADDED, object, object.metadata(), null, false));
+		}
+	}
+
+	/**
+	 * Changes an object into a state the watch's type cannot hold: the open watch gets a MODIFIED
+	 * whose object could not be bound.
+	 */
+	public synchronized void breakBinding(String name) {
+		ObjectMeta meta = new ObjectMeta("default", name, "uid-" + name,
+				Long.toString(this.resourceVersion.incrementAndGet()), Map.of());
+		QueueStream stream = this.current;
+		if (stream != null) {
+			stream.events.add(WatchEvent.unbindable(WatchEvent.Type.MODIFIED,
+					new UnbindableObject(meta, "/data/mode", "com.example.Settings", "not a valid value of Mode")));
 		}
 	}
 

@@ -200,6 +200,24 @@ class ListwatchHealthContributorAutoConfigurationTests {
 	}
 
 	@Test
+	void objectsTheWatchCannotHoldAreListedWithoutTheirValuesAndTheWatchStaysUp() {
+		this.runner.run((context) -> {
+			FakeListerWatcher fake = context.getBean(FakeListerWatcher.class);
+			HealthIndicator indicator = indicator(context, "configmaps");
+			fake.add("a");
+			fake.releaseList();
+			await().atMost(WAIT).until(() -> indicator.health().getStatus().equals(Status.UP));
+			fake.breakBinding("a");
+			await().atMost(WAIT).until(() -> Integer.valueOf(1).equals(indicator.health().getDetails().get("unbindable")));
+			Health up = indicator.health();
+			assertThat(up.getStatus()).isEqualTo(Status.UP);
+			assertThat(up.getDetails()).containsEntry("objects", 1)
+				.containsEntry("unbindableObjects", List.of(Map.of("key", "default/a", "path", "/data/mode", "targetType",
+						"com.example.Settings", "reason", "not a valid value of Mode")));
+		});
+	}
+
+	@Test
 	void oneComponentPerWatchAndNoneForUnknownNames() {
 		this.runner.run((context) -> {
 			CompositeHealthContributor contributor = context.getBean("listwatchHealthContributor",

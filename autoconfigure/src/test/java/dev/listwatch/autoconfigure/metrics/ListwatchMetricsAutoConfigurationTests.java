@@ -74,6 +74,13 @@ class ListwatchMetricsAutoConfigurationTests {
 			assertThat(age.value(TimeUnit.SECONDS)).isEqualTo(42.0);
 			assertThat(age.getId().getBaseUnit()).isEqualTo("seconds");
 
+			assertThat(gauge(registry, "listwatch.unbindable")).isZero();
+			fake.breakBinding("b");
+			await().atMost(WAIT).until(() -> gauge(registry, "listwatch.unbindable") == 1);
+			assertThat(gauge(registry, "listwatch.cache.size")).as("its last state is kept").isEqualTo(3);
+			assertThat(registry.get("listwatch.index.failures").tag("watch", "configmaps").functionCounter().count())
+				.isZero();
+
 			fake.cutOff();
 			await().atMost(WAIT)
 				.until(() -> registry.find("listwatch.restarts").tags("watch", "configmaps", "reason", "disconnected")
