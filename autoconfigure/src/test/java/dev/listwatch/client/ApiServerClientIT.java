@@ -40,6 +40,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The ListerWatcher against a real kube-apiserver: paged lists, ordered watch events, bookmarks,
@@ -186,6 +187,35 @@ class ApiServerClientIT {
 				assertThat(ex.isGone()).as("a watch from a compacted resourceVersion: %s", ex).isTrue();
 			}
 		}
+	}
+
+	@Test
+	void aKindInstalledAfterItsGroupVersionWasDiscoveredIsFoundWithoutARestart() {
+		ApiServerClient client = client(server.kubeconfig());
+		ApiWriter writer = server.writer();
+		writer.create("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd("alphas", "Alpha"));
+		await().atMost(Duration.ofSeconds(30))
+			.ignoreExceptions()
+			.until(() -> client.resolve("lw.example.com/v1", "Alpha", null, null) != null);
+		// the group/version's list is cached now, without Beta
+		writer.create("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd("betas", "Beta"));
+		await().atMost(Duration.ofSeconds(30))
+			.pollInterval(Duration.ofSeconds(1))
+			.ignoreExceptionsMatching((ex) -> ex instanceof KubernetesApiException api
+					&& api.kind() == KubernetesApiException.Kind.NOT_FOUND)
+			.untilAsserted(() -> assertThat(client.resolve("lw.example.com/v1", "Beta", null, null).plural())
+				.isEqualTo("betas"));
+	}
+
+	private static String crd(String plural, String kind) {
+		return """
+				{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+				 "metadata":{"name":"%1$s.lw.example.com"},
+				 "spec":{"group":"lw.example.com","scope":"Namespaced",
+				  "names":{"plural":"%1$s","singular":"%3$s","kind":"%2$s"},
+				  "versions":[{"name":"v1","served":true,"storage":true,
+				   "schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}]}}
+				""".formatted(plural, kind, kind.toLowerCase(java.util.Locale.ROOT));
 	}
 
 	@Test
