@@ -47,8 +47,6 @@ final class Dispatcher {
 
 	private boolean scheduled;
 
-	private boolean closed;
-
 	/** Paused (the watch is stopped): events wait, none is published until resumed. */
 	private boolean paused;
 
@@ -64,9 +62,6 @@ final class Dispatcher {
 	 */
 	void enqueue(ResourceEvent<?> event) {
 		synchronized (this.lock) {
-			if (this.closed) {
-				return;
-			}
 			String key = event.key();
 			Object waiting = this.pending.get(key);
 			if (waiting == null) {
@@ -108,9 +103,6 @@ final class Dispatcher {
 	 */
 	void enqueueAfterAll(ApplicationEvent event) {
 		synchronized (this.lock) {
-			if (this.closed) {
-				return;
-			}
 			this.pending.put(new Object(), event);
 			this.backlog++;
 			scheduleIfNeeded();
@@ -146,7 +138,7 @@ final class Dispatcher {
 			Object next;
 			synchronized (this.lock) {
 				Iterator<Map.Entry<Object, Object>> first = this.pending.entrySet().iterator();
-				if (this.closed || this.paused || !first.hasNext()) {
+				if (this.paused || !first.hasNext()) {
 					this.scheduled = false;
 					return;
 				}
@@ -218,15 +210,6 @@ final class Dispatcher {
 			if (!this.pending.isEmpty()) {
 				scheduleIfNeeded();
 			}
-		}
-	}
-
-	/** Drops what waits and publishes nothing more. */
-	void close() {
-		synchronized (this.lock) {
-			this.closed = true;
-			this.pending.clear();
-			this.backlog = 0;
 		}
 	}
 

@@ -346,9 +346,9 @@ public final class Informer<T> implements SmartLifecycle {
 		}
 		Store.Diff<T> diff = this.store.replace(metas, objects);
 		reportIndexFailures();
-		this.unbindable.keySet().retainAll(keys(unbindable));
+		this.unbindable.keySet().retainAll(unbindable.stream().map(UnbindableObject::key).toList());
 		for (UnbindableObject object : unbindable) {
-			cannotHold(object);
+			this.unbindable.put(object.key(), object);
 		}
 		for (Store.Entry<T> added : diff.added()) {
 			publish(ResourceEvent.Type.ADDED, added.object(), null, added.meta(), first, false);
@@ -380,7 +380,7 @@ public final class Informer<T> implements SmartLifecycle {
 			case ADDED, MODIFIED -> {
 				if (event.unbindable() != null) {
 					// it exists, in a state the watch cannot hold: keep the last one, publish nothing
-					cannotHold(event.unbindable());
+					this.unbindable.put(meta.key(), event.unbindable());
 					return;
 				}
 				if (!this.unbindable.isEmpty()) {
@@ -415,18 +415,6 @@ public final class Informer<T> implements SmartLifecycle {
 					+ " new failures); the object is cached without values in that index");
 			this.indexFailuresLogged = failures;
 		}
-	}
-
-	private void cannotHold(UnbindableObject object) {
-		this.unbindable.put(object.key(), object);
-	}
-
-	private static java.util.Set<String> keys(List<UnbindableObject> objects) {
-		java.util.Set<String> keys = new java.util.HashSet<>();
-		for (UnbindableObject object : objects) {
-			keys.add(object.key());
-		}
-		return keys;
 	}
 
 	private void publish(ResourceEvent.Type type, T object, T old, ObjectMeta meta, boolean initial,

@@ -536,8 +536,9 @@ public final class Reflector<T> implements Runnable {
 			while (stream.hasNext()) {
 				WatchEvent<T> event = stream.next();
 				long bookmarkedAt = this.lastActivity;
-				this.lastActivity = this.ticker.nanoTime();
-				this.status.received(event.type());
+				long now = this.ticker.nanoTime();
+				this.lastActivity = now;
+				this.status.received(event.type(), now);
 				switch (event.type()) {
 					case ADDED, MODIFIED -> {
 						String key = event.meta().key();
@@ -676,8 +677,9 @@ public final class Reflector<T> implements Runnable {
 			while (stream.hasNext()) {
 				WatchEvent<T> event = stream.next();
 				this.watchDelivered = event.type() != WatchEvent.Type.ERROR;
-				this.lastActivity = this.ticker.nanoTime();
-				this.status.received(event.type());
+				long now = this.ticker.nanoTime();
+				this.lastActivity = now;
+				this.status.received(event.type(), now);
 				if (first && this.watchDelivered) {
 					first = false;
 					this.status.progress();

@@ -107,10 +107,15 @@ public final class ReflectorStatus {
 		}
 	}
 
-	void received(WatchEvent.Type type) {
+	/**
+	 * An event (bookmarks included) arrived.
+	 * @param type its type
+	 * @param nanos when, on the {@link Ticker} (the reflector read it already)
+	 */
+	void received(WatchEvent.Type type, long nanos) {
 		this.events.get(type).increment();
 		this.lastEventTime = this.clock.instant();
-		this.lastActivityNanos = this.ticker.nanoTime();
+		this.lastActivityNanos = nanos;
 		this.active = true;
 		for (Listener listener : this.listeners) {
 			listener.received(type);

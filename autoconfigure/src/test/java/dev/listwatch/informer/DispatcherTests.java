@@ -108,12 +108,16 @@ class DispatcherTests {
 	}
 
 	@Test
-	void closeDropsTheBacklogAndPublishesNothingMore() {
+	void pauseKeepsTheBacklogUntilResume() {
 		this.dispatcher.enqueue(event(Type.ADDED, "a", "1", null));
-		this.dispatcher.close();
+		this.dispatcher.pause();
 		this.dispatcher.enqueue(event(Type.ADDED, "b", "1", null));
 		runAll();
 		assertThat(this.published).isEmpty();
+		assertThat(this.dispatcher.backlog()).isEqualTo(2);
+		this.dispatcher.resume();
+		runAll();
+		assertThat(this.published).containsExactly("ADDED a 1 old=null", "ADDED b 1 old=null");
 		assertThat(this.dispatcher.backlog()).isZero();
 	}
 
