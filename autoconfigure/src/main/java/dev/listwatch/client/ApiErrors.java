@@ -82,10 +82,11 @@ final class ApiErrors {
 	 * exception (whose message might)
 	 */
 	static KubernetesApiException credentials(String request, Throwable cause) {
-		String problem = (cause instanceof KubeconfigException) ? cause.getMessage()
-				: cause.getClass().getSimpleName();
+		boolean safe = cause instanceof KubeconfigException;
+		String problem = safe ? cause.getMessage() : cause.getClass().getSimpleName();
+		// any other cause stays off the exception: a logged stack trace would print its message
 		return new KubernetesApiException(Kind.CREDENTIALS,
-				request + " failed: could not obtain credentials: " + problem, cause);
+				request + " failed: could not obtain credentials: " + problem, safe ? cause : null);
 	}
 
 	static KubernetesApiException decode(String request, Throwable cause) {

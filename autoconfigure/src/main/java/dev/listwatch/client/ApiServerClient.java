@@ -310,24 +310,9 @@ public final class ApiServerClient {
 			throw ApiErrors.credentials(request, ex.getCause());
 		}
 		catch (RestClientException | UncheckedIOException ex) {
-			AuthorizationInterceptor.CredentialsUnavailable credentials = credentialsFailure(ex);
-			if (credentials != null) {
-				throw ApiErrors.credentials(request, credentials.getCause());
-			}
 			// name the server: a connection failure is about where, not what
 			throw ApiErrors.connection("GET " + this.server + pathAndQuery, ex);
 		}
-	}
-
-	/** The credential failure in the cause chain (should a wrapper ever hide it), or {@code null}. */
-	private static AuthorizationInterceptor.CredentialsUnavailable credentialsFailure(Throwable ex) {
-		java.util.Set<Throwable> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
-		for (Throwable t = ex; t != null && seen.add(t); t = t.getCause()) {
-			if (t instanceof AuthorizationInterceptor.CredentialsUnavailable credentials) {
-				return credentials;
-			}
-		}
-		return null;
 	}
 
 	static String query(Map<String, Object> parameters) {

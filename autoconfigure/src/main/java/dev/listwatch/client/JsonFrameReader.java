@@ -150,11 +150,7 @@ final class JsonFrameReader {
 		// skip whitespace between frames
 		while (true) {
 			if (pos == this.limit) {
-				this.frameStart = 0;
-				this.frameEnd = 0;
-				this.limit = 0;
-				this.lastNewline = -1;
-				this.searched = 0;
+				clear();
 				pos = 0;
 				if (this.ended || !fill()) {
 					this.ended = true;

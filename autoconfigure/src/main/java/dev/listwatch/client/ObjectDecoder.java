@@ -745,7 +745,8 @@ final class ObjectDecoder<T> {
 		final transient UnbindableObject unbindable;
 
 		NotBindable(UnbindableObject unbindable) {
-			super(unbindable.toString(), false);
+			// the catch sites read the object, never a message
+			super(null, false);
 			this.unbindable = unbindable;
 		}
 
