@@ -728,8 +728,10 @@ public final class ClusterLoader {
 		String password = null;
 		if (uri.getRawUserInfo() != null) {
 			String[] parts = uri.getRawUserInfo().split(":", 2);
-			username = URLDecoder.decode(parts[0], StandardCharsets.UTF_8);
-			password = (parts.length > 1) ? URLDecoder.decode(parts[1], StandardCharsets.UTF_8) : "";
+			// percent-decoding only: URLDecoder would also turn a '+' of a password into a space
+			username = URLDecoder.decode(parts[0].replace("+", "%2B"), StandardCharsets.UTF_8);
+			password = (parts.length > 1) ? URLDecoder.decode(parts[1].replace("+", "%2B"), StandardCharsets.UTF_8)
+					: "";
 		}
 		return new Proxy(scheme, uri.getHost(), port, username, password);
 	}

@@ -89,6 +89,14 @@ final class ExecCredentials implements Credentials {
 	}
 
 	private record Result(String token, X509Certificate[] chain, PrivateKey key, Instant expiry) {
+
+		/** Never the token or the key: what there is, and until when. */
+		@Override
+		public String toString() {
+			return "Result[token=" + ((this.token != null) ? "(set)" : "none") + ", certificate="
+					+ ((this.chain != null) ? "(set)" : "none") + ", expiry=" + this.expiry + "]";
+		}
+
 	}
 
 	/**

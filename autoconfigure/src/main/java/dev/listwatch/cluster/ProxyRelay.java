@@ -199,6 +199,9 @@ final class ProxyRelay implements AutoCloseable {
 			respond(clientOut, "200 Connection established");
 			client.setSoTimeout(0);
 			upstream.setSoTimeout(0);
+			// a peer gone silently after the other side half-closed must not hold a tunnel for ever
+			client.setKeepAlive(true);
+			upstream.setKeepAlive(true);
 			Tunnel tunnel = new Tunnel(client, upstream);
 			Socket to = upstream;
 			this.threads.execute(() -> tunnel.pump(upstreamIn, client));
