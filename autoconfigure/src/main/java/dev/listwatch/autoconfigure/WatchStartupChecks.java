@@ -8,7 +8,7 @@ import java.util.List;
 import dev.listwatch.KubernetesApiException;
 import dev.listwatch.client.ApiServerClient;
 import dev.listwatch.informer.Informer;
-import dev.listwatch.reflector.ReflectorStatus;
+import dev.listwatch.informer.ReflectorStatus;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 

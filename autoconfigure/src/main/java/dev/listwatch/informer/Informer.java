@@ -17,13 +17,8 @@ import dev.listwatch.ListerWatcher;
 import dev.listwatch.ObjectMeta;
 import dev.listwatch.UnbindableObject;
 import dev.listwatch.WatchEvent;
-import dev.listwatch.cache.Store;
 import dev.listwatch.event.ResourceEvent;
 import dev.listwatch.event.WatchSyncedEvent;
-import dev.listwatch.reflector.Reflector;
-import dev.listwatch.reflector.ReflectorHandler;
-import dev.listwatch.reflector.ReflectorOptions;
-import dev.listwatch.reflector.ReflectorStatus;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 

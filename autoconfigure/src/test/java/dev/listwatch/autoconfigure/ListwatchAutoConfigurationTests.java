@@ -29,7 +29,7 @@ import dev.listwatch.cluster.ClusterLoader;
 import dev.listwatch.cluster.ConnectionSettings;
 import dev.listwatch.informer.Informer;
 import dev.listwatch.informer.InformerRuntime;
-import dev.listwatch.reflector.ReflectorStatus;
+import dev.listwatch.informer.ReflectorStatus;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;

@@ -5,12 +5,12 @@ import java.time.Duration;
 import java.util.List;
 
 import dev.listwatch.KubernetesObject;
-import dev.listwatch.cache.Store;
+import dev.listwatch.informer.Store;
 import dev.listwatch.client.ApiServerClient;
 import dev.listwatch.informer.Informer;
 import dev.listwatch.informer.InformerRuntime;
-import dev.listwatch.reflector.ReflectorOptions;
-import dev.listwatch.reflector.WatchState;
+import dev.listwatch.informer.ReflectorOptions;
+import dev.listwatch.informer.WatchState;
 import dev.listwatch.testsupport.scripted.ScriptedApiServer;
 import dev.listwatch.testsupport.scripted.ScriptedApiServer.Reply;
 import org.junit.jupiter.api.Test;

@@ -9,11 +9,11 @@ import java.util.Map;
 
 import dev.listwatch.KubernetesObject;
 import dev.listwatch.autoconfigure.ListwatchAutoConfiguration;
-import dev.listwatch.cache.Store;
+import dev.listwatch.informer.Store;
 import dev.listwatch.client.ApiServerClient;
 import dev.listwatch.informer.Informer;
 import dev.listwatch.informer.InformerRuntime;
-import dev.listwatch.reflector.ReflectorOptions;
+import dev.listwatch.informer.ReflectorOptions;
 import dev.listwatch.testsupport.ApiWriter;
 import dev.listwatch.testsupport.LocalApiServer;
 import dev.listwatch.testsupport.LocalApiServerExtension;

@@ -9,7 +9,7 @@ import java.util.Map;
 import dev.listwatch.autoconfigure.ListwatchAutoConfiguration;
 import dev.listwatch.cluster.Cluster;
 import dev.listwatch.informer.Informer;
-import dev.listwatch.reflector.ReflectorStatus;
+import dev.listwatch.informer.ReflectorStatus;
 import dev.listwatch.testsupport.LocalApiServer;
 import dev.listwatch.testsupport.LocalApiServerExtension;
 import org.junit.jupiter.api.Test;

@@ -21,12 +21,8 @@ import dev.listwatch.Status;
 import dev.listwatch.UnbindableObject;
 import dev.listwatch.WatchEvent;
 import dev.listwatch.WatchStream;
-import dev.listwatch.cache.Store;
 import dev.listwatch.event.ResourceEvent;
 import dev.listwatch.event.WatchSyncedEvent;
-import dev.listwatch.reflector.Backoff;
-import dev.listwatch.reflector.ReflectorOptions;
-import dev.listwatch.reflector.WatchState;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

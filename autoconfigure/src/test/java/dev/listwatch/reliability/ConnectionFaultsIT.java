@@ -19,7 +19,7 @@ import dev.listwatch.Lister;
 import dev.listwatch.autoconfigure.ListwatchAutoConfiguration;
 import dev.listwatch.event.ResourceEvent;
 import dev.listwatch.informer.Informer;
-import dev.listwatch.reflector.ReflectorStatus;
+import dev.listwatch.informer.ReflectorStatus;
 import dev.listwatch.testsupport.ApiWriter;
 import dev.listwatch.testsupport.LocalApiServer;
 import dev.listwatch.testsupport.LocalApiServerExtension;

@@ -10,7 +10,7 @@ import dev.listwatch.autoconfigure.ListwatchAutoConfiguration;
 import dev.listwatch.autoconfigure.health.ListwatchHealthContributorAutoConfiguration;
 import dev.listwatch.informer.Informer;
 import dev.listwatch.informer.InformerRuntime;
-import dev.listwatch.reflector.Ticker;
+import dev.listwatch.informer.Ticker;
 import dev.listwatch.testsupport.ApiWriter;
 import dev.listwatch.testsupport.LocalApiServer;
 import dev.listwatch.testsupport.fault.FaultProxy;

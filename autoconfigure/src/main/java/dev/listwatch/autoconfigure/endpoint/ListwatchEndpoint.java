@@ -10,7 +10,7 @@ import java.util.Map;
 import dev.listwatch.Resource;
 import dev.listwatch.WatchEvent;
 import dev.listwatch.informer.Informer;
-import dev.listwatch.reflector.ReflectorStatus;
+import dev.listwatch.informer.ReflectorStatus;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;

@@ -8,10 +8,10 @@ import java.util.List;
 import java.util.Map;
 
 import dev.listwatch.UnbindableObject;
-import dev.listwatch.cache.Store;
+import dev.listwatch.informer.Store;
 import dev.listwatch.informer.Informer;
-import dev.listwatch.reflector.ReflectorStatus;
-import dev.listwatch.reflector.WatchState;
+import dev.listwatch.informer.ReflectorStatus;
+import dev.listwatch.informer.WatchState;
 
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;

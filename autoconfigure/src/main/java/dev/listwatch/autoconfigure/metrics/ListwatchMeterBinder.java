@@ -7,7 +7,7 @@ import java.util.concurrent.TimeUnit;
 
 import dev.listwatch.WatchEvent;
 import dev.listwatch.informer.Informer;
-import dev.listwatch.reflector.ReflectorStatus;
+import dev.listwatch.informer.ReflectorStatus;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -10,7 +10,7 @@ import java.time.Instant;
 
 import dev.listwatch.informer.Informer;
 import dev.listwatch.informer.InformerRuntime;
-import dev.listwatch.reflector.Ticker;
+import dev.listwatch.informer.Ticker;
 
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.SmartLifecycle;

@@ -1,4 +1,4 @@
-package dev.listwatch.reflector;
+package dev.listwatch.informer;
 
 import java.time.Duration;
 import java.util.ArrayList;

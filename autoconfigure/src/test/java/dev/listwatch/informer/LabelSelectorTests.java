@@ -1,4 +1,4 @@
-package dev.listwatch.cache;
+package dev.listwatch.informer;
 
 import java.util.Map;
 

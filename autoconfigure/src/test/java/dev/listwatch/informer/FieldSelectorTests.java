@@ -1,10 +1,10 @@
-package dev.listwatch.cache;
+package dev.listwatch.informer;
 
 import java.util.List;
 import java.util.stream.Stream;
 
-import dev.listwatch.cache.FieldSelector.Operator;
-import dev.listwatch.cache.FieldSelector.Term;
+import dev.listwatch.informer.FieldSelector.Operator;
+import dev.listwatch.informer.FieldSelector.Term;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;

@@ -1,4 +1,4 @@
-package dev.listwatch.reflector;
+package dev.listwatch.informer;
 
 import dev.listwatch.testsupport.MutableClock;
 import java.time.Duration;

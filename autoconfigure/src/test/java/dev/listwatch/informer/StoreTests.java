@@ -1,4 +1,4 @@
-package dev.listwatch.cache;
+package dev.listwatch.informer;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -12,10 +12,10 @@ import dev.listwatch.IndexFunction;
 import dev.listwatch.Lister;
 import dev.listwatch.ObjectMeta;
 import dev.listwatch.WatchIndex;
-import dev.listwatch.cache.Store.Diff;
-import dev.listwatch.cache.Store.Entry;
-import dev.listwatch.cache.Store.IndexFailure;
-import dev.listwatch.cache.Store.Update;
+import dev.listwatch.informer.Store.Diff;
+import dev.listwatch.informer.Store.Entry;
+import dev.listwatch.informer.Store.IndexFailure;
+import dev.listwatch.informer.Store.Update;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -1,4 +1,4 @@
-package dev.listwatch.reflector;
+package dev.listwatch.informer;
 
 /**
  * Where a watch is in its life.

@@ -1,4 +1,4 @@
-package dev.listwatch.reflector;
+package dev.listwatch.informer;
 
 import dev.listwatch.testsupport.MutableClock;
 import java.time.Duration;
@@ -16,18 +16,18 @@ import dev.listwatch.ObjectList;
 import dev.listwatch.UnbindableObject;
 import dev.listwatch.WatchEvent;
 import dev.listwatch.WatchStream;
-import dev.listwatch.reflector.FakeListerWatcher.FakeStream;
-import dev.listwatch.reflector.FakeListerWatcher.Request;
+import dev.listwatch.informer.FakeListerWatcher.FakeStream;
+import dev.listwatch.informer.FakeListerWatcher.Request;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-import static dev.listwatch.reflector.FakeListerWatcher.apiError;
-import static dev.listwatch.reflector.FakeListerWatcher.bookmark;
-import static dev.listwatch.reflector.FakeListerWatcher.error;
-import static dev.listwatch.reflector.FakeListerWatcher.event;
-import static dev.listwatch.reflector.FakeListerWatcher.initialEventsEnd;
+import static dev.listwatch.informer.FakeListerWatcher.apiError;
+import static dev.listwatch.informer.FakeListerWatcher.bookmark;
+import static dev.listwatch.informer.FakeListerWatcher.error;
+import static dev.listwatch.informer.FakeListerWatcher.event;
+import static dev.listwatch.informer.FakeListerWatcher.initialEventsEnd;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
