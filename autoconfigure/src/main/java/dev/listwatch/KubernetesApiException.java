@@ -74,6 +74,14 @@ public class KubernetesApiException extends RuntimeException {
 
 	}
 
+	/**
+	 * Makes an exception.
+	 * @param kind what went wrong
+	 * @param message the message; must never hold a credential or an object's values
+	 * @param status the API server's {@link Status}, or {@code null}
+	 * @param retryAfter the delay the server asked for ({@code Retry-After}), or {@code null}
+	 * @param cause the cause, or {@code null}
+	 */
 	public KubernetesApiException(Kind kind, String message, Status status, Duration retryAfter, Throwable cause) {
 		super(message, cause);
 		this.kind = kind;
@@ -81,6 +89,12 @@ public class KubernetesApiException extends RuntimeException {
 		this.retryAfter = retryAfter;
 	}
 
+	/**
+	 * Makes an exception without a server status.
+	 * @param kind what went wrong
+	 * @param message the message; must never hold a credential or an object's values
+	 * @param cause the cause, or {@code null}
+	 */
 	public KubernetesApiException(Kind kind, String message, Throwable cause) {
 		this(kind, message, null, null, cause);
 	}

@@ -49,34 +49,66 @@ public final class KubernetesObject {
 		return new KubernetesObject(json, metadata, apiVersion, kind);
 	}
 
+	/**
+	 * The {@code apiVersion}, for example {@code v1} or {@code apps/v1}.
+	 * @return the API version, or {@code null} when the JSON has none
+	 */
 	public String apiVersion() {
 		return this.apiVersion;
 	}
 
+	/**
+	 * The {@code kind}, for example {@code ConfigMap}.
+	 * @return the kind, or {@code null} when the JSON has none
+	 */
 	public String kind() {
 		return this.kind;
 	}
 
+	/**
+	 * The metadata the cache keys and indexes by.
+	 * @return the metadata, never {@code null}
+	 */
 	public ObjectMeta metadata() {
 		return this.metadata;
 	}
 
+	/**
+	 * The namespace.
+	 * @return the namespace, or {@code null} for a cluster-scoped object
+	 */
 	public String namespace() {
 		return this.metadata.namespace();
 	}
 
+	/**
+	 * The name.
+	 * @return the name
+	 */
 	public String name() {
 		return this.metadata.name();
 	}
 
+	/**
+	 * The UID.
+	 * @return the UID, or {@code null} when the JSON has none
+	 */
 	public String uid() {
 		return this.metadata.uid();
 	}
 
+	/**
+	 * The resourceVersion of this state of the object.
+	 * @return the resourceVersion
+	 */
 	public String resourceVersion() {
 		return this.metadata.resourceVersion();
 	}
 
+	/**
+	 * The labels.
+	 * @return the labels, unmodifiable, empty when none
+	 */
 	public Map<String, String> labels() {
 		return this.metadata.labels();
 	}

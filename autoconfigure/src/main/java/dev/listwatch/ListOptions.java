@@ -39,49 +39,94 @@ public record ListOptions(String labelSelector, String fieldSelector, Long limit
 		return NONE;
 	}
 
+	/**
+	 * A copy with another {@code labelSelector}; the receiver is unchanged.
+	 * @param labelSelector the label selector, or {@code null} for none
+	 * @return the copy
+	 */
 	public ListOptions withLabelSelector(String labelSelector) {
 		return new ListOptions(labelSelector, this.fieldSelector, this.limit, this.continueToken, this.resourceVersion,
 				this.resourceVersionMatch, this.timeout, this.allowWatchBookmarks, this.sendInitialEvents);
 	}
 
+	/**
+	 * A copy with another {@code fieldSelector}; the receiver is unchanged.
+	 * @param fieldSelector the field selector, or {@code null} for none
+	 * @return the copy
+	 */
 	public ListOptions withFieldSelector(String fieldSelector) {
 		return new ListOptions(this.labelSelector, fieldSelector, this.limit, this.continueToken, this.resourceVersion,
 				this.resourceVersionMatch, this.timeout, this.allowWatchBookmarks, this.sendInitialEvents);
 	}
 
+	/**
+	 * A copy with another {@code limit}; the receiver is unchanged.
+	 * @param limit the page size, or {@code null} for one page
+	 * @return the copy
+	 */
 	public ListOptions withLimit(Long limit) {
 		return new ListOptions(this.labelSelector, this.fieldSelector, limit, this.continueToken, this.resourceVersion,
 				this.resourceVersionMatch, this.timeout, this.allowWatchBookmarks, this.sendInitialEvents);
 	}
 
+	/**
+	 * A copy with another {@code continueToken}; the receiver is unchanged.
+	 * @param continueToken the continue token of the previous page, or {@code null} for the first
+	 * @return the copy
+	 */
 	public ListOptions withContinueToken(String continueToken) {
 		return new ListOptions(this.labelSelector, this.fieldSelector, this.limit, continueToken, this.resourceVersion,
 				this.resourceVersionMatch, this.timeout, this.allowWatchBookmarks, this.sendInitialEvents);
 	}
 
+	/**
+	 * A copy with another {@code resourceVersion}; the receiver is unchanged.
+	 * @param resourceVersion the resourceVersion, or {@code null} for the newest state
+	 * @return the copy
+	 */
 	public ListOptions withResourceVersion(String resourceVersion) {
 		return new ListOptions(this.labelSelector, this.fieldSelector, this.limit, this.continueToken, resourceVersion,
 				this.resourceVersionMatch, this.timeout, this.allowWatchBookmarks, this.sendInitialEvents);
 	}
 
+	/**
+	 * A copy with another {@code resourceVersionMatch}; the receiver is unchanged.
+	 * @param resourceVersionMatch {@link #NOT_OLDER_THAN}, {@link #EXACT} or {@code null}
+	 * @return the copy
+	 */
 	public ListOptions withResourceVersionMatch(String resourceVersionMatch) {
 		return new ListOptions(this.labelSelector, this.fieldSelector, this.limit, this.continueToken,
 				this.resourceVersion, resourceVersionMatch, this.timeout, this.allowWatchBookmarks,
 				this.sendInitialEvents);
 	}
 
+	/**
+	 * A copy with another {@code timeout}; the receiver is unchanged.
+	 * @param timeout the server-side watch timeout (whole seconds are sent), or {@code null}
+	 * @return the copy
+	 */
 	public ListOptions withTimeout(Duration timeout) {
 		return new ListOptions(this.labelSelector, this.fieldSelector, this.limit, this.continueToken,
 				this.resourceVersion, this.resourceVersionMatch, timeout, this.allowWatchBookmarks,
 				this.sendInitialEvents);
 	}
 
+	/**
+	 * A copy with another {@code allowWatchBookmarks}; the receiver is unchanged.
+	 * @param allowWatchBookmarks whether the server may send bookmarks, or {@code null}
+	 * @return the copy
+	 */
 	public ListOptions withAllowWatchBookmarks(Boolean allowWatchBookmarks) {
 		return new ListOptions(this.labelSelector, this.fieldSelector, this.limit, this.continueToken,
 				this.resourceVersion, this.resourceVersionMatch, this.timeout, allowWatchBookmarks,
 				this.sendInitialEvents);
 	}
 
+	/**
+	 * A copy with another {@code sendInitialEvents}; the receiver is unchanged.
+	 * @param sendInitialEvents whether a watch starts with the current state as ADDED events, or {@code null}
+	 * @return the copy
+	 */
 	public ListOptions withSendInitialEvents(Boolean sendInitialEvents) {
 		return new ListOptions(this.labelSelector, this.fieldSelector, this.limit, this.continueToken,
 				this.resourceVersion, this.resourceVersionMatch, this.timeout, this.allowWatchBookmarks,

@@ -18,6 +18,9 @@ import java.util.List;
 public record ObjectList<T>(List<T> items, List<ObjectMeta> metas, String resourceVersion, String continueToken,
 		Long remainingItemCount, List<UnbindableObject> unbindable) {
 
+	/**
+	 * Makes a page; a {@code null} {@code unbindable} is taken as none.
+	 */
 	public ObjectList {
 		unbindable = (unbindable != null) ? unbindable : List.of();
 	}

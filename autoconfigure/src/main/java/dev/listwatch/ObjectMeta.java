@@ -15,6 +15,9 @@ import java.util.Map;
 public record ObjectMeta(String namespace, String name, String uid, String resourceVersion,
 		Map<String, String> labels) {
 
+	/**
+	 * Makes metadata; {@code null} labels are taken as none.
+	 */
 	public ObjectMeta {
 		labels = (labels != null) ? labels : Map.of();
 	}

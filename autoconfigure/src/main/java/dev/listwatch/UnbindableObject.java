@@ -22,6 +22,10 @@ import java.util.Objects;
  */
 public record UnbindableObject(ObjectMeta meta, String path, String targetType, String reason) {
 
+	/**
+	 * Makes a report; {@code null} texts are taken as empty.
+	 * @throws NullPointerException when {@code meta} is {@code null}
+	 */
 	public UnbindableObject {
 		Objects.requireNonNull(meta, "meta must not be null");
 		path = (path != null) ? path : "";

@@ -33,6 +33,12 @@ public record WatchIndex<T>(String watch, String name, IndexFunction<? super T> 
 	/** The name of the built-in index of every cache, by namespace (client-go's {@code NamespaceIndex}). */
 	public static final String NAMESPACE = "namespace";
 
+	/**
+	 * Makes a declaration.
+	 * @throws IllegalArgumentException when the watch or the name is empty, or the name is
+	 * {@value #NAMESPACE}
+	 * @throws NullPointerException when the function is {@code null}
+	 */
 	public WatchIndex {
 		requireText(watch, "watch");
 		requireText(name, "name");

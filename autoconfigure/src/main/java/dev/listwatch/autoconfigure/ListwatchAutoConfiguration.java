@@ -8,7 +8,7 @@ import dev.listwatch.cluster.Cluster;
 import dev.listwatch.cluster.ClusterLoader;
 import dev.listwatch.cluster.ConnectionSettings;
 import dev.listwatch.informer.Informer;
-import dev.listwatch.informer.InformerRuntime;
+import dev.listwatch.informer.InformerFactory;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -56,10 +56,10 @@ public final class ListwatchAutoConfiguration {
 
 	@Bean(destroyMethod = "close")
 	@ConditionalOnMissingBean
-	InformerRuntime listwatchInformerRuntime(ListwatchProperties properties, ApplicationEventPublisher publisher) {
+	InformerFactory listwatchInformerFactory(ListwatchProperties properties, ApplicationEventPublisher publisher) {
 		Duration idle = properties.getDefaults().getIdleTimeout();
 		Duration period = idle.dividedBy(4);
-		return new InformerRuntime(Clock.systemUTC(), publisher::publishEvent,
+		return new InformerFactory(Clock.systemUTC(), publisher::publishEvent,
 				Math.max(1, properties.getDefaults().getDispatchThreads()),
 				(period.compareTo(Duration.ofSeconds(5)) > 0) ? Duration.ofSeconds(5) : period);
 	}

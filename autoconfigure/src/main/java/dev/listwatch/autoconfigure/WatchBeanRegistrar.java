@@ -7,14 +7,10 @@ import dev.listwatch.KubernetesObject;
 import dev.listwatch.Lister;
 import dev.listwatch.ListerWatcher;
 import dev.listwatch.WatchIndex;
-import dev.listwatch.informer.FieldSelector;
-import dev.listwatch.informer.LabelSelector;
-import dev.listwatch.informer.Store;
 import dev.listwatch.client.ApiServerClient;
 import dev.listwatch.informer.Informer;
-import dev.listwatch.informer.InformerRuntime;
-import dev.listwatch.informer.Backoff;
-import dev.listwatch.informer.ReflectorOptions;
+import dev.listwatch.informer.InformerFactory;
+import dev.listwatch.informer.InformerOptions;
 
 import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
@@ -110,16 +106,15 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 						"Name one of the declared watches in WatchIndex.of(...), or declare the watch.", null);
 			}
 		}
-		Store store = Store.forWatch(name, indexes);
-		return new Informer(name, type, listerWatcher, store, reflectorOptions(properties.getDefaults(), watch),
-				beanFactory.getBean(InformerRuntime.class));
+		return beanFactory.getBean(InformerFactory.class)
+			.informer(name, (Class) type, listerWatcher, informerOptions(properties.getDefaults(), watch), indexes);
 	}
 
-	static ReflectorOptions reflectorOptions(ListwatchProperties.Defaults defaults, ListwatchProperties.Watch watch) {
-		Backoff.Settings backoff = new Backoff.Settings(defaults.getInitialBackoff(), defaults.getMaxBackoff(),
+	static InformerOptions informerOptions(ListwatchProperties.Defaults defaults, ListwatchProperties.Watch watch) {
+		InformerOptions.BackoffPolicy backoff = new InformerOptions.BackoffPolicy(defaults.getInitialBackoff(), defaults.getMaxBackoff(),
 				defaults.getBackoffMultiplier(), defaults.getBackoffJitter(), defaults.getBackoffResetAfter());
 		Long pageSize = (watch.getPageSize() != null) ? watch.getPageSize() : defaults.getPageSize();
-		return new ReflectorOptions(blankToNull(watch.getLabelSelector()), blankToNull(watch.getFieldSelector()),
+		return new InformerOptions(blankToNull(watch.getLabelSelector()), blankToNull(watch.getFieldSelector()),
 				(pageSize > 0) ? pageSize : null, defaults.isStreamingList(), defaults.getMinWatchTimeout(),
 				defaults.getMaxWatchTimeout(), defaults.getIdleTimeout(), backoff);
 	}
@@ -162,19 +157,19 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 		}
 		if (StringUtils.hasText(watch.getLabelSelector())) {
 			try {
-				LabelSelector.parse(watch.getLabelSelector());
+				InformerOptions.defaults().withLabelSelector(watch.getLabelSelector().trim());
 			}
 			catch (IllegalArgumentException ex) {
-				throw new WatchDeclarationException(name, "label-selector", "does not parse: " + ex.getMessage(),
+				throw new WatchDeclarationException(name, "label-selector", "does not parse: " + parseError(ex),
 						"Write a Kubernetes label selector such as 'app=web', 'tier in (front,back)' or '!legacy'.", ex);
 			}
 		}
 		if (StringUtils.hasText(watch.getFieldSelector())) {
 			try {
-				FieldSelector.validate(watch.getFieldSelector());
+				InformerOptions.defaults().withFieldSelector(watch.getFieldSelector().trim());
 			}
 			catch (IllegalArgumentException ex) {
-				throw new WatchDeclarationException(name, "field-selector", "does not parse: " + ex.getMessage(),
+				throw new WatchDeclarationException(name, "field-selector", "does not parse: " + parseError(ex),
 						"Write a field selector such as 'metadata.name=x' or 'status.phase!=Running'.", ex);
 			}
 		}
@@ -191,6 +186,11 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 							+ "to receive dev.listwatch.KubernetesObject.",
 					ex);
 		}
+	}
+
+	/** The parser's own words, without the options' wrapping. */
+	private static String parseError(IllegalArgumentException ex) {
+		return ((ex.getCause() != null) ? ex.getCause() : ex).getMessage();
 	}
 
 	private static String blankToNull(String value) {

@@ -4,7 +4,7 @@ package dev.listwatch.autoconfigure;
  * A declared watch cannot work as declared. The message names the watch, the property and the
  * fix; startup fails with a failure analysis that shows them.
  */
-public class WatchDeclarationException extends RuntimeException {
+class WatchDeclarationException extends RuntimeException {
 
 	private final String watch;
 
@@ -12,7 +12,7 @@ public class WatchDeclarationException extends RuntimeException {
 
 	private final String fix;
 
-	public WatchDeclarationException(String watch, String property, String problem, String fix, Throwable cause) {
+	WatchDeclarationException(String watch, String property, String problem, String fix, Throwable cause) {
 		super("Watch '" + watch + "' cannot work: "
 				+ ((property != null) ? "listwatch.watches." + watch + "." + property + " " : "") + problem, cause);
 		this.watch = watch;

@@ -8,7 +8,7 @@ import java.util.List;
 import dev.listwatch.KubernetesApiException;
 import dev.listwatch.client.ApiServerClient;
 import dev.listwatch.informer.Informer;
-import dev.listwatch.informer.ReflectorStatus;
+import dev.listwatch.WatchStatus;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -74,7 +74,7 @@ final class WatchStartupChecks {
 			Duration left = Duration.between(Instant.now(), deadline);
 			try {
 				if (!informer.awaitSynced(left.isNegative() ? Duration.ZERO : left)) {
-					ReflectorStatus.Snapshot status = informer.status().snapshot();
+					WatchStatus status = informer.status();
 					unsynced.add("'" + informer.watch() + "' (" + status.state()
 							+ ((status.lastError() != null) ? ", last error: " + status.lastError().message() : "")
 							+ ")");

@@ -11,7 +11,7 @@ import java.util.random.RandomGenerator;
  * or proxy asking for a day, or for more than a {@code long} holds, waits {@code max}). Time is
  * measured on a monotonic {@link Ticker}. Thread-confined.
  */
-public final class Backoff {
+final class Backoff {
 
 	private final Duration initial;
 
@@ -40,7 +40,7 @@ public final class Backoff {
 	 * @param ticker the time source that decides when to start over
 	 * @param random the source of jitter
 	 */
-	public Backoff(Settings settings, Ticker ticker, RandomGenerator random) {
+	Backoff(InformerOptions.BackoffPolicy settings, Ticker ticker, RandomGenerator random) {
 		this.initial = settings.initial();
 		this.max = settings.max();
 		this.factor = settings.factor();
@@ -79,23 +79,6 @@ public final class Backoff {
 	public void reset() {
 		this.current = this.initial;
 		this.failed = false;
-	}
-
-	/**
-	 * The delays of a backoff.
-	 *
-	 * @param initial the first delay (client-go: 800 ms)
-	 * @param max the longest delay (client-go: 30 s)
-	 * @param factor how much each delay grows (client-go: 2)
-	 * @param jitter the random part, as a fraction of the delay (client-go: 1.0)
-	 * @param resetAfter how long without failure starts over (client-go: 2 min)
-	 */
-	public record Settings(Duration initial, Duration max, double factor, double jitter, Duration resetAfter) {
-
-		/** client-go's reflector backoff. */
-		public static final Settings CLIENT_GO = new Settings(Duration.ofMillis(800), Duration.ofSeconds(30), 2.0, 1.0,
-				Duration.ofMinutes(2));
-
 	}
 
 }

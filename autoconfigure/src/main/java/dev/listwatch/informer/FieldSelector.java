@@ -14,7 +14,7 @@ import java.util.List;
  * Validation only: which fields a resource supports is the API server's business, and the server
  * applies the selector; the cache never filters by fields.
  */
-public final class FieldSelector {
+final class FieldSelector {
 
 	private FieldSelector() {
 	}
@@ -59,7 +59,7 @@ public final class FieldSelector {
 	 * @throws IllegalArgumentException if the selector is malformed; the message quotes the
 	 * selector, names the 0-based position of the fault and what was expected
 	 */
-	public static List<Term> validate(String selector) {
+	static List<Term> validate(String selector) {
 		if (selector == null || selector.isBlank()) {
 			return List.of();
 		}

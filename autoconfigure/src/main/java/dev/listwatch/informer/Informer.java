@@ -15,8 +15,10 @@ import java.util.random.RandomGenerator;
 import dev.listwatch.Lister;
 import dev.listwatch.ListerWatcher;
 import dev.listwatch.ObjectMeta;
+import dev.listwatch.Resource;
 import dev.listwatch.UnbindableObject;
 import dev.listwatch.WatchEvent;
+import dev.listwatch.WatchStatus;
 import dev.listwatch.event.ResourceEvent;
 import dev.listwatch.event.WatchSyncedEvent;
 import org.apache.commons.logging.Log;
@@ -63,15 +65,13 @@ public final class Informer<T> implements SmartLifecycle {
 
 	private final ListerWatcher<T> listerWatcher;
 
-	private final ReflectorOptions options;
+	private final InformerOptions options;
 
-	private final InformerRuntime runtime;
+	private final InformerFactory runtime;
 
 	private final ReflectorStatus status;
 
 	private final Dispatcher dispatcher;
-
-	private final CountDownLatch synced = new CountDownLatch(1);
 
 	private final ReentrantLock lifecycle = new ReentrantLock();
 
@@ -90,7 +90,7 @@ public final class Informer<T> implements SmartLifecycle {
 	private long indexFailuresLogged;
 
 	/**
-	 * Makes an informer.
+	 * Makes an informer; {@link InformerFactory#informer} is the public way.
 	 * @param watch the watch's name
 	 * @param type the Java type of the objects
 	 * @param listerWatcher what lists and watches the objects
@@ -98,8 +98,8 @@ public final class Informer<T> implements SmartLifecycle {
 	 * @param options how to list and watch
 	 * @param runtime the shared threads, clock and publisher
 	 */
-	public Informer(String watch, Class<T> type, ListerWatcher<T> listerWatcher, Store<T> store,
-			ReflectorOptions options, InformerRuntime runtime) {
+	Informer(String watch, Class<T> type, ListerWatcher<T> listerWatcher, Store<T> store,
+			InformerOptions options, InformerFactory runtime) {
 		this.watch = watch;
 		this.type = type;
 		this.listerWatcher = listerWatcher;
@@ -107,88 +107,77 @@ public final class Informer<T> implements SmartLifecycle {
 		this.options = options;
 		this.runtime = runtime;
 		this.status = new ReflectorStatus(runtime.clock(), runtime.ticker());
+		store.syncedBy(this.status::hasSynced);
 		this.dispatcher = new Dispatcher(watch, runtime.dispatchExecutor(), runtime.publisher());
 	}
 
+	/**
+	 * The watch's name: the prefix of its bean names, the {@code watch} tag of its meters, and what
+	 * its {@link ResourceEvent}s name.
+	 * @return the name
+	 */
 	public String watch() {
 		return this.watch;
 	}
 
+	/**
+	 * The Java type its objects are bound to.
+	 * @return the type
+	 */
 	public Class<T> type() {
 		return this.type;
 	}
 
+	/**
+	 * The read-only view of the cache, readable from any thread at any time (empty before the first
+	 * sync; see {@link Lister#hasSynced()}).
+	 * @return the lister
+	 */
 	public Lister<T> lister() {
 		return this.store.lister();
 	}
 
+	/**
+	 * What lists and watches the objects.
+	 * @return the lister-watcher
+	 */
 	public ListerWatcher<T> listerWatcher() {
 		return this.listerWatcher;
 	}
 
-	public ReflectorStatus status() {
-		return this.status;
-	}
-
-	/** @return how the watch lists and watches (selectors, timeouts, backoff) */
-	public ReflectorOptions options() {
-		return this.options;
-	}
-
-	/** @return the number of objects cached */
-	public int size() {
-		return this.store.size();
-	}
-
-	/** @return the events waiting for listeners */
-	public int backlog() {
-		return this.dispatcher.backlog();
-	}
-
-	/** @return how often a listener has thrown */
-	public long listenerFailures() {
-		return this.dispatcher.failures();
-	}
-
-	/** @return the index names of the cache */
-	public java.util.Set<String> indexNames() {
-		return this.store.indexNames();
-	}
-
 	/**
-	 * The objects the server has that this watch cannot hold (they do not bind to its Java type, or
-	 * are too large), in key order. Any thread.
-	 * @return a snapshot, never holding a value of the objects
+	 * The watch's status now: a new immutable snapshot on every call, from any thread, without
+	 * blocking the watch.
+	 * @return the status
 	 */
-	public List<UnbindableObject> unbindable() {
+	public WatchStatus status() {
+		Resource resource = this.listerWatcher.resource();
+		WatchStatus.Watched watched = new WatchStatus.Watched(resource, this.options.labelSelector(),
+				this.options.fieldSelector(), this.type.getName(), List.copyOf(this.store.indexNames()),
+				this.options.idleTimeout());
+		return this.status.snapshot(this.watch, watched, isRunning(), this.store.size(), this.dispatcher.backlog(),
+				this.dispatcher.failures(), this.store.indexFailures(), this.store.lastIndexFailure(), unbindable());
+	}
+
+	/** The objects the server has that this watch cannot hold, in key order. */
+	private List<UnbindableObject> unbindable() {
+		if (this.unbindable.isEmpty()) {
+			return List.of();
+		}
 		List<UnbindableObject> objects = new ArrayList<>(this.unbindable.values());
 		objects.sort(Comparator.comparing(UnbindableObject::key));
 		return objects;
 	}
 
-	/** @return how many objects the server has that this watch cannot hold */
-	public int unbindableCount() {
-		return this.unbindable.size();
-	}
-
-	/** @return how often a user's index function failed for an object (which was cached unindexed) */
-	public long indexFailures() {
-		return this.store.indexFailures();
-	}
-
-	/** @return the last failure of a user's index function, or {@code null} */
-	public Store.IndexFailure lastIndexFailure() {
-		return this.store.lastIndexFailure();
-	}
-
 	/**
-	 * Waits until the initial list is in the cache.
+	 * Waits until the initial list is in the cache. Returns at once once it was, also after a stop.
+	 * Any thread but a listener's of this watch (the sync is published after the initial events).
 	 * @param timeout how long to wait at most
 	 * @return whether the watch synced in time
 	 * @throws InterruptedException when interrupted
 	 */
 	public boolean awaitSynced(Duration timeout) throws InterruptedException {
-		return this.synced.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+		return this.status.awaitSynced(timeout);
 	}
 
 	@Override
@@ -202,10 +191,10 @@ public final class Informer<T> implements SmartLifecycle {
 			Run run = new Run();
 			run.reflector = new Reflector<>(this.watch, this.listerWatcher, run, this.options, this.runtime.ticker(),
 					RandomGenerator.getDefault(), this.status);
-			if (this.store.hasSynced() && !this.resyncPending) {
+			if (this.status.hasSynced() && !this.resyncPending) {
 				// started again after a stop: the cache is whole up to the last resourceVersion the
 				// reflector handed on, so a watch from there brings what changed meanwhile, without a list
-				run.reflector.resumeFrom(this.status.snapshot().lastResourceVersion());
+				run.reflector.resumeFrom(this.status.lastResourceVersion());
 			}
 			this.current = run;
 			this.dispatcher.resume();
@@ -326,7 +315,7 @@ public final class Informer<T> implements SmartLifecycle {
 	private void replace(List<ObjectMeta> metas, List<T> objects, List<UnbindableObject> unbindable,
 			boolean initial) {
 		// after a stop and start the cache is whole already: this is a relist
-		boolean first = initial && !this.store.hasSynced();
+		boolean first = initial && !this.status.hasSynced();
 		if (!unbindable.isEmpty()) {
 			// the server has them: keep the last state that could be held, so none is taken for deleted
 			metas = new ArrayList<>(metas);
@@ -356,9 +345,8 @@ public final class Informer<T> implements SmartLifecycle {
 			publish(ResourceEvent.Type.DELETED, deleted.object(), null, deleted.meta(), first, true);
 		}
 		if (first) {
-			this.store.markSynced();
+			this.status.markSynced();
 			this.dispatcher.enqueueAfterAll(new WatchSyncedEvent(this, this.watch, this.store.size()));
-			this.synced.countDown();
 			logger.info("Watch " + this.watch + " synced: " + this.store.size() + " objects of "
 					+ this.listerWatcher.resource()
 					+ (unbindable.isEmpty() ? "" : "; " + unbindable.size() + " more that it cannot hold"));
@@ -404,7 +392,7 @@ public final class Informer<T> implements SmartLifecycle {
 	private void reportIndexFailures() {
 		long failures = this.store.indexFailures();
 		if (failures != this.indexFailuresLogged) {
-			Store.IndexFailure last = this.store.lastIndexFailure();
+			WatchStatus.IndexFailure last = this.store.lastIndexFailure();
 			logger.warn("Watch " + this.watch + ": index function '" + last.index() + "' failed for " + last.key()
 					+ " with " + last.error() + " (" + (failures - this.indexFailuresLogged)
 					+ " new failures); the object is cached without values in that index");

@@ -33,7 +33,7 @@ import java.util.regex.Pattern;
  * Instances are immutable and thread-safe. {@link #parse(String)} keeps a small cache of parsed
  * selectors so that listing by a selector string is cheap.
  */
-public final class LabelSelector {
+final class LabelSelector {
 
 	private static final LabelSelector EVERYTHING = new LabelSelector(List.of());
 
@@ -51,7 +51,7 @@ public final class LabelSelector {
 	 * The selector that matches every label set.
 	 * @return the empty selector
 	 */
-	public static LabelSelector everything() {
+	static LabelSelector everything() {
 		return EVERYTHING;
 	}
 
@@ -63,7 +63,7 @@ public final class LabelSelector {
 	 * @throws IllegalArgumentException if the text is not a valid selector; the message quotes
 	 * the selector, names the 0-based position of the fault and what was expected there
 	 */
-	public static LabelSelector parse(String selector) {
+	static LabelSelector parse(String selector) {
 		if (selector == null || selector.isBlank()) {
 			return EVERYTHING;
 		}

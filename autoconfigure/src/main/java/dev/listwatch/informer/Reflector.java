@@ -18,6 +18,8 @@ import dev.listwatch.ObjectList;
 import dev.listwatch.ObjectMeta;
 import dev.listwatch.UnbindableObject;
 import dev.listwatch.WatchEvent;
+import dev.listwatch.WatchStatus.RestartReason;
+import dev.listwatch.WatchStatus.State;
 import dev.listwatch.WatchStream;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -54,7 +56,7 @@ import org.apache.commons.logging.LogFactory;
  *
  * @param <T> the Java type of the objects
  */
-public final class Reflector<T> implements Runnable {
+final class Reflector<T> implements Runnable {
 
 	private static final Log logger = LogFactory.getLog(Reflector.class);
 
@@ -69,7 +71,7 @@ public final class Reflector<T> implements Runnable {
 
 	private final ReflectorHandler<T> handler;
 
-	private final ReflectorOptions options;
+	private final InformerOptions options;
 
 	private final Ticker ticker;
 
@@ -112,7 +114,8 @@ public final class Reflector<T> implements Runnable {
 	/** The resourceVersion a watch last failed to decode from, or {@code null}. */
 	private String undecodableAt;
 
-	private boolean synced;
+	/** Whether this run holds a resourceVersion of a whole list (its own, or one to resume from). */
+	private boolean listed;
 
 	/** Whether the next turn of the loop must sync (list) first; read by the informer at a stop. */
 	private volatile boolean needSync = true;
@@ -133,7 +136,7 @@ public final class Reflector<T> implements Runnable {
 	 * @param random the source of jitter and watch timeouts
 	 * @param status where the reflector reports about itself
 	 */
-	public Reflector(String name, ListerWatcher<T> listerWatcher, ReflectorHandler<T> handler, ReflectorOptions options,
+	Reflector(String name, ListerWatcher<T> listerWatcher, ReflectorHandler<T> handler, InformerOptions options,
 			Ticker ticker, RandomGenerator random, ReflectorStatus status) {
 		this.name = name;
 		this.listerWatcher = listerWatcher;
@@ -159,7 +162,7 @@ public final class Reflector<T> implements Runnable {
 	 */
 	public void resumeFrom(String resourceVersion) {
 		this.lastResourceVersion = resourceVersion;
-		this.synced = resourceVersion != null;
+		this.listed = resourceVersion != null;
 	}
 
 	/**
@@ -176,7 +179,7 @@ public final class Reflector<T> implements Runnable {
 		this.runner = Thread.currentThread();
 		this.needSync = this.lastResourceVersion == null;
 		if (!this.needSync) {
-			state(WatchState.WATCHING);
+			state(State.WATCHING);
 		}
 		boolean afterGone = false;
 		int gonesInARow = 0;
@@ -185,11 +188,11 @@ public final class Reflector<T> implements Runnable {
 			try {
 				long watchStarted;
 				if (this.needSync) {
-					state(WatchState.SYNCING);
+					state(State.SYNCING);
 					WatchStream<T> stream = sync(afterGone);
 					this.needSync = false;
 					afterGone = false;
-					this.status.state(WatchState.WATCHING);
+					this.status.state(State.WATCHING);
 					watchStarted = this.ticker.nanoTime();
 					consume((stream != null) ? stream : openWatch());
 				}
@@ -212,7 +215,7 @@ public final class Reflector<T> implements Runnable {
 					// request is abandoned after the idle timeout, a failure that health counts
 					// it stayed open without an error: as far as failing goes, that is the server answering
 					this.status.streamHeld();
-					this.status.restarted("idle");
+					this.status.restarted(RestartReason.IDLE);
 					String message = "Watch " + this.name + " delivered nothing for " + this.options.idleTimeout()
 							+ "; replacing it from resourceVersion " + this.lastResourceVersion;
 					if (++this.idleReplacements == 1) {
@@ -223,7 +226,7 @@ public final class Reflector<T> implements Runnable {
 					}
 				}
 				else {
-					this.status.restarted("ended");
+					this.status.restarted(RestartReason.ENDED);
 					if (Duration.ofNanos(this.ticker.nanoTime() - watchStarted).compareTo(SHORT_WATCH) < 0) {
 						if (!delivered) {
 							// answered, then ended at once with nothing: not progress, whatever the status says
@@ -246,7 +249,7 @@ public final class Reflector<T> implements Runnable {
 				this.status.failed(new KubernetesApiException(Kind.OTHER,
 						"Watch " + this.name + " failed while handling an event: " + ex.getCause(), ex.getCause()),
 						true);
-				this.status.restarted("handler");
+				this.status.restarted(RestartReason.HANDLER);
 				logger.error("Watch " + this.name + " failed while handling an event; resyncing", ex.getCause());
 				this.needSync = true;
 				pause(this.backoff.next(null));
@@ -261,7 +264,7 @@ public final class Reflector<T> implements Runnable {
 					this.needSync = true;
 					afterGone = true;
 					this.status.relisted();
-					this.status.restarted("expired");
+					this.status.restarted(RestartReason.EXPIRED);
 					logger.info("Watch " + this.name + ": resourceVersion " + this.lastResourceVersion
 							+ " is too old; relisting (" + ex.getMessage() + ")");
 					if (gonesInARow > 1) {
@@ -284,7 +287,7 @@ public final class Reflector<T> implements Runnable {
 						this.undecodableAt = this.lastResourceVersion;
 					}
 				}
-				failed(ex, afterConnect, (this.idleClosed && ex.kind() == Kind.CONNECTION) ? "idle" : reason(ex));
+				failed(ex, afterConnect, (this.idleClosed && ex.kind() == Kind.CONNECTION) ? RestartReason.IDLE : reason(ex));
 			}
 			catch (RuntimeException ex) {
 				if (isStopped()) {
@@ -295,7 +298,7 @@ public final class Reflector<T> implements Runnable {
 				failed(new KubernetesApiException(Kind.OTHER,
 						"Watch " + this.name + ": " + this.listerWatcher.resource() + " request failed: "
 								+ ex.getClass().getName(), ex),
-						this.reading, "error");
+						this.reading, RestartReason.ERROR);
 			}
 			catch (Error ex) {
 				if (isStopped()) {
@@ -303,18 +306,18 @@ public final class Reflector<T> implements Runnable {
 				}
 				this.fatal = true;
 				this.status.fatal(ex);
-				this.status.restarted("fatal");
+				this.status.restarted(RestartReason.FATAL);
 				logger.error("Watch " + this.name + " failed with " + ex.getClass().getName()
 						+ "; it is FAILED until a resync succeeds", ex);
 				this.needSync = true;
 				pause(this.backoff.next(null));
 			}
 		}
-		this.status.state(WatchState.STOPPED);
+		this.status.state(State.STOPPED);
 	}
 
 	/** A request failed: report it, back off, and go on from the last resourceVersion. */
-	private void failed(KubernetesApiException ex, boolean afterConnect, String reason) {
+	private void failed(KubernetesApiException ex, boolean afterConnect, RestartReason reason) {
 		this.status.failed(ex, afterConnect);
 		this.status.restarted(reason);
 		this.idleClosed = false;
@@ -424,7 +427,7 @@ public final class Reflector<T> implements Runnable {
 		List<T> objects = new ArrayList<>();
 		List<UnbindableObject> unbindable = new ArrayList<>();
 		String resourceVersion = listAll(afterGone, metas, objects, unbindable);
-		this.status.listed(since(start), objects.size());
+		this.status.listed(since(start));
 		replace(metas, objects, unbindable);
 		completeSync(resourceVersion, start, false);
 		return null;
@@ -586,7 +589,7 @@ public final class Reflector<T> implements Runnable {
 								liveObjects.add(objects.get(i));
 							}
 						}
-						this.status.listed(since(start), liveObjects.size());
+						this.status.listed(since(start));
 						replace(liveMetas, liveObjects, new ArrayList<>(unbindable.values()));
 						completeSync(event.resourceVersion(), start, true);
 						return stream;
@@ -615,7 +618,7 @@ public final class Reflector<T> implements Runnable {
 			throw new Stopped();
 		}
 		try {
-			this.handler.replace(metas, objects, unbindable, !this.synced);
+			this.handler.replace(metas, objects, unbindable, !this.listed);
 		}
 		catch (RuntimeException ex) {
 			throw new HandlerFailure(ex);
@@ -626,7 +629,7 @@ public final class Reflector<T> implements Runnable {
 		this.lastResourceVersion = resourceVersion;
 		this.undecodableAt = null;
 		this.status.resourceVersion(resourceVersion);
-		this.synced = true;
+		this.listed = true;
 		this.fatal = false;
 		this.status.synced(since(start), streaming);
 	}
@@ -725,16 +728,16 @@ public final class Reflector<T> implements Runnable {
 		return message != null && message.toLowerCase(java.util.Locale.ROOT).contains("too large resource version");
 	}
 
-	private static String reason(KubernetesApiException ex) {
+	private static RestartReason reason(KubernetesApiException ex) {
 		return switch (ex.kind()) {
-			case CONNECTION -> "disconnected";
-			case DECODE -> "bad-data";
-			case TOO_MANY_REQUESTS -> "throttled";
-			case UNAUTHORIZED -> "unauthorized";
-			case FORBIDDEN -> "forbidden";
-			case CREDENTIALS -> "credentials";
-			case SERVER_ERROR -> "server-error";
-			default -> "error";
+			case CONNECTION -> RestartReason.DISCONNECTED;
+			case DECODE -> RestartReason.BAD_DATA;
+			case TOO_MANY_REQUESTS -> RestartReason.THROTTLED;
+			case UNAUTHORIZED -> RestartReason.UNAUTHORIZED;
+			case FORBIDDEN -> RestartReason.FORBIDDEN;
+			case CREDENTIALS -> RestartReason.CREDENTIALS;
+			case SERVER_ERROR -> RestartReason.SERVER_ERROR;
+			default -> RestartReason.ERROR;
 		};
 	}
 
@@ -768,7 +771,7 @@ public final class Reflector<T> implements Runnable {
 	}
 
 	private void pause(Duration delay) {
-		state(WatchState.BACKOFF);
+		state(State.BACKOFF);
 		try {
 			this.stopped.await(delay.toMillis(), TimeUnit.MILLISECONDS);
 		}
@@ -779,13 +782,13 @@ public final class Reflector<T> implements Runnable {
 			}
 		}
 		if (!isStopped()) {
-			state(this.synced ? WatchState.WATCHING : WatchState.SYNCING);
+			state(this.listed ? State.WATCHING : State.SYNCING);
 		}
 	}
 
 	/** Enters a state; FAILED (after an Error) holds until a sync completes. */
-	private void state(WatchState state) {
-		this.status.state(this.fatal ? WatchState.FAILED : state);
+	private void state(State state) {
+		this.status.state(this.fatal ? State.FAILED : state);
 	}
 
 	private Duration since(long start) {

@@ -12,7 +12,7 @@ import dev.listwatch.WatchEvent;
  *
  * @param <T> the Java type of the objects
  */
-public interface ReflectorHandler<T> {
+interface ReflectorHandler<T> {
 
 	/**
 	 * The full state, after a list or the initial events of a streaming list: the handler makes its

@@ -4,19 +4,25 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 import dev.listwatch.KubernetesApiException;
+import dev.listwatch.UnbindableObject;
 import dev.listwatch.WatchEvent;
+import dev.listwatch.WatchStatus;
+import dev.listwatch.WatchStatus.RestartReason;
+import dev.listwatch.WatchStatus.State;
 
 /**
- * What a {@link Reflector} reports about itself: written by its thread, read by health, metrics
- * and the actuator endpoint from any thread. {@link #snapshot()} gives a consistent-enough view.
+ * The one place a watch's status is kept: written by its {@link Reflector}'s thread (and by the
+ * {@link Informer} for the sync), read from any thread as an immutable {@link WatchStatus}. Health,
+ * metrics and the endpoint read only that snapshot.
  * <p>
  * <b>Failing.</b> A watch is failing from its first failure until it makes progress again: an
  * event or bookmark arrives, or a sync completes. Opening a watch counts as progress only after a
@@ -27,9 +33,9 @@ import dev.listwatch.WatchEvent;
  * resource is silent too; a half-open path fails the replacement's request instead. Durations are measured on a monotonic
  * {@link Ticker}; instants are for display.
  */
-public final class ReflectorStatus {
+final class ReflectorStatus {
 
-	private volatile WatchState state = WatchState.STARTING;
+	private volatile State state = State.STARTING;
 
 	private volatile String lastResourceVersion;
 
@@ -39,11 +45,12 @@ public final class ReflectorStatus {
 
 	private volatile Instant stateSince;
 
-	private volatile boolean synced;
+	/** Counted down once, by the first sync: the one record of "has synced". */
+	private final CountDownLatch synced = new CountDownLatch(1);
 
 	private volatile Boolean streaming;
 
-	private volatile ErrorInfo lastError;
+	private volatile WatchStatus.Failure lastError;
 
 	private volatile Instant failingSince;
 
@@ -66,18 +73,24 @@ public final class ReflectorStatus {
 
 	private final LongAdder relists = new LongAdder();
 
-	private final Map<String, LongAdder> restarts = new ConcurrentHashMap<>();
+	private final Map<RestartReason, LongAdder> restarts = new ConcurrentHashMap<>();
+
+	private final LongAdder lists = new LongAdder();
+
+	private final LongAdder listNanos = new LongAdder();
+
+	private final LongAdder syncs = new LongAdder();
+
+	private final LongAdder syncNanos = new LongAdder();
 
 	private final Map<WatchEvent.Type, LongAdder> events = new EnumMap<>(WatchEvent.Type.class);
-
-	private final CopyOnWriteArrayList<Listener> listeners = new CopyOnWriteArrayList<>();
 
 	/**
 	 * Makes a status.
 	 * @param clock the wall clock, for the instants shown
 	 * @param ticker the monotonic time source, for durations
 	 */
-	public ReflectorStatus(Clock clock, Ticker ticker) {
+	ReflectorStatus(Clock clock, Ticker ticker) {
 		this.clock = clock;
 		this.ticker = ticker;
 		this.stateSince = clock.instant();
@@ -86,15 +99,7 @@ public final class ReflectorStatus {
 		}
 	}
 
-	/**
-	 * Adds a listener for what happens (metrics).
-	 * @param listener the listener
-	 */
-	public void addListener(Listener listener) {
-		this.listeners.add(listener);
-	}
-
-	void state(WatchState state) {
+	void state(State state) {
 		if (this.state != state) {
 			this.state = state;
 			this.stateSince = this.clock.instant();
@@ -117,39 +122,28 @@ public final class ReflectorStatus {
 		this.lastEventTime = this.clock.instant();
 		this.lastActivityNanos = nanos;
 		this.active = true;
-		for (Listener listener : this.listeners) {
-			listener.received(type);
-		}
 	}
 
-	void listed(Duration took, int objects) {
-		for (Listener listener : this.listeners) {
-			listener.listed(took, objects);
-		}
+	void listed(Duration took) {
+		this.lists.increment();
+		this.listNanos.add(took.toNanos());
 	}
 
 	void synced(Duration took, boolean streamingList) {
-		this.synced = true;
+		this.syncs.increment();
+		this.syncNanos.add(took.toNanos());
 		this.lastSyncTime = this.clock.instant();
+		this.synced.countDown();
 		this.streaming = streamingList;
 		progress();
-		for (Listener listener : this.listeners) {
-			listener.synced(took);
-		}
 	}
 
 	void relisted() {
 		this.relists.increment();
-		for (Listener listener : this.listeners) {
-			listener.relisted();
-		}
 	}
 
-	void restarted(String reason) {
+	void restarted(RestartReason reason) {
 		this.restarts.computeIfAbsent(reason, (r) -> new LongAdder()).increment();
-		for (Listener listener : this.listeners) {
-			listener.restarted(reason);
-		}
 	}
 
 	/**
@@ -160,7 +154,7 @@ public final class ReflectorStatus {
 	 */
 	void failed(KubernetesApiException failure, boolean afterConnect) {
 		this.consecutiveFailures.incrementAndGet();
-		this.lastError = new ErrorInfo(failure.reason(), failure.getMessage(), failure.code());
+		this.lastError = new WatchStatus.Failure(failure.reason(), failure.getMessage(), failure.code());
 		// sticky until progress: a failure to reach the server between failures on open streams does
 		// not make reconnecting count as progress
 		this.lastFailureAfterConnect |= afterConnect;
@@ -171,15 +165,15 @@ public final class ReflectorStatus {
 	}
 
 	/**
-	 * The reading thread failed with an {@link Error}: the watch is {@link WatchState#FAILED} until
+	 * The reading thread failed with an {@link Error}: the watch is {@link State#FAILED} until
 	 * a sync completes again. Called by the reflector, or by the thread that ran it when something
 	 * escaped its loop.
 	 * @param error what was thrown (only its class is kept: a message may hold anything)
 	 */
-	public void fatal(Throwable error) {
+	void fatal(Throwable error) {
 		failed(new KubernetesApiException(KubernetesApiException.Kind.OTHER,
 				"The watch's thread failed with " + error.getClass().getName(), null), true);
-		state(WatchState.FAILED);
+		state(State.FAILED);
 	}
 
 	/** The watch made progress (an event arrived, a sync completed): it is not failing. */
@@ -211,19 +205,35 @@ public final class ReflectorStatus {
 		}
 	}
 
-	public WatchState state() {
+	State state() {
 		return this.state;
 	}
 
-	public boolean hasSynced() {
-		return this.synced;
+	/**
+	 * The cache held a whole list once: later lists are relists. Set by the informer with the first
+	 * replace, before its listeners hear of the sync, and by {@link #synced} in any case.
+	 */
+	void markSynced() {
+		this.synced.countDown();
+	}
+
+	boolean hasSynced() {
+		return this.synced.getCount() == 0;
+	}
+
+	boolean awaitSynced(Duration timeout) throws InterruptedException {
+		return this.synced.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
+	}
+
+	String lastResourceVersion() {
+		return this.lastResourceVersion;
 	}
 
 	/**
 	 * Failures since the last success.
 	 * @return the count
 	 */
-	public long consecutiveFailures() {
+	long consecutiveFailures() {
 		return this.consecutiveFailures.get();
 	}
 
@@ -232,7 +242,7 @@ public final class ReflectorStatus {
 	 * watch opens or a sync completes again. Health compares it with a grace period.
 	 * @return the time, or {@code null} when the watch is not failing
 	 */
-	public Instant failingSince() {
+	Instant failingSince() {
 		return this.failingSince;
 	}
 
@@ -240,7 +250,7 @@ public final class ReflectorStatus {
 	 * How long the watch has been failing, on the monotonic ticker.
 	 * @return the duration, or {@code null} when the watch is not failing
 	 */
-	public Duration failingFor() {
+	Duration failingFor() {
 		if (this.failingSince == null) {
 			return null;
 		}
@@ -252,7 +262,7 @@ public final class ReflectorStatus {
 	 * whichever is later, on the monotonic ticker.
 	 * @return the duration, or {@code null} before the first watch opened
 	 */
-	public Duration silentFor() {
+	Duration silentFor() {
 		if (!this.active) {
 			return null;
 		}
@@ -260,79 +270,32 @@ public final class ReflectorStatus {
 	}
 
 	/**
-	 * A snapshot of the status.
+	 * The reflector's part of the status, as the reflector's tests see it: no declaration, no cache.
 	 * @return the snapshot
 	 */
-	public Snapshot snapshot() {
-		Map<String, Long> restartsByReason = new TreeMap<>();
+	WatchStatus snapshot() {
+		return snapshot("reflector", new WatchStatus.Watched(new dev.listwatch.Resource("", "v1", "things", null, true, null), null,
+				null, Object.class.getName(), List.of(), Duration.ZERO), true, 0, 0, 0, 0, null, List.of());
+	}
+
+	/**
+	 * A snapshot of the status, with what the informer adds.
+	 * @return the snapshot
+	 */
+	WatchStatus snapshot(String watch, WatchStatus.Watched watched, boolean running, int objects, int backlog,
+			long listenerFailures, long indexFailures, WatchStatus.IndexFailure lastIndexFailure,
+			List<UnbindableObject> unbindable) {
+		Map<RestartReason, Long> restartsByReason = new EnumMap<>(RestartReason.class);
 		this.restarts.forEach((reason, count) -> restartsByReason.put(reason, count.sum()));
 		Map<WatchEvent.Type, Long> eventsByType = new EnumMap<>(WatchEvent.Type.class);
 		this.events.forEach((type, count) -> eventsByType.put(type, count.sum()));
-		return new Snapshot(this.state, this.stateSince, this.synced, this.lastResourceVersion, this.lastEventTime,
-				this.lastSyncTime, restartsByReason, this.relists.sum(), this.consecutiveFailures.get(), this.lastError,
-				this.streaming, eventsByType);
-	}
-
-	/**
-	 * The last failure: its reason and message (which never hold secrets) and HTTP code.
-	 *
-	 * @param reason the reason, for example {@code Forbidden} or {@code CONNECTION}
-	 * @param message the message
-	 * @param code the HTTP code, 0 when none
-	 */
-	public record ErrorInfo(String reason, String message, int code) {
-	}
-
-	/**
-	 * A watch's status at one moment.
-	 *
-	 * @param state the state
-	 * @param stateSince when it entered that state
-	 * @param synced whether the initial sync has completed
-	 * @param lastResourceVersion the last resourceVersion seen
-	 * @param lastEventTime when the last event (bookmarks included) arrived
-	 * @param lastSyncTime when the last full sync (list or streaming list) completed
-	 * @param restarts watch restarts by reason
-	 * @param relists relists after the first list
-	 * @param consecutiveFailures failures since the last success
-	 * @param lastError the last failure, or {@code null}
-	 * @param streaming whether the last sync used a streaming list ({@code null} before the first)
-	 * @param events events received by type
-	 */
-	public record Snapshot(WatchState state, Instant stateSince, boolean synced, String lastResourceVersion,
-			Instant lastEventTime, Instant lastSyncTime, Map<String, Long> restarts, long relists,
-			long consecutiveFailures, ErrorInfo lastError, Boolean streaming, Map<WatchEvent.Type, Long> events) {
-
-		/**
-		 * All restarts, whatever the reason.
-		 * @return the count
-		 */
-		public long totalRestarts() {
-			return this.restarts.values().stream().mapToLong(Long::longValue).sum();
-		}
-
-	}
-
-	/**
-	 * Hears what happens to a reflector, on its thread; for metrics. Must be quick.
-	 */
-	public interface Listener {
-
-		default void received(WatchEvent.Type type) {
-		}
-
-		default void listed(Duration took, int objects) {
-		}
-
-		default void synced(Duration took) {
-		}
-
-		default void relisted() {
-		}
-
-		default void restarted(String reason) {
-		}
-
+		return new WatchStatus(watch, watched, running, this.state,
+				this.stateSince, hasSynced(), this.lastResourceVersion, objects, this.lastEventTime, silentFor(),
+				this.lastSyncTime, this.streaming, eventsByType, restartsByReason, this.relists.sum(),
+				this.consecutiveFailures.get(), this.failingSince, failingFor(), this.lastError,
+				new WatchStatus.Timing(this.lists.sum(), Duration.ofNanos(this.listNanos.sum())),
+				new WatchStatus.Timing(this.syncs.sum(), Duration.ofNanos(this.syncNanos.sum())), backlog,
+				listenerFailures, indexFailures, lastIndexFailure, unbindable);
 	}
 
 }

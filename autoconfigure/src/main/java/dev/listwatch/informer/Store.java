@@ -17,11 +17,13 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.BooleanSupplier;
 
 import dev.listwatch.IndexFunction;
 import dev.listwatch.Lister;
 import dev.listwatch.ObjectMeta;
 import dev.listwatch.WatchIndex;
+import dev.listwatch.WatchStatus;
 
 /**
  * The local cache of one watch: client-go's {@code threadSafeMap} with its indexers. Objects are
@@ -59,7 +61,7 @@ import dev.listwatch.WatchIndex;
  *
  * @param <T> the Java type of the cached objects
  */
-public final class Store<T> {
+final class Store<T> {
 
 	/** What an index slot holds when its function failed: no value, retried by a relist. */
 	private static final Object FAILED = new Object();
@@ -83,20 +85,21 @@ public final class Store<T> {
 
 	private volatile State<T> state;
 
-	private volatile boolean synced;
+	/** Whether the watch has synced: kept by its status, the one record of it. */
+	private volatile BooleanSupplier synced = () -> false;
 
 	/** Written by writers only, under the writer mutex. */
 	private volatile long indexFailures;
 
 	/** Written by writers only, under the writer mutex, before {@link #indexFailures}. */
-	private volatile IndexFailure lastIndexFailure;
+	private volatile WatchStatus.IndexFailure lastIndexFailure;
 
 	private final Lister<T> lister = new StoreLister();
 
 	/**
 	 * Creates a store with only the built-in namespace index.
 	 */
-	public Store() {
+	Store() {
 		this(Map.of());
 	}
 
@@ -106,7 +109,7 @@ public final class Store<T> {
 	 * reserved
 	 */
 	@SuppressWarnings("unchecked")
-	public Store(Map<String, ? extends IndexFunction<? super T>> indexes) {
+	Store(Map<String, ? extends IndexFunction<? super T>> indexes) {
 		Map<String, IndexFunction<? super T>> ordered = new LinkedHashMap<>();
 		ordered.put(WatchIndex.NAMESPACE, null); // built in, handled from the metadata
 		indexes.forEach((name, function) -> {
@@ -135,7 +138,7 @@ public final class Store<T> {
 	 * @throws IllegalArgumentException if two declarations name the same index of this watch
 	 */
 	@SuppressWarnings("unchecked")
-	public static <T> Store<T> forWatch(String watch, Collection<? extends WatchIndex<?>> declarations) {
+	static <T> Store<T> forWatch(String watch, Collection<? extends WatchIndex<?>> declarations) {
 		Map<String, IndexFunction<? super T>> indexes = new LinkedHashMap<>();
 		for (WatchIndex<?> declaration : declarations) {
 			if (declaration.watch().equals(watch)
@@ -155,7 +158,7 @@ public final class Store<T> {
 	 *
 	 * @param <T> the Java type of the object
 	 */
-	public static final class Entry<T> {
+	static final class Entry<T> {
 
 		private final ObjectMeta meta;
 
@@ -227,18 +230,6 @@ public final class Store<T> {
 			return "Entry[" + key() + " resourceVersion=" + this.meta.resourceVersion() + "]";
 		}
 
-	}
-
-	/**
-	 * An index function that failed for an object.
-	 *
-	 * @param index the index name
-	 * @param key the key of the object
-	 * @param error the class name of the exception thrown, such as
-	 * {@code java.lang.IllegalStateException} ({@code java.lang.NullPointerException} for a
-	 * {@code null} element returned); never its message
-	 */
-	public record IndexFailure(String index, String key, String error) {
 	}
 
 	/**
@@ -446,22 +437,14 @@ public final class Store<T> {
 	}
 
 	/**
-	 * Marks the store as filled by the watch's first complete list; {@link #hasSynced()} then
-	 * stays {@code true}.
+	 * Names where {@link Lister#hasSynced()} reads from: the watch's status.
+	 * @param synced whether the watch has synced
 	 */
-	public void markSynced() {
-		this.synced = true;
+	void syncedBy(BooleanSupplier synced) {
+		this.synced = synced;
 	}
 
 	// ---------------------------------------------------------------- reads
-
-	/**
-	 * Whether {@link #markSynced()} was called.
-	 * @return {@code true} once synced
-	 */
-	public boolean hasSynced() {
-		return this.synced;
-	}
 
 	/**
 	 * The object cached under a key. Takes no lock.
@@ -567,7 +550,7 @@ public final class Store<T> {
 	 * The latest failure of a user index function.
 	 * @return the failure, or {@code null} if none failed
 	 */
-	public IndexFailure lastIndexFailure() {
+	public WatchStatus.IndexFailure lastIndexFailure() {
 		return this.lastIndexFailure;
 	}
 
@@ -657,7 +640,7 @@ public final class Store<T> {
 
 	/** Records a failure; under the writer mutex. */
 	private Object failed(int index, String key, String error) {
-		this.lastIndexFailure = new IndexFailure(this.indexNames[index], key, error);
+		this.lastIndexFailure = new WatchStatus.IndexFailure(this.indexNames[index], key, error);
 		this.indexFailures = this.indexFailures + 1; // after the failure, for readers of both
 		return FAILED;
 	}
@@ -898,7 +881,7 @@ public final class Store<T> {
 
 		@Override
 		public boolean hasSynced() {
-			return Store.this.synced;
+			return Store.this.synced.getAsBoolean();
 		}
 
 		@Override

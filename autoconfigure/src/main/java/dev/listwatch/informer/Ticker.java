@@ -10,7 +10,7 @@ import java.time.Instant;
  * at once. Only differences between two readings mean anything.
  */
 @FunctionalInterface
-public interface Ticker {
+interface Ticker {
 
 	/**
 	 * The current reading.

@@ -1,5 +1,7 @@
 package dev.listwatch.autoconfigure;
 
+import dev.listwatch.WatchStatus;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
@@ -28,8 +30,7 @@ import dev.listwatch.cluster.Cluster;
 import dev.listwatch.cluster.ClusterLoader;
 import dev.listwatch.cluster.ConnectionSettings;
 import dev.listwatch.informer.Informer;
-import dev.listwatch.informer.InformerRuntime;
-import dev.listwatch.informer.ReflectorStatus;
+import dev.listwatch.informer.InformerFactory;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -92,7 +93,7 @@ class ListwatchAutoConfigurationTests {
 				assertThat(context).hasNotFailed();
 				assertThat(context).hasSingleBean(Cluster.class)
 					.hasSingleBean(ApiServerClient.class)
-					.hasSingleBean(InformerRuntime.class);
+					.hasSingleBean(InformerFactory.class);
 				assertThat(context).hasBean("configmapsListerWatcher")
 					.hasBean("configmapsLister")
 					.hasBean("configmapsInformer")
@@ -173,7 +174,7 @@ class ListwatchAutoConfigurationTests {
 				assertThat(context).hasNotFailed();
 				assertThat(context).doesNotHaveBean(Cluster.class)
 					.doesNotHaveBean(ApiServerClient.class)
-					.doesNotHaveBean(InformerRuntime.class)
+					.doesNotHaveBean(InformerFactory.class)
 					.doesNotHaveBean(Informer.class)
 					.doesNotHaveBean("configmapsListerWatcher")
 					.doesNotHaveBean("configmapsLister");
@@ -275,8 +276,8 @@ class ListwatchAutoConfigurationTests {
 				assertThat(context).hasNotFailed();
 				Informer<?> informer = context.getBean("configmapsInformer", Informer.class);
 				await().atMost(Duration.ofSeconds(20))
-					.until(() -> informer.status().snapshot().consecutiveFailures() >= 3);
-				ReflectorStatus.Snapshot status = informer.status().snapshot();
+					.until(() -> informer.status().consecutiveFailures() >= 3);
+				WatchStatus status = informer.status();
 				assertThat(status.synced()).isFalse();
 				assertThat(status.lastError().reason()).isEqualTo("CONNECTION");
 				assertThat(status.totalRestarts()).isGreaterThanOrEqualTo(3);

@@ -1,5 +1,9 @@
 package dev.listwatch.faults;
 
+import dev.listwatch.WatchStatus;
+
+import dev.listwatch.WatchStatus.RestartReason;
+
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -8,14 +12,11 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import dev.listwatch.KubernetesApiException;
 import dev.listwatch.KubernetesObject;
 import dev.listwatch.ListerWatcher;
-import dev.listwatch.informer.Store;
 import dev.listwatch.client.ApiServerClient;
 import dev.listwatch.event.ResourceEvent;
 import dev.listwatch.informer.Informer;
-import dev.listwatch.informer.InformerRuntime;
-import dev.listwatch.informer.Backoff;
-import dev.listwatch.informer.ReflectorOptions;
-import dev.listwatch.informer.ReflectorStatus;
+import dev.listwatch.informer.InformerFactory;
+import dev.listwatch.informer.InformerOptions;
 import dev.listwatch.testsupport.scripted.ScriptedApiServer;
 import dev.listwatch.testsupport.scripted.ScriptedApiServer.Reply;
 import org.junit.jupiter.api.AfterEach;
@@ -35,16 +36,16 @@ import static org.awaitility.Awaitility.await;
  */
 class BadInputIT {
 
-	private static final Backoff.Settings QUICK = new Backoff.Settings(Duration.ofMillis(20), Duration.ofMillis(200),
+	private static final InformerOptions.BackoffPolicy QUICK = new InformerOptions.BackoffPolicy(Duration.ofMillis(20), Duration.ofMillis(200),
 			2.0, 0.0, Duration.ofMinutes(1));
 
-	private Backoff.Settings backoff = QUICK;
+	private InformerOptions.BackoffPolicy backoff = QUICK;
 
 	private final ScriptedApiServer server = new ScriptedApiServer();
 
 	private final List<ApplicationEvent> events = new CopyOnWriteArrayList<>();
 
-	private InformerRuntime runtime;
+	private InformerFactory runtime;
 
 	private Informer<KubernetesObject> informer;
 
@@ -62,12 +63,12 @@ class BadInputIT {
 	@Test
 	void malformedJsonIsReportedAndTheWatchResumes() {
 		resumesAfter("{\"type\":\"MODIFIED\",\"object\":{\"metadata\":{broken}}}\n", KubernetesApiException.Kind.DECODE,
-				"bad-data", 1 << 20);
+				RestartReason.BAD_DATA, 1 << 20);
 	}
 
 	@Test
 	void anUnknownEventTypeIsReportedAndTheWatchResumes() {
-		resumesAfter("{\"type\":\"EXPLODED\",\"object\":{}}\n", KubernetesApiException.Kind.DECODE, "bad-data", 1 << 20);
+		resumesAfter("{\"type\":\"EXPLODED\",\"object\":{}}\n", KubernetesApiException.Kind.DECODE, RestartReason.BAD_DATA, 1 << 20);
 	}
 
 	@Test
@@ -80,16 +81,16 @@ class BadInputIT {
 		awaitValue("b", "1");
 		assertThat(this.informer.lister().get("ns", "a")).as("the last state that could be held")
 			.hasValueSatisfying((cm) -> assertThat(cm.at("/data/v").asString()).isEqualTo("1"));
-		assertThat(this.informer.unbindable()).singleElement().satisfies((object) -> {
+		assertThat(this.informer.status().unbindable()).singleElement().satisfies((object) -> {
 			assertThat(object.key()).isEqualTo("ns/a");
 			assertThat(object.meta().resourceVersion()).isEqualTo("12");
 			assertThat(object.reason()).contains("max-event-size");
 		});
 		assertThat(this.server.lists()).isEqualTo(1);
 		assertThat(this.server.watches()).isEqualTo(1);
-		ReflectorStatus.Snapshot status = this.informer.status().snapshot();
+		WatchStatus status = this.informer.status();
 		assertThat(status.lastResourceVersion()).isEqualTo("13");
-		assertThat(status.restarts()).doesNotContainKey("bad-data");
+		assertThat(status.restarts()).doesNotContainKey(RestartReason.BAD_DATA);
 		assertThat(resourceEvents()).extracting((e) -> e.type() + " " + e.meta().resourceVersion())
 			.containsExactly("ADDED 10", "MODIFIED 11", "ADDED 13");
 	}
@@ -97,7 +98,7 @@ class BadInputIT {
 	@Test
 	void aTruncatedEventIsADroppedConnectionAndTheWatchResumes() {
 		resumesAfter("{\"type\":\"MODIFIED\",\"object\":{\"apiVersion\":\"v1\",\"kind\":\"Conf",
-				KubernetesApiException.Kind.CONNECTION, "disconnected", 1 << 20);
+				KubernetesApiException.Kind.CONNECTION, RestartReason.DISCONNECTED, 1 << 20);
 	}
 
 	@Test
@@ -109,7 +110,7 @@ class BadInputIT {
 		awaitValue("a", "2");
 		assertThat(this.server.lists()).isEqualTo(1);
 		assertThat(this.server.requests().get(2).parameter("resourceVersion")).isEqualTo("10");
-		ReflectorStatus.Snapshot status = this.informer.status().snapshot();
+		WatchStatus status = this.informer.status();
 		assertThat(status.lastError().reason()).isEqualTo("DECODE");
 		assertThat(status.lastError().message()).contains("HTML page");
 	}
@@ -122,7 +123,7 @@ class BadInputIT {
 		start(1 << 20);
 		awaitValue("a", "1");
 		assertThat(this.server.lists()).isEqualTo(2);
-		assertThat(this.informer.status().snapshot().restarts()).containsKey("bad-data");
+		assertThat(this.informer.status().restarts()).containsKey(RestartReason.BAD_DATA);
 	}
 
 	@Test
@@ -132,8 +133,8 @@ class BadInputIT {
 			.onList(Reply.body("application/json", list(10, configMap("a", 10, "0"))));
 		start(1 << 20);
 		awaitValue("a", "0");
-		ReflectorStatus.Snapshot status = this.informer.status().snapshot();
-		assertThat(status.restarts()).containsEntry("forbidden", 2L);
+		WatchStatus status = this.informer.status();
+		assertThat(status.restarts()).containsEntry(RestartReason.FORBIDDEN, 2L);
 		assertThat(status.lastError().reason()).isEqualTo("Forbidden");
 		assertThat(status.lastError().code()).isEqualTo(403);
 		assertThat(status.consecutiveFailures()).isZero();
@@ -150,8 +151,8 @@ class BadInputIT {
 		assertThat(this.server.lists()).isEqualTo(1);
 		assertThat(this.server.watches()).isEqualTo(2);
 		assertThat(this.server.requests().get(2).parameter("resourceVersion")).isEqualTo("10");
-		ReflectorStatus.Snapshot status = this.informer.status().snapshot();
-		assertThat(status.restarts()).containsKey("idle");
+		WatchStatus status = this.informer.status();
+		assertThat(status.restarts()).containsKey(RestartReason.IDLE);
 		assertThat(status.relists()).isZero();
 	}
 
@@ -160,14 +161,14 @@ class BadInputIT {
 		this.server.onList(Reply.error(429, "TooManyRequests", 1))
 			.onList(Reply.body("application/json", list(10, configMap("a", 10, "0"))));
 		// honoured up to max-backoff
-		this.backoff = new Backoff.Settings(Duration.ofMillis(20), Duration.ofSeconds(5), 2.0, 0.0,
+		this.backoff = new InformerOptions.BackoffPolicy(Duration.ofMillis(20), Duration.ofSeconds(5), 2.0, 0.0,
 				Duration.ofMinutes(1));
 		start(1 << 20);
 		awaitValue("a", "0");
 		List<ScriptedApiServer.Request> requests = this.server.requests();
 		Duration gap = Duration.ofNanos(requests.get(1).nanoTime() - requests.get(0).nanoTime());
 		assertThat(gap).isGreaterThanOrEqualTo(Duration.ofMillis(1000));
-		assertThat(this.informer.status().snapshot().restarts()).containsKey("throttled");
+		assertThat(this.informer.status().restarts()).containsKey(RestartReason.THROTTLED);
 	}
 
 	@Test
@@ -183,14 +184,14 @@ class BadInputIT {
 		assertThat(this.server.lists()).isEqualTo(2);
 		assertThat(this.server.requests().get(0).parameter("resourceVersion")).isEqualTo("0");
 		assertThat(this.server.requests().get(2).parameter("resourceVersion")).isNull();
-		assertThat(this.informer.status().snapshot().relists()).isEqualTo(1);
+		assertThat(this.informer.status().relists()).isEqualTo(1);
 	}
 
 	/**
 	 * A watch breaks on {@code bad} after one good event; the next watch starts from that event's
 	 * resourceVersion, with no new list, and delivers the next change.
 	 */
-	private void resumesAfter(String bad, KubernetesApiException.Kind kind, String restartReason, int maxEventBytes) {
+	private void resumesAfter(String bad, KubernetesApiException.Kind kind, RestartReason restartReason, int maxEventBytes) {
 		this.server.onList(Reply.body("application/json", list(10, configMap("a", 10, "0"))))
 			.onWatch(Reply.stream(false, event("MODIFIED", configMap("a", 11, "1")), bad))
 			.onWatch(Reply.stream(true, event("MODIFIED", configMap("a", 12, "2"))));
@@ -199,7 +200,7 @@ class BadInputIT {
 		assertThat(this.server.lists()).isEqualTo(1);
 		assertThat(this.server.watches()).isEqualTo(2);
 		assertThat(this.server.requests().get(2).parameter("resourceVersion")).isEqualTo("11");
-		ReflectorStatus.Snapshot status = this.informer.status().snapshot();
+		WatchStatus status = this.informer.status();
 		assertThat(status.lastError().reason()).isEqualTo(kind.name());
 		assertThat(status.restarts()).containsKey(restartReason);
 		assertThat(status.relists()).isZero();
@@ -215,11 +216,10 @@ class BadInputIT {
 		ApiServerClient client = ScriptedClients.connect(this.server.url());
 		ListerWatcher<KubernetesObject> configMaps = client.listerWatcher(client.resolve("v1", "ConfigMap", null, "ns"),
 				KubernetesObject.class, false, maxEventBytes);
-		ReflectorOptions options = new ReflectorOptions(null, null, 500L, false, Duration.ofMinutes(5),
+		InformerOptions options = new InformerOptions(null, null, 500L, false, Duration.ofMinutes(5),
 				Duration.ofMinutes(10), idleTimeout, this.backoff);
-		this.runtime = new InformerRuntime(Clock.systemUTC(), this.events::add, 1, Duration.ofMillis(200));
-		this.informer = new Informer<>("configmaps", KubernetesObject.class, configMaps, new Store<>(), options,
-				this.runtime);
+		this.runtime = new InformerFactory(Clock.systemUTC(), this.events::add, 1, Duration.ofMillis(200));
+		this.informer = this.runtime.informer("configmaps", KubernetesObject.class, configMaps, options, List.of());
 		this.informer.start();
 	}
 
@@ -227,7 +227,7 @@ class BadInputIT {
 		await().atMost(Duration.ofSeconds(10))
 			.untilAsserted(() -> assertThat(this.informer.lister().get("ns", name))
 				.hasValueSatisfying((cm) -> assertThat(cm.at("/data/v").asString()).isEqualTo(value)));
-		await().atMost(Duration.ofSeconds(10)).until(() -> this.informer.backlog() == 0);
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.informer.status().backlog() == 0);
 	}
 
 	private List<ResourceEvent<?>> resourceEvents() {

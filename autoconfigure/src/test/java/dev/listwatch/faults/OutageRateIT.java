@@ -1,16 +1,17 @@
 package dev.listwatch.faults;
 
+import dev.listwatch.WatchStatus;
+
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 
 import dev.listwatch.KubernetesObject;
-import dev.listwatch.informer.Store;
+import dev.listwatch.ListerWatcher;
 import dev.listwatch.client.ApiServerClient;
 import dev.listwatch.informer.Informer;
-import dev.listwatch.informer.InformerRuntime;
-import dev.listwatch.informer.ReflectorOptions;
-import dev.listwatch.informer.WatchState;
+import dev.listwatch.informer.InformerFactory;
+import dev.listwatch.informer.InformerOptions;
 import dev.listwatch.testsupport.scripted.ScriptedApiServer;
 import dev.listwatch.testsupport.scripted.ScriptedApiServer.Reply;
 import org.junit.jupiter.api.Test;
@@ -34,15 +35,15 @@ class OutageRateIT {
 				server.onList(Reply.error(503, "ServiceUnavailable", null));
 			}
 			ApiServerClient client = ScriptedClients.connect(server.url());
-			ReflectorOptions defaults = ReflectorOptions.defaults();
-			ReflectorOptions options = new ReflectorOptions(null, null, 500L, false, defaults.minWatchTimeout(),
+			InformerOptions defaults = InformerOptions.defaults();
+			InformerOptions options = new InformerOptions(null, null, 500L, false, defaults.minWatchTimeout(),
 					defaults.maxWatchTimeout(), defaults.idleTimeout(), defaults.backoff());
-			try (InformerRuntime runtime = new InformerRuntime(Clock.systemUTC(), (e) -> {
+			try (InformerFactory runtime = new InformerFactory(Clock.systemUTC(), (e) -> {
 			}, 1, Duration.ofSeconds(1))) {
-				Informer<KubernetesObject> informer = new Informer<>("configmaps", KubernetesObject.class,
-						client.listerWatcher(client.resolve("v1", "ConfigMap", null, "ns"), KubernetesObject.class, false,
-								1 << 20),
-						new Store<>(), options, runtime);
+				ListerWatcher<KubernetesObject> configMaps = client.listerWatcher(
+						client.resolve("v1", "ConfigMap", null, "ns"), KubernetesObject.class, false, 1 << 20);
+				Informer<KubernetesObject> informer = runtime.informer("configmaps", KubernetesObject.class, configMaps,
+						options, List.of());
 				long start = System.nanoTime();
 				informer.start();
 				try {
@@ -57,8 +58,8 @@ class OutageRateIT {
 							OUTAGE.toSeconds(), perSecond);
 					assertThat(requests.size()).isBetween(3, 12);
 					assertThat(perSecond).isLessThan(0.4);
-					assertThat(informer.status().state()).isIn(WatchState.BACKOFF, WatchState.SYNCING);
-					assertThat(informer.status().snapshot().lastError().code()).isEqualTo(503);
+					assertThat(informer.status().state()).isIn(WatchStatus.State.BACKOFF, WatchStatus.State.SYNCING);
+					assertThat(informer.status().lastError().code()).isEqualTo(503);
 					for (int i = 1; i < requests.size(); i++) {
 						long gap = requests.get(i).nanoTime() - requests.get(i - 1).nanoTime();
 						assertThat(Duration.ofNanos(gap)).as("gap before request %d", i)

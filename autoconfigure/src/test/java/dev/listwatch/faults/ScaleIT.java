@@ -8,12 +8,12 @@ import java.util.List;
 import java.util.Map;
 
 import dev.listwatch.KubernetesObject;
+import dev.listwatch.ListerWatcher;
 import dev.listwatch.autoconfigure.ListwatchAutoConfiguration;
-import dev.listwatch.informer.Store;
 import dev.listwatch.client.ApiServerClient;
 import dev.listwatch.informer.Informer;
-import dev.listwatch.informer.InformerRuntime;
-import dev.listwatch.informer.ReflectorOptions;
+import dev.listwatch.informer.InformerFactory;
+import dev.listwatch.informer.InformerOptions;
 import dev.listwatch.testsupport.ApiWriter;
 import dev.listwatch.testsupport.LocalApiServer;
 import dev.listwatch.testsupport.LocalApiServerExtension;
@@ -60,8 +60,8 @@ class ScaleIT {
 				Map<String, Informer> informers = context.getBeansOfType(Informer.class);
 				assertThat(informers).hasSize(200);
 				await().atMost(Duration.ofSeconds(120))
-					.until(() -> informers.values().stream().allMatch((i) -> i.status().hasSynced()));
-				assertThat(informers.values()).allSatisfy((i) -> assertThat(i.size()).isEqualTo(1));
+					.until(() -> informers.values().stream().allMatch((i) -> i.status().synced()));
+				assertThat(informers.values()).allSatisfy((i) -> assertThat(i.status().objects()).isEqualTo(1));
 				int threads = ManagementFactory.getThreadMXBean().getThreadCount() - threadsBefore;
 				java.util.Map<String, Long> byName = Thread.getAllStackTraces().keySet().stream()
 					.collect(java.util.stream.Collectors.groupingBy((t) -> t.getName().replaceAll("[0-9]+", "#"),
@@ -96,20 +96,20 @@ class ScaleIT {
 				server.onList(Reply.body("application/json", body));
 			}
 			ApiServerClient client = ScriptedClients.connect(server.url());
-			ReflectorOptions defaults = ReflectorOptions.defaults();
-			ReflectorOptions options = new ReflectorOptions(null, null, (long) page, false, defaults.minWatchTimeout(),
+			InformerOptions defaults = InformerOptions.defaults();
+			InformerOptions options = new InformerOptions(null, null, (long) page, false, defaults.minWatchTimeout(),
 					defaults.maxWatchTimeout(), defaults.idleTimeout(), defaults.backoff());
-			try (InformerRuntime runtime = new InformerRuntime(Clock.systemUTC(), (e) -> {
+			try (InformerFactory runtime = new InformerFactory(Clock.systemUTC(), (e) -> {
 			}, 1, Duration.ofSeconds(1))) {
-				Informer<KubernetesObject> informer = new Informer<>("big", KubernetesObject.class,
-						client.listerWatcher(client.resolve("v1", "ConfigMap", null, "ns"), KubernetesObject.class,
-								false, 1 << 20),
-						new Store<>(), options, runtime);
+				ListerWatcher<KubernetesObject> configMaps = client.listerWatcher(
+						client.resolve("v1", "ConfigMap", null, "ns"), KubernetesObject.class, false, 1 << 20);
+				Informer<KubernetesObject> informer = runtime.informer("big", KubernetesObject.class, configMaps,
+						options, List.of());
 				informer.start();
 				try {
-					await().atMost(Duration.ofSeconds(120)).until(() -> informer.status().hasSynced());
-					await().atMost(Duration.ofSeconds(60)).until(() -> informer.backlog() == 0);
-					assertThat(informer.size()).isEqualTo(objects);
+					await().atMost(Duration.ofSeconds(120)).until(() -> informer.status().synced());
+					await().atMost(Duration.ofSeconds(60)).until(() -> informer.status().backlog() == 0);
+					assertThat(informer.status().objects()).isEqualTo(objects);
 					assertThat(server.lists()).isEqualTo(objects / page);
 					long retained = usedHeapAfterGc() - heapBefore;
 					double perObject = retained / (double) objects;

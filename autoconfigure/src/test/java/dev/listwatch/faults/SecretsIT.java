@@ -1,5 +1,9 @@
 package dev.listwatch.faults;
 
+import dev.listwatch.WatchStatus;
+
+import dev.listwatch.WatchStatus.RestartReason;
+
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -9,7 +13,6 @@ import java.util.Map;
 import dev.listwatch.autoconfigure.ListwatchAutoConfiguration;
 import dev.listwatch.cluster.Cluster;
 import dev.listwatch.informer.Informer;
-import dev.listwatch.informer.ReflectorStatus;
 import dev.listwatch.testsupport.LocalApiServer;
 import dev.listwatch.testsupport.LocalApiServerExtension;
 import org.junit.jupiter.api.Test;
@@ -66,10 +69,10 @@ class SecretsIT {
 				.run((context) -> {
 					assertThat(context).hasNotFailed();
 					Informer<?> informer = context.getBean("cmsInformer", Informer.class);
-					String reason = user.getKey().equals("token") ? "forbidden" : "unauthorized";
+					RestartReason reason = user.getKey().equals("token") ? RestartReason.FORBIDDEN : RestartReason.UNAUTHORIZED;
 					await().atMost(Duration.ofSeconds(20))
-						.until(() -> informer.status().snapshot().restarts().getOrDefault(reason, 0L) >= 3);
-					ReflectorStatus.Snapshot status = informer.status().snapshot();
+						.until(() -> informer.status().restarts(reason) >= 3);
+					WatchStatus status = informer.status();
 					assertThat(status.lastError().reason())
 						.isEqualTo(user.getKey().equals("token") ? "Forbidden" : "Unauthorized");
 					assertThat(status.toString()).doesNotContain(token).doesNotContain(execToken);

@@ -20,7 +20,7 @@ class BackoffTests {
 
 	@Test
 	void clientGoDelaysDoubleFrom800MillisTo30Seconds() {
-		Backoff backoff = new Backoff(Backoff.Settings.CLIENT_GO, Ticker.of(this.clock), ReflectorTests.fixed(0.0));
+		Backoff backoff = new Backoff(InformerOptions.BackoffPolicy.CLIENT_GO, Ticker.of(this.clock), ReflectorTests.fixed(0.0));
 		List<Long> delays = new ArrayList<>();
 		for (int i = 0; i < 9; i++) {
 			delays.add(backoff.next(null).toMillis());
@@ -31,21 +31,21 @@ class BackoffTests {
 
 	@Test
 	void jitterStretchesEachDelayByUpToItsFraction() {
-		Backoff.Settings settings = new Backoff.Settings(Duration.ofMillis(100), Duration.ofSeconds(30), 2.0, 1.0,
+		InformerOptions.BackoffPolicy settings = new InformerOptions.BackoffPolicy(Duration.ofMillis(100), Duration.ofSeconds(30), 2.0, 1.0,
 				Duration.ofMinutes(2));
 		Backoff half = new Backoff(settings, Ticker.of(this.clock), ReflectorTests.fixed(0.5));
 		assertThat(half.next(null)).isEqualTo(Duration.ofMillis(150));
 		assertThat(half.next(null)).isEqualTo(Duration.ofMillis(300));
 		Backoff most = new Backoff(settings, Ticker.of(this.clock), ReflectorTests.fixed(0.999));
 		assertThat(most.next(null).toMillis()).isBetween(100L, 200L);
-		Backoff quarter = new Backoff(new Backoff.Settings(Duration.ofMillis(100), Duration.ofSeconds(30), 2.0, 0.2,
+		Backoff quarter = new Backoff(new InformerOptions.BackoffPolicy(Duration.ofMillis(100), Duration.ofSeconds(30), 2.0, 0.2,
 				Duration.ofMinutes(2)), Ticker.of(this.clock), ReflectorTests.fixed(0.5));
 		assertThat(quarter.next(null)).isEqualTo(Duration.ofMillis(110));
 	}
 
 	@Test
 	void retryAfterIsAFloorNotACeiling() {
-		Backoff backoff = new Backoff(Backoff.Settings.CLIENT_GO, Ticker.of(this.clock), ReflectorTests.fixed(0.0));
+		Backoff backoff = new Backoff(InformerOptions.BackoffPolicy.CLIENT_GO, Ticker.of(this.clock), ReflectorTests.fixed(0.0));
 		assertThat(backoff.next(Duration.ofSeconds(5))).isEqualTo(Duration.ofSeconds(5));
 		// the backoff still grew underneath: 1600 ms now, more than a Retry-After of 1 s
 		assertThat(backoff.next(Duration.ofSeconds(1))).isEqualTo(Duration.ofMillis(1600));
@@ -55,7 +55,7 @@ class BackoffTests {
 
 	@Test
 	void retryAfterIsCappedAtTheLongestDelay() {
-		Backoff backoff = new Backoff(Backoff.Settings.CLIENT_GO, Ticker.of(this.clock), ReflectorTests.fixed(0.0));
+		Backoff backoff = new Backoff(InformerOptions.BackoffPolicy.CLIENT_GO, Ticker.of(this.clock), ReflectorTests.fixed(0.0));
 		assertThat(backoff.next(Duration.ofMinutes(2))).isEqualTo(Duration.ofSeconds(30));
 		assertThat(backoff.next(Duration.ofSeconds(86400))).isEqualTo(Duration.ofSeconds(30));
 		// more seconds than fit in a long's milliseconds: no overflow, still the cap
@@ -66,7 +66,7 @@ class BackoffTests {
 	void aWallClockStepDoesNotResetTheBackoff() {
 		MutableClock wall = this.clock;
 		long[] nanos = { 0 };
-		Backoff backoff = new Backoff(Backoff.Settings.CLIENT_GO, () -> nanos[0], ReflectorTests.fixed(0.0));
+		Backoff backoff = new Backoff(InformerOptions.BackoffPolicy.CLIENT_GO, () -> nanos[0], ReflectorTests.fixed(0.0));
 		backoff.next(null);
 		nanos[0] += Duration.ofSeconds(1).toNanos();
 		// NTP steps the wall clock by an hour; monotonic time moved by a second
@@ -78,7 +78,7 @@ class BackoffTests {
 
 	@Test
 	void startsOverAfterResetAfterWithoutAFailure() {
-		Backoff backoff = new Backoff(Backoff.Settings.CLIENT_GO, Ticker.of(this.clock), ReflectorTests.fixed(0.0));
+		Backoff backoff = new Backoff(InformerOptions.BackoffPolicy.CLIENT_GO, Ticker.of(this.clock), ReflectorTests.fixed(0.0));
 		backoff.next(null);
 		backoff.next(null);
 		assertThat(backoff.next(null)).isEqualTo(Duration.ofMillis(3200));
@@ -91,7 +91,7 @@ class BackoffTests {
 
 	@Test
 	void resetStartsOverAtOnce() {
-		Backoff backoff = new Backoff(Backoff.Settings.CLIENT_GO, Ticker.of(this.clock), ReflectorTests.fixed(0.0));
+		Backoff backoff = new Backoff(InformerOptions.BackoffPolicy.CLIENT_GO, Ticker.of(this.clock), ReflectorTests.fixed(0.0));
 		backoff.next(null);
 		backoff.next(null);
 		backoff.reset();
@@ -100,7 +100,7 @@ class BackoffTests {
 
 	@Test
 	void neverATightLoop() {
-		Backoff backoff = new Backoff(Backoff.Settings.CLIENT_GO, Ticker.of(this.clock), ReflectorTests.fixed(0.0));
+		Backoff backoff = new Backoff(InformerOptions.BackoffPolicy.CLIENT_GO, Ticker.of(this.clock), ReflectorTests.fixed(0.0));
 		for (int i = 0; i < 100; i++) {
 			assertThat(backoff.next(Duration.ZERO)).isGreaterThanOrEqualTo(Duration.ofMillis(800));
 		}

@@ -1,5 +1,7 @@
 package dev.listwatch.informer;
 
+import dev.listwatch.WatchStatus;
+
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -44,7 +46,7 @@ class InformerTests {
 
 	private final LinkedBlockingQueue<String> arrivals = new LinkedBlockingQueue<>();
 
-	private final InformerRuntime runtime = new InformerRuntime(Clock.systemUTC(), this::record, 1,
+	private final InformerFactory runtime = new InformerFactory(Clock.systemUTC(), this::record, 1,
 			Duration.ofMinutes(1));
 
 	private final List<Informer<String>> informers = new ArrayList<>();
@@ -65,26 +67,26 @@ class InformerTests {
 		script.watch().send(event(WatchEvent.Type.MODIFIED, "b@12"));
 		assertThat(next(1)).containsExactly("MODIFIED b@12 old=b@1");
 		assertThat(informer.lister().get("ns", "a")).contains("a@1");
-		assertThat(informer.unbindable()).extracting(UnbindableObject::key).containsExactly("ns/a");
+		assertThat(informer.status().unbindable()).extracting(UnbindableObject::key).containsExactly("ns/a");
 		// 410: the relist lists a as unbindable again, b as it is
 		script.list(new ObjectList<>(List.of("b@12"), List.of(meta("b", "12")), "13", null, null,
 				List.of(unbindable("a", "11"))));
 		script.watch().send(new WatchEvent<>(WatchEvent.Type.ERROR, null, null, new Status(410, "Expired", "too old"),
 				false));
-		await().atMost(WAIT).until(() -> informer.status().snapshot().relists() == 1
-				&& "13".equals(informer.status().snapshot().lastResourceVersion()));
+		await().atMost(WAIT).until(() -> informer.status().relists() == 1
+				&& "13".equals(informer.status().lastResourceVersion()));
 		assertThat(informer.lister().get("ns", "a")).as("the server has it: no DELETED").contains("a@1");
 		assertThat(this.published).noneMatch((event) -> event.startsWith("DELETED"));
-		assertThat(informer.unbindableCount()).isEqualTo(1);
+		assertThat(informer.status().unbindable().size()).isEqualTo(1);
 		// it binds again: one MODIFIED from the last state held
 		script.watch().send(event(WatchEvent.Type.MODIFIED, "a@14"));
 		assertThat(next(1)).containsExactly("MODIFIED a@14 old=a@1");
-		assertThat(informer.unbindable()).isEmpty();
+		assertThat(informer.status().unbindable()).isEmpty();
 		// it stops binding, then is deleted: DELETED with the last state held
 		script.watch().send(WatchEvent.unbindable(WatchEvent.Type.MODIFIED, unbindable("a", "15")));
 		script.watch().send(WatchEvent.unbindable(WatchEvent.Type.DELETED, unbindable("a", "16")));
 		assertThat(next(1)).containsExactly("DELETED a@14");
-		assertThat(informer.unbindable()).isEmpty();
+		assertThat(informer.status().unbindable()).isEmpty();
 		assertThat(informer.lister().get("ns", "a")).isEmpty();
 	}
 
@@ -95,13 +97,13 @@ class InformerTests {
 		Informer<String> informer = informer("things", script);
 		informer.start();
 		assertThat(next(2)).containsExactlyInAnyOrder("ADDED a@1 initial", "SYNCED 1");
-		assertThat(informer.unbindable()).extracting(UnbindableObject::key).containsExactly("ns/u");
+		assertThat(informer.status().unbindable()).extracting(UnbindableObject::key).containsExactly("ns/u");
 		assertThat(informer.lister().get("ns", "u")).isEmpty();
 		// gone from the next list: gone from the report, and nothing was ever published for it
 		script.list("20", "a@1");
 		script.watch().send(new WatchEvent<>(WatchEvent.Type.ERROR, null, null, new Status(410, "Expired", "too old"),
 				false));
-		await().atMost(WAIT).until(() -> informer.unbindableCount() == 0);
+		await().atMost(WAIT).until(() -> informer.status().unbindable().size() == 0);
 		assertThat(this.published).noneMatch((event) -> event.contains("u@"));
 	}
 
@@ -113,20 +115,20 @@ class InformerTests {
 		assertThat(next(2)).containsExactlyInAnyOrder("ADDED a@1 initial", "SYNCED 1");
 		script.watch().send(event(WatchEvent.Type.MODIFIED, "a@11"));
 		assertThat(next(1)).containsExactly("MODIFIED a@11 old=a@1");
-		await().atMost(WAIT).until(() -> "11".equals(informer.status().snapshot().lastResourceVersion()));
+		await().atMost(WAIT).until(() -> "11".equals(informer.status().lastResourceVersion()));
 		informer.stop();
 		assertThat(informer.isRunning()).isFalse();
 		informer.start();
 		Stream resumed = script.watch();
 		assertThat(script.watchResourceVersions).containsExactly("10", "11");
-		await().atMost(WAIT).until(() -> informer.status().state() == WatchState.WATCHING);
+		await().atMost(WAIT).until(() -> informer.status().state() == WatchStatus.State.WATCHING);
 		resumed.send(event(WatchEvent.Type.ADDED, "b@15"));
 		resumed.send(event(WatchEvent.Type.MODIFIED, "a@21"));
 		assertThat(next(2)).containsExactly("ADDED b@15", "MODIFIED a@21 old=a@11");
 		assertThat(script.listsStarted).as("no list after the restart").hasValue(1);
 		assertThat(this.published).filteredOn((event) -> event.startsWith("SYNCED")).hasSize(1);
 		assertThat(informer.lister().hasSynced()).isTrue();
-		assertThat(informer.size()).isEqualTo(2);
+		assertThat(informer.status().objects()).isEqualTo(2);
 	}
 
 	@Test
@@ -134,7 +136,7 @@ class InformerTests {
 		CountDownLatch listenerBusy = new CountDownLatch(1);
 		CountDownLatch releaseListener = new CountDownLatch(1);
 		List<String> seen = new CopyOnWriteArrayList<>();
-		InformerRuntime slow = new InformerRuntime(Clock.systemUTC(), (event) -> {
+		InformerFactory slow = new InformerFactory(Clock.systemUTC(), (event) -> {
 			if (event instanceof ResourceEvent<?> resourceEvent) {
 				seen.add(resourceEvent.key());
 				listenerBusy.countDown();
@@ -146,10 +148,10 @@ class InformerTests {
 			Informer<String> informer = new Informer<>("things", String.class, script, new Store<>(), options(), slow);
 			informer.start();
 			assertThat(listenerBusy.await(10, TimeUnit.SECONDS)).isTrue();
-			await().atMost(WAIT).until(() -> informer.backlog() == 3);
+			await().atMost(WAIT).until(() -> informer.status().backlog() == 3);
 			informer.stop();
 			releaseListener.countDown();
-			assertThat(informer.backlog()).as("kept for the next start").isEqualTo(3);
+			assertThat(informer.status().backlog()).as("kept for the next start").isEqualTo(3);
 			informer.start();
 			await().atMost(WAIT).until(() -> seen.size() == 3);
 			assertThat(seen).containsExactlyInAnyOrder("ns/a", "ns/b", "ns/c");
@@ -202,7 +204,7 @@ class InformerTests {
 		assertThat(hung).noneMatch(Informer::isRunning);
 		releases.forEach(CountDownLatch::countDown);
 		await().atMost(WAIT).until(() -> stopped.get() == 3);
-		assertThat(hung).allMatch((informer) -> informer.size() == 0);
+		assertThat(hung).allMatch((informer) -> informer.status().objects() == 0);
 	}
 
 	// ---------------------------------------------------------------- helpers
@@ -213,10 +215,10 @@ class InformerTests {
 		return informer;
 	}
 
-	private static ReflectorOptions options() {
-		return new ReflectorOptions(null, null, null, false, Duration.ofMinutes(5), Duration.ofMinutes(10),
+	private static InformerOptions options() {
+		return new InformerOptions(null, null, null, false, Duration.ofMinutes(5), Duration.ofMinutes(10),
 				Duration.ofMinutes(3),
-				new Backoff.Settings(Duration.ofMillis(1), Duration.ofMillis(5), 2.0, 0.0, Duration.ofMinutes(2)));
+				new InformerOptions.BackoffPolicy(Duration.ofMillis(1), Duration.ofMillis(5), 2.0, 0.0, Duration.ofMinutes(2)));
 	}
 
 	private void record(ApplicationEvent event) {

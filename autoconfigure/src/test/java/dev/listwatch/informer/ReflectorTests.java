@@ -1,5 +1,9 @@
 package dev.listwatch.informer;
 
+import dev.listwatch.WatchStatus;
+
+import dev.listwatch.WatchStatus.RestartReason;
+
 import dev.listwatch.testsupport.MutableClock;
 import java.time.Duration;
 import java.time.Instant;
@@ -90,11 +94,11 @@ class ReflectorTests {
 		assertThat(nextCalls(4)).containsExactly("replace initial=true [a@5, b@6, c@7]", "ADDED d@11", "MODIFIED a@13",
 				"DELETED b@14");
 		await().untilAsserted(() -> {
-			ReflectorStatus.Snapshot status = this.reflector.status().snapshot();
+			WatchStatus status = this.reflector.status().snapshot();
 			assertThat(status.lastResourceVersion()).isEqualTo("14");
-			assertThat(status.state()).isEqualTo(WatchState.WATCHING);
+			assertThat(status.state()).isEqualTo(WatchStatus.State.WATCHING);
 			assertThat(status.synced()).isTrue();
-			assertThat(status.streaming()).isFalse();
+			assertThat(status.streamingList()).isFalse();
 			assertThat(status.relists()).isZero();
 		});
 	}
@@ -138,9 +142,9 @@ class ReflectorTests {
 		assertThat(nextCalls(3)).containsExactly("replace initial=true [a@5]", "ADDED b@11", "MODIFIED b@12");
 		assertThat(this.listerWatcher.listCount()).isEqualTo(1);
 		await().untilAsserted(() -> {
-			ReflectorStatus.Snapshot status = this.reflector.status().snapshot();
+			WatchStatus status = this.reflector.status().snapshot();
 			assertThat(status.relists()).isZero();
-			assertThat(status.restarts()).containsEntry("disconnected", 1L).containsEntry("ended", 1L);
+			assertThat(status.restarts()).containsEntry(RestartReason.DISCONNECTED, 1L).containsEntry(RestartReason.ENDED, 1L);
 		});
 	}
 
@@ -196,7 +200,7 @@ class ReflectorTests {
 		assertThat(nextCalls(3)).containsExactly("replace initial=true [a@5, b@6]", "ADDED c@11",
 				"replace initial=false [a@5, c@29]");
 		assertThat(this.reflector.status().snapshot().relists()).isEqualTo(1);
-		assertThat(this.reflector.status().snapshot().restarts()).containsEntry("expired", 1L);
+		assertThat(this.reflector.status().snapshot().restarts()).containsEntry(RestartReason.EXPIRED, 1L);
 	}
 
 	@Test
@@ -256,7 +260,7 @@ class ReflectorTests {
 		assertThat(resumed.options().resourceVersion()).isEqualTo("9");
 		assertThat(nextCalls(2)).containsExactly("replace initial=true [a@7, b@6]", "MODIFIED b@9");
 		assertThat(this.listerWatcher.listCount()).isZero();
-		assertThat(this.reflector.status().snapshot().streaming()).isTrue();
+		assertThat(this.reflector.status().snapshot().streamingList()).isTrue();
 	}
 
 	@Test
@@ -277,7 +281,7 @@ class ReflectorTests {
 		assertThat(relist.options().sendInitialEvents()).as("one failure does not give streaming up").isTrue();
 		assertThat(nextCalls(2)).containsExactly("replace initial=true [a@5, b@6]", "replace initial=false [c@9]");
 		// the status is written just after the handler
-		await().until(() -> Boolean.TRUE.equals(this.reflector.status().snapshot().streaming()));
+		await().until(() -> Boolean.TRUE.equals(this.reflector.status().snapshot().streamingList()));
 	}
 
 	@Test
@@ -370,19 +374,19 @@ class ReflectorTests {
 		Duration retryAfter = Duration.ofMillis(300);
 		this.listerWatcher.listFails(apiError(429, "TooManyRequests", retryAfter)).page("10", null, "a@5");
 		start(withBackoff(options(false),
-				new Backoff.Settings(Duration.ofMillis(1), Duration.ofSeconds(1), 2.0, 0.0, Duration.ofMinutes(2))));
+				new InformerOptions.BackoffPolicy(Duration.ofMillis(1), Duration.ofSeconds(1), 2.0, 0.0, Duration.ofMinutes(2))));
 		Request throttled = this.listerWatcher.nextRequest();
 		Request retried = this.listerWatcher.nextRequest();
 		assertThat(Duration.ofNanos(retried.nanos() - throttled.nanos())).isGreaterThanOrEqualTo(retryAfter);
 		assertThat(this.handler.next()).isEqualTo("replace initial=true [a@5]");
-		assertThat(this.reflector.status().snapshot().restarts()).containsEntry("throttled", 1L);
+		assertThat(this.reflector.status().snapshot().restarts()).containsEntry(RestartReason.THROTTLED, 1L);
 	}
 
 	@Test
 	void failuresBackOffExponentially() {
 		// no scripted pages: every list fails as a refused connection
-		ReflectorOptions options = withBackoff(options(false),
-				new Backoff.Settings(Duration.ofMillis(40), Duration.ofSeconds(30), 2.0, 0.0, Duration.ofMinutes(2)));
+		InformerOptions options = withBackoff(options(false),
+				new InformerOptions.BackoffPolicy(Duration.ofMillis(40), Duration.ofSeconds(30), 2.0, 0.0, Duration.ofMinutes(2)));
 		start(options);
 		Request previous = this.listerWatcher.nextRequest();
 		long expected = 40;
@@ -392,7 +396,7 @@ class ReflectorTests {
 			previous = next;
 			expected *= 2;
 		}
-		ReflectorStatus.Snapshot status = this.reflector.status().snapshot();
+		WatchStatus status = this.reflector.status().snapshot();
 		assertThat(status.consecutiveFailures()).isGreaterThanOrEqualTo(3);
 		assertThat(status.lastError().reason()).isEqualTo("CONNECTION");
 		assertThat(status.synced()).isFalse();
@@ -401,8 +405,8 @@ class ReflectorTests {
 	@Test
 	void aWatchThatDeliveredBeforeItsConnectionBrokeStartsTheBackoffOver() {
 		// without starting over the waits would be 20 ms, 2 s, 30 s
-		ReflectorOptions options = withBackoff(options(false),
-				new Backoff.Settings(Duration.ofMillis(20), Duration.ofSeconds(30), 100.0, 0.0, Duration.ofMinutes(2)));
+		InformerOptions options = withBackoff(options(false),
+				new InformerOptions.BackoffPolicy(Duration.ofMillis(20), Duration.ofSeconds(30), 100.0, 0.0, Duration.ofMinutes(2)));
 		this.listerWatcher.page("10", null, "a@5");
 		for (int i = 0; i < 4; i++) {
 			this.listerWatcher.stream(new FakeStream().events(event(WatchEvent.Type.MODIFIED, "a@" + (11 + i))).breaks());
@@ -422,8 +426,8 @@ class ReflectorTests {
 
 	@Test
 	void aWatchThatEndsAtOnceDoesNotBecomeATightLoop() {
-		ReflectorOptions options = withBackoff(options(false),
-				new Backoff.Settings(Duration.ofMillis(50), Duration.ofSeconds(30), 2.0, 0.0, Duration.ofMinutes(2)));
+		InformerOptions options = withBackoff(options(false),
+				new InformerOptions.BackoffPolicy(Duration.ofMillis(50), Duration.ofSeconds(30), 2.0, 0.0, Duration.ofMinutes(2)));
 		this.listerWatcher.page("10", null, "a@5");
 		for (int i = 0; i < 3; i++) {
 			this.listerWatcher.stream(new FakeStream().ends());
@@ -458,7 +462,7 @@ class ReflectorTests {
 		assertThat(resumed.options().resourceVersion()).isEqualTo("10");
 		assertThat(this.listerWatcher.listCount()).isEqualTo(1);
 		await().untilAsserted(
-				() -> assertThat(this.reflector.status().snapshot().restarts()).containsEntry("idle", 1L));
+				() -> assertThat(this.reflector.status().snapshot().restarts()).containsEntry(RestartReason.IDLE, 1L));
 	}
 
 	@Test
@@ -501,17 +505,17 @@ class ReflectorTests {
 
 	@Test
 	void stopEndsTheLoopPromptlyDuringBackoff() throws InterruptedException {
-		ReflectorOptions options = withBackoff(options(false),
-				new Backoff.Settings(Duration.ofMinutes(10), Duration.ofMinutes(10), 2.0, 0.0, Duration.ofMinutes(2)));
+		InformerOptions options = withBackoff(options(false),
+				new InformerOptions.BackoffPolicy(Duration.ofMinutes(10), Duration.ofMinutes(10), 2.0, 0.0, Duration.ofMinutes(2)));
 		start(options);
 		this.listerWatcher.nextRequest();
-		await().until(() -> this.reflector.status().state() == WatchState.BACKOFF);
+		await().until(() -> this.reflector.status().snapshot().state() == WatchStatus.State.BACKOFF);
 		long start = System.nanoTime();
 		this.reflector.stop();
 		this.thread.join(2000);
 		assertThat(this.thread.isAlive()).isFalse();
 		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
-		assertThat(this.reflector.status().state()).isEqualTo(WatchState.STOPPED);
+		assertThat(this.reflector.status().snapshot().state()).isEqualTo(WatchStatus.State.STOPPED);
 		assertThat(this.listerWatcher.requests).hasSize(1);
 	}
 
@@ -526,7 +530,7 @@ class ReflectorTests {
 		this.thread.join(2000);
 		assertThat(this.thread.isAlive()).isFalse();
 		assertThat(this.listerWatcher.opened.get(0).isClosed()).isTrue();
-		assertThat(this.reflector.status().state()).isEqualTo(WatchState.STOPPED);
+		assertThat(this.reflector.status().snapshot().state()).isEqualTo(WatchStatus.State.STOPPED);
 		assertThat(this.listerWatcher.requests).hasSize(2);
 	}
 
@@ -576,7 +580,7 @@ class ReflectorTests {
 		assertThat(this.listerWatcher.nextRequest().options().resourceVersion()).isEqualTo("13");
 		assertThat(nextCalls(3)).containsExactly("replace initial=true [a@5]", "MODIFIED a@11",
 				"replace initial=false [a@12]");
-		assertThat(this.reflector.status().snapshot().restarts()).containsEntry("bad-data", 2L);
+		assertThat(this.reflector.status().snapshot().restarts()).containsEntry(RestartReason.BAD_DATA, 2L);
 	}
 
 	@Test
@@ -590,9 +594,9 @@ class ReflectorTests {
 		this.listerWatcher.nextRequest();
 		await().until(() -> this.listerWatcher.opened.size() == 2);
 		// the watch reopened, but nothing since the failure was progress
-		assertThat(this.reflector.status().failingSince()).isNotNull();
+		assertThat(this.reflector.status().snapshot().failingSince()).isNotNull();
 		this.listerWatcher.opened.get(1).events(bookmark("11"));
-		await().until(() -> this.reflector.status().failingSince() == null);
+		await().until(() -> this.reflector.status().snapshot().failingSince() == null);
 	}
 
 	@Test
@@ -603,13 +607,13 @@ class ReflectorTests {
 		this.listerWatcher.nextRequest();
 		this.listerWatcher.nextRequest();
 		await().until(() -> this.listerWatcher.opened.size() == 1);
-		assertThat(this.reflector.status().failingSince()).isNull();
+		assertThat(this.reflector.status().snapshot().failingSince()).isNull();
 	}
 
 	@Test
 	void anErrorOnTheLoopsThreadMarksTheWatchFailedUntilAResyncSucceeds() {
-		ReflectorOptions options = withBackoff(options(false),
-				new Backoff.Settings(Duration.ofMillis(300), Duration.ofMillis(300), 1.0, 0.0, Duration.ofMinutes(2)));
+		InformerOptions options = withBackoff(options(false),
+				new InformerOptions.BackoffPolicy(Duration.ofMillis(300), Duration.ofMillis(300), 1.0, 0.0, Duration.ofMinutes(2)));
 		this.listerWatcher.page("10", null, "a@5")
 			.stream(new FakeStream().events(event(WatchEvent.Type.ADDED, "b@11")))
 			.page("12", null, "a@5", "b@11");
@@ -617,15 +621,15 @@ class ReflectorTests {
 		start(options);
 		this.listerWatcher.nextRequest();
 		this.listerWatcher.nextRequest();
-		await().until(() -> this.reflector.status().state() == WatchState.FAILED);
+		await().until(() -> this.reflector.status().snapshot().state() == WatchStatus.State.FAILED);
 		assertThat(this.reflector.status().snapshot().lastError().message()).contains("NoClassDefFoundError")
 			.doesNotContain("com/example/Gone");
 		Request relist = this.listerWatcher.nextRequest();
 		assertThat(relist.watch()).isFalse();
 		assertThat(this.handler.next()).isEqualTo("replace initial=true [a@5]");
 		assertThat(this.handler.next()).isEqualTo("replace initial=false [a@5, b@11]");
-		await().until(() -> this.reflector.status().state() == WatchState.WATCHING);
-		assertThat(this.reflector.status().snapshot().restarts()).containsEntry("fatal", 1L);
+		await().until(() -> this.reflector.status().snapshot().state() == WatchStatus.State.WATCHING);
+		assertThat(this.reflector.status().snapshot().restarts()).containsEntry(RestartReason.FATAL, 1L);
 		assertThat(this.thread.isAlive()).isTrue();
 	}
 
@@ -640,7 +644,7 @@ class ReflectorTests {
 		assertThat(resumed.watch()).isTrue();
 		assertThat(resumed.options().resourceVersion()).isEqualTo("11");
 		assertThat(this.listerWatcher.listCount()).isEqualTo(1);
-		assertThat(this.reflector.status().snapshot().restarts()).containsEntry("error", 1L).doesNotContainKey("handler");
+		assertThat(this.reflector.status().snapshot().restarts()).containsEntry(RestartReason.ERROR, 1L).doesNotContainKey(RestartReason.HANDLER);
 	}
 
 	@Test
@@ -660,8 +664,8 @@ class ReflectorTests {
 			assertThat(retried.options().resourceVersion()).isEqualTo("11");
 		}
 		assertThat(this.listerWatcher.listCount()).as("no relist on recovery").isEqualTo(1);
-		assertThat(this.reflector.status().snapshot().restarts()).containsEntry("credentials", 2L)
-			.doesNotContainKey("handler");
+		assertThat(this.reflector.status().snapshot().restarts()).containsEntry(RestartReason.CREDENTIALS, 2L)
+			.doesNotContainKey(RestartReason.HANDLER);
 	}
 
 	@Test
@@ -673,11 +677,11 @@ class ReflectorTests {
 		this.listerWatcher.nextRequest();
 		this.listerWatcher.nextRequest();
 		await().until(() -> this.listerWatcher.opened.size() == 2);
-		assertThat(this.reflector.status().failingSince()).as("cut after it connected").isNotNull();
+		assertThat(this.reflector.status().snapshot().failingSince()).as("cut after it connected").isNotNull();
 		this.clock.advance(IDLE.plusSeconds(1));
 		assertThat(this.reflector.checkIdle()).isTrue();
 		this.listerWatcher.nextRequest();
-		await().until(() -> this.reflector.status().failingSince() == null);
+		await().until(() -> this.reflector.status().snapshot().failingSince() == null);
 	}
 
 	@Test
@@ -695,7 +699,7 @@ class ReflectorTests {
 		// the last watch connected and stays open: the server answers, but nothing has progressed
 		await().until(() -> this.listerWatcher.opened.size() == 3);
 		assertThat(this.reflector.status().snapshot().consecutiveFailures()).isEqualTo(4);
-		assertThat(this.reflector.status().failingSince()).isNotNull();
+		assertThat(this.reflector.status().snapshot().failingSince()).isNotNull();
 	}
 
 	@Test
@@ -736,7 +740,7 @@ class ReflectorTests {
 		this.listerWatcher.nextRequest();
 		this.listerWatcher.nextRequest();
 		this.listerWatcher.nextRequest();
-		await().until(() -> this.reflector.status().failingSince() != null);
+		await().until(() -> this.reflector.status().snapshot().failingSince() != null);
 	}
 
 	@Test
@@ -745,7 +749,7 @@ class ReflectorTests {
 		this.listerWatcher.watchFails(apiError(429, "TooManyRequests", retryAfter))
 			.stream(new FakeStream().events(event(WatchEvent.Type.ADDED, "a@5"), initialEventsEnd("8")));
 		start(withBackoff(options(true),
-				new Backoff.Settings(Duration.ofMillis(1), Duration.ofSeconds(1), 2.0, 0.0, Duration.ofMinutes(2))));
+				new InformerOptions.BackoffPolicy(Duration.ofMillis(1), Duration.ofSeconds(1), 2.0, 0.0, Duration.ofMinutes(2))));
 		Request throttled = this.listerWatcher.nextRequest();
 		Request retried = this.listerWatcher.nextRequest();
 		assertThat(retried.options().sendInitialEvents()).as("no list thrown at a throttled server").isTrue();
@@ -820,7 +824,7 @@ class ReflectorTests {
 		this.thread.join(5000);
 		assertThat(this.thread.isAlive()).isFalse();
 		assertThat(this.handler.calls).isEmpty();
-		assertThat(this.reflector.status().state()).isEqualTo(WatchState.STOPPED);
+		assertThat(this.reflector.status().snapshot().state()).isEqualTo(WatchStatus.State.STOPPED);
 	}
 
 	private static UnbindableObject unbindable(String name, String resourceVersion) {
@@ -830,7 +834,7 @@ class ReflectorTests {
 
 	// ---------------------------------------------------------------- helpers
 
-	private void start(ReflectorOptions options) {
+	private void start(InformerOptions options) {
 		this.reflector = new Reflector<>("things", this.listerWatcher, this.handler, options, Ticker.of(this.clock),
 				RandomGenerator.of("L64X128MixRandom"), new ReflectorStatus(this.clock, Ticker.of(this.clock)));
 		this.thread = new Thread(this.reflector, "reflector-test");
@@ -842,13 +846,13 @@ class ReflectorTests {
 		return java.util.stream.IntStream.range(0, count).mapToObj((i) -> this.handler.next()).toList();
 	}
 
-	static ReflectorOptions options(boolean streaming) {
-		return new ReflectorOptions(null, null, 2L, streaming, Duration.ofMinutes(5), Duration.ofMinutes(10), IDLE,
-				new Backoff.Settings(Duration.ofMillis(1), Duration.ofMillis(5), 2.0, 0.0, Duration.ofMinutes(2)));
+	static InformerOptions options(boolean streaming) {
+		return new InformerOptions(null, null, 2L, streaming, Duration.ofMinutes(5), Duration.ofMinutes(10), IDLE,
+				new InformerOptions.BackoffPolicy(Duration.ofMillis(1), Duration.ofMillis(5), 2.0, 0.0, Duration.ofMinutes(2)));
 	}
 
-	private static ReflectorOptions withBackoff(ReflectorOptions o, Backoff.Settings backoff) {
-		return new ReflectorOptions(o.labelSelector(), o.fieldSelector(), o.pageSize(), o.streamingList(),
+	private static InformerOptions withBackoff(InformerOptions o, InformerOptions.BackoffPolicy backoff) {
+		return new InformerOptions(o.labelSelector(), o.fieldSelector(), o.pageSize(), o.streamingList(),
 				o.minWatchTimeout(), o.maxWatchTimeout(), o.idleTimeout(), backoff);
 	}
 

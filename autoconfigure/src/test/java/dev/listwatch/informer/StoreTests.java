@@ -12,9 +12,9 @@ import dev.listwatch.IndexFunction;
 import dev.listwatch.Lister;
 import dev.listwatch.ObjectMeta;
 import dev.listwatch.WatchIndex;
+import dev.listwatch.WatchStatus.IndexFailure;
 import dev.listwatch.informer.Store.Diff;
 import dev.listwatch.informer.Store.Entry;
-import dev.listwatch.informer.Store.IndexFailure;
 import dev.listwatch.informer.Store.Update;
 import org.junit.jupiter.api.Test;
 
@@ -510,11 +510,13 @@ class StoreTests {
 	}
 
 	@Test
-	void syncedFlag() {
+	void listerHasSyncedReadsTheWatchStatus() {
 		assertThat(this.lister.hasSynced()).isFalse();
-		this.store.markSynced();
+		java.util.concurrent.atomic.AtomicBoolean synced = new java.util.concurrent.atomic.AtomicBoolean();
+		this.store.syncedBy(synced::get);
+		assertThat(this.lister.hasSynced()).isFalse();
+		synced.set(true);
 		assertThat(this.lister.hasSynced()).isTrue();
-		assertThat(this.store.hasSynced()).isTrue();
 	}
 
 	@Test

@@ -1,5 +1,7 @@
 package dev.listwatch.reliability;
 
+import dev.listwatch.WatchStatus.RestartReason;
+
 import java.time.Duration;
 
 import dev.listwatch.WatchEvent;
@@ -38,7 +40,7 @@ class BookmarkIntervalIT {
 					"listwatch.watches.quiet.kind=ConfigMap", "listwatch.watches.quiet.namespace=" + ns)
 			.run((context) -> {
 				Informer<?> informer = context.getBean("quietInformer", Informer.class);
-				await().atMost(Duration.ofSeconds(30)).until(() -> informer.status().hasSynced());
+				await().atMost(Duration.ofSeconds(30)).until(() -> informer.status().synced());
 				long synced = System.nanoTime();
 				long before = bookmarks(informer);
 				// the watch cache sends a watch a bookmark only past the resourceVersion the watch is at:
@@ -49,13 +51,13 @@ class BookmarkIntervalIT {
 				await().atMost(Duration.ofSeconds(85)).until(() -> bookmarks(informer) > before);
 				Duration waited = Duration.ofNanos(System.nanoTime() - synced);
 				assertThat(waited).isLessThan(Duration.ofSeconds(85));
-				assertThat(informer.status().snapshot().restarts()).doesNotContainKey("idle");
+				assertThat(informer.status().restarts()).doesNotContainKey(RestartReason.IDLE);
 				assertThat(informer.status().failingSince()).isNull();
 			});
 	}
 
 	private static long bookmarks(Informer<?> informer) {
-		return informer.status().snapshot().events().getOrDefault(WatchEvent.Type.BOOKMARK, 0L);
+		return informer.status().events().getOrDefault(WatchEvent.Type.BOOKMARK, 0L);
 	}
 
 }

@@ -1,5 +1,7 @@
 package dev.listwatch.reliability;
 
+import dev.listwatch.WatchStatus.RestartReason;
+
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -67,7 +69,7 @@ class CompactionRelistIT {
 				.run((context) -> {
 					Informer<?> informer = context.getBean("cmsInformer", Informer.class);
 					Recorder recorder = context.getBean(Recorder.class);
-					await().atMost(Duration.ofSeconds(30)).until(() -> informer.status().hasSynced());
+					await().atMost(Duration.ofSeconds(30)).until(() -> informer.status().synced());
 					proxy.refuse();
 					proxy.cutAll();
 					// where the watch will resume from: compaction must pass that, not an earlier one
@@ -78,10 +80,10 @@ class CompactionRelistIT {
 					compactPast(writer, path, before, "filler");
 					proxy.resume();
 					await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-						assertThat(informer.status().snapshot().relists()).isEqualTo(1);
+						assertThat(informer.status().relists()).isEqualTo(1);
 						assertThat(recorder.last).containsKeys(ns + "/d");
 					});
-					await().atMost(Duration.ofSeconds(10)).until(() -> informer.backlog() == 0);
+					await().atMost(Duration.ofSeconds(10)).until(() -> informer.status().backlog() == 0);
 					ResourceEvent<KubernetesObject> deleted = recorder.last.get(ns + "/a");
 					assertThat(deleted.type()).isEqualTo(ResourceEvent.Type.DELETED);
 					assertThat(deleted.finalStateUnknown()).isTrue();
@@ -94,7 +96,7 @@ class CompactionRelistIT {
 					Lister<KubernetesObject> lister = context.getBean("cmsLister", Lister.class);
 					assertThat(lister.list().stream().map(KubernetesObject::name).sorted())
 						.containsExactly("b", "c", "d");
-					assertThat(informer.status().snapshot().restarts()).containsKey("expired");
+					assertThat(informer.status().restarts()).containsKey(RestartReason.EXPIRED);
 				});
 		}
 	}
@@ -134,9 +136,9 @@ class CompactionRelistIT {
 					Informer<?> informer = context.getBean("modesInformer", Informer.class);
 					TypedRecorder recorder = context.getBean(TypedRecorder.class);
 					Lister<Settings> lister = context.getBean("modesLister", Lister.class);
-					await().atMost(Duration.ofSeconds(30)).until(() -> informer.status().hasSynced());
+					await().atMost(Duration.ofSeconds(30)).until(() -> informer.status().synced());
 					writer.patch(path + "/x", "{\"data\":{\"mode\":\"s3cr3t-not-a-mode\"}}");
-					await().atMost(Duration.ofSeconds(30)).until(() -> informer.unbindableCount() == 1);
+					await().atMost(Duration.ofSeconds(30)).until(() -> informer.status().unbindable().size() == 1);
 					assertThat(lister.get(ns, "x")).map((settings) -> settings.data().mode()).contains(Mode.on);
 					proxy.refuse();
 					proxy.cutAll();
@@ -144,21 +146,21 @@ class CompactionRelistIT {
 					compactPast(writer, path, before, "filler-" + streaming);
 					proxy.resume();
 					await().atMost(Duration.ofSeconds(30))
-						.until(() -> informer.status().snapshot().relists() == 1 && informer.backlog() == 0
-								&& !before.equals(informer.status().snapshot().lastResourceVersion()));
-					assertThat(informer.status().snapshot().streaming()).isEqualTo(streaming);
+						.until(() -> informer.status().relists() == 1 && informer.status().backlog() == 0
+								&& !before.equals(informer.status().lastResourceVersion()));
+					assertThat(informer.status().streamingList()).isEqualTo(streaming);
 					assertThat(recorder.all).as("the server has x: never published as deleted")
 						.noneMatch((event) -> event.type() == ResourceEvent.Type.DELETED);
 					assertThat(lister.get(ns, "x")).map((settings) -> settings.data().mode()).contains(Mode.on);
-					assertThat(informer.unbindable()).singleElement().satisfies((object) -> {
+					assertThat(informer.status().unbindable()).singleElement().satisfies((object) -> {
 						assertThat(object.key()).isEqualTo(ns + "/x");
 						assertThat(object.path()).isEqualTo("/data/mode");
 						assertThat(object.targetType()).isEqualTo(Settings.class.getName());
 					});
-					assertThat(informer.unbindable() + " " + informer.status().snapshot())
+					assertThat(informer.status().unbindable() + " " + informer.status())
 						.doesNotContain("s3cr3t-not-a-mode");
 					writer.patch(path + "/x", "{\"data\":{\"mode\":\"off\"}}");
-					await().atMost(Duration.ofSeconds(30)).until(() -> informer.unbindableCount() == 0);
+					await().atMost(Duration.ofSeconds(30)).until(() -> informer.status().unbindable().size() == 0);
 					await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(recorder.all)
 						.filteredOn((event) -> event.type() == ResourceEvent.Type.MODIFIED)
 						.singleElement()
@@ -176,8 +178,8 @@ class CompactionRelistIT {
 	 * @return the resourceVersion it will resume from
 	 */
 	private static String cutOff(Informer<?> informer) {
-		await().atMost(Duration.ofSeconds(30)).until(() -> informer.status().snapshot().consecutiveFailures() > 0);
-		return informer.status().snapshot().lastResourceVersion();
+		await().atMost(Duration.ofSeconds(30)).until(() -> informer.status().consecutiveFailures() > 0);
+		return informer.status().lastResourceVersion();
 	}
 
 	/** Writes until etcd has compacted past {@code resourceVersion}. */

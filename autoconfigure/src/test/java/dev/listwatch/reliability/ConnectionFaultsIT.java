@@ -1,5 +1,9 @@
 package dev.listwatch.reliability;
 
+import dev.listwatch.WatchStatus;
+
+import dev.listwatch.WatchStatus.RestartReason;
+
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,7 +23,6 @@ import dev.listwatch.Lister;
 import dev.listwatch.autoconfigure.ListwatchAutoConfiguration;
 import dev.listwatch.event.ResourceEvent;
 import dev.listwatch.informer.Informer;
-import dev.listwatch.informer.ReflectorStatus;
 import dev.listwatch.testsupport.ApiWriter;
 import dev.listwatch.testsupport.LocalApiServer;
 import dev.listwatch.testsupport.LocalApiServerExtension;
@@ -188,7 +191,7 @@ class ConnectionFaultsIT {
 					.satisfies((event) -> assertThat(event.type()).isEqualTo(ResourceEvent.Type.DELETED));
 			}
 			assertThat(recorder.outOfOrder).as("events that went back in resourceVersion").isEmpty();
-			ReflectorStatus.Snapshot status = informer.status().snapshot();
+			WatchStatus status = informer.status();
 			long syncsDuringFaults = counter.fullSyncs() - syncsBefore;
 			long mismatches = mismatches(recorder.liveView(), expected);
 			logger.info(
@@ -223,14 +226,14 @@ class ConnectionFaultsIT {
 			writer.create(path, ApiWriter.configMap(namespace, "before", "v", "0"));
 			await().atMost(Duration.ofSeconds(10)).until(() -> recorder.last.containsKey(namespace + "/before"));
 			long syncs = counter.fullSyncs();
-			long idleBefore = informer.status().snapshot().restarts().getOrDefault("idle", 0L);
+			long idleBefore = informer.status().restarts(RestartReason.IDLE);
 			int stalled = this.proxy.stallAll();
 			assertThat(stalled).isGreaterThanOrEqualTo(1);
 			long stalledAt = System.nanoTime();
 			writer.create(path, ApiWriter.configMap(namespace, "during", "v", "0"));
 			await().atMost(Duration.ofSeconds(20)).until(() -> recorder.last.containsKey(namespace + "/during"));
 			Duration recovered = Duration.ofNanos(System.nanoTime() - stalledAt);
-			long idleAfter = informer.status().snapshot().restarts().getOrDefault("idle", 0L);
+			long idleAfter = informer.status().restarts(RestartReason.IDLE);
 			logger.info("Stalled {} connection(s); the change made during the stall arrived after {} ms; idle restarts "
 					+ "{} -> {}; full syncs during the stall: {}", stalled, recovered.toMillis(), idleBefore, idleAfter,
 					counter.fullSyncs() - syncs);
@@ -269,7 +272,7 @@ class ConnectionFaultsIT {
 			Duration recovered = Duration.ofNanos(System.nanoTime() - healedAt);
 			logger.info("Black hole: {} connection(s) stalled from the start; the change arrived {} ms after the path "
 					+ "healed; restarts {}; full syncs: {}", this.proxy.stalls(), recovered.toMillis(),
-					informer.status().snapshot().restarts(), counter.fullSyncs() - syncs);
+					informer.status().restarts(), counter.fullSyncs() - syncs);
 			assertThat(recovered).isLessThan(Duration.ofSeconds(15));
 			assertThat(counter.fullSyncs()).isEqualTo(syncs);
 		});

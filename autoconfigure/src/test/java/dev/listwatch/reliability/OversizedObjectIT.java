@@ -1,5 +1,7 @@
 package dev.listwatch.reliability;
 
+import dev.listwatch.WatchStatus.RestartReason;
+
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -57,17 +59,17 @@ class OversizedObjectIT {
 				Informer<?> informer = context.getBean("cmsInformer", Informer.class);
 				Recorder recorder = context.getBean(Recorder.class);
 				Lister<KubernetesObject> lister = context.getBean("cmsLister", Lister.class);
-				await().atMost(WAIT).until(() -> informer.status().hasSynced());
-				assertThat(informer.status().snapshot().streaming()).isEqualTo(streaming);
+				await().atMost(WAIT).until(() -> informer.status().synced());
+				assertThat(informer.status().streamingList()).isEqualTo(streaming);
 				assertThat(lister.list().stream().map(KubernetesObject::name)).containsExactly("small");
-				assertThat(informer.unbindable()).singleElement().satisfies((object) -> {
+				assertThat(informer.status().unbindable()).singleElement().satisfies((object) -> {
 					assertThat(object.key()).isEqualTo(ns + "/big");
 					assertThat(object.reason()).contains("max-event-size");
 				});
 
 				// the small one grows past the limit: kept as it was, reported, and the watch goes on
 				writer.patch(path + "/small", "{\"data\":{\"v\":\"" + BIG + "\"}}");
-				await().atMost(WAIT).until(() -> informer.unbindableCount() == 2);
+				await().atMost(WAIT).until(() -> informer.status().unbindable().size() == 2);
 				writer.create(path, ApiWriter.configMap(ns, "later", "v", "0"));
 				await().atMost(WAIT).until(() -> lister.get(ns, "later").isPresent());
 				assertThat(lister.get(ns, "small").map((cm) -> cm.at("/data/v").asString())).contains("0");
@@ -75,13 +77,13 @@ class OversizedObjectIT {
 				// both shrink: the big one appears, the small one changes from its last state held
 				writer.patch(path + "/big", "{\"data\":{\"v\":\"1\"}}");
 				writer.patch(path + "/small", "{\"data\":{\"v\":\"1\"}}");
-				await().atMost(WAIT).until(() -> informer.unbindableCount() == 0 && informer.backlog() == 0
+				await().atMost(WAIT).until(() -> informer.status().unbindable().size() == 0 && informer.status().backlog() == 0
 						&& lister.get(ns, "big").isPresent());
 				assertThat(recorder.all).extracting((event) -> event.type() + " " + event.key())
 					.containsExactly("ADDED " + ns + "/later", "ADDED " + ns + "/big", "MODIFIED " + ns + "/small");
 				assertThat(recorder.all.get(2).oldObject().at("/data/v").asString()).isEqualTo("0");
-				assertThat(informer.status().snapshot().relists()).isZero();
-				assertThat(informer.status().snapshot().restarts()).doesNotContainKey("bad-data");
+				assertThat(informer.status().relists()).isZero();
+				assertThat(informer.status().restarts()).doesNotContainKey(RestartReason.BAD_DATA);
 			});
 	}
 

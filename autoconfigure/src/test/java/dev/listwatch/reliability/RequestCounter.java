@@ -15,10 +15,10 @@ import org.springframework.http.client.ClientHttpResponse;
  * the fault proxy): a {@link RestClientCustomizer} that adds an interceptor to Boot's
  * {@code RestClient.Builder}, which {@code ApiServerClient.create} builds on.
  */
-final class RequestCounter implements ClientHttpRequestInterceptor, RestClientCustomizer {
+public final class RequestCounter implements ClientHttpRequestInterceptor, RestClientCustomizer {
 
 	/** What a request was. */
-	enum Kind {
+	public enum Kind {
 
 		/** A LIST of the watched resource. */
 		LIST,
@@ -31,7 +31,7 @@ final class RequestCounter implements ClientHttpRequestInterceptor, RestClientCu
 
 	}
 
-	record Request(Kind kind, String pathAndQuery, long nanos) {
+	public record Request(Kind kind, String pathAndQuery, long nanos) {
 	}
 
 	private final String resourcePath;
@@ -41,7 +41,7 @@ final class RequestCounter implements ClientHttpRequestInterceptor, RestClientCu
 	/**
 	 * @param resourcePath the path of the watched collection, e.g. {@code /api/v1/namespaces/x/configmaps}
 	 */
-	RequestCounter(String resourcePath) {
+	public RequestCounter(String resourcePath) {
 		this.resourcePath = resourcePath;
 	}
 
@@ -72,12 +72,12 @@ final class RequestCounter implements ClientHttpRequestInterceptor, RestClientCu
 		return execution.execute(request, body);
 	}
 
-	long count(Kind kind) {
+	public long count(Kind kind) {
 		return this.requests.stream().filter((r) -> r.kind() == kind).count();
 	}
 
 	/** LISTs and streaming lists: the requests that fetch everything. */
-	long fullSyncs() {
+	public long fullSyncs() {
 		return count(Kind.LIST) + count(Kind.STREAMING_LIST);
 	}
 

@@ -53,7 +53,7 @@ class StopStartIT {
 				Informer<?> one = context.getBean("oneInformer", Informer.class);
 				Informer<?> two = context.getBean("twoInformer", Informer.class);
 				Recorder recorder = context.getBean(Recorder.class);
-				await().atMost(WAIT).until(() -> one.status().hasSynced() && two.status().hasSynced());
+				await().atMost(WAIT).until(() -> one.status().synced() && two.status().synced());
 
 				context.stop();
 				assertThat(one.isRunning()).isFalse();
@@ -73,8 +73,8 @@ class StopStartIT {
 				Lister<KubernetesObject> lister = context.getBean("oneLister", Lister.class);
 				assertThat(lister.list().stream().map(KubernetesObject::name).sorted()).containsExactly("a", "b", "c");
 				assertThat(lister.get(ns, "a").map((cm) -> cm.at("/data/v").asString())).contains("1");
-				assertThat(one.status().snapshot().events()).isNotEmpty();
-				assertThat(List.of(one.listenerFailures(), two.listenerFailures())).containsOnly(0L);
+				assertThat(one.status().events()).isNotEmpty();
+				assertThat(List.of(one.status().listenerFailures(), two.status().listenerFailures())).containsOnly(0L);
 			});
 	}
 

@@ -1,8 +1,9 @@
 package dev.listwatch.autoconfigure.endpoint;
 
 import dev.listwatch.autoconfigure.ListwatchAutoConfiguration;
+import dev.listwatch.endpoint.ListwatchEndpoint;
 import dev.listwatch.informer.Informer;
-import dev.listwatch.informer.InformerRuntime;
+import dev.listwatch.informer.InformerFactory;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
@@ -21,7 +22,7 @@ import org.springframework.context.annotation.Configuration;
 @AutoConfiguration(after = ListwatchAutoConfiguration.class)
 @ConditionalOnClass(name = { "org.springframework.boot.actuate.endpoint.annotation.Endpoint",
 		"org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint" })
-@ConditionalOnBean(InformerRuntime.class)
+@ConditionalOnBean(InformerFactory.class)
 public final class ListwatchEndpointAutoConfiguration {
 
 	// nested, so that the condition class is loaded only once the actuator is known to be there

@@ -1,8 +1,12 @@
 package dev.listwatch.autoconfigure.health;
 
+import java.time.Duration;
+import java.util.Locale;
+
 import dev.listwatch.autoconfigure.ListwatchAutoConfiguration;
+import dev.listwatch.health.ListwatchHealthContributor;
 import dev.listwatch.informer.Informer;
-import dev.listwatch.informer.InformerRuntime;
+import dev.listwatch.informer.InformerFactory;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -13,8 +17,10 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.health.contributor.CompositeHealthContributor;
 import org.springframework.boot.health.contributor.HealthContributor;
+import org.springframework.boot.health.contributor.Status;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.util.StringUtils;
 
 /**
  * Auto-configuration of the {@code listwatch} health contributor (bean
@@ -25,7 +31,7 @@ import org.springframework.context.annotation.Configuration;
 @AutoConfiguration(after = ListwatchAutoConfiguration.class,
 		beforeName = "org.springframework.boot.health.autoconfigure.registry.HealthContributorRegistryAutoConfiguration")
 @ConditionalOnClass(HealthContributor.class)
-@ConditionalOnBean(InformerRuntime.class)
+@ConditionalOnBean(InformerFactory.class)
 public final class ListwatchHealthContributorAutoConfiguration {
 
 	// nested, so that the condition class is loaded only once spring-boot-health is known to be there
@@ -38,7 +44,23 @@ public final class ListwatchHealthContributorAutoConfiguration {
 		@ConditionalOnMissingBean(name = "listwatchHealthContributor")
 		CompositeHealthContributor listwatchHealthContributor(ObjectProvider<Informer<?>> informers,
 				ListwatchHealthProperties properties) {
-			return new ListwatchHealthContributor(informers, properties);
+			return new ListwatchHealthContributor(informers,
+					(properties.getBackoffGracePeriod() != null) ? properties.getBackoffGracePeriod() : Duration.ZERO,
+					status(properties.getUnhealthyStatus(), Status.DOWN),
+					status(properties.getNotSyncedStatus(), Status.OUT_OF_SERVICE));
+		}
+
+		private static Status status(String code, Status fallback) {
+			if (!StringUtils.hasText(code)) {
+				return fallback;
+			}
+			String normalized = code.trim().toUpperCase(Locale.ROOT).replace('-', '_');
+			for (Status known : new Status[] { Status.UP, Status.DOWN, Status.OUT_OF_SERVICE, Status.UNKNOWN }) {
+				if (known.getCode().equals(normalized)) {
+					return known;
+				}
+			}
+			return new Status(normalized);
 		}
 
 	}

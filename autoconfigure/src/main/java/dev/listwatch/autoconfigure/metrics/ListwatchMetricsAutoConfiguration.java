@@ -2,7 +2,8 @@ package dev.listwatch.autoconfigure.metrics;
 
 import dev.listwatch.autoconfigure.ListwatchAutoConfiguration;
 import dev.listwatch.informer.Informer;
-import dev.listwatch.informer.InformerRuntime;
+import dev.listwatch.metrics.ListwatchMeterBinder;
+import dev.listwatch.informer.InformerFactory;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -21,12 +22,12 @@ import org.springframework.context.annotation.Bean;
 				"org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
 				"org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration" })
 @ConditionalOnClass(MeterRegistry.class)
-@ConditionalOnBean({ MeterRegistry.class, InformerRuntime.class })
+@ConditionalOnBean({ MeterRegistry.class, InformerFactory.class })
 public final class ListwatchMetricsAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	ListwatchMeterBinder listwatchMeterBinder(ObjectProvider<Informer<?>> informers, InformerRuntime runtime) {
+	ListwatchMeterBinder listwatchMeterBinder(ObjectProvider<Informer<?>> informers, InformerFactory runtime) {
 		return new ListwatchMeterBinder(informers, runtime.clock());
 	}
 

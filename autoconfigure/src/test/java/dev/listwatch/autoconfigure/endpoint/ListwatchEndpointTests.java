@@ -5,6 +5,7 @@ import java.time.Duration;
 import dev.listwatch.autoconfigure.ListwatchAutoConfiguration;
 import dev.listwatch.autoconfigure.health.FakeListerWatcher;
 import dev.listwatch.autoconfigure.health.FakeWatchConfiguration;
+import dev.listwatch.endpoint.ListwatchEndpoint;
 import dev.listwatch.informer.Informer;
 import org.junit.jupiter.api.Test;
 

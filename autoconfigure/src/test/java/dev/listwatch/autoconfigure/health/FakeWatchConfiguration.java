@@ -9,8 +9,7 @@ import java.time.Duration;
 import java.time.Instant;
 
 import dev.listwatch.informer.Informer;
-import dev.listwatch.informer.InformerRuntime;
-import dev.listwatch.informer.Ticker;
+import dev.listwatch.informer.InformerFactory;
 
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.SmartLifecycle;
@@ -72,8 +71,8 @@ public class FakeWatchConfiguration {
 	}
 
 	@Bean(destroyMethod = "close")
-	InformerRuntime listwatchInformerRuntime(MutableClock clock, ApplicationEventPublisher publisher) {
-		return new InformerRuntime(clock, Ticker.of(clock), publisher::publishEvent, 1, Duration.ofMinutes(1));
+	InformerFactory listwatchInformerFactory(MutableClock clock, ApplicationEventPublisher publisher) {
+		return new InformerFactory(clock, publisher::publishEvent, 1, Duration.ofMinutes(1));
 	}
 
 	/**

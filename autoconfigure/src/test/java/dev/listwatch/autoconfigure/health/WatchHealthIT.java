@@ -94,7 +94,7 @@ class WatchHealthIT {
 				.containsKeys("lastResourceVersion", "lastSyncTime", "streamingList");
 			assertThat(registry.get("listwatch.cache.size").tag("watch", "configmaps").gauge().value()).isEqualTo(2);
 			await().atMost(WAIT)
-				.until(() -> registry.get("listwatch.sync.duration").tag("watch", "configmaps").timer().count() == 1);
+				.until(() -> registry.get("listwatch.sync.duration").tag("watch", "configmaps").functionTimer().count() == 1);
 
 			double added = added(registry);
 			writer.create(path, ApiWriter.configMap(namespace, "three", "v", "1"));

@@ -1,18 +1,19 @@
 package dev.listwatch.autoconfigure.metrics;
 
-import dev.listwatch.testsupport.MutableClock;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 import dev.listwatch.autoconfigure.ListwatchAutoConfiguration;
 import dev.listwatch.autoconfigure.health.FakeListerWatcher;
 import dev.listwatch.autoconfigure.health.FakeWatchConfiguration;
+import dev.listwatch.metrics.ListwatchMeterBinder;
+import dev.listwatch.testsupport.MutableClock;
 import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.TimeGauge;
-import io.micrometer.core.instrument.Timer;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -83,8 +84,9 @@ class ListwatchMetricsAutoConfigurationTests {
 
 			fake.cutOff();
 			await().atMost(WAIT)
-				.until(() -> registry.find("listwatch.restarts").tags("watch", "configmaps", "reason", "disconnected")
-					.functionCounter() != null);
+				.until(() -> registry.get("listwatch.restarts").tags("watch", "configmaps", "reason", "disconnected")
+					.functionCounter()
+					.count() >= 1);
 			assertThat(registry.get("listwatch.restarts").tags("reason", "ended").functionCounter().count())
 				.isGreaterThanOrEqualTo(1);
 			fake.restore();
@@ -139,8 +141,8 @@ class ListwatchMetricsAutoConfigurationTests {
 		return counter.count();
 	}
 
-	private static Timer timer(MeterRegistry registry, String name) {
-		return registry.get(name).tag("watch", "configmaps").timer();
+	private static FunctionTimer timer(MeterRegistry registry, String name) {
+		return registry.get(name).tag("watch", "configmaps").functionTimer();
 	}
 
 }

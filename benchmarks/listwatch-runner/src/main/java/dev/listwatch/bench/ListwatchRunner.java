@@ -4,22 +4,21 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 
 import dev.listwatch.KubernetesObject;
 import dev.listwatch.ListerWatcher;
 import dev.listwatch.Resource;
-import dev.listwatch.informer.Store;
 import dev.listwatch.client.ApiServerClient;
 import dev.listwatch.cluster.Cluster;
 import dev.listwatch.cluster.ClusterLoader;
 import dev.listwatch.cluster.ConnectionSettings;
 import dev.listwatch.event.ResourceEvent;
 import dev.listwatch.informer.Informer;
-import dev.listwatch.informer.InformerRuntime;
-import dev.listwatch.informer.Backoff;
-import dev.listwatch.informer.ReflectorOptions;
+import dev.listwatch.informer.InformerFactory;
+import dev.listwatch.informer.InformerOptions;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.web.client.RestClient;
@@ -62,7 +61,7 @@ public final class ListwatchRunner implements Subject<KubernetesObject> {
 		Resource resource = new Resource("", "v1", target.resource(), kind, true, target.namespace());
 		ListerWatcher<KubernetesObject> listerWatcher = client.listerWatcher(resource, KubernetesObject.class, false,
 				ApiServerClient.DEFAULT_MAX_EVENT_BYTES);
-		InformerRuntime runtime = new InformerRuntime(Clock.systemUTC(), (event) -> {
+		InformerFactory runtime = new InformerFactory(Clock.systemUTC(), (event) -> {
 			if (event instanceof ResourceEvent<?> e && e.type() != ResourceEvent.Type.DELETED) {
 				onUpsert.accept((KubernetesObject) e.object());
 			}
@@ -70,13 +69,14 @@ public final class ListwatchRunner implements Subject<KubernetesObject> {
 		// list + watch, as the peers do (the fake server refuses streaming lists anyway)
 		// -Dbench.fastRetry=true (the request-count benchmark): retry after 100 ms to 1 s instead of
 		// client-go's 800 ms to 30 s, so that 50 cuts take seconds, not half an hour
-		Backoff.Settings backoff = Boolean.getBoolean("bench.fastRetry")
-				? new Backoff.Settings(Duration.ofMillis(100), Duration.ofSeconds(1), 2.0, 0.2, Duration.ofMinutes(2))
-				: Backoff.Settings.CLIENT_GO;
-		ReflectorOptions options = new ReflectorOptions(null, null, target.pageSize(), false, Duration.ofMinutes(5),
+		InformerOptions.BackoffPolicy backoff = Boolean.getBoolean("bench.fastRetry")
+				? new InformerOptions.BackoffPolicy(Duration.ofMillis(100), Duration.ofSeconds(1), 2.0, 0.2,
+						Duration.ofMinutes(2))
+				: InformerOptions.BackoffPolicy.CLIENT_GO;
+		InformerOptions options = new InformerOptions(null, null, target.pageSize(), false, Duration.ofMinutes(5),
 				Duration.ofMinutes(10), Duration.ofMinutes(3), backoff);
-		Informer<KubernetesObject> informer = new Informer<>(target.resource(), KubernetesObject.class, listerWatcher,
-				new Store<>(), options, runtime);
+		Informer<KubernetesObject> informer = runtime.informer(target.resource(), KubernetesObject.class, listerWatcher,
+				options, List.of());
 		informer.start();
 		return new Running() {
 
@@ -87,7 +87,7 @@ public final class ListwatchRunner implements Subject<KubernetesObject> {
 
 			@Override
 			public int cacheSize() {
-				return informer.size();
+				return informer.status().objects();
 			}
 
 			@Override

@@ -1,4 +1,4 @@
-package dev.listwatch.autoconfigure.metrics;
+package dev.listwatch.metrics;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -6,14 +6,15 @@ import java.time.Instant;
 import java.util.concurrent.TimeUnit;
 
 import dev.listwatch.WatchEvent;
+import dev.listwatch.WatchStatus;
+import dev.listwatch.WatchStatus.RestartReason;
 import dev.listwatch.informer.Informer;
-import dev.listwatch.informer.ReflectorStatus;
 import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.TimeGauge;
-import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -21,17 +22,18 @@ import org.springframework.beans.factory.ObjectProvider;
 /**
  * Binds the meters of every watch, tagged {@code watch} (the watch's name) and, where it fits, the
  * low-cardinality {@code type} (watch event type) or {@code reason} (restart reason); never object
- * names. Counters read the reflector's totals, so nothing counted before binding is lost; timers
- * hear the reflector through {@link ReflectorStatus.Listener}.
+ * names. Every meter reads the watch's {@link WatchStatus} and nothing else: counters and timers
+ * read its totals, so nothing counted before binding is lost.
  * <ul>
  * <li>{@code listwatch.events} (counter; watch, type): watch events received, bookmarks and
  * errors included;</li>
- * <li>{@code listwatch.restarts} (counter; watch, reason): watches restarted, by reason;</li>
+ * <li>{@code listwatch.restarts} (counter; watch, reason): watches restarted, by
+ * {@link RestartReason#tag() reason}, one counter per reason;</li>
  * <li>{@code listwatch.relists} (counter): relists after the first list (410 Gone);</li>
  * <li>{@code listwatch.listener.failures} (counter): event listeners that threw;</li>
  * <li>{@code listwatch.index.failures} (counter): index functions that failed for an object;</li>
- * <li>{@code listwatch.list.duration} (timer): how long each list took;</li>
- * <li>{@code listwatch.sync.duration} (timer): how long each full sync took, list or streaming
+ * <li>{@code listwatch.list.duration} (function timer): how long each list took;</li>
+ * <li>{@code listwatch.sync.duration} (function timer): how long each full sync took, list or streaming
  * list;</li>
  * <li>{@code listwatch.cache.size} (gauge): objects cached;</li>
  * <li>{@code listwatch.dispatch.backlog} (gauge): events waiting for listeners;</li>
@@ -65,90 +67,74 @@ public final class ListwatchMeterBinder implements MeterBinder {
 
 	private void bind(Informer<?> informer, MeterRegistry registry) {
 		Tags tags = Tags.of("watch", informer.watch());
-		ReflectorStatus status = informer.status();
+		// meters hold their state object weakly: it is the informer, which the context holds; each
+		// reads the informer's status only
 		for (WatchEvent.Type type : WatchEvent.Type.values()) {
-			FunctionCounter.builder("listwatch.events", status, (s) -> s.snapshot().events().getOrDefault(type, 0L))
+			FunctionCounter.builder("listwatch.events", informer, (s) -> s.status().events(type))
 				.description("Watch events received")
 				.baseUnit("events")
 				.tags(tags)
 				.tag("type", type.name())
 				.register(registry);
 		}
-		status.snapshot().restarts().keySet().forEach((reason) -> restarts(registry, tags, status, reason));
-		FunctionCounter.builder("listwatch.relists", status, (s) -> s.snapshot().relists())
+		for (RestartReason reason : RestartReason.values()) {
+			FunctionCounter.builder("listwatch.restarts", informer, (s) -> s.status().restarts(reason))
+				.description("Watches restarted, by reason")
+				.tags(tags)
+				.tag("reason", reason.tag())
+				.register(registry);
+		}
+		FunctionCounter.builder("listwatch.relists", informer, (s) -> s.status().relists())
 			.description("Relists after the first list, when the watch's resourceVersion had expired")
 			.tags(tags)
 			.register(registry);
-		FunctionCounter.builder("listwatch.listener.failures", informer, Informer::listenerFailures)
+		FunctionCounter.builder("listwatch.listener.failures", informer, (s) -> s.status().listenerFailures())
 			.description("Event listeners that threw")
 			.tags(tags)
 			.register(registry);
-		FunctionCounter.builder("listwatch.index.failures", informer, Informer::indexFailures)
+		FunctionCounter.builder("listwatch.index.failures", informer, (s) -> s.status().indexFailures())
 			.description("Index functions that failed for an object (cached without values in that index)")
 			.tags(tags)
 			.register(registry);
-		Timer list = Timer.builder("listwatch.list.duration")
+		FunctionTimer
+			.builder("listwatch.list.duration", informer, (s) -> s.status().lists().count(),
+					(s) -> s.status().lists().total().toNanos(), TimeUnit.NANOSECONDS)
 			.description("Time taken by a list of the watched resource")
 			.tags(tags)
 			.register(registry);
-		Timer sync = Timer.builder("listwatch.sync.duration")
+		FunctionTimer
+			.builder("listwatch.sync.duration", informer, (s) -> s.status().syncs().count(),
+					(s) -> s.status().syncs().total().toNanos(), TimeUnit.NANOSECONDS)
 			.description("Time taken by a full sync (list or streaming list) until the cache was replaced")
 			.tags(tags)
 			.register(registry);
-		Gauge.builder("listwatch.cache.size", informer, Informer::size)
+		Gauge.builder("listwatch.cache.size", informer, (s) -> s.status().objects())
 			.description("Objects in the watch's cache")
 			.baseUnit("objects")
 			.tags(tags)
 			.register(registry);
-		Gauge.builder("listwatch.dispatch.backlog", informer, Informer::backlog)
+		Gauge.builder("listwatch.dispatch.backlog", informer, (s) -> s.status().backlog())
 			.description("Events waiting to be delivered to listeners")
 			.baseUnit("events")
 			.tags(tags)
 			.register(registry);
-		TimeGauge.builder("listwatch.last.event.age", status, TimeUnit.MILLISECONDS, this::lastEventAge)
+		TimeGauge.builder("listwatch.last.event.age", informer, TimeUnit.MILLISECONDS, this::lastEventAge)
 			.description("Time since the watch's last event, bookmarks included")
 			.tags(tags)
 			.register(registry);
-		Gauge.builder("listwatch.unbindable", informer, Informer::unbindableCount)
+		Gauge.builder("listwatch.unbindable", informer, (s) -> s.status().unbindable().size())
 			.description("Objects the server has that the watch cannot hold (not bindable to its type, or too large)")
 			.baseUnit("objects")
 			.tags(tags)
 			.register(registry);
-		Gauge.builder("listwatch.synced", status, (s) -> s.hasSynced() ? 1 : 0)
+		Gauge.builder("listwatch.synced", informer, (s) -> s.status().synced() ? 1 : 0)
 			.description("Whether the watch has completed its initial sync (1) or not (0)")
 			.tags(tags)
 			.register(registry);
-		status.addListener(new ReflectorStatus.Listener() {
-
-			@Override
-			public void listed(Duration took, int objects) {
-				list.record(took);
-			}
-
-			@Override
-			public void synced(Duration took) {
-				sync.record(took);
-			}
-
-			@Override
-			public void restarted(String reason) {
-				restarts(registry, tags, status, reason);
-			}
-
-		});
 	}
 
-	private static void restarts(MeterRegistry registry, Tags tags, ReflectorStatus status, String reason) {
-		// registering again returns the meter already registered
-		FunctionCounter.builder("listwatch.restarts", status, (s) -> s.snapshot().restarts().getOrDefault(reason, 0L))
-			.description("Watches restarted, by reason")
-			.tags(tags)
-			.tag("reason", reason)
-			.register(registry);
-	}
-
-	private double lastEventAge(ReflectorStatus status) {
-		Instant last = status.snapshot().lastEventTime();
+	private double lastEventAge(Informer<?> informer) {
+		Instant last = informer.status().lastEventTime();
 		if (last == null) {
 			return Double.NaN;
 		}

@@ -1,4 +1,6 @@
-package dev.listwatch.reliability;
+package dev.listwatch.informer;
+
+import dev.listwatch.WatchStatus.RestartReason;
 
 import java.nio.file.Path;
 import java.time.Clock;
@@ -8,11 +10,9 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import dev.listwatch.autoconfigure.ListwatchAutoConfiguration;
 import dev.listwatch.autoconfigure.health.ListwatchHealthContributorAutoConfiguration;
-import dev.listwatch.informer.Informer;
-import dev.listwatch.informer.InformerRuntime;
-import dev.listwatch.informer.Ticker;
 import dev.listwatch.testsupport.ApiWriter;
 import dev.listwatch.testsupport.LocalApiServer;
+import dev.listwatch.reliability.RequestCounter;
 import dev.listwatch.testsupport.fault.FaultProxy;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -59,19 +59,19 @@ class SilentStreamIT {
 						RestClientAutoConfiguration.class, ListwatchAutoConfiguration.class,
 						ListwatchHealthContributorAutoConfiguration.class))
 				.withBean(RequestCounter.class, () -> counter)
-				.withBean(InformerRuntime.class,
-						() -> new InformerRuntime(Clock.systemUTC(), (Ticker) nanos::get,
+				.withBean(InformerFactory.class,
+						() -> new InformerFactory(Clock.systemUTC(), (Ticker) nanos::get,
 								(event) -> { }, 1, Duration.ofHours(1)))
 				.withPropertyValues("listwatch.kubeconfig=" + proxy.kubeconfigFor(server.kubeconfig(),
 						this.dir.resolve("kubeconfig")), "listwatch.watches.silent.api-version=v1",
 						"listwatch.watches.silent.kind=ConfigMap", "listwatch.watches.silent.namespace=" + ns)
 				.run((context) -> {
 					Informer<?> informer = context.getBean("silentInformer", Informer.class);
-					InformerRuntime runtime = context.getBean(InformerRuntime.class);
+					InformerFactory runtime = context.getBean(InformerFactory.class);
 					HealthIndicator health = (HealthIndicator) context
 						.getBean("listwatchHealthContributor", CompositeHealthContributor.class)
 						.getContributor("silent");
-					await().atMost(WAIT).until(() -> informer.status().hasSynced());
+					await().atMost(WAIT).until(() -> informer.status().synced());
 					long syncs = counter.count(RequestCounter.Kind.LIST)
 							+ counter.count(RequestCounter.Kind.STREAMING_LIST);
 					long watches = counter.count(RequestCounter.Kind.WATCH);
@@ -85,19 +85,19 @@ class SilentStreamIT {
 
 					nanos.addAndGet(Duration.ofSeconds(14).toNanos());
 					runtime.checkIdle();
-					assertThat(informer.status().snapshot().restarts()).as("89 s: not yet").doesNotContainKey("idle");
+					assertThat(informer.status().restarts()).as("89 s: not yet").doesNotContainKey(RestartReason.IDLE);
 
 					nanos.addAndGet(Duration.ofSeconds(2).toNanos());
 					runtime.checkIdle();
 					await().atMost(WAIT).until(() -> counter.count(RequestCounter.Kind.WATCH) > watches);
 					await().atMost(WAIT)
-						.until(() -> informer.status().snapshot().restarts().getOrDefault("idle", 0L) == 1);
+						.until(() -> informer.status().restarts(RestartReason.IDLE) == 1);
 					writer.create(path, ApiWriter.configMap(ns, "b", "v", "0"));
-					await().atMost(WAIT).until(() -> informer.size() == 2);
+					await().atMost(WAIT).until(() -> informer.status().objects() == 2);
 					assertThat(counter.count(RequestCounter.Kind.LIST) + counter.count(RequestCounter.Kind.STREAMING_LIST))
 						.as("replaced from its last resourceVersion, no LIST")
 						.isEqualTo(syncs);
-					assertThat(informer.status().snapshot().relists()).isZero();
+					assertThat(informer.status().relists()).isZero();
 					Health after = health.health();
 					assertThat(after.getStatus()).isEqualTo(Status.UP);
 					assertThat(after.getDetails()).doesNotContainKeys("failingSince", "reason");

@@ -1,16 +1,18 @@
-package dev.listwatch.autoconfigure.endpoint;
+package dev.listwatch.endpoint;
 
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 import dev.listwatch.Resource;
 import dev.listwatch.WatchEvent;
+import dev.listwatch.WatchStatus;
 import dev.listwatch.informer.Informer;
-import dev.listwatch.informer.ReflectorStatus;
+
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
@@ -20,8 +22,8 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 
 /**
  * The {@code listwatch} actuator endpoint: every watch with what it watches (resource, selectors,
- * Java type, index names) and how it is doing (the status health shows, plus events by type, the
- * dispatch backlog and listener failures). {@code /actuator/listwatch/<watch>} shows one watch.
+ * Java type, index names) and how it is doing (its {@link WatchStatus}, the one status health
+ * and metrics read too). {@code /actuator/listwatch/<watch>} shows one watch.
  * Never shows objects or credentials.
  */
 @Endpoint(id = "listwatch")
@@ -56,7 +58,7 @@ public class ListwatchEndpoint {
 	 * @return the watch, or {@code null} (404) when there is no such watch
 	 */
 	@ReadOperation
-	public WatchDescriptor watch(@Selector String name) {
+	public @Nullable WatchDescriptor watch(@Selector String name) {
 		return this.informers.stream()
 			.filter((informer) -> informer.watch().equals(name))
 			.findFirst()
@@ -65,24 +67,27 @@ public class ListwatchEndpoint {
 	}
 
 	private static WatchDescriptor describe(Informer<?> informer) {
-		Resource resource = informer.listerWatcher().resource();
-		ReflectorStatus status = informer.status();
-		Instant failingSince = status.failingSince();
-		ReflectorStatus.Snapshot snapshot = status.snapshot();
+		WatchStatus status = informer.status();
+		WatchStatus.Watched watched = status.watched();
+		Resource resource = watched.resource();
 		Map<String, Long> events = new LinkedHashMap<>();
-		snapshot.events().forEach((type, count) -> events.put(type.name(), count));
-		ReflectorStatus.ErrorInfo error = snapshot.lastError();
+		status.events().entrySet()
+			.stream()
+			.sorted(Map.Entry.comparingByKey())
+			.forEach((entry) -> events.put(entry.getKey().name(), entry.getValue()));
+		Map<String, Long> restarts = new TreeMap<>();
+		status.restarts().forEach((reason, count) -> restarts.put(reason.tag(), count));
+		WatchStatus.Failure error = status.lastError();
 		return new WatchDescriptor(
 				new ResourceDescriptor(resource.apiVersion(), resource.kind(), resource.plural(),
 						emptyToNull(resource.namespace())),
-				informer.options().labelSelector(), informer.options().fieldSelector(), informer.type().getName(),
-				new ArrayList<>(informer.indexNames()), snapshot.state().name(), snapshot.stateSince(), snapshot.synced(),
-				snapshot.lastResourceVersion(), informer.size(), snapshot.lastEventTime(), snapshot.lastSyncTime(),
-				events, snapshot.totalRestarts(), snapshot.restarts(), snapshot.relists(),
-				snapshot.consecutiveFailures(), failingSince,
+				watched.labelSelector(), watched.fieldSelector(), watched.type(), watched.indexNames(),
+				status.state().name(), status.stateSince(), status.synced(), status.lastResourceVersion(),
+				status.objects(), status.lastEventTime(), status.lastSyncTime(), events, status.totalRestarts(),
+				restarts, status.relists(), status.consecutiveFailures(), status.failingSince(),
 				(error != null) ? new ErrorDescriptor(error.reason(), error.message(), error.code()) : null,
-				snapshot.streaming(), informer.backlog(), informer.listenerFailures(),
-				informer.indexFailures(), informer.unbindable()
+				status.streamingList(), status.backlog(), status.listenerFailures(), status.indexFailures(),
+				status.unbindable()
 					.stream()
 					.map((object) -> new UnbindableDescriptor(object.key(), object.meta().resourceVersion(),
 							object.path(), object.targetType(), object.reason()))
@@ -129,11 +134,12 @@ public class ListwatchEndpoint {
 	 * @param indexFailures index functions that failed for an object
 	 * @param unbindable the objects the server has that the watch cannot hold
 	 */
-	public record WatchDescriptor(ResourceDescriptor resource, String labelSelector, String fieldSelector, String type,
-			List<String> indexNames, String state, Instant stateSince, boolean synced, String lastResourceVersion,
-			int objects, Instant lastEventTime, Instant lastSyncTime, Map<String, Long> events, long restarts,
-			Map<String, Long> restartsByReason, long relists, long consecutiveFailures, Instant failingSince,
-			ErrorDescriptor lastError, Boolean streamingList, int backlog, long listenerFailures, long indexFailures,
+	public record WatchDescriptor(ResourceDescriptor resource, @Nullable String labelSelector,
+			@Nullable String fieldSelector, String type, List<String> indexNames, String state, Instant stateSince,
+			boolean synced, @Nullable String lastResourceVersion, int objects, @Nullable Instant lastEventTime,
+			@Nullable Instant lastSyncTime, Map<String, Long> events, long restarts, Map<String, Long> restartsByReason,
+			long relists, long consecutiveFailures, @Nullable Instant failingSince, @Nullable ErrorDescriptor lastError,
+			@Nullable Boolean streamingList, int backlog, long listenerFailures, long indexFailures,
 			List<UnbindableDescriptor> unbindable) implements OperationResponseBody {
 	}
 
@@ -158,7 +164,7 @@ public class ListwatchEndpoint {
 	 * @param plural the plural resource name
 	 * @param namespace the namespace, or {@code null} for all namespaces
 	 */
-	public record ResourceDescriptor(String apiVersion, String kind, String plural, String namespace) {
+	public record ResourceDescriptor(String apiVersion, @Nullable String kind, String plural, @Nullable String namespace) {
 	}
 
 	/**
@@ -168,7 +174,7 @@ public class ListwatchEndpoint {
 	 * @param message the message (never holds secrets)
 	 * @param code the HTTP code, 0 when none
 	 */
-	public record ErrorDescriptor(String reason, String message, int code) {
+	public record ErrorDescriptor(@Nullable String reason, @Nullable String message, int code) {
 	}
 
 }

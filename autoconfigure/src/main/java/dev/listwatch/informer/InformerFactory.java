@@ -2,6 +2,8 @@ package dev.listwatch.informer;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.time.ZoneOffset;
+import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
@@ -15,16 +17,25 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
+import dev.listwatch.ListerWatcher;
+import dev.listwatch.WatchIndex;
+
 
 import org.springframework.context.ApplicationEvent;
 import org.springframework.core.task.SimpleAsyncTaskExecutor;
 
 /**
- * What the informers of an application share: the clock, the event publisher, the threads that
- * read watches (virtual threads on Java 21 and later, else one platform thread per watch), the
- * threads that dispatch events, and the watchdog that replaces watches gone silent.
+ * Makes {@link Informer}s, and holds what they share: the clock, the event publisher, the threads
+ * that read watches (virtual threads on Java 21 and later, else one platform thread per watch),
+ * the threads that dispatch events, and the watchdog that replaces watches gone silent.
+ * <p>
+ * The auto-configuration makes one, as the {@code listwatchInformerFactory} bean, and the informer
+ * of every declared watch from it. Safe to use from any thread. {@link #close()} stops the
+ * watchdog and the dispatch threads; stop the informers first (the application context does,
+ * since informers are {@code SmartLifecycle} beans and this factory is closed when the context
+ * closes).
  */
-public final class InformerRuntime implements AutoCloseable {
+public final class InformerFactory implements AutoCloseable {
 
 	private final Clock clock;
 
@@ -42,20 +53,23 @@ public final class InformerRuntime implements AutoCloseable {
 	private final List<Informer<?>> informers = new CopyOnWriteArrayList<>();
 
 	/**
-	 * Makes a runtime.
-	 * @param clock the clock
-	 * @param publisher where events go (the application context)
+	 * Makes a factory.
+	 * @param clock the one clock of the watches: instants shown in their status come from it, and
+	 * durations (idle streams, backoff, failing periods) are measured on the monotonic
+	 * {@link System#nanoTime()} when it is a system clock, else on its own milliseconds (a test's
+	 * clock)
+	 * @param publisher where events go (the application context), called on dispatch threads
 	 * @param dispatchThreads how many platform threads dispatch events on Java 17-20 (on Java 21+
 	 * each dispatch runs on a virtual thread)
 	 * @param watchdogPeriod how often silent watches are looked for
 	 */
-	public InformerRuntime(Clock clock, Consumer<ApplicationEvent> publisher, int dispatchThreads,
+	public InformerFactory(Clock clock, Consumer<ApplicationEvent> publisher, int dispatchThreads,
 			Duration watchdogPeriod) {
-		this(clock, Ticker.system(), publisher, dispatchThreads, watchdogPeriod);
+		this(clock, isSystem(clock) ? Ticker.system() : Ticker.of(clock), publisher, dispatchThreads, watchdogPeriod);
 	}
 
 	/**
-	 * Makes a runtime.
+	 * Makes a factory with its own monotonic time source (tests).
 	 * @param clock the wall clock (times shown in health and the endpoint)
 	 * @param ticker the monotonic time source (idle watches, backoff, failing periods)
 	 * @param publisher where events go (the application context)
@@ -63,7 +77,7 @@ public final class InformerRuntime implements AutoCloseable {
 	 * each dispatch runs on a virtual thread)
 	 * @param watchdogPeriod how often silent watches are looked for
 	 */
-	public InformerRuntime(Clock clock, Ticker ticker, Consumer<ApplicationEvent> publisher, int dispatchThreads,
+	InformerFactory(Clock clock, Ticker ticker, Consumer<ApplicationEvent> publisher, int dispatchThreads,
 			Duration watchdogPeriod) {
 		this.clock = clock;
 		this.ticker = ticker;
@@ -88,12 +102,33 @@ public final class InformerRuntime implements AutoCloseable {
 		this.watchdog.scheduleWithFixedDelay(this::checkIdle, period, period, TimeUnit.MILLISECONDS);
 	}
 
+	/**
+	 * Makes the informer of a watch. It is not started: start it (the application context starts
+	 * informer beans), then read its cache through {@link Informer#lister()}.
+	 * @param <T> the Java type of the objects
+	 * @param watch the watch's name, shown in logs, health, meters and events
+	 * @param type the Java type of the objects
+	 * @param listerWatcher what lists and watches the objects
+	 * @param options how to list and watch
+	 * @param indexes index declarations; those naming another watch are ignored
+	 * @return the informer
+	 * @throws IllegalArgumentException when two indexes of the watch have the same name, or one is
+	 * named {@value WatchIndex#NAMESPACE}
+	 */
+	public <T> Informer<T> informer(String watch, Class<T> type, ListerWatcher<T> listerWatcher,
+			InformerOptions options, Collection<? extends WatchIndex<?>> indexes) {
+		return new Informer<>(watch, type, listerWatcher, Store.forWatch(watch, indexes), options, this);
+	}
+
+	/**
+	 * The clock the watches run on.
+	 * @return the clock
+	 */
 	public Clock clock() {
 		return this.clock;
 	}
 
-	/** @return the monotonic time source of the watches */
-	public Ticker ticker() {
+	Ticker ticker() {
 		return this.ticker;
 	}
 
@@ -127,16 +162,16 @@ public final class InformerRuntime implements AutoCloseable {
 		this.informers.remove(informer);
 	}
 
-	/**
-	 * Closes every watch that has delivered nothing for its idle timeout. Runs periodically; public
-	 * so that tests with a fake ticker can run it.
-	 */
-	public void checkIdle() {
+	/** Closes every watch that has delivered nothing for its idle timeout. Runs periodically. */
+	void checkIdle() {
 		for (Informer<?> informer : this.informers) {
 			informer.checkIdle();
 		}
 	}
 
+	/**
+	 * Stops the watchdog and the dispatch threads; events not yet dispatched are dropped. Idempotent.
+	 */
 	@Override
 	public void close() {
 		this.watchdog.shutdownNow();
@@ -147,6 +182,10 @@ public final class InformerRuntime implements AutoCloseable {
 		else if (this.dispatchThreads instanceof SimpleAsyncTaskExecutor virtual) {
 			virtual.close();
 		}
+	}
+
+	private static boolean isSystem(Clock clock) {
+		return Clock.systemUTC().equals(clock.withZone(ZoneOffset.UTC));
 	}
 
 	private static ThreadFactory daemonThreads(String prefix) {

@@ -1,4 +1,4 @@
-package dev.listwatch.autoconfigure.health;
+package dev.listwatch.health;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -6,12 +6,13 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
+
+import java.util.function.Supplier;
 
 import dev.listwatch.UnbindableObject;
-import dev.listwatch.informer.Store;
-import dev.listwatch.informer.Informer;
-import dev.listwatch.informer.ReflectorStatus;
-import dev.listwatch.informer.WatchState;
+import dev.listwatch.WatchStatus;
+import dev.listwatch.WatchStatus.State;
 
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
@@ -23,7 +24,7 @@ import org.springframework.boot.health.contributor.Status;
  * details.</b> Progress is an event or bookmark received, or a sync completed; a watch that only
  * reconnects does not make progress (see {@link ReflectorStatus}). So:
  * <ul>
- * <li>{@code unhealthy-status} (DOWN) when its reading thread failed ({@link WatchState#FAILED},
+ * <li>{@code unhealthy-status} (DOWN) when its reading thread failed ({@link State#FAILED},
  * until a resync succeeds), or when it has been failing for longer than the grace period: the
  * server cannot be reached, every event fails to decode, every watch goes silent and is replaced,
  * every relist fails;</li>
@@ -54,7 +55,7 @@ final class WatchHealthIndicator implements HealthIndicator {
 
 	private static final int MAX_UNBINDABLE_LISTED = 20;
 
-	private final Informer<?> informer;
+	private final Supplier<WatchStatus> status;
 
 	private final Duration gracePeriod;
 
@@ -62,8 +63,8 @@ final class WatchHealthIndicator implements HealthIndicator {
 
 	private final Status notSynced;
 
-	WatchHealthIndicator(Informer<?> informer, Duration gracePeriod, Status unhealthy, Status notSynced) {
-		this.informer = informer;
+	WatchHealthIndicator(Supplier<WatchStatus> status, Duration gracePeriod, Status unhealthy, Status notSynced) {
+		this.status = status;
 		this.gracePeriod = gracePeriod;
 		this.unhealthy = unhealthy;
 		this.notSynced = notSynced;
@@ -71,18 +72,16 @@ final class WatchHealthIndicator implements HealthIndicator {
 
 	@Override
 	public Health health() {
-		ReflectorStatus status = this.informer.status();
-		Instant failingSince = status.failingSince();
-		Duration failingFor = status.failingFor();
-		Duration silentFor = status.silentFor();
-		ReflectorStatus.Snapshot snapshot = status.snapshot();
+		WatchStatus snapshot = this.status.get();
+		Duration failingFor = snapshot.failingFor();
+		Duration silentFor = snapshot.silentFor();
 		Status verdict;
 		String reason = null;
-		if (!this.informer.isRunning() || snapshot.state() == WatchState.STOPPED) {
+		if (!snapshot.running() || snapshot.state() == State.STOPPED) {
 			verdict = this.notSynced;
 			reason = "not running";
 		}
-		else if (snapshot.state() == WatchState.FAILED) {
+		else if (snapshot.state() == State.FAILED) {
 			verdict = this.unhealthy;
 			reason = "its thread failed" + ((snapshot.lastError() != null) ? " (" + snapshot.lastError().message() + ")" : "")
 					+ "; it stays down until a resync succeeds";
@@ -102,18 +101,17 @@ final class WatchHealthIndicator implements HealthIndicator {
 				reason = "failing for " + seconds(failingFor) + ", within the grace period of "
 						+ seconds(this.gracePeriod);
 			}
-			else if (snapshot.state() == WatchState.WATCHING && silentFor != null
+			else if (snapshot.state() == State.WATCHING && silentFor != null
 					&& silentFor.compareTo(BOOKMARK_INTERVAL.plusSeconds(10)) > 0) {
 				reason = "no event or bookmark for " + seconds(silentFor) + " (the API server sends one about every "
 						+ seconds(BOOKMARK_INTERVAL) + " while the resource changes anywhere); the stream is replaced once "
-						+ "silent for " + seconds(this.informer.options().idleTimeout());
+						+ "silent for " + seconds(snapshot.watched().idleTimeout());
 			}
 		}
-		return Health.status(verdict).withDetails(details(snapshot, failingSince, silentFor, reason)).build();
+		return Health.status(verdict).withDetails(details(snapshot, reason)).build();
 	}
 
-	private Map<String, Object> details(ReflectorStatus.Snapshot snapshot, Instant failingSince, Duration silentFor,
-			String reason) {
+	private Map<String, Object> details(WatchStatus snapshot, String reason) {
 		Map<String, Object> details = new LinkedHashMap<>();
 		details.put("state", snapshot.state().name());
 		details.put("synced", snapshot.synced());
@@ -122,18 +120,20 @@ final class WatchHealthIndicator implements HealthIndicator {
 		}
 		details.put("stateSince", snapshot.stateSince().toString());
 		putIfNotNull(details, "lastResourceVersion", snapshot.lastResourceVersion());
-		details.put("objects", this.informer.size());
+		details.put("objects", snapshot.objects());
 		putIfNotNull(details, "lastEventTime", snapshot.lastEventTime());
-		if (silentFor != null) {
-			details.put("silentFor", seconds(silentFor));
+		if (snapshot.silentFor() != null) {
+			details.put("silentFor", seconds(snapshot.silentFor()));
 		}
 		putIfNotNull(details, "lastSyncTime", snapshot.lastSyncTime());
 		details.put("restarts", snapshot.totalRestarts());
-		details.put("restartsByReason", snapshot.restarts());
+		Map<String, Long> restarts = new TreeMap<>();
+		snapshot.restarts().forEach((restart, count) -> restarts.put(restart.tag(), count));
+		details.put("restartsByReason", restarts);
 		details.put("relists", snapshot.relists());
 		details.put("consecutiveFailures", snapshot.consecutiveFailures());
-		putIfNotNull(details, "failingSince", failingSince);
-		ReflectorStatus.ErrorInfo error = snapshot.lastError();
+		putIfNotNull(details, "failingSince", snapshot.failingSince());
+		WatchStatus.Failure error = snapshot.lastError();
 		if (error != null) {
 			Map<String, Object> lastError = new LinkedHashMap<>();
 			putIfNotNull(lastError, "reason", error.reason());
@@ -143,17 +143,17 @@ final class WatchHealthIndicator implements HealthIndicator {
 			}
 			details.put("lastError", lastError);
 		}
-		putIfNotNull(details, "streamingList", snapshot.streaming());
-		details.put("backlog", this.informer.backlog());
-		details.put("listenerFailures", this.informer.listenerFailures());
-		long indexFailures = this.informer.indexFailures();
+		putIfNotNull(details, "streamingList", snapshot.streamingList());
+		details.put("backlog", snapshot.backlog());
+		details.put("listenerFailures", snapshot.listenerFailures());
+		long indexFailures = snapshot.indexFailures();
 		details.put("indexFailures", indexFailures);
-		Store.IndexFailure lastIndexFailure = this.informer.lastIndexFailure();
+		WatchStatus.IndexFailure lastIndexFailure = snapshot.lastIndexFailure();
 		if (indexFailures > 0 && lastIndexFailure != null) {
 			details.put("lastIndexFailure", Map.of("index", lastIndexFailure.index(), "key", lastIndexFailure.key(),
 					"error", lastIndexFailure.error()));
 		}
-		List<UnbindableObject> unbindable = this.informer.unbindable();
+		List<UnbindableObject> unbindable = snapshot.unbindable();
 		details.put("unbindable", unbindable.size());
 		if (!unbindable.isEmpty()) {
 			List<Map<String, Object>> listed = new ArrayList<>();

@@ -1,0 +1,7 @@
+/**
+ * Auto-configuration of the {@code listwatch} health contributor.
+ */
+@NullMarked
+package dev.listwatch.autoconfigure.health;
+
+import org.jspecify.annotations.NullMarked;

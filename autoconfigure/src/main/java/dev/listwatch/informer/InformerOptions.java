@@ -1,0 +1,110 @@
+package dev.listwatch.informer;
+
+import java.time.Duration;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * How an {@link Informer} lists and watches: one value, checked when made.
+ *
+ * @param labelSelector the label selector of every list and watch, or {@code null}
+ * @param fieldSelector the field selector of every list and watch, or {@code null}
+ * @param pageSize the page size of lists ({@code limit}), or {@code null} for one page
+ * @param streamingList whether to try a streaming list ({@code sendInitialEvents}) first, falling
+ * back to list + watch where the server does not serve it
+ * @param minWatchTimeout the shortest server-side watch timeout; each watch picks one at random
+ * between this and {@code maxWatchTimeout}
+ * @param maxWatchTimeout the longest server-side watch timeout
+ * @param idleTimeout how long a watch may deliver nothing (not even a bookmark) before it is taken
+ * for dead and replaced
+ * @param backoff the backoff between failed attempts
+ */
+public record InformerOptions(@Nullable String labelSelector, @Nullable String fieldSelector, @Nullable Long pageSize,
+		boolean streamingList, Duration minWatchTimeout, Duration maxWatchTimeout, Duration idleTimeout,
+		BackoffPolicy backoff) {
+
+	/**
+	 * Makes options.
+	 * @throws IllegalArgumentException when a selector does not parse (the message says which and
+	 * why), or a duration is missing or not positive
+	 */
+	public InformerOptions {
+		if (labelSelector != null) {
+			try {
+				LabelSelector.parse(labelSelector);
+			}
+			catch (IllegalArgumentException ex) {
+				throw new IllegalArgumentException("Label selector '" + labelSelector + "' does not parse: "
+						+ ex.getMessage(), ex);
+			}
+		}
+		if (fieldSelector != null) {
+			try {
+				FieldSelector.validate(fieldSelector);
+			}
+			catch (IllegalArgumentException ex) {
+				throw new IllegalArgumentException("Field selector '" + fieldSelector + "' does not parse: "
+						+ ex.getMessage(), ex);
+			}
+		}
+		if (minWatchTimeout == null || maxWatchTimeout == null || backoff == null) {
+			throw new IllegalArgumentException("minWatchTimeout, maxWatchTimeout and backoff must not be null");
+		}
+		if (idleTimeout == null || idleTimeout.isNegative() || idleTimeout.isZero()) {
+			throw new IllegalArgumentException("idleTimeout must be a positive duration, not " + idleTimeout);
+		}
+	}
+
+	/**
+	 * These options with another label selector.
+	 * @param labelSelector the selector, for example {@code app=web,tier in (front,back)}, or
+	 * {@code null} for every object
+	 * @return the options
+	 * @throws IllegalArgumentException when it does not parse
+	 */
+	public InformerOptions withLabelSelector(@Nullable String labelSelector) {
+		return new InformerOptions(labelSelector, this.fieldSelector, this.pageSize, this.streamingList,
+				this.minWatchTimeout, this.maxWatchTimeout, this.idleTimeout, this.backoff);
+	}
+
+	/**
+	 * These options with another field selector.
+	 * @param fieldSelector the selector, for example {@code metadata.name!=x}, or {@code null} for
+	 * every object
+	 * @return the options
+	 * @throws IllegalArgumentException when it does not parse
+	 */
+	public InformerOptions withFieldSelector(@Nullable String fieldSelector) {
+		return new InformerOptions(this.labelSelector, fieldSelector, this.pageSize, this.streamingList,
+				this.minWatchTimeout, this.maxWatchTimeout, this.idleTimeout, this.backoff);
+	}
+
+	/**
+	 * client-go's defaults: pages of 500, watches of 5 to 10 minutes, its backoff, streaming lists
+	 * where served, and a watch silent for 90 seconds (the API server sends a bookmark about every
+	 * minute) taken for dead.
+	 * @return the defaults
+	 */
+	public static InformerOptions defaults() {
+		return new InformerOptions(null, null, 500L, true, Duration.ofMinutes(5), Duration.ofMinutes(10),
+				Duration.ofSeconds(90), BackoffPolicy.CLIENT_GO);
+	}
+
+	/**
+	 * The delays of a backoff.
+	 *
+	 * @param initial the first delay (client-go: 800 ms)
+	 * @param max the longest delay (client-go: 30 s)
+	 * @param factor how much each delay grows (client-go: 2)
+	 * @param jitter the random part, as a fraction of the delay (client-go: 1.0)
+	 * @param resetAfter how long without failure starts over (client-go: 2 min)
+	 */
+	public record BackoffPolicy(Duration initial, Duration max, double factor, double jitter, Duration resetAfter) {
+
+		/** client-go's reflector backoff. */
+		public static final BackoffPolicy CLIENT_GO = new BackoffPolicy(Duration.ofMillis(800), Duration.ofSeconds(30),
+				2.0, 1.0, Duration.ofMinutes(2));
+
+	}
+
+}
