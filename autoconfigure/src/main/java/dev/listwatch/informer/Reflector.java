@@ -83,21 +83,8 @@ final class Reflector<T> implements Runnable {
 
 	private final CountDownLatch stopped = new CountDownLatch(1);
 
-	private volatile WatchStream<T> current;
-
-	/** {@link Ticker} time of the last event of the current watch, or of its opening. */
-	private volatile long lastActivity;
-
-	private volatile boolean idleClosed;
-
-	/** {@link Ticker} time at which the request under way (a list page or a watch being opened) was sent. */
-	private volatile long requestSince;
-
-	/** Whether a request is under way. */
-	private volatile boolean requestPending;
-
-	/** The thread running the loop. */
-	private volatile Thread runner;
+	/** Gives up a stream silent, or a request unanswered, for the idle timeout. */
+	private final Watchdog<T> watchdog;
 
 	private String lastResourceVersion;
 
@@ -146,6 +133,7 @@ final class Reflector<T> implements Runnable {
 		this.random = random;
 		this.status = status;
 		this.backoff = new Backoff(options.backoff(), ticker, random);
+		this.watchdog = new Watchdog<>(ticker, options.idleTimeout().toNanos(), this::isStopped);
 		this.streamingUnsupported = !options.streamingList();
 	}
 
@@ -176,7 +164,7 @@ final class Reflector<T> implements Runnable {
 
 	@Override
 	public void run() {
-		this.runner = Thread.currentThread();
+		this.watchdog.bindReader();
 		this.needSync = this.lastResourceVersion == null;
 		if (!this.needSync) {
 			state(State.WATCHING);
@@ -207,8 +195,8 @@ final class Reflector<T> implements Runnable {
 				if (isStopped()) {
 					break;
 				}
-				if (this.idleClosed) {
-					this.idleClosed = false;
+				if (this.watchdog.fired()) {
+					this.watchdog.clear();
 					// not a failure in itself: the watch cache sends no bookmark for a resource that has
 					// not changed since the API server started, so a healthy watch of a quiet resource
 					// goes silent too. A half-open path shows when the replacement cannot connect: that
@@ -287,7 +275,7 @@ final class Reflector<T> implements Runnable {
 						this.undecodableAt = this.lastResourceVersion;
 					}
 				}
-				failed(ex, afterConnect, (this.idleClosed && ex.kind() == Kind.CONNECTION) ? RestartReason.IDLE : reason(ex));
+				failed(ex, afterConnect, (this.watchdog.fired() && ex.kind() == Kind.CONNECTION) ? RestartReason.IDLE : reason(ex));
 			}
 			catch (RuntimeException ex) {
 				if (isStopped()) {
@@ -320,7 +308,7 @@ final class Reflector<T> implements Runnable {
 	private void failed(KubernetesApiException ex, boolean afterConnect, RestartReason reason) {
 		this.status.failed(ex, afterConnect);
 		this.status.restarted(reason);
-		this.idleClosed = false;
+		this.watchdog.clear();
 		if (ex.kind() == Kind.CONNECTION && this.watchDelivered) {
 			// the watch had been delivering: the server is there, the connection broke (as
 			// client-go, which resumes at once then). Start the backoff over, so that a network
@@ -346,15 +334,7 @@ final class Reflector<T> implements Runnable {
 	 */
 	public void stop() {
 		this.stopped.countDown();
-		WatchStream<T> stream = this.current;
-		if (stream != null) {
-			stream.close();
-		}
-		Thread thread = this.runner;
-		if (thread != null && this.requestPending) {
-			// the JDK client's blocking calls end on an interrupt; the loop sees it is stopped
-			thread.interrupt();
-		}
+		this.watchdog.abort();
 	}
 
 	/**
@@ -364,24 +344,7 @@ final class Reflector<T> implements Runnable {
 	 * @return whether a watch was closed or a request abandoned
 	 */
 	public boolean checkIdle() {
-		long now = this.ticker.nanoTime();
-		long idle = this.options.idleTimeout().toNanos();
-		Thread thread = this.runner;
-		if (this.requestPending && thread != null && now - this.requestSince > idle) {
-			// a request without an answer (a half-open connection): abandon it; the JDK client's
-			// blocking calls end on an interrupt
-			this.requestPending = false;
-			this.idleClosed = true;
-			thread.interrupt();
-			return true;
-		}
-		WatchStream<T> stream = this.current;
-		if (stream != null && now - this.lastActivity > idle) {
-			this.idleClosed = true;
-			stream.close();
-			return true;
-		}
-		return false;
+		return this.watchdog.check();
 	}
 
 	/**
@@ -538,9 +501,9 @@ final class Reflector<T> implements Runnable {
 		try {
 			while (stream.hasNext()) {
 				WatchEvent<T> event = stream.next();
-				long bookmarkedAt = this.lastActivity;
+				long bookmarkedAt = this.watchdog.lastActivity();
 				long now = this.ticker.nanoTime();
-				this.lastActivity = now;
+				this.watchdog.activity(now);
 				this.status.received(event.type(), now);
 				switch (event.type()) {
 					case ADDED, MODIFIED -> {
@@ -578,7 +541,7 @@ final class Reflector<T> implements Runnable {
 						if (!event.initialEventsEnd()) {
 							// not activity: a server that ignores sendInitialEvents sends the objects, then
 							// only bookmarks; the watchdog must see it silent and end the wait
-							this.lastActivity = bookmarkedAt;
+							this.watchdog.activity(bookmarkedAt);
 							continue;
 						}
 						List<ObjectMeta> liveMetas = new ArrayList<>(index.size());
@@ -601,16 +564,16 @@ final class Reflector<T> implements Runnable {
 		}
 		catch (RuntimeException | Error ex) {
 			stream.close();
-			this.current = null;
+			this.watchdog.closed();
 			throw ex;
 		}
 		stream.close();
-		this.current = null;
+		this.watchdog.closed();
 		if (isStopped()) {
 			throw new Stopped();
 		}
 		throw new KubernetesApiException(Kind.CONNECTION, "watch " + this.listerWatcher.resource()
-				+ (this.idleClosed ? " went silent" : " ended") + " before its initial events did", null);
+				+ (this.watchdog.fired() ? " went silent" : " ended") + " before its initial events did", null);
 	}
 
 	private void replace(List<ObjectMeta> metas, List<T> objects, List<UnbindableObject> unbindable) {
@@ -649,12 +612,10 @@ final class Reflector<T> implements Runnable {
 	 */
 	private boolean opened(WatchStream<T> stream) {
 		this.status.connected();
-		this.idleClosed = false;
-		this.lastActivity = this.ticker.nanoTime();
-		this.current = stream;
+		this.watchdog.opened(stream);
 		if (isStopped()) {
 			stream.close();
-			this.current = null;
+			this.watchdog.closed();
 			return true;
 		}
 		return false;
@@ -681,7 +642,7 @@ final class Reflector<T> implements Runnable {
 				WatchEvent<T> event = stream.next();
 				this.watchDelivered = event.type() != WatchEvent.Type.ERROR;
 				long now = this.ticker.nanoTime();
-				this.lastActivity = now;
+				this.watchdog.activity(now);
 				this.status.received(event.type(), now);
 				if (first && this.watchDelivered) {
 					first = false;
@@ -715,7 +676,7 @@ final class Reflector<T> implements Runnable {
 			}
 		}
 		finally {
-			this.current = null;
+			this.watchdog.closed();
 		}
 	}
 
@@ -742,31 +703,21 @@ final class Reflector<T> implements Runnable {
 	}
 
 	/**
-	 * Sends a request that {@link #checkIdle} abandons if it stays without an answer for the idle
-	 * timeout, and that {@link #stop()} aborts.
+	 * Sends a request through the {@link Watchdog}, which abandons it if it stays without an answer
+	 * for the idle timeout, and which {@link #stop()} aborts.
 	 */
 	private <R> R request(Supplier<R> request) {
-		this.requestSince = this.ticker.nanoTime();
-		this.requestPending = true;
 		try {
 			if (isStopped()) {
 				throw new Stopped();
 			}
-			return request.get();
+			return this.watchdog.request(request);
 		}
 		catch (RuntimeException ex) {
 			if (isStopped()) {
 				throw new Stopped();
 			}
 			throw ex;
-		}
-		finally {
-			this.requestPending = false;
-			// an abandoned request leaves the interrupt set (the JDK client restores it); only
-			// stop() ends the loop
-			if (!isStopped()) {
-				Thread.interrupted();
-			}
 		}
 	}
 
