@@ -43,25 +43,7 @@ class WatchdogTests {
 		CountDownLatch sent = new CountDownLatch(1);
 		AtomicReference<Boolean> interruptedInside = new AtomicReference<>();
 		AtomicReference<Boolean> interruptedAfter = new AtomicReference<>();
-		Thread reader = new Thread(() -> {
-			this.watchdog.bindReader();
-			this.watchdog.request(() -> {
-				sent.countDown();
-				try {
-					new CountDownLatch(1).await(10, TimeUnit.SECONDS);
-					interruptedInside.set(false);
-				}
-				catch (InterruptedException ex) {
-					// what the JDK client does: the blocking call ends, the interrupt is kept
-					interruptedInside.set(true);
-					Thread.currentThread().interrupt();
-				}
-				return null;
-			});
-			interruptedAfter.set(Thread.currentThread().isInterrupted());
-		});
-		reader.start();
-		assertThat(sent.await(5, TimeUnit.SECONDS)).isTrue();
+		Thread reader = reader(sent, interruptedInside, interruptedAfter);
 		assertThat(this.watchdog.check()).isFalse();
 		this.nanos.addAndGet(IDLE + 1);
 		assertThat(this.watchdog.check()).isTrue();
@@ -76,22 +58,7 @@ class WatchdogTests {
 	void aStopKeepsTheInterruptSoThatTheLoopEnds() throws Exception {
 		CountDownLatch sent = new CountDownLatch(1);
 		AtomicReference<Boolean> interruptedAfter = new AtomicReference<>();
-		Thread reader = new Thread(() -> {
-			this.watchdog.bindReader();
-			this.watchdog.request(() -> {
-				sent.countDown();
-				try {
-					new CountDownLatch(1).await(10, TimeUnit.SECONDS);
-				}
-				catch (InterruptedException ex) {
-					Thread.currentThread().interrupt();
-				}
-				return null;
-			});
-			interruptedAfter.set(Thread.currentThread().isInterrupted());
-		});
-		reader.start();
-		assertThat(sent.await(5, TimeUnit.SECONDS)).isTrue();
+		Thread reader = reader(sent, new AtomicReference<>(), interruptedAfter);
 		Stream stream = new Stream();
 		this.watchdog.opened(stream);
 		this.stopping.set(true);
@@ -100,6 +67,33 @@ class WatchdogTests {
 		assertThat(interruptedAfter.get()).isTrue();
 		assertThat(stream.closed).isTrue();
 		assertThat(this.watchdog.fired()).as("a stop is not the watchdog firing").isFalse();
+	}
+
+	/**
+	 * Starts a reader whose request blocks until interrupted, as the JDK client's does (the call
+	 * ends, the interrupt is kept); returns once the request is sent.
+	 */
+	private Thread reader(CountDownLatch sent, AtomicReference<Boolean> interruptedInside,
+			AtomicReference<Boolean> interruptedAfter) throws InterruptedException {
+		Thread reader = new Thread(() -> {
+			this.watchdog.bindReader();
+			this.watchdog.request(() -> {
+				sent.countDown();
+				try {
+					new CountDownLatch(1).await(10, TimeUnit.SECONDS);
+					interruptedInside.set(false);
+				}
+				catch (InterruptedException ex) {
+					interruptedInside.set(true);
+					Thread.currentThread().interrupt();
+				}
+				return null;
+			});
+			interruptedAfter.set(Thread.currentThread().isInterrupted());
+		});
+		reader.start();
+		assertThat(sent.await(5, TimeUnit.SECONDS)).isTrue();
+		return reader;
 	}
 
 	private static final class Stream implements WatchStream<Object> {
