@@ -213,7 +213,7 @@ class BadInputIT {
 
 	private void start(int maxEventBytes, Duration idleTimeout) {
 		ApiServerClient client = ScriptedClients.connect(this.server.url());
-		ListerWatcher<KubernetesObject> configMaps = client.listerWatcher(client.resolve("v1", "ConfigMap", null, "ns"),
+		ListerWatcher<KubernetesObject> configMaps = client.listerWatcher(new ApiServerClient.Target("v1", "ConfigMap", null, "ns"),
 				KubernetesObject.class, false, maxEventBytes);
 		ReflectorOptions options = new ReflectorOptions(null, null, 500L, false, Duration.ofMinutes(5),
 				Duration.ofMinutes(10), idleTimeout, this.backoff);

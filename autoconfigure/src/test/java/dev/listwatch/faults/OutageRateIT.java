@@ -40,7 +40,7 @@ class OutageRateIT {
 			try (InformerRuntime runtime = new InformerRuntime(Clock.systemUTC(), (e) -> {
 			}, 1, Duration.ofSeconds(1))) {
 				Informer<KubernetesObject> informer = new Informer<>("configmaps", KubernetesObject.class,
-						client.listerWatcher(client.resolve("v1", "ConfigMap", null, "ns"), KubernetesObject.class, false,
+						client.listerWatcher(new ApiServerClient.Target("v1", "ConfigMap", null, "ns"), KubernetesObject.class, false,
 								1 << 20),
 						new Store<>(), options, runtime);
 				long start = System.nanoTime();

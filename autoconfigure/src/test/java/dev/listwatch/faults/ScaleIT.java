@@ -102,7 +102,7 @@ class ScaleIT {
 			try (InformerRuntime runtime = new InformerRuntime(Clock.systemUTC(), (e) -> {
 			}, 1, Duration.ofSeconds(1))) {
 				Informer<KubernetesObject> informer = new Informer<>("big", KubernetesObject.class,
-						client.listerWatcher(client.resolve("v1", "ConfigMap", null, "ns"), KubernetesObject.class,
+						client.listerWatcher(new ApiServerClient.Target("v1", "ConfigMap", null, "ns"), KubernetesObject.class,
 								false, 1 << 20),
 						new Store<>(), options, runtime);
 				informer.start();

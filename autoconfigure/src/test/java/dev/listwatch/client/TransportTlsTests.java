@@ -1,4 +1,4 @@
-package dev.listwatch.cluster;
+package dev.listwatch.client;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -21,6 +21,10 @@ import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsExchange;
 import com.sun.net.httpserver.HttpsParameters;
 import com.sun.net.httpserver.HttpsServer;
+import dev.listwatch.cluster.Cluster;
+import dev.listwatch.cluster.Corpus;
+import dev.listwatch.cluster.TestPki;
+import dev.listwatch.cluster.TestSettings;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -31,12 +35,12 @@ import org.springframework.http.client.ClientHttpResponse;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
-import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /**
- * TLS against a local HTTPS server with certificates generated at test time.
+ * TLS of the transport built from a loaded {@link Cluster}, against a local HTTPS server with
+ * certificates generated at test time.
  */
-class ClusterTlsTest {
+class TransportTlsTests {
 
 	static TestPki.Issued ca;
 
@@ -132,10 +136,11 @@ class ClusterTlsTest {
 		return new TestSettings(this.dir).kubeconfig(kubeconfig).load();
 	}
 
-	private static String get(Cluster cluster) throws IOException {
-		try (ClientHttpResponse response = cluster.requestFactory()
-			.createRequest(URI.create(cluster.server() + "/version"), HttpMethod.GET)
-			.execute()) {
+	static String get(Cluster cluster) throws IOException {
+		try (Transport transport = Transport.create(cluster);
+				ClientHttpResponse response = transport.requestFactory()
+					.createRequest(URI.create(cluster.server() + "/version"), HttpMethod.GET)
+					.execute()) {
 			return response.getStatusCode().value() + " " + new String(response.getBody().readAllBytes(),
 					StandardCharsets.UTF_8);
 		}
@@ -249,21 +254,6 @@ class ClusterTlsTest {
 		TestSettings settings = new TestSettings(this.dir).kubeconfig(config);
 		settings.insecure = true;
 		assertThat(get(settings.load())).isEqualTo("200 ok");
-	}
-
-	@Test
-	void insecureAndCaBothFromSettingsAreRefused() {
-		TestSettings settings = new TestSettings(this.dir);
-		settings.server = "https://127.0.0.1:6443";
-		settings.insecure = true;
-		settings.certificateAuthorityData = ca.certificatePem();
-		KubeconfigException ex = catchThrowableOfType(KubeconfigException.class, settings::load);
-		assertThat(ex).isNotNull();
-		assertThat(ex.file()).isEqualTo(ClusterLoader.SETTINGS);
-		assertThat(ex.field()).isEqualTo("listwatch.connection.insecure-skip-tls-verify");
-		assertThat(ex.getMessage())
-			.contains("is true while listwatch.connection.certificate-authority-data is set");
-		assertThat(ex.fix()).contains("unset listwatch.connection.insecure-skip-tls-verify");
 	}
 
 	@Test
