@@ -7,6 +7,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -23,6 +24,7 @@ import com.sun.net.httpserver.HttpsParameters;
 import com.sun.net.httpserver.HttpsServer;
 import dev.listwatch.cluster.Cluster;
 import dev.listwatch.cluster.Corpus;
+import dev.listwatch.cluster.Credentials;
 import dev.listwatch.cluster.TestPki;
 import dev.listwatch.cluster.TestSettings;
 import org.junit.jupiter.api.AfterEach;
@@ -30,6 +32,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import org.springframework.boot.ssl.SslBundle;
+import org.springframework.boot.ssl.pem.PemSslStore;
+import org.springframework.boot.ssl.pem.PemSslStoreBundle;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.client.ClientHttpResponse;
 
@@ -355,6 +360,40 @@ class TransportTlsTests {
 		assertThat(get(cluster)).isEqualTo("200 ok");
 		assertThat(this.seen.get("client")).isEqualTo("CN=exec-user");
 		assertThat(cluster.credentials().authorization()).isNull();
+	}
+
+
+	private static SslBundle bundle(TestPki.Issued trusted, TestPki.Issued client) {
+		PemSslStore keyStore = (client != null) ? PemSslStore.of(null, "client", null,
+				List.of(client.certificate()), client.keys().getPrivate()) : null;
+		return SslBundle.of(new PemSslStoreBundle(keyStore, PemSslStore.of(List.of(trusted.certificate()), null)));
+	}
+
+	private static Cluster cluster(URI server, SslBundle ssl, String tlsServerName) {
+		return new Cluster(server, ssl, false, tlsServerName, Credentials.none(), null, Duration.ofSeconds(5),
+				"default", "test");
+	}
+
+	@Test
+	void anApplicationsSslBundleSuppliesTrustAndTheClientCertificate() throws IOException {
+		TestPki.Issued client = TestPki.issue(ca, "bundle-user", TestPki.KeyType.EC);
+		URI uri = start(serverForIp, true);
+		assertThat(get(cluster(uri, bundle(ca, client), null))).isEqualTo("200 ok");
+		assertThat(this.seen.get("client")).isEqualTo("CN=bundle-user");
+		assertThatExceptionOfType(IOException.class).as("a bundle that trusts another CA")
+			.isThrownBy(() -> get(cluster(uri, bundle(otherCa, client), null)));
+		assertThatExceptionOfType(IOException.class).as("no bundle: the JVM's trust store")
+			.isThrownBy(() -> get(cluster(uri, null, null)));
+	}
+
+	@Test
+	void tlsServerNameAppliesToAnApplicationsSslBundle() throws IOException {
+		URI uri = start(serverForOtherName, false);
+		assertThatExceptionOfType(IOException.class).isThrownBy(() -> get(cluster(uri, bundle(ca, null), null)));
+		assertThat(get(cluster(uri, bundle(ca, null), "api.internal.example"))).isEqualTo("200 ok");
+		assertThat(this.seen).containsEntry("sni", "api.internal.example");
+		assertThatExceptionOfType(IOException.class)
+			.isThrownBy(() -> get(cluster(uri, bundle(ca, null), "somewhere.else.example")));
 	}
 
 }
