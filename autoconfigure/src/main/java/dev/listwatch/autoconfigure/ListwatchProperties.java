@@ -142,7 +142,7 @@ public class ListwatchProperties {
 		/**
 		 * Whether to skip verifying the API server's certificate. Only for throwaway clusters;
 		 * true drops the kubeconfig's certificate authority, and true together with
-		 * certificate-authority or certificate-authority-data fails startup.
+		 * certificate-authority, certificate-authority-data or ssl-bundle fails startup.
 		 */
 		private Boolean insecureSkipTlsVerify;
 

@@ -108,7 +108,7 @@ public final class ApiServerClient implements AutoCloseable {
 	 * @return the resource
 	 * @throws KubernetesApiException of kind NOT_FOUND when the cluster does not serve it
 	 */
-	Resource resolve(String apiVersion, String kind, String plural, String namespace) {
+	Resource resolve(String apiVersion, @Nullable String kind, @Nullable String plural, @Nullable String namespace) {
 		Discovery discovered = this.discovery.get(apiVersion);
 		if (discovered == null) {
 			// two threads may both fetch a group/version the cache lacks: better than one waiting
