@@ -5,8 +5,6 @@ import java.time.Duration;
 
 import dev.listwatch.client.ApiServerClient;
 import dev.listwatch.cluster.Cluster;
-import dev.listwatch.cluster.ClusterLoader;
-import dev.listwatch.cluster.ConnectionSettings;
 import dev.listwatch.informer.Informer;
 import dev.listwatch.informer.InformerFactory;
 
@@ -14,9 +12,11 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration;
+import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
@@ -25,28 +25,39 @@ import org.springframework.web.client.RestClient;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Auto-configuration of listwatch: connects to the cluster named by the kubeconfig (or the
- * {@code listwatch.connection.*} properties, or in-cluster), and runs an informer for each watch
+ * Auto-configuration of listwatch: connects to the cluster of a {@link ListwatchConnectionDetails}
+ * bean, else to the one named by the kubeconfig (or the {@code listwatch.connection.*} properties,
+ * or in-cluster), and runs an informer for each watch
  * declared under {@code listwatch.watches}, with a {@code ListerWatcher} and a {@code Lister} bean
  * per watch.
  */
-@AutoConfiguration(after = { RestClientAutoConfiguration.class, JacksonAutoConfiguration.class })
+@AutoConfiguration(after = { RestClientAutoConfiguration.class, JacksonAutoConfiguration.class,
+		SslAutoConfiguration.class })
 @ConditionalOnBooleanProperty(name = "listwatch.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(ListwatchProperties.class)
 public final class ListwatchAutoConfiguration {
 
 	@Bean
-	@ConditionalOnMissingBean
-	Cluster listwatchCluster(ListwatchProperties properties) {
-		ListwatchProperties.Connection connection = properties.getConnection();
-		return ClusterLoader.load(new ConnectionSettings(properties.getKubeconfig(), properties.getContext(),
-				connection.getServer(), connection.getToken(), connection.getTokenFile(),
-				connection.getCertificateAuthority(), connection.getCertificateAuthorityData(), connection.getNamespace(),
-				connection.getInsecureSkipTlsVerify(), connection.getConnectTimeout(), connection.getExecTimeout(), null,
-				null, null, null));
+	@ConditionalOnMissingBean(ListwatchConnectionDetails.class)
+	PropertiesListwatchConnectionDetails listwatchConnectionDetails(ListwatchProperties properties,
+			ObjectProvider<SslBundles> sslBundles) {
+		return new PropertiesListwatchConnectionDetails(properties, sslBundles);
 	}
 
 	@Bean
+	@ConditionalOnMissingBean
+	Cluster listwatchCluster(ListwatchConnectionDetails connectionDetails, ListwatchProperties properties) {
+		if (connectionDetails instanceof PropertiesListwatchConnectionDetails fromProperties) {
+			// all of the kubeconfig: proxy, insecure-skip-tls-verify and where it came from, too
+			return fromProperties.cluster();
+		}
+		return new Cluster(connectionDetails.getServer(), connectionDetails.getSslBundle(), false,
+				connectionDetails.getTlsServerName(), connectionDetails.getCredentials(), null,
+				properties.getConnection().getConnectTimeout(), connectionDetails.getNamespace(),
+				"connection details " + connectionDetails.getClass().getName());
+	}
+
+	@Bean(destroyMethod = "close")
 	@ConditionalOnMissingBean
 	ApiServerClient listwatchApiServerClient(Cluster cluster, ObjectProvider<RestClient.Builder> restClientBuilder,
 			ObjectProvider<JsonMapper> jsonMapper) {

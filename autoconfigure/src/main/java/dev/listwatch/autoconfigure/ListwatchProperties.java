@@ -126,6 +126,14 @@ public class ListwatchProperties {
 		private String certificateAuthorityData;
 
 		/**
+		 * Name of an SSL bundle (spring.ssl.bundle.*) whose trust material verifies the API server
+		 * and whose key, if any, is the client certificate, instead of the kubeconfig's CA and
+		 * client certificate; clears the kubeconfig's insecure-skip-tls-verify. Cannot be combined
+		 * with certificate-authority, certificate-authority-data or insecure-skip-tls-verify=true.
+		 */
+		private String sslBundle;
+
+		/**
 		 * Namespace of the connection (as a kubeconfig context's namespace); watches without a
 		 * namespace still watch all namespaces.
 		 */
@@ -134,7 +142,7 @@ public class ListwatchProperties {
 		/**
 		 * Whether to skip verifying the API server's certificate. Only for throwaway clusters;
 		 * true drops the kubeconfig's certificate authority, and true together with
-		 * certificate-authority or certificate-authority-data fails startup.
+		 * certificate-authority, certificate-authority-data or ssl-bundle fails startup.
 		 */
 		private Boolean insecureSkipTlsVerify;
 
@@ -188,6 +196,14 @@ public class ListwatchProperties {
 			this.certificateAuthorityData = certificateAuthorityData;
 		}
 
+		public String getSslBundle() {
+			return this.sslBundle;
+		}
+
+		public void setSslBundle(String sslBundle) {
+			this.sslBundle = sslBundle;
+		}
+
 		public String getNamespace() {
 			return this.namespace;
 		}
@@ -223,7 +239,7 @@ public class ListwatchProperties {
 		@Override
 		public String toString() {
 			return "Connection[server=" + this.server + ", token=" + ((this.token != null) ? "<redacted>" : "none")
-					+ ", tokenFile=" + this.tokenFile + "]";
+					+ ", tokenFile=" + this.tokenFile + ", sslBundle=" + this.sslBundle + "]";
 		}
 
 	}

@@ -12,6 +12,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
@@ -19,6 +20,9 @@ import dev.listwatch.KubernetesApiException;
 import dev.listwatch.KubernetesApiException.Kind;
 import dev.listwatch.ListerWatcher;
 import dev.listwatch.Resource;
+import dev.listwatch.cluster.Cluster;
+import dev.listwatch.cluster.Credentials;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.http.MediaType;
 import org.springframework.http.client.ClientHttpResponse;
@@ -26,13 +30,25 @@ import org.springframework.web.client.RestClient;
 import org.springframework.web.client.RestClientException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The API server as list-watch sees it: discovery (kind to resource, cached, looked up again on a
- * miss) and a {@link ListerWatcher} per resource, all through one {@link RestClient} (built from
- * Boot's builder, so its customizers and observations apply). Thread-safe.
+ * The API server as list-watch sees it: a {@link ListerWatcher} per resource, with discovery
+ * (kind to resource, cached, looked up again on a miss), all through one {@link RestClient} built
+ * from Boot's builder (so its customizers and observations apply) on a transport of its own.
+ *
+ * <p>Made by {@link #create(Cluster, RestClient.Builder, JsonMapper, Clock)}, which builds the
+ * cluster's HTTP transport (TLS, proxy, connect timeout) and the threads that deliver responses;
+ * the client owns them and {@link #close()} releases them (the auto-configured bean is closed
+ * with the application context). Thread-safe: lister-watchers may be used from any thread.
+ *
+ * <p>Every failure of a request surfaces as a {@link KubernetesApiException}: an error status by
+ * its kind, a broken connection as {@code CONNECTION}, credentials that could not be obtained
+ * (an exec plugin that failed, a token file that cannot be read, any exception of an
+ * application's {@link Credentials}) as {@code CREDENTIALS}, the request then not sent. Messages
+ * never hold a secret.
  */
-public final class ApiServerClient {
+public final class ApiServerClient implements AutoCloseable {
 
 	/**
 	 * How old the cached discovery of a group/version must be before a kind or resource it did
@@ -51,22 +67,31 @@ public final class ApiServerClient {
 
 	private final Clock clock;
 
+	/** The transport this client owns, or {@code null} when the rest client brings its own. */
+	private final @Nullable Transport transport;
+
 	/** What each group/version serves, and when that was discovered. */
 	private final Map<String, Discovery> discovery = new ConcurrentHashMap<>();
 
 	/**
-	 * Makes a client.
+	 * Makes a client on a rest client that brings its own transport (tests).
 	 * @param restClient the client that sends the requests (authentication and TLS set up)
 	 * @param server the API server's base URL, possibly with a path prefix
 	 * @param mapper the mapper that binds objects to Java types
 	 * @param clock the clock (for Retry-After dates and the age of discovery)
 	 */
-	public ApiServerClient(RestClient restClient, URI server, ObjectMapper mapper, Clock clock) {
+	ApiServerClient(RestClient restClient, URI server, ObjectMapper mapper, Clock clock) {
+		this(restClient, server, mapper, clock, null);
+	}
+
+	private ApiServerClient(RestClient restClient, URI server, ObjectMapper mapper, Clock clock,
+			@Nullable Transport transport) {
 		this.restClient = restClient;
 		String base = server.toString();
 		this.server = base.endsWith("/") ? base.substring(0, base.length() - 1) : base;
 		this.mapper = mapper;
 		this.clock = clock;
+		this.transport = transport;
 	}
 
 	/**
@@ -83,7 +108,7 @@ public final class ApiServerClient {
 	 * @return the resource
 	 * @throws KubernetesApiException of kind NOT_FOUND when the cluster does not serve it
 	 */
-	public Resource resolve(String apiVersion, String kind, String plural, String namespace) {
+	Resource resolve(String apiVersion, @Nullable String kind, @Nullable String plural, @Nullable String namespace) {
 		Discovery discovered = this.discovery.get(apiVersion);
 		if (discovered == null) {
 			// two threads may both fetch a group/version the cache lacks: better than one waiting
@@ -146,14 +171,16 @@ public final class ApiServerClient {
 	}
 
 	/**
-	 * A lister-watcher for a resource.
+	 * A lister-watcher for a resource known already (no discovery). Making it sends no request;
+	 * each {@code list} and {@code watch} is one request through this client.
 	 * @param <T> the Java type
-	 * @param resource the resource (see {@link #resolve})
+	 * @param resource the resource, with its plural name and scope
 	 * @param type the Java type the objects are bound to ({@code KubernetesObject} keeps them
 	 * compact)
 	 * @param keepManagedFields whether objects keep {@code metadata.managedFields}
-	 * @param maxEventBytes the size limit of one event
-	 * @return the lister-watcher
+	 * @param maxEventBytes the size limit of one event or list item, e.g.
+	 * {@link #DEFAULT_MAX_EVENT_BYTES}
+	 * @return the lister-watcher, thread-safe
 	 */
 	public <T> ListerWatcher<T> listerWatcher(Resource resource, Class<T> type, boolean keepManagedFields,
 			int maxEventBytes) {
@@ -162,14 +189,17 @@ public final class ApiServerClient {
 	}
 
 	/**
-	 * A lister-watcher for a declared resource, found through discovery on first use (so that
-	 * making it needs no connection).
+	 * A lister-watcher for a declared resource, found through discovery on its first use (so that
+	 * making it needs no connection); until then its {@code resource()} describes what was
+	 * declared. A resource the cluster does not serve fails that use with a
+	 * {@link KubernetesApiException} of kind {@code NOT_FOUND}.
 	 * @param <T> the Java type
 	 * @param target what to list and watch
 	 * @param type the Java type the objects are bound to
 	 * @param keepManagedFields whether objects keep {@code metadata.managedFields}
-	 * @param maxEventBytes the size limit of one event
-	 * @return the lister-watcher
+	 * @param maxEventBytes the size limit of one event or list item, e.g.
+	 * {@link #DEFAULT_MAX_EVENT_BYTES}
+	 * @return the lister-watcher, thread-safe
 	 */
 	public <T> ListerWatcher<T> listerWatcher(Target target, Class<T> type, boolean keepManagedFields,
 			int maxEventBytes) {
@@ -179,7 +209,9 @@ public final class ApiServerClient {
 
 	/**
 	 * Finds the resource of a lister-watcher made by
-	 * {@link #listerWatcher(Target, Class, boolean, int)} now, through discovery.
+	 * {@link #listerWatcher(Target, Class, boolean, int)} now, through discovery, on the caller's
+	 * thread (the auto-configuration's startup check); any other lister-watcher answers its
+	 * {@code resource()} at once.
 	 * @param listerWatcher the lister-watcher
 	 * @return its resource
 	 * @throws KubernetesApiException when discovery fails or the cluster does not serve it
@@ -191,32 +223,64 @@ public final class ApiServerClient {
 
 	/**
 	 * Makes a client for a cluster with a builder from Boot (so its customizers and observations
-	 * apply): the cluster's TLS and proxy through its request factory, its credentials through an
-	 * interceptor that refreshes them after a 401.
+	 * apply; the builder is cloned, not changed). Builds the cluster's transport now: the JDK HTTP
+	 * client with the cluster's TLS ({@code tls-server-name} as SNI and as the name checked,
+	 * {@code insecure-skip-tls-verify}), proxy (a loopback relay for an {@code https} server
+	 * behind a proxy that wants credentials) and connect timeout, and the few threads that
+	 * deliver responses; sends no request. The cluster's credentials set the
+	 * {@code Authorization} header of every request and are refreshed once after a 401.
 	 * @param cluster the cluster
 	 * @param builder the builder
-	 * @param mapper the mapper for binding objects
-	 * @param clock the clock
-	 * @return the client
+	 * @param mapper the mapper that binds objects to Java types
+	 * @param clock the clock (Retry-After dates, the age of discovery)
+	 * @return the client; the caller owns it and closes it
 	 */
-	public static ApiServerClient create(dev.listwatch.cluster.Cluster cluster, RestClient.Builder builder,
-			ObjectMapper mapper, Clock clock) {
-		dev.listwatch.cluster.Credentials credentials = cluster.credentials();
-		RestClient restClient = builder.requestFactory(cluster.requestFactory())
+	public static ApiServerClient create(Cluster cluster, RestClient.Builder builder, JsonMapper mapper,
+			Clock clock) {
+		Objects.requireNonNull(cluster, "cluster");
+		Objects.requireNonNull(builder, "builder");
+		Objects.requireNonNull(mapper, "mapper");
+		Objects.requireNonNull(clock, "clock");
+		Credentials credentials = cluster.credentials();
+		Transport transport = Transport.create(cluster);
+		RestClient restClient = builder.clone()
+			.requestFactory(transport.requestFactory())
 			.requestInterceptor(new AuthorizationInterceptor(credentials::authorization, credentials::refresh))
 			.build();
-		return new ApiServerClient(restClient, cluster.server(), mapper, clock);
+		return new ApiServerClient(restClient, cluster.server(), mapper, clock, transport);
 	}
 
 	/**
-	 * What a declared watch lists and watches.
+	 * Releases the transport: stops the threads that deliver responses and the proxy relay (its
+	 * tunnels cut). Open watches break and later requests fail (as {@code CONNECTION}); stop the
+	 * informers first. Idempotent; returns without waiting for the threads to end.
+	 */
+	@Override
+	public void close() {
+		if (this.transport != null) {
+			this.transport.close();
+		}
+	}
+
+	/**
+	 * The transport this client owns (for tests).
+	 * @return the transport, or {@code null}
+	 */
+	@Nullable Transport transport() {
+		return this.transport;
+	}
+
+	/**
+	 * What a declared watch lists and watches: one of {@code kind} and {@code resource} is
+	 * given.
 	 *
 	 * @param apiVersion {@code v1} or {@code group/version}
 	 * @param kind the kind, or {@code null} when {@code resource} is given
 	 * @param resource the plural resource name, or {@code null} when {@code kind} is given
 	 * @param namespace the namespace, or {@code null} for all
 	 */
-	public record Target(String apiVersion, String kind, String resource, String namespace) {
+	public record Target(String apiVersion, @Nullable String kind, @Nullable String resource,
+			@Nullable String namespace) {
 
 		/** The group of {@code v1} (empty: the core group) or {@code group/version}. */
 		static String group(String apiVersion) {
@@ -235,8 +299,17 @@ public final class ApiServerClient {
 	 * The base URL.
 	 * @return the server URL
 	 */
-	public String server() {
+	String server() {
 		return this.server;
+	}
+
+	/**
+	 * Names the server only.
+	 * @return e.g. {@code ApiServerClient[https://127.0.0.1:6443]}
+	 */
+	@Override
+	public String toString() {
+		return "ApiServerClient[" + this.server + "]";
 	}
 
 	private List<ApiResource> discover(String apiVersion) {

@@ -1,31 +1,23 @@
 package dev.listwatch.cluster;
 
-import java.net.InetAddress;
 import java.net.Socket;
-import java.net.UnknownHostException;
 import java.security.GeneralSecurityException;
 import java.security.Principal;
 import java.security.PrivateKey;
 import java.security.PublicKey;
 import java.security.SecureRandom;
 import java.security.Signature;
-import java.security.cert.CertificateException;
-import java.security.cert.CertificateParsingException;
 import java.security.cert.X509Certificate;
-import java.util.Collection;
 import java.util.List;
-import java.util.Locale;
 
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.KeyManagerFactory;
-import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
-import javax.net.ssl.TrustManager;
 import javax.net.ssl.TrustManagerFactory;
 import javax.net.ssl.X509ExtendedKeyManager;
-import javax.net.ssl.X509ExtendedTrustManager;
 import javax.net.ssl.X509KeyManager;
-import javax.net.ssl.X509TrustManager;
+
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslBundleKey;
@@ -37,7 +29,10 @@ import org.springframework.boot.ssl.pem.PemSslStore;
 import org.springframework.boot.ssl.pem.PemSslStoreBundle;
 
 /**
- * Turns PEM material and kubeconfig TLS flags into a Spring Boot {@link SslBundle}.
+ * Parses PEM certificates and keys, and turns a kubeconfig's TLS material into a Spring Boot
+ * {@link SslBundle} (trust: the CA; key: the client certificate, or one an exec plugin returns).
+ * The checks on the server's name ({@code tls-server-name}, {@code insecure-skip-tls-verify}) are
+ * the client's.
  */
 final class Tls {
 
@@ -122,18 +117,17 @@ final class Tls {
 	}
 
 	/**
-	 * Builds the bundle.
+	 * Builds the bundle of a kubeconfig's TLS material. Its trust managers check the chain
+	 * against the CA (the JVM's defaults without one); its key manager always presents the
+	 * client certificate, or the one an exec plugin returns (see {@link ClientKeyManager}).
 	 * @param trusted CA certificates to trust, or {@code null} for the JVM's defaults
 	 * @param clientChain client certificate chain, or {@code null}
 	 * @param clientKey client key, or {@code null}
 	 * @param exec an exec plugin that may return a client certificate, or {@code null}
-	 * @param tlsServerName name to send as SNI and to verify the server certificate against
-	 * instead of the URL's host, or {@code null}
-	 * @param insecure accept any server certificate
 	 * @return the bundle
 	 */
-	static SslBundle bundle(List<X509Certificate> trusted, List<X509Certificate> clientChain, PrivateKey clientKey,
-			ExecCredentials exec, String tlsServerName, boolean insecure) {
+	static SslBundle bundle(@Nullable List<X509Certificate> trusted, @Nullable List<X509Certificate> clientChain,
+			@Nullable PrivateKey clientKey, @Nullable ExecCredentials exec) {
 		PemSslStore keyStore = (clientChain != null) ? PemSslStore.of(null, CLIENT_ALIAS, null, clientChain, clientKey)
 				: null;
 		PemSslStore trustStore = (trusted != null) ? PemSslStore.of(trusted, null) : null;
@@ -143,17 +137,6 @@ final class Tls {
 		KeyManager[] keyManagers = (clientChain != null || exec != null)
 				? new KeyManager[] { new ClientKeyManager((clientChain != null) ? x509(base.getKeyManagers()) : null, exec) }
 				: null;
-		TrustManager[] trustManagers;
-		if (insecure) {
-			trustManagers = new TrustManager[] { new InsecureTrustManager() };
-		}
-		else if (tlsServerName != null) {
-			trustManagers = new TrustManager[] {
-					new ServerNameTrustManager(x509(base.getTrustManagerFactory()), tlsServerName) };
-		}
-		else {
-			trustManagers = base.getTrustManagers();
-		}
 		SslManagerBundle managers = new SslManagerBundle() {
 
 			@Override
@@ -171,17 +154,6 @@ final class Tls {
 				return keyManagers;
 			}
 
-			@Override
-			public TrustManager[] getTrustManagers() {
-				return trustManagers;
-			}
-
-			@Override
-			public SSLContext createSslContext(String protocol) {
-				SSLContext context = SslManagerBundle.super.createSslContext(protocol);
-				return (tlsServerName != null) ? new ServerNameSslContext(context, tlsServerName) : context;
-			}
-
 		};
 		return SslBundle.of(stores, key, SslOptions.NONE, SslBundle.DEFAULT_PROTOCOL, managers);
 	}
@@ -193,160 +165,6 @@ final class Tls {
 			}
 		}
 		throw new IllegalStateException("No X509KeyManager");
-	}
-
-	private static X509TrustManager x509(TrustManagerFactory factory) {
-		for (TrustManager trustManager : factory.getTrustManagers()) {
-			if (trustManager instanceof X509TrustManager x509) {
-				return x509;
-			}
-		}
-		throw new IllegalStateException("No X509TrustManager in " + factory.getAlgorithm());
-	}
-
-	static boolean isIpLiteral(String host) {
-		return host.indexOf(':') >= 0 || host.matches("[0-9.]+");
-	}
-
-	/**
-	 * Whether the certificate is valid for the name: subject alternative names only (DNS
-	 * with a single left-most wildcard label, or IP address), like Go.
-	 */
-	static boolean certificateMatches(X509Certificate certificate, String name) {
-		Collection<List<?>> alternativeNames;
-		try {
-			alternativeNames = certificate.getSubjectAlternativeNames();
-		}
-		catch (CertificateParsingException ex) {
-			return false;
-		}
-		if (alternativeNames == null) {
-			return false;
-		}
-		boolean ip = isIpLiteral(name);
-		for (List<?> alternativeName : alternativeNames) {
-			int type = (Integer) alternativeName.get(0);
-			Object value = alternativeName.get(1);
-			if (ip && type == 7 && value instanceof String address && sameAddress(address, name)) {
-				return true;
-			}
-			if (!ip && type == 2 && value instanceof String dns && dnsMatches(dns, name)) {
-				return true;
-			}
-		}
-		return false;
-	}
-
-	private static boolean sameAddress(String a, String b) {
-		try {
-			String left = a.startsWith("[") ? a.substring(1, a.length() - 1) : a;
-			String right = b.startsWith("[") ? b.substring(1, b.length() - 1) : b;
-			return InetAddress.getByName(left).equals(InetAddress.getByName(right));
-		}
-		catch (UnknownHostException ex) {
-			return false;
-		}
-	}
-
-	private static boolean dnsMatches(String pattern, String name) {
-		String p = pattern.toLowerCase(Locale.ROOT);
-		String n = name.toLowerCase(Locale.ROOT);
-		if (p.endsWith(".")) {
-			p = p.substring(0, p.length() - 1);
-		}
-		if (n.endsWith(".")) {
-			n = n.substring(0, n.length() - 1);
-		}
-		if (p.startsWith("*.")) {
-			int dot = n.indexOf('.');
-			return dot > 0 && n.substring(dot).equals(p.substring(1));
-		}
-		return p.equals(n);
-	}
-
-	/**
-	 * A trust manager on the client side of a connection: it checks servers only, all three
-	 * ways of asking through {@link #checkServerTrusted(X509Certificate[], String)}, and refuses
-	 * to check clients.
-	 */
-	abstract static class ClientSideTrustManager extends X509ExtendedTrustManager {
-
-		@Override
-		public void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket)
-				throws CertificateException {
-			checkServerTrusted(chain, authType);
-		}
-
-		@Override
-		public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
-				throws CertificateException {
-			checkServerTrusted(chain, authType);
-		}
-
-		@Override
-		public void checkClientTrusted(X509Certificate[] chain, String authType) throws CertificateException {
-			throw new CertificateException("Client certificates are not checked by a client");
-		}
-
-		@Override
-		public void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket)
-				throws CertificateException {
-			checkClientTrusted(chain, authType);
-		}
-
-		@Override
-		public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
-				throws CertificateException {
-			checkClientTrusted(chain, authType);
-		}
-
-	}
-
-	/**
-	 * Checks the chain with the delegate (CA trust only) and the leaf against the
-	 * configured {@code tls-server-name} instead of the URL's host.
-	 */
-	static final class ServerNameTrustManager extends ClientSideTrustManager {
-
-		private final X509TrustManager delegate;
-
-		private final String serverName;
-
-		ServerNameTrustManager(X509TrustManager delegate, String serverName) {
-			this.delegate = delegate;
-			this.serverName = serverName;
-		}
-
-		@Override
-		public void checkServerTrusted(X509Certificate[] chain, String authType) throws CertificateException {
-			this.delegate.checkServerTrusted(chain, authType);
-			if (chain == null || chain.length == 0 || !certificateMatches(chain[0], this.serverName)) {
-				throw new CertificateException(
-						"Server certificate is not valid for tls-server-name " + this.serverName);
-			}
-		}
-
-		@Override
-		public X509Certificate[] getAcceptedIssuers() {
-			return this.delegate.getAcceptedIssuers();
-		}
-
-	}
-
-	/**
-	 * Accepts every server certificate: {@code insecure-skip-tls-verify: true}.
-	 */
-	static final class InsecureTrustManager extends ClientSideTrustManager {
-
-		@Override
-		public void checkServerTrusted(X509Certificate[] chain, String authType) {
-		}
-
-		@Override
-		public X509Certificate[] getAcceptedIssuers() {
-			return new X509Certificate[0];
-		}
-
 	}
 
 	/**

@@ -27,8 +27,8 @@ import dev.listwatch.WatchEvent;
 import dev.listwatch.WatchStream;
 import dev.listwatch.client.ApiServerClient;
 import dev.listwatch.cluster.Cluster;
-import dev.listwatch.cluster.ClusterLoader;
-import dev.listwatch.cluster.ConnectionSettings;
+import dev.listwatch.cluster.ConnectionOptions;
+import dev.listwatch.cluster.Credentials;
 import dev.listwatch.informer.Informer;
 import dev.listwatch.informer.InformerFactory;
 import org.junit.jupiter.api.BeforeAll;
@@ -115,8 +115,8 @@ class ListwatchAutoConfigurationTests {
 				assertThat(things.watch()).isEqualTo("things");
 				assertThat(things.isRunning()).isTrue();
 				assertThat(things.listerWatcher()).isSameAs(context.getBean("thingsListerWatcher"));
-				assertThat(context.getBean(ApiServerClient.class).server())
-					.isEqualTo("https://127.0.0.1:" + closedPort);
+				assertThat(context.getBean(ApiServerClient.class))
+					.hasToString("ApiServerClient[https://127.0.0.1:" + closedPort + "]");
 			});
 	}
 
@@ -141,18 +141,19 @@ class ListwatchAutoConfigurationTests {
 	@Test
 	void anApplicationsClusterIsUsed() {
 		Path other = writeKubeconfig(dir.resolve("other.yaml"), "https://127.0.0.1:" + (closedPort + 1) + "/prefix");
-		this.runner.withBean(Cluster.class, () -> ClusterLoader.load(settings(other)))
+		this.runner.withBean(Cluster.class, () -> Cluster.load(settings(other)))
 			.withPropertyValues(base())
 			.run((context) -> {
 				assertThat(context).hasSingleBean(Cluster.class);
-				assertThat(context.getBean(ApiServerClient.class).server())
-					.isEqualTo("https://127.0.0.1:" + (closedPort + 1) + "/prefix");
+				assertThat(context.getBean(ApiServerClient.class))
+					.hasToString("ApiServerClient[https://127.0.0.1:" + (closedPort + 1) + "/prefix]");
 			});
 	}
 
 	@Test
 	void anApplicationsApiServerClientIsUsed() {
-		ApiServerClient own = new ApiServerClient(RestClient.create(), URI.create("https://own.example"),
+		ApiServerClient own = ApiServerClient.create(new Cluster(URI.create("https://own.example"), null, false, null,
+				Credentials.none(), null, Duration.ofSeconds(1), "default", "own"), RestClient.builder(),
 				JsonMapper.shared(), Clock.systemUTC());
 		this.runner.withBean(ApiServerClient.class, () -> own)
 			.withPropertyValues(base("listwatch.watches.configmaps.api-version=v1",
@@ -336,9 +337,8 @@ class ListwatchAutoConfigurationTests {
 		}
 	}
 
-	private static ConnectionSettings settings(Path kubeconfig) {
-		return new ConnectionSettings(kubeconfig.toString(), null, null, null, null, null, null, null, null, null,
-				null, Map.of(), null, null, null);
+	private static ConnectionOptions settings(Path kubeconfig) {
+		return ConnectionOptions.builder().kubeconfig(kubeconfig.toString()).environment(Map.of()).build();
 	}
 
 	static int closedPort() throws IOException {

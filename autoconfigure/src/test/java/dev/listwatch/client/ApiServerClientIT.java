@@ -22,8 +22,8 @@ import dev.listwatch.ObjectList;
 import dev.listwatch.Resource;
 import dev.listwatch.WatchEvent;
 import dev.listwatch.WatchStream;
-import dev.listwatch.cluster.ClusterLoader;
-import dev.listwatch.cluster.ConnectionSettings;
+import dev.listwatch.cluster.Cluster;
+import dev.listwatch.cluster.ConnectionOptions;
 import dev.listwatch.testsupport.ApiWriter;
 import dev.listwatch.testsupport.ClientCertificate;
 import dev.listwatch.testsupport.KeyFormat;
@@ -338,9 +338,12 @@ class ApiServerClientIT {
 	}
 
 	static ApiServerClient client(Path kubeconfig) {
-		return ApiServerClient.create(ClusterLoader.load(new ConnectionSettings(kubeconfig.toString(), null, null, null,
-				null, null, null, null, null, null, null, java.util.Map.of(), dir, dir, null)), RestClient.builder(),
-				JsonMapper.shared(), Clock.systemUTC());
+		return ApiServerClient.create(Cluster.load(ConnectionOptions.builder()
+			.kubeconfig(kubeconfig.toString())
+			.environment(java.util.Map.of())
+			.homeDirectory(dir)
+			.serviceAccountDirectory(dir)
+			.build()), RestClient.builder(), JsonMapper.shared(), Clock.systemUTC());
 	}
 
 }

@@ -39,6 +39,8 @@ final class TestApiServer implements AutoCloseable {
 
 	private final List<String> requests = new CopyOnWriteArrayList<>();
 
+	private final List<String> authorizations = new CopyOnWriteArrayList<>();
+
 	TestApiServer() {
 		try {
 			this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 50);
@@ -72,6 +74,11 @@ final class TestApiServer implements AutoCloseable {
 		return List.copyOf(this.requests);
 	}
 
+	/** The Authorization header of each request so far ("null" when none was sent). */
+	List<String> authorizations() {
+		return List.copyOf(this.authorizations);
+	}
+
 	long requests(String path) {
 		return this.requests.stream().filter((r) -> r.equals(path) || r.startsWith(path + "?")).count();
 	}
@@ -91,6 +98,7 @@ final class TestApiServer implements AutoCloseable {
 			String path = exchange.getRequestURI().getPath();
 			String query = exchange.getRequestURI().getRawQuery();
 			this.requests.add(path + ((query != null) ? "?" + query : ""));
+			this.authorizations.add(String.valueOf(exchange.getRequestHeaders().getFirst("Authorization")));
 			Responder responder = this.responders.get(path);
 			if (responder == null) {
 				respond(exchange, 404, ("{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\",\"reason\":"

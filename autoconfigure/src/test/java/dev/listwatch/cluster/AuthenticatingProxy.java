@@ -24,7 +24,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * ({@code 200 via proxy}); anything without them gets {@code 407} with a Basic challenge.
  * Every request head it receives is recorded.
  */
-final class AuthenticatingProxy implements AutoCloseable {
+public final class AuthenticatingProxy implements AutoCloseable {
 
 	private final ServerSocket server;
 
@@ -34,7 +34,7 @@ final class AuthenticatingProxy implements AutoCloseable {
 
 	private final Set<Socket> open = ConcurrentHashMap.newKeySet();
 
-	AuthenticatingProxy(String username, String password) throws IOException {
+	public AuthenticatingProxy(String username, String password) throws IOException {
 		this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
 		this.expected = "Basic " + Base64.getEncoder()
 			.encodeToString((username + ":" + password).getBytes(StandardCharsets.UTF_8));
@@ -43,12 +43,12 @@ final class AuthenticatingProxy implements AutoCloseable {
 		thread.start();
 	}
 
-	int port() {
+	public int port() {
 		return this.server.getLocalPort();
 	}
 
 	/** The request heads received, in order (request line and headers). */
-	List<String> requests() {
+	public List<String> requests() {
 		return this.requests;
 	}
 

@@ -14,19 +14,19 @@ import java.util.Map;
  * The kubeconfig corpus under {@code src/test/resources/kubeconfig}: templates whose
  * {@code ${NAME}} placeholders are filled with material generated at test time.
  */
-final class Corpus {
+public final class Corpus {
 
-	static final String OPENSHIFT_TOKEN = "sha256~OpEnShIfTtOkEn-7f3a9c";
+	public static final String OPENSHIFT_TOKEN = "sha256~OpEnShIfTtOkEn-7f3a9c";
 
-	static final String RANCHER_TOKEN = "rAnChErSeCrEt8842";
+	public static final String RANCHER_TOKEN = "rAnChErSeCrEt8842";
 
-	static final String BASIC_PASSWORD = "bAsIcPaSsWoRd-5521";
+	public static final String BASIC_PASSWORD = "bAsIcPaSsWoRd-5521";
 
-	static final String DEV_TOKEN = "dEvToKeN-19f0";
+	public static final String DEV_TOKEN = "dEvToKeN-19f0";
 
-	static final String PROD_TOKEN = "pRoDtOkEn-77aa";
+	public static final String PROD_TOKEN = "pRoDtOkEn-77aa";
 
-	static final String TOKEN = "pLaNtEdToKeN-0b1c";
+	public static final String TOKEN = "pLaNtEdToKeN-0b1c";
 
 	private static TestPki.Issued ca;
 
@@ -37,7 +37,7 @@ final class Corpus {
 	private Corpus() {
 	}
 
-	static synchronized TestPki.Issued ca() {
+	public static synchronized TestPki.Issued ca() {
 		if (ca == null) {
 			ca = TestPki.ca("corpus-ca");
 			client = TestPki.issue(ca, "kind-admin", TestPki.KeyType.EC);
@@ -46,12 +46,12 @@ final class Corpus {
 		return ca;
 	}
 
-	static TestPki.Issued client() {
+	public static TestPki.Issued client() {
 		ca();
 		return client;
 	}
 
-	static Map<String, String> variables() {
+	public static Map<String, String> variables() {
 		Map<String, String> variables = new HashMap<>();
 		variables.put("CA_DATA", ca().certificateBase64());
 		variables.put("CLIENT_CERT_DATA", client().certificateBase64());
@@ -69,7 +69,7 @@ final class Corpus {
 	 * Copies a corpus file into {@code dir} (keeping its relative path) with the
 	 * placeholders filled.
 	 */
-	static Path write(String name, Path dir) {
+	public static Path write(String name, Path dir) {
 		String resource = "kubeconfig/" + name;
 		try (InputStream in = Corpus.class.getClassLoader().getResourceAsStream(resource)) {
 			if (in == null) {
@@ -89,7 +89,7 @@ final class Corpus {
 		}
 	}
 
-	static Path write(Path file, String text) {
+	public static Path write(Path file, String text) {
 		try {
 			Files.createDirectories(file.getParent());
 			Files.writeString(file, text);
@@ -101,7 +101,7 @@ final class Corpus {
 	}
 
 	/** Writes an executable shell script. */
-	static Path script(Path file, String body) {
+	public static Path script(Path file, String body) {
 		write(file, "#!/bin/sh\n" + body + "\n");
 		try {
 			Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rwxr-xr-x"));
@@ -113,7 +113,7 @@ final class Corpus {
 	}
 
 	/** A script printing an ExecCredential with the given token. */
-	static Path credentialScript(Path file, String apiVersion, String token) {
+	public static Path credentialScript(Path file, String apiVersion, String token) {
 		return script(file, """
 				echo "$KUBERNETES_EXEC_INFO" > "$0.info"
 				env > "$0.env"

@@ -27,8 +27,8 @@ class InsecureWarningTests {
 		Cluster verified = load("verified", "");
 		assertThat(output.getAll()).doesNotContain("insecure-skip-tls-verify");
 		Cluster insecure = load("insecure", "insecure-skip-tls-verify: true, ");
-		// requests through it log nothing more: the warning belongs to loading
-		insecure.requestFactory();
+		assertThat(insecure.insecureSkipTlsVerify()).isTrue();
+		assertThat(verified.insecureSkipTlsVerify()).isFalse();
 		assertThat(output.getAll().lines().filter((line) -> line.contains("insecure-skip-tls-verify"))).hasSize(1);
 		assertThat(verified.server()).isEqualTo(insecure.server());
 	}
@@ -43,8 +43,14 @@ class InsecureWarningTests {
 				contexts: [{name: x, context: {cluster: c}}]
 				current-context: x
 				""");
-		ClusterLoader.load(new ConnectionSettings(kubeconfig.toString(), null, null, null, null, null,
-				Corpus.ca().certificatePem(), null, null, null, null, Map.of(), this.dir, this.dir, null));
+		Cluster cluster = Cluster.load(ConnectionOptions.builder()
+			.kubeconfig(kubeconfig.toString())
+			.certificateAuthorityData(Corpus.ca().certificatePem())
+			.environment(Map.of())
+			.homeDirectory(this.dir)
+			.serviceAccountDirectory(this.dir)
+			.build());
+		assertThat(cluster.insecureSkipTlsVerify()).isFalse();
 		assertThat(output.getAll()).doesNotContain("insecure-skip-tls-verify");
 	}
 
@@ -58,8 +64,12 @@ class InsecureWarningTests {
 				contexts: [{name: x, context: {cluster: c, user: u}}]
 				current-context: x
 				""".formatted(insecure));
-		return ClusterLoader.load(new ConnectionSettings(kubeconfig.toString(), null, null, null, null, null, null, null,
-				null, null, null, Map.of(), this.dir, this.dir, null));
+		return Cluster.load(ConnectionOptions.builder()
+			.kubeconfig(kubeconfig.toString())
+			.environment(Map.of())
+			.homeDirectory(this.dir)
+			.serviceAccountDirectory(this.dir)
+			.build());
 	}
 
 }

@@ -34,7 +34,10 @@ class KubeconfigCorpusTest {
 		assertThat(cluster.description()).isEqualTo("context kind-dev in " + this.dir.resolve("kind.yaml"));
 		assertThat(cluster.credentials()).isSameAs(StaticCredentials.NONE);
 		assertThat(cluster.credentials().authorization()).isNull();
-		assertThat(cluster.requestFactory()).isSameAs(cluster.requestFactory());
+		assertThat(cluster.ssl()).as("the kubeconfig's CA and client certificate").isNotNull();
+		assertThat(cluster.ssl().getManagers().getKeyManagers()).singleElement().isInstanceOf(Tls.ClientKeyManager.class);
+		assertThat(cluster.insecureSkipTlsVerify()).isFalse();
+		assertThat(cluster.proxy()).isNull();
 	}
 
 	@Test

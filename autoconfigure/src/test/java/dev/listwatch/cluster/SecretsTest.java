@@ -58,7 +58,6 @@ class SecretsTest {
 			if (result instanceof Cluster cluster) {
 				this.seen.add(cluster.credentials().toString());
 				this.seen.add(cluster.description());
-				cluster.close();
 			}
 		}
 		catch (RuntimeException ex) {

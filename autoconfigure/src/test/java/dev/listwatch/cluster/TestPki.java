@@ -37,11 +37,11 @@ import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 /**
  * Test-only certificates and keys, generated at test time (nothing is committed).
  */
-final class TestPki {
+public final class TestPki {
 
 	private static final AtomicLong SERIAL = new AtomicLong(System.currentTimeMillis());
 
-	enum KeyType {
+	public enum KeyType {
 
 		RSA, EC
 
@@ -50,9 +50,9 @@ final class TestPki {
 	/**
 	 * A certificate with its key pair.
 	 */
-	record Issued(X509Certificate certificate, KeyPair keys) {
+	public record Issued(X509Certificate certificate, KeyPair keys) {
 
-		String certificatePem() {
+		public String certificatePem() {
 			try {
 				return pem("CERTIFICATE", this.certificate.getEncoded());
 			}
@@ -62,12 +62,12 @@ final class TestPki {
 		}
 
 		/** PKCS#8 ("BEGIN PRIVATE KEY"). */
-		String pkcs8Pem() {
+		public String pkcs8Pem() {
 			return pem("PRIVATE KEY", this.keys.getPrivate().getEncoded());
 		}
 
 		/** PKCS#1 for RSA ("BEGIN RSA PRIVATE KEY"), SEC1 for EC ("BEGIN EC PRIVATE KEY"). */
-		String traditionalPem() {
+		public String traditionalPem() {
 			try {
 				PrivateKey key = this.keys.getPrivate();
 				PrivateKeyInfo info = PrivateKeyInfo.getInstance(key.getEncoded());
@@ -84,12 +84,12 @@ final class TestPki {
 			}
 		}
 
-		String certificateBase64() {
+		public String certificateBase64() {
 			return base64(certificatePem());
 		}
 
 		/** An SSLContext presenting this certificate, trusting {@code trusted} for clients. */
-		SSLContext serverContext(X509Certificate trusted) {
+		public SSLContext serverContext(X509Certificate trusted) {
 			try {
 				KeyStore keyStore = KeyStore.getInstance("PKCS12");
 				keyStore.load(null, null);
@@ -120,16 +120,16 @@ final class TestPki {
 	private TestPki() {
 	}
 
-	static String base64(String text) {
+	public static String base64(String text) {
 		return Base64.getEncoder().encodeToString(text.getBytes(StandardCharsets.UTF_8));
 	}
 
-	static String pem(String type, byte[] der) {
+	public static String pem(String type, byte[] der) {
 		String body = Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII)).encodeToString(der);
 		return "-----BEGIN " + type + "-----\n" + body + "\n-----END " + type + "-----\n";
 	}
 
-	static KeyPair keyPair(KeyType type) {
+	public static KeyPair keyPair(KeyType type) {
 		try {
 			if (type == KeyType.RSA) {
 				KeyPairGenerator generator = KeyPairGenerator.getInstance("RSA");
@@ -145,7 +145,7 @@ final class TestPki {
 		}
 	}
 
-	static Issued ca(String commonName) {
+	public static Issued ca(String commonName) {
 		KeyPair keys = keyPair(KeyType.EC);
 		return new Issued(sign(commonName, commonName, keys.getPublic(), keys.getPrivate(), true, List.of()), keys);
 	}
@@ -157,7 +157,7 @@ final class TestPki {
 	 * @param type the key type
 	 * @param names subject alternative names: IP literals become IP SANs, others DNS SANs
 	 */
-	static Issued issue(Issued issuer, String commonName, KeyType type, String... names) {
+	public static Issued issue(Issued issuer, String commonName, KeyType type, String... names) {
 		KeyPair keys = keyPair(type);
 		X509Certificate certificate = sign(issuer.certificate().getSubjectX500Principal().getName(), commonName,
 				keys.getPublic(), issuer.keys().getPrivate(), false, List.of(names));

@@ -6,64 +6,85 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 
+import org.springframework.boot.ssl.SslBundle;
+
 /**
- * Builds {@link ConnectionSettings} isolated from the machine: empty environment, a temp
- * home directory and service-account directory.
+ * Builds {@link ConnectionOptions} isolated from the machine: empty environment, a temp home
+ * directory and service-account directory. Public for the transport tests of the client package.
  */
-final class TestSettings {
+public final class TestSettings {
 
-	String kubeconfig;
+	public String kubeconfig;
 
-	String context;
+	public String context;
 
-	String server;
+	public String server;
 
-	String token;
+	public String token;
 
-	String tokenFile;
+	public String tokenFile;
 
-	String certificateAuthority;
+	public String certificateAuthority;
 
-	String certificateAuthorityData;
+	public String certificateAuthorityData;
 
-	String namespace;
+	public String sslBundleName;
 
-	Boolean insecure;
+	public SslBundle sslBundle;
 
-	Duration execTimeout = Duration.ofSeconds(10);
+	public String namespace;
 
-	final Map<String, String> env = new HashMap<>();
+	public Boolean insecure;
 
-	Path home;
+	public Duration execTimeout = Duration.ofSeconds(10);
 
-	Path serviceAccount;
+	public final Map<String, String> env = new HashMap<>();
 
-	Clock clock = Clock.systemUTC();
+	public Path home;
 
-	TestSettings(Path root) {
+	public Path serviceAccount;
+
+	public Clock clock = Clock.systemUTC();
+
+	public TestSettings(Path root) {
 		this.home = root.resolve("home");
 		this.serviceAccount = root.resolve("serviceaccount");
 		this.env.put("PATH", "/usr/bin:/bin");
 	}
 
-	TestSettings kubeconfig(Path file) {
+	public TestSettings kubeconfig(Path file) {
 		this.kubeconfig = file.toString();
 		return this;
 	}
 
-	TestSettings env(String name, String value) {
+	public TestSettings env(String name, String value) {
 		this.env.put(name, value);
 		return this;
 	}
 
-	ConnectionSettings build() {
-		return new ConnectionSettings(this.kubeconfig, this.context, this.server, this.token, this.tokenFile,
-				this.certificateAuthority, this.certificateAuthorityData, this.namespace, this.insecure,
-				Duration.ofSeconds(5), this.execTimeout, this.env, this.home, this.serviceAccount, this.clock);
+	public ConnectionOptions build() {
+		return ConnectionOptions.builder()
+			.kubeconfig(this.kubeconfig)
+			.context(this.context)
+			.server(this.server)
+			.token(this.token)
+			.tokenFile(this.tokenFile)
+			.certificateAuthority(this.certificateAuthority)
+			.certificateAuthorityData(this.certificateAuthorityData)
+			.sslBundle(this.sslBundleName, this.sslBundle)
+			.namespace(this.namespace)
+			.insecureSkipTlsVerify(this.insecure)
+			.connectTimeout(Duration.ofSeconds(5))
+			.execTimeout(this.execTimeout)
+			.environment(this.env)
+			.homeDirectory(this.home)
+			.serviceAccountDirectory(this.serviceAccount)
+			.clock(this.clock)
+			.build();
 	}
 
-	Cluster load() {
-		return ClusterLoader.load(build());
+	public Cluster load() {
+		return Cluster.load(build());
 	}
 
 }

@@ -9,15 +9,15 @@ import java.time.Clock;
 import java.util.Map;
 
 import dev.listwatch.client.ApiServerClient;
-import dev.listwatch.cluster.ClusterLoader;
-import dev.listwatch.cluster.ConnectionSettings;
+import dev.listwatch.cluster.Cluster;
+import dev.listwatch.cluster.ConnectionOptions;
 
 import org.springframework.web.client.RestClient;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
  * An {@link ApiServerClient} for a scripted server, made as the auto-configuration makes one
- * ({@link ClusterLoader}, then {@link ApiServerClient#create}), so that the tests go through the
+ * ({@link Cluster#load}, then {@link ApiServerClient#create}), so that the tests go through the
  * transport services use: no kubeconfig, no environment, only the server's URL.
  */
 final class ScriptedClients {
@@ -33,9 +33,13 @@ final class ScriptedClients {
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
 		}
-		ConnectionSettings settings = new ConnectionSettings(null, null, server.toString(), null, null, null, null,
-				null, null, null, null, Map.of(), home, home.resolve("no-service-account"), Clock.systemUTC());
-		return ApiServerClient.create(ClusterLoader.load(settings), RestClient.builder(), JsonMapper.shared(),
+		ConnectionOptions options = ConnectionOptions.builder()
+			.server(server.toString())
+			.environment(Map.of())
+			.homeDirectory(home)
+			.serviceAccountDirectory(home.resolve("no-service-account"))
+			.build();
+		return ApiServerClient.create(Cluster.load(options), RestClient.builder(), JsonMapper.shared(),
 				Clock.systemUTC());
 	}
 

@@ -13,8 +13,7 @@ import dev.listwatch.ListerWatcher;
 import dev.listwatch.Resource;
 import dev.listwatch.client.ApiServerClient;
 import dev.listwatch.cluster.Cluster;
-import dev.listwatch.cluster.ClusterLoader;
-import dev.listwatch.cluster.ConnectionSettings;
+import dev.listwatch.cluster.ConnectionOptions;
 import dev.listwatch.event.ResourceEvent;
 import dev.listwatch.informer.Informer;
 import dev.listwatch.informer.InformerFactory;
@@ -25,7 +24,7 @@ import org.springframework.web.client.RestClient;
 
 /**
  * listwatch's {@link Informer} wired by hand the way the auto-configuration wires it (Boot's
- * {@code RestClient} builder, {@link ClusterLoader}, {@link ApiServerClient#create}), with a
+ * {@code RestClient} builder, {@link Cluster#load}, {@link ApiServerClient#create}), with a
  * publisher that calls the handler directly instead of an application context.
  * <p>
  * {@code main(benchmark, key=value...)}; also {@code tokenize} and {@code decode} (see
@@ -45,16 +44,20 @@ public final class ListwatchRunner implements Subject<KubernetesObject> {
 		return "listwatch";
 	}
 
-	static ConnectionSettings settings(Subject.Target target) throws Exception {
+	static ConnectionOptions settings(Subject.Target target) throws Exception {
 		// an empty home and environment: only what the benchmark says counts
 		Path home = Files.createTempDirectory("listwatch-bench-home");
-		return new ConnectionSettings(target.kubeconfig(), null, target.server(), null, null, null, null, null, null,
-				null, null, Map.of(), home, null, null);
+		return ConnectionOptions.builder()
+			.kubeconfig(target.kubeconfig())
+			.server(target.server())
+			.environment(Map.of())
+			.homeDirectory(home)
+			.build();
 	}
 
 	@Override
 	public Running start(Target target, Consumer<KubernetesObject> onUpsert) throws Exception {
-		Cluster cluster = ClusterLoader.load(settings(target));
+		Cluster cluster = Cluster.load(settings(target));
 		ApiServerClient client = ApiServerClient.create(cluster, RestClient.builder(), JsonMapper.builder().build(),
 				Clock.systemUTC());
 		String kind = target.resource().equals("pods") ? "Pod" : "ConfigMap";
@@ -94,6 +97,7 @@ public final class ListwatchRunner implements Subject<KubernetesObject> {
 			public void close() {
 				informer.stop();
 				runtime.close();
+				client.close();
 			}
 
 		};

@@ -1,4 +1,4 @@
-package dev.listwatch.cluster;
+package dev.listwatch.client;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -16,6 +16,11 @@ import javax.net.ssl.SSLContext;
 import com.sun.net.httpserver.HttpServer;
 import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
+import dev.listwatch.cluster.AuthenticatingProxy;
+import dev.listwatch.cluster.Cluster;
+import dev.listwatch.cluster.Corpus;
+import dev.listwatch.cluster.TestPki;
+import dev.listwatch.cluster.TestSettings;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -25,12 +30,13 @@ import org.springframework.http.client.ClientHttpResponse;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
 
 /**
- * {@code proxy-url} sends requests through an HTTP proxy, with the proxy's credentials for
- * {@code http://} and {@code https://} servers alike.
+ * A cluster's {@code proxy-url}: the transport sends requests through the HTTP proxy, with the
+ * proxy's credentials for {@code http://} and {@code https://} servers alike.
  */
-class ProxyTest {
+class TransportProxyTests {
 
 	@TempDir
 	Path dir;
@@ -81,7 +87,8 @@ class ProxyTest {
 				""".formatted(this.proxy.getAddress().getPort()));
 		Cluster cluster = new TestSettings(this.dir).kubeconfig(file).load();
 		assertThat(cluster.server()).isEqualTo(URI.create("http://apiserver.invalid:8080/prefix"));
-		try (ClientHttpResponse response = cluster.requestFactory()
+		try (Transport transport = Transport.create(cluster);
+				ClientHttpResponse response = transport.requestFactory()
 			.createRequest(URI.create(cluster.server() + "/api"), HttpMethod.GET)
 			.execute()) {
 			assertThat(new String(response.getBody().readAllBytes(), StandardCharsets.UTF_8)).isEqualTo("via proxy");
@@ -95,9 +102,9 @@ class ProxyTest {
 		URI server = startHttps();
 		// '@' percent-encoded, '+' as it is: a '+' in a URL's user info is a plus, not a space
 		try (AuthenticatingProxy proxy = new AuthenticatingProxy("user", "pa@s+s");
-				Cluster cluster = load(server, "http://user:pa%40s+s@127.0.0.1:" + proxy.port())) {
-			assertThat(get(cluster)).isEqualTo("200 ok");
-			assertThat(get(cluster)).as("the tunnel is reused").isEqualTo("200 ok");
+				Transport transport = Transport.create(load(server, "http://user:pa%40s+s@127.0.0.1:" + proxy.port()))) {
+			assertThat(get(transport)).isEqualTo("200 ok");
+			assertThat(get(transport)).as("the tunnel is reused").isEqualTo("200 ok");
 			String authority = "127.0.0.1:" + server.getPort();
 			assertThat(proxy.requests()).singleElement()
 				.satisfies((head) -> assertThat(head).startsWith("CONNECT " + authority + " HTTP/1.1\r\n")
@@ -110,8 +117,8 @@ class ProxyTest {
 	void wrongProxyCredentialsForAnHttpsServerAnswer407() throws Exception {
 		URI server = startHttps();
 		try (AuthenticatingProxy proxy = new AuthenticatingProxy("user", "right");
-				Cluster cluster = load(server, "http://user:wrong@127.0.0.1:" + proxy.port())) {
-			assertThat(get(cluster)).startsWith("407 ");
+				Transport transport = Transport.create(load(server, "http://user:wrong@127.0.0.1:" + proxy.port()))) {
+			assertThat(get(transport)).startsWith("407 ");
 			assertThat(this.seen).doesNotContainKey("path");
 		}
 	}
@@ -119,9 +126,10 @@ class ProxyTest {
 	@Test
 	void proxyCredentialsForAnHttpServer() throws Exception {
 		try (AuthenticatingProxy proxy = new AuthenticatingProxy("user", "secret");
-				Cluster cluster = load(URI.create("http://apiserver.invalid:8080"),
-						"http://user:secret@127.0.0.1:" + proxy.port())) {
-			assertThat(get(cluster)).isEqualTo("200 via proxy");
+				Transport transport = Transport.create(load(URI.create("http://apiserver.invalid:8080"),
+						"http://user:secret@127.0.0.1:" + proxy.port()))) {
+			assertThat(transport.relayAddress()).as("the JDK client authenticates to the proxy itself").isNull();
+			assertThat(get(transport)).isEqualTo("200 via proxy");
 			assertThat(proxy.requests()).last()
 				.satisfies((head) -> assertThat(head).startsWith("GET http://apiserver.invalid:8080/version HTTP/1.1")
 					.contains("Proxy-Authorization: Basic dXNlcjpzZWNyZXQ="));
@@ -131,8 +139,7 @@ class ProxyTest {
 	@Test
 	void relayTunnelsOnlyToTheApiServer() throws Exception {
 		try (AuthenticatingProxy proxy = new AuthenticatingProxy("user", "secret")) {
-			ClusterLoader.Proxy settings = ClusterLoader.parseProxy("http://user:secret@127.0.0.1:" + proxy.port(), "f",
-					"x");
+			Cluster.Proxy settings = new Cluster.Proxy("127.0.0.1", proxy.port(), "user", "secret");
 			try (ProxyRelay relay = ProxyRelay.start(settings, URI.create("https://api.example.com:6443"),
 					Duration.ofSeconds(5))) {
 				assertThat(relay.toString()).doesNotContain("secret").contains("http://127.0.0.1:" + proxy.port());
@@ -147,13 +154,23 @@ class ProxyTest {
 	}
 
 	@Test
-	void closingTheClusterClosesTheRelay() throws Exception {
+	void closingTheTransportClosesTheRelayAndTheThreads() throws Exception {
 		URI server = startHttps();
 		try (AuthenticatingProxy proxy = new AuthenticatingProxy("user", "secret")) {
-			Cluster cluster = load(server, "http://user:secret@127.0.0.1:" + proxy.port());
-			assertThat(get(cluster)).isEqualTo("200 ok");
-			cluster.close();
-			assertThatExceptionOfType(IOException.class).isThrownBy(() -> get(cluster));
+			Transport transport = Transport.create(load(server, "http://user:secret@127.0.0.1:" + proxy.port()));
+			assertThat(get(transport)).isEqualTo("200 ok");
+			InetSocketAddress relay = transport.relayAddress();
+			assertThat(relay).isNotNull();
+			transport.close();
+			assertThat(transport.executor().isShutdown()).isTrue();
+			// the listening socket closes once its accepting thread has left accept()
+			await().atMost(Duration.ofSeconds(10))
+				.untilAsserted(() -> assertThatExceptionOfType(IOException.class).isThrownBy(() -> {
+					try (Socket socket = new Socket()) {
+						socket.connect(relay, 5000);
+					}
+				}));
+			assertThatExceptionOfType(IOException.class).isThrownBy(() -> get(transport));
 		}
 	}
 
@@ -204,22 +221,13 @@ class ProxyTest {
 		return new TestSettings(this.dir).kubeconfig(file).load();
 	}
 
-	private static String get(Cluster cluster) throws IOException {
-		try (ClientHttpResponse response = cluster.requestFactory()
-			.createRequest(URI.create(cluster.server() + "/version"), HttpMethod.GET)
+	private static String get(Transport transport) throws IOException {
+		try (ClientHttpResponse response = transport.requestFactory()
+			.createRequest(URI.create(transport.server() + "/version"), HttpMethod.GET)
 			.execute()) {
 			return response.getStatusCode().value() + " "
 					+ new String(response.getBody().readAllBytes(), StandardCharsets.UTF_8);
 		}
-	}
-
-	@Test
-	void proxyCredentialsAreNotShownInExecClusterInfo() {
-		ClusterLoader.Proxy proxy = ClusterLoader.parseProxy("http://user:pa%40ss@proxy.example.com:3128", "f", "x");
-		assertThat(proxy.username()).isEqualTo("user");
-		assertThat(proxy.password()).isEqualTo("pa@ss");
-		assertThat(proxy.withoutCredentials()).isEqualTo("http://proxy.example.com:3128");
-		assertThat(proxy.toString()).doesNotContain("pa@ss");
 	}
 
 }

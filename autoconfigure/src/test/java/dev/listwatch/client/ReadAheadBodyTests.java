@@ -1,4 +1,4 @@
-package dev.listwatch.cluster;
+package dev.listwatch.client;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import com.sun.net.httpserver.HttpServer;
 import org.junit.jupiter.api.Test;
 
-import dev.listwatch.cluster.ReadAheadRequestFactory.ReadAheadBody;
+import dev.listwatch.client.ReadAheadRequestFactory.ReadAheadBody;
 
 import org.springframework.http.HttpMethod;
 import org.springframework.http.client.ClientHttpRequest;

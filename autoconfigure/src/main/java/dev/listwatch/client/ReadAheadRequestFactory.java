@@ -1,4 +1,4 @@
-package dev.listwatch.cluster;
+package dev.listwatch.client;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -21,6 +21,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Flow;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
@@ -93,8 +94,13 @@ final class ReadAheadRequestFactory implements ClientHttpRequestFactory {
 					values.forEach((value) -> request.header(name, value));
 				}
 			});
-			CompletableFuture<HttpResponse<InputStream>> future = this.client.sendAsync(request.build(),
-					(info) -> new ReadAheadBody());
+			CompletableFuture<HttpResponse<InputStream>> future;
+			try {
+				future = this.client.sendAsync(request.build(), (info) -> new ReadAheadBody());
+			}
+			catch (RejectedExecutionException ex) {
+				throw closed(ex);
+			}
 			try {
 				return new Response(future.get());
 			}
@@ -115,11 +121,19 @@ final class ReadAheadRequestFactory implements ClientHttpRequestFactory {
 				if (cause instanceof CancellationException) {
 					throw new IOException("the request was cancelled", cause);
 				}
+				if (cause instanceof RejectedExecutionException rejected) {
+					throw closed(rejected);
+				}
 				if (cause instanceof RuntimeException runtime) {
 					throw runtime;
 				}
 				throw new IOException(String.valueOf(cause.getMessage()), cause);
 			}
+		}
+
+		/** The transport's threads were stopped: the client was closed. */
+		private static IOException closed(RejectedExecutionException ex) {
+			return new IOException("the API server client is closed", ex);
 		}
 
 	}

@@ -1,4 +1,4 @@
-package dev.listwatch.cluster;
+package dev.listwatch.client;
 
 import java.nio.ByteBuffer;
 import java.security.SecureRandom;
@@ -33,7 +33,7 @@ import javax.net.ssl.TrustManager;
  * {@code tls-server-name}, or no name at all when {@code tls-server-name} is an IP address
  * (Go sends no SNI for an address either). The HTTP {@code Host} header still names the
  * URL's host, as in client-go. Verifying the certificate against {@code tls-server-name} is
- * the trust manager's work (see {@link Tls}).
+ * the trust manager's work (see {@link ServerTrust}).
  */
 final class ServerNameSslContext extends SSLContext {
 
@@ -47,7 +47,7 @@ final class ServerNameSslContext extends SSLContext {
 	}
 
 	static List<SNIServerName> serverNames(String serverName) {
-		return Tls.isIpLiteral(serverName) ? List.of() : List.of(new SNIHostName(serverName));
+		return ServerTrust.isIpLiteral(serverName) ? List.of() : List.of(new SNIHostName(serverName));
 	}
 
 	private static final class Spi extends SSLContextSpi {

@@ -1,4 +1,4 @@
-package dev.listwatch.cluster;
+package dev.listwatch.client;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -7,6 +7,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -21,22 +22,30 @@ import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsExchange;
 import com.sun.net.httpserver.HttpsParameters;
 import com.sun.net.httpserver.HttpsServer;
+import dev.listwatch.cluster.Cluster;
+import dev.listwatch.cluster.Corpus;
+import dev.listwatch.cluster.Credentials;
+import dev.listwatch.cluster.TestPki;
+import dev.listwatch.cluster.TestSettings;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import org.springframework.boot.ssl.SslBundle;
+import org.springframework.boot.ssl.pem.PemSslStore;
+import org.springframework.boot.ssl.pem.PemSslStoreBundle;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.client.ClientHttpResponse;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
-import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /**
- * TLS against a local HTTPS server with certificates generated at test time.
+ * TLS of the transport built from a loaded {@link Cluster}, against a local HTTPS server with
+ * certificates generated at test time.
  */
-class ClusterTlsTest {
+class TransportTlsTests {
 
 	static TestPki.Issued ca;
 
@@ -132,10 +141,11 @@ class ClusterTlsTest {
 		return new TestSettings(this.dir).kubeconfig(kubeconfig).load();
 	}
 
-	private static String get(Cluster cluster) throws IOException {
-		try (ClientHttpResponse response = cluster.requestFactory()
-			.createRequest(URI.create(cluster.server() + "/version"), HttpMethod.GET)
-			.execute()) {
+	static String get(Cluster cluster) throws IOException {
+		try (Transport transport = Transport.create(cluster);
+				ClientHttpResponse response = transport.requestFactory()
+					.createRequest(URI.create(cluster.server() + "/version"), HttpMethod.GET)
+					.execute()) {
 			return response.getStatusCode().value() + " " + new String(response.getBody().readAllBytes(),
 					StandardCharsets.UTF_8);
 		}
@@ -252,21 +262,6 @@ class ClusterTlsTest {
 	}
 
 	@Test
-	void insecureAndCaBothFromSettingsAreRefused() {
-		TestSettings settings = new TestSettings(this.dir);
-		settings.server = "https://127.0.0.1:6443";
-		settings.insecure = true;
-		settings.certificateAuthorityData = ca.certificatePem();
-		KubeconfigException ex = catchThrowableOfType(KubeconfigException.class, settings::load);
-		assertThat(ex).isNotNull();
-		assertThat(ex.file()).isEqualTo(ClusterLoader.SETTINGS);
-		assertThat(ex.field()).isEqualTo("listwatch.connection.insecure-skip-tls-verify");
-		assertThat(ex.getMessage())
-			.contains("is true while listwatch.connection.certificate-authority-data is set");
-		assertThat(ex.fix()).contains("unset listwatch.connection.insecure-skip-tls-verify");
-	}
-
-	@Test
 	void tlsServerNameIsSentAsSniWhenTheServerUrlNamesAHost() throws IOException {
 		URI uri = start(serverForOtherName, false);
 		Cluster cluster = load(kubeconfig(URI.create("https://localhost:" + uri.getPort()), """
@@ -365,6 +360,40 @@ class ClusterTlsTest {
 		assertThat(get(cluster)).isEqualTo("200 ok");
 		assertThat(this.seen.get("client")).isEqualTo("CN=exec-user");
 		assertThat(cluster.credentials().authorization()).isNull();
+	}
+
+
+	private static SslBundle bundle(TestPki.Issued trusted, TestPki.Issued client) {
+		PemSslStore keyStore = (client != null) ? PemSslStore.of(null, "client", null,
+				List.of(client.certificate()), client.keys().getPrivate()) : null;
+		return SslBundle.of(new PemSslStoreBundle(keyStore, PemSslStore.of(List.of(trusted.certificate()), null)));
+	}
+
+	private static Cluster cluster(URI server, SslBundle ssl, String tlsServerName) {
+		return new Cluster(server, ssl, false, tlsServerName, Credentials.none(), null, Duration.ofSeconds(5),
+				"default", "test");
+	}
+
+	@Test
+	void anApplicationsSslBundleSuppliesTrustAndTheClientCertificate() throws IOException {
+		TestPki.Issued client = TestPki.issue(ca, "bundle-user", TestPki.KeyType.EC);
+		URI uri = start(serverForIp, true);
+		assertThat(get(cluster(uri, bundle(ca, client), null))).isEqualTo("200 ok");
+		assertThat(this.seen.get("client")).isEqualTo("CN=bundle-user");
+		assertThatExceptionOfType(IOException.class).as("a bundle that trusts another CA")
+			.isThrownBy(() -> get(cluster(uri, bundle(otherCa, client), null)));
+		assertThatExceptionOfType(IOException.class).as("no bundle: the JVM's trust store")
+			.isThrownBy(() -> get(cluster(uri, null, null)));
+	}
+
+	@Test
+	void tlsServerNameAppliesToAnApplicationsSslBundle() throws IOException {
+		URI uri = start(serverForOtherName, false);
+		assertThatExceptionOfType(IOException.class).isThrownBy(() -> get(cluster(uri, bundle(ca, null), null)));
+		assertThat(get(cluster(uri, bundle(ca, null), "api.internal.example"))).isEqualTo("200 ok");
+		assertThat(this.seen).containsEntry("sni", "api.internal.example");
+		assertThatExceptionOfType(IOException.class)
+			.isThrownBy(() -> get(cluster(uri, bundle(ca, null), "somewhere.else.example")));
 	}
 
 }

@@ -1,4 +1,4 @@
-package dev.listwatch.cluster;
+package dev.listwatch.client;
 
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
@@ -19,6 +19,8 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.listwatch.cluster.Cluster;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -74,7 +76,7 @@ final class ProxyRelay implements AutoCloseable {
 
 	private volatile boolean closed;
 
-	private ProxyRelay(ServerSocket server, ClusterLoader.Proxy proxy, URI target, Duration timeout) {
+	private ProxyRelay(ServerSocket server, Cluster.Proxy proxy, URI target, Duration timeout) {
 		this.server = server;
 		this.proxyHost = proxy.host();
 		this.proxyPort = proxy.port();
@@ -99,7 +101,7 @@ final class ProxyRelay implements AutoCloseable {
 	 * @return the running relay
 	 * @throws UncheckedIOException if no port can be opened on the loopback interface
 	 */
-	static ProxyRelay start(ClusterLoader.Proxy proxy, URI target, Duration timeout) {
+	static ProxyRelay start(Cluster.Proxy proxy, URI target, Duration timeout) {
 		ServerSocket server;
 		try {
 			server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());

@@ -1,0 +1,161 @@
+package dev.listwatch.cluster;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.cert.X509Certificate;
+import java.util.Base64;
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The value parsers of the loader: each turns one field's text into a value or a
+ * {@link KubeconfigException} naming the file, the field and the fix (never the value when it
+ * may be a secret).
+ */
+final class Values {
+
+	private Values() {
+	}
+
+	/**
+	 * Parses an API server URL the way kubectl accepts it: a missing scheme means
+	 * {@code https://}, a trailing slash is dropped, a path prefix is kept.
+	 * @param value the text
+	 * @param file the file (or settings description) that holds it
+	 * @param field the field that holds it
+	 * @return the URL, without a trailing slash
+	 * @throws KubeconfigException if it is not an http(s) URL with a host, or carries user info,
+	 * a query or a fragment
+	 */
+	static URI parseServer(String value, String file, String field) {
+		String text = value.strip();
+		if (!text.contains("://")) {
+			text = "https://" + text;
+		}
+		URI uri;
+		try {
+			uri = new URI(text);
+		}
+		catch (URISyntaxException ex) {
+			throw new KubeconfigException(file, field, "is not a valid URL",
+					"write the API server URL, e.g. https://127.0.0.1:6443");
+		}
+		String scheme = uri.getScheme();
+		if (!"https".equalsIgnoreCase(scheme) && !"http".equalsIgnoreCase(scheme) || uri.getHost() == null) {
+			throw new KubeconfigException(file, field, "is not an http(s) URL with a host",
+					"write the API server URL, e.g. https://127.0.0.1:6443");
+		}
+		if (uri.getRawUserInfo() != null || uri.getRawQuery() != null || uri.getRawFragment() != null) {
+			throw new KubeconfigException(file, field, "carries user info, a query or a fragment",
+					"write only scheme, host, port and an optional path prefix, e.g. https://rancher.example.com/k8s/clusters/c-1");
+		}
+		String path = (uri.getRawPath() != null) ? uri.getRawPath() : "";
+		while (path.endsWith("/")) {
+			path = path.substring(0, path.length() - 1);
+		}
+		return URI.create(uri.getScheme().toLowerCase() + "://" + uri.getRawAuthority() + path);
+	}
+
+	/**
+	 * Parses a {@code proxy-url}: only {@code http://} proxies are accepted (the JDK client
+	 * cannot speak TLS to a proxy, and taking an {@code https://} URL would send the CONNECT and
+	 * the proxy credentials in clear where TLS was asked for).
+	 * @param value the text
+	 * @param file the file that holds it
+	 * @param field the field that holds it
+	 * @return the proxy, its user and password percent-decoded
+	 * @throws KubeconfigException if it is not an {@code http://} URL with a host
+	 */
+	static Cluster.Proxy parseProxy(String value, String file, String field) {
+		URI uri;
+		try {
+			uri = new URI(value.strip());
+		}
+		catch (URISyntaxException ex) {
+			throw new KubeconfigException(file, field, "is not a valid URL",
+					"write the proxy URL, e.g. http://proxy.example.com:3128");
+		}
+		String scheme = (uri.getScheme() != null) ? uri.getScheme().toLowerCase() : "";
+		if (scheme.startsWith("socks")) {
+			throw new KubeconfigException(file, field, "is a " + scheme + " proxy, which is not supported",
+					"use an HTTP proxy (http://host:port), or tunnel another way (e.g. `ssh -L 6443:apiserver:6443` and point server at https://127.0.0.1:6443 with tls-server-name)");
+		}
+		if (scheme.equals("https") && uri.getHost() != null) {
+			// the JDK client speaks only plain HTTP to a proxy: taking the URL would send the
+			// CONNECT (and any proxy credentials) in clear where TLS was asked for
+			throw new KubeconfigException(file, field,
+					"is an https:// proxy URL, which is not supported: the HTTP client (the JDK's) cannot speak TLS to a proxy",
+					"use the proxy's plain HTTP address instead (http://" + uri.getHost()
+							+ ":<its HTTP port>; with an https:// server the API traffic stays end-to-end TLS inside the proxy's CONNECT tunnel, only the CONNECT request and the proxy credentials travel in clear), "
+							+ "or run a local TLS forwarder to the proxy (e.g. stunnel) and set proxy-url to http://127.0.0.1:<its port>");
+		}
+		if (!scheme.equals("http") || uri.getHost() == null) {
+			throw new KubeconfigException(file, field, "is not an http proxy URL",
+					"write the proxy URL, e.g. http://proxy.example.com:3128");
+		}
+		int port = (uri.getPort() != -1) ? uri.getPort() : 80;
+		String username = null;
+		String password = null;
+		if (uri.getRawUserInfo() != null) {
+			String[] parts = uri.getRawUserInfo().split(":", 2);
+			// percent-decoding only: URLDecoder would also turn a '+' of a password into a space
+			username = URLDecoder.decode(parts[0].replace("+", "%2B"), StandardCharsets.UTF_8);
+			password = (parts.length > 1) ? URLDecoder.decode(parts[1].replace("+", "%2B"), StandardCharsets.UTF_8)
+					: "";
+		}
+		return new Cluster.Proxy(uri.getHost(), port, username, password);
+	}
+
+	/**
+	 * Decodes a {@code *-data} field; whitespace inside is ignored.
+	 * @throws KubeconfigException if it is not base64 (the value is not quoted)
+	 */
+	static String decodeBase64(String value, String file, String field, String fix) {
+		String compact = value.replaceAll("\\s", "");
+		try {
+			return new String(Base64.getDecoder().decode(compact), StandardCharsets.UTF_8);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new KubeconfigException(file, field, "is not valid base64", fix);
+		}
+	}
+
+	/**
+	 * Parses PEM certificates.
+	 * @throws KubeconfigException if there is no certificate that can be read
+	 */
+	static List<X509Certificate> certificates(String pem, String file, String field, String fix) {
+		try {
+			return Tls.certificates(pem);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new KubeconfigException(file, field, "does not hold a PEM certificate that can be read", fix);
+		}
+	}
+
+	/**
+	 * Reads a file that a field names.
+	 * @throws KubeconfigException naming the path and the kind of failure (never the content)
+	 */
+	static String readFile(Path path, String file, String field) {
+		try {
+			return Files.readString(path, StandardCharsets.UTF_8);
+		}
+		catch (IOException | RuntimeException ex) {
+			throw new KubeconfigException(file, field,
+					"names " + path + " which cannot be read (" + ex.getClass().getSimpleName() + ")",
+					"check the path (relative paths resolve against the kubeconfig's directory) and the file's permissions");
+		}
+	}
+
+	static boolean hasText(@Nullable String value) {
+		return value != null && !value.isBlank();
+	}
+
+}
