@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -70,9 +71,26 @@ public final class FaultProxy implements AutoCloseable {
 
 	private FaultProxy(int targetPort) throws IOException {
 		this.target = new InetSocketAddress(InetAddress.getLoopbackAddress(), targetPort);
-		ServerSocket socket = bind(0);
+		ServerSocket socket = bindBelowEphemeralPorts();
 		this.port = socket.getLocalPort();
 		listen(socket);
+	}
+
+	/**
+	 * Binds a port below Linux's ephemeral range (32768 and up), so that while the proxy refuses
+	 * (its port freed) the kernel does not give that port to an outgoing connection, which would
+	 * keep {@link #resume()} from listening on it again. Falls back to any free port.
+	 */
+	private static ServerSocket bindBelowEphemeralPorts() throws IOException {
+		for (int attempt = 0; attempt < 100; attempt++) {
+			try {
+				return bind(ThreadLocalRandom.current().nextInt(20000, 32000));
+			}
+			catch (IOException ex) {
+				// taken: try another
+			}
+		}
+		return bind(0);
 	}
 
 	/**
