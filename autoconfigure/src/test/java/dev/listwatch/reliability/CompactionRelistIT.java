@@ -182,21 +182,38 @@ class CompactionRelistIT {
 		return informer.status().lastResourceVersion();
 	}
 
-	/** Writes until etcd has compacted past {@code resourceVersion}. */
+	/**
+	 * Writes until etcd has compacted past {@code resourceVersion} and the API server's watch cache
+	 * no longer holds it either (its window of events is its own, so a watch may still be served
+	 * from there after etcd compacted): a watch from there then gets 410.
+	 */
 	private static void compactPast(ApiWriter writer, String path, String resourceVersion, String fillerPrefix) {
 		long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
 		boolean compacted = false;
-		for (int i = 0; !compacted && System.nanoTime() < deadline; i++) {
+		boolean watchGone = false;
+		for (int i = 0; !watchGone && System.nanoTime() < deadline; i++) {
 			writer.create("/api/v1/namespaces/default/configmaps",
 					ApiWriter.configMap("default", fillerPrefix + "-" + i, "v", "0"));
-			try {
-				writer.get(path + "?resourceVersion=" + resourceVersion + "&resourceVersionMatch=Exact");
+			if (!compacted) {
+				try {
+					writer.get(path + "?resourceVersion=" + resourceVersion + "&resourceVersionMatch=Exact");
+				}
+				catch (IllegalStateException ex) {
+					compacted = ex.getMessage().contains("410");
+				}
 			}
-			catch (IllegalStateException ex) {
-				compacted = ex.getMessage().contains("410");
+			if (compacted) {
+				try {
+					watchGone = writer.get(path + "?watch=1&resourceVersion=" + resourceVersion + "&timeoutSeconds=1")
+						.contains("\"code\":410");
+				}
+				catch (IllegalStateException ex) {
+					watchGone = ex.getMessage().contains("410");
+				}
 			}
 		}
 		assertThat(compacted).as("etcd compacted past %s", resourceVersion).isTrue();
+		assertThat(watchGone).as("a watch from %s is refused with 410", resourceVersion).isTrue();
 	}
 
 	/** A ConfigMap whose {@code data.mode} must be one of {@link Mode}. */
