@@ -1,13 +1,16 @@
 package dev.listwatch;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * One page of a LIST.
  *
  * @param <T> the Java type of the objects
- * @param items the objects of this page, in the server's order
- * @param metas the metadata of each item, index for index
+ * @param items the objects of this page with their metadata, in the server's order
  * @param resourceVersion the list's resourceVersion: where a watch that follows it starts
  * @param continueToken the token of the next page, or {@code null} for the last page
  * @param remainingItemCount the server's estimate of the items left, or {@code null}
@@ -15,8 +18,8 @@ import java.util.List;
  * type, or are larger than the size limit): they exist on the server, but are not in
  * {@code items}
  */
-public record ObjectList<T>(List<T> items, List<ObjectMeta> metas, String resourceVersion, String continueToken,
-		Long remainingItemCount, List<UnbindableObject> unbindable) {
+public record ObjectList<T>(List<Item<T>> items, String resourceVersion, @Nullable String continueToken,
+		@Nullable Long remainingItemCount, List<UnbindableObject> unbindable) {
 
 	/**
 	 * Makes a page; a {@code null} {@code unbindable} is taken as none.
@@ -27,15 +30,26 @@ public record ObjectList<T>(List<T> items, List<ObjectMeta> metas, String resour
 
 	/**
 	 * A page whose items could all be held.
-	 * @param items the objects of this page, in the server's order
-	 * @param metas the metadata of each item, index for index
+	 * @param items the objects of this page with their metadata, in the server's order
 	 * @param resourceVersion the list's resourceVersion
 	 * @param continueToken the token of the next page, or {@code null} for the last page
 	 * @param remainingItemCount the server's estimate of the items left, or {@code null}
 	 */
-	public ObjectList(List<T> items, List<ObjectMeta> metas, String resourceVersion, String continueToken,
-			Long remainingItemCount) {
-		this(items, metas, resourceVersion, continueToken, remainingItemCount, List.of());
+	public ObjectList(List<Item<T>> items, String resourceVersion, @Nullable String continueToken,
+			@Nullable Long remainingItemCount) {
+		this(items, resourceVersion, continueToken, remainingItemCount, List.of());
+	}
+
+	/**
+	 * The objects of this page, without their metadata, in the server's order.
+	 * @return the objects
+	 */
+	public List<T> objects() {
+		List<T> objects = new ArrayList<>(this.items.size());
+		for (Item<T> item : this.items) {
+			objects.add(item.object());
+		}
+		return objects;
 	}
 
 	/**
@@ -44,6 +58,27 @@ public record ObjectList<T>(List<T> items, List<ObjectMeta> metas, String resour
 	 */
 	public boolean hasMore() {
 		return this.continueToken != null && !this.continueToken.isEmpty();
+	}
+
+	/**
+	 * An object with its metadata, as the decoder read them: the one pair that travels from the
+	 * decoder through the reflector into the cache.
+	 *
+	 * @param <T> the Java type of the object
+	 * @param meta its metadata (key, resourceVersion, labels)
+	 * @param object the object
+	 */
+	public record Item<T>(ObjectMeta meta, T object) {
+
+		/**
+		 * Makes an item.
+		 * @throws NullPointerException when either part is {@code null}
+		 */
+		public Item {
+			Objects.requireNonNull(meta, "meta must not be null");
+			Objects.requireNonNull(object, "object must not be null");
+		}
+
 	}
 
 }

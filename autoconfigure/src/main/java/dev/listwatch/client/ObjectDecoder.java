@@ -316,7 +316,6 @@ final class ObjectDecoder<T> {
 				}
 				if (member == ITEMS_START) {
 					list.items = new ArrayList<>();
-					list.metas = new ArrayList<>();
 					for (boolean firstItem = true;; firstItem = false) {
 						list.firstItem = firstItem;
 						if (reader.read(list::separator, null, "a list") == LIST_END) {
@@ -337,8 +336,7 @@ final class ObjectDecoder<T> {
 			throw new DecodeException("expected a list with \"items\" but got "
 					+ ((list.kind != null) ? "a " + list.kind : "an object without them"));
 		}
-		return new ObjectList<>(list.items, list.metas, list.resourceVersion, list.continueToken, list.remaining,
-				list.unbindable);
+		return new ObjectList<>(list.items, list.resourceVersion, list.continueToken, list.remaining, list.unbindable);
 	}
 
 	/**
@@ -586,9 +584,7 @@ final class ObjectDecoder<T> {
 
 		String kind;
 
-		List<T> items;
-
-		List<ObjectMeta> metas;
+		List<ObjectList.Item<T>> items;
 
 		final List<UnbindableObject> unbindable = new ArrayList<>();
 
@@ -639,7 +635,6 @@ final class ObjectDecoder<T> {
 			else if (json.keyIs(key, ITEMS) && json.peek() == 'n') {
 				json.skipValue();
 				this.items = new ArrayList<>();
-				this.metas = new ArrayList<>();
 			}
 			else if (json.keyIs(key, KIND)) {
 				this.kind = json.stringOrSkip();
@@ -672,7 +667,7 @@ final class ObjectDecoder<T> {
 		}
 
 		/** One item, from its '{': bound, or what could not be bound; {@code null} when too large. */
-		Item<T> item(byte[] buf, int start, int limit, int[] end) {
+		Decoded<T> item(byte[] buf, int start, int limit, int[] end) {
 			JsonScanner json = new JsonScanner(buf, start, limit - start);
 			Scan item = new Scan(ObjectDecoder.this.pool);
 			scanObject(json, item);
@@ -684,17 +679,17 @@ final class ObjectDecoder<T> {
 			}
 			ObjectMeta meta = item.meta();
 			try {
-				return new Item<>(bind(item, meta, buf, start), meta, null);
+				return new Decoded<>(new ObjectList.Item<>(meta, bind(item, meta, buf, start)), null);
 			}
 			catch (NotBindable ex) {
 				// one object that does not fit the Java type must neither stop the whole list nor go
 				// missing from it (it would look deleted): it is handed up as such
-				return new Item<>(null, meta, ex.unbindable);
+				return new Decoded<>(null, ex.unbindable);
 			}
 		}
 
 		/** An item over the limit, from its first bytes: its metadata, if they hold it. */
-		Item<T> oversizedItem(byte[] buf, int start, int limit) {
+		Decoded<T> oversizedItem(byte[] buf, int start, int limit) {
 			JsonScanner json = new JsonScanner(buf, start, limit - start);
 			Scan item = new Scan(ObjectDecoder.this.pool);
 			try {
@@ -710,7 +705,7 @@ final class ObjectDecoder<T> {
 				return null;
 			}
 			ObjectMeta meta = item.meta();
-			return new Item<>(null, meta, tooLarge(meta, this.maxItemBytes));
+			return new Decoded<>(null, tooLarge(meta, this.maxItemBytes));
 		}
 
 	}
@@ -722,15 +717,15 @@ final class ObjectDecoder<T> {
 	 * @param meta its metadata
 	 * @param unbindable what could not be held, or {@code null}
 	 */
-	private record Item<T>(T object, ObjectMeta meta, UnbindableObject unbindable) {
+	/** A list item decoded: the item, or what keeps it from being held. */
+	private record Decoded<T>(ObjectList.Item<T> item, UnbindableObject unbindable) {
 
 		void addTo(ObjectDecoder<T>.ListDecoding list) {
 			if (this.unbindable != null) {
 				list.unbindable.add(this.unbindable);
 			}
 			else {
-				list.items.add(this.object);
-				list.metas.add(this.meta);
+				list.items.add(this.item);
 			}
 		}
 

@@ -14,6 +14,7 @@ import java.util.random.RandomGenerator;
 
 import dev.listwatch.Lister;
 import dev.listwatch.ListerWatcher;
+import dev.listwatch.ObjectList.Item;
 import dev.listwatch.ObjectMeta;
 import dev.listwatch.Resource;
 import dev.listwatch.UnbindableObject;
@@ -312,23 +313,20 @@ public final class Informer<T> implements SmartLifecycle {
 		}
 	}
 
-	private void replace(List<ObjectMeta> metas, List<T> objects, List<UnbindableObject> unbindable,
-			boolean initial) {
+	private void replace(List<Item<T>> items, List<UnbindableObject> unbindable, boolean initial) {
 		// after a stop and start the cache is whole already: this is a relist
 		boolean first = initial && !this.status.hasSynced();
 		if (!unbindable.isEmpty()) {
 			// the server has them: keep the last state that could be held, so none is taken for deleted
-			metas = new ArrayList<>(metas);
-			objects = new ArrayList<>(objects);
+			items = new ArrayList<>(items);
 			for (UnbindableObject object : unbindable) {
 				Store.Entry<T> cached = this.store.entry(object.key());
 				if (cached != null) {
-					metas.add(cached.meta());
-					objects.add(cached.object());
+					items.add(new Item<>(cached.meta(), cached.object()));
 				}
 			}
 		}
-		Store.Diff<T> diff = this.store.replace(metas, objects);
+		Store.Diff<T> diff = this.store.replace(items);
 		reportIndexFailures();
 		this.unbindable.keySet().retainAll(unbindable.stream().map(UnbindableObject::key).toList());
 		for (UnbindableObject object : unbindable) {
@@ -429,12 +427,11 @@ public final class Informer<T> implements SmartLifecycle {
 		private Reflector<T> reflector;
 
 		@Override
-		public void replace(List<ObjectMeta> metas, List<T> objects, List<UnbindableObject> unbindable,
-				boolean initial) {
+		public void replace(List<Item<T>> items, List<UnbindableObject> unbindable, boolean initial) {
 			this.gate.lock();
 			try {
 				ensureOpen();
-				Informer.this.replace(metas, objects, unbindable, initial);
+				Informer.this.replace(items, unbindable, initial);
 			}
 			finally {
 				this.gate.unlock();

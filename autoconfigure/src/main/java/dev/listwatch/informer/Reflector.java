@@ -15,7 +15,7 @@ import dev.listwatch.KubernetesApiException.Kind;
 import dev.listwatch.ListOptions;
 import dev.listwatch.ListerWatcher;
 import dev.listwatch.ObjectList;
-import dev.listwatch.ObjectMeta;
+import dev.listwatch.ObjectList.Item;
 import dev.listwatch.UnbindableObject;
 import dev.listwatch.WatchEvent;
 import dev.listwatch.WatchStatus.RestartReason;
@@ -386,12 +386,11 @@ final class Reflector<T> implements Runnable {
 				this.reading = false;
 			}
 		}
-		List<ObjectMeta> metas = new ArrayList<>();
-		List<T> objects = new ArrayList<>();
+		List<Item<T>> items = new ArrayList<>();
 		List<UnbindableObject> unbindable = new ArrayList<>();
-		String resourceVersion = listAll(afterGone, metas, objects, unbindable);
+		String resourceVersion = listAll(afterGone, items, unbindable);
 		this.status.listed(since(start));
-		replace(metas, objects, unbindable);
+		replace(items, unbindable);
 		completeSync(resourceVersion, start, false);
 		return null;
 	}
@@ -414,7 +413,7 @@ final class Reflector<T> implements Runnable {
 		}
 	}
 
-	private String listAll(boolean afterGone, List<ObjectMeta> metas, List<T> objects,
+	private String listAll(boolean afterGone, List<Item<T>> items,
 			List<UnbindableObject> unbindable) {
 		ListOptions base = ListOptions.none()
 			.withLabelSelector(this.options.labelSelector())
@@ -435,8 +434,7 @@ final class Reflector<T> implements Runnable {
 				if (ex.isGone() && options.continueToken() != null) {
 					// the continue token expired mid-list: fall back to one full list
 					logger.info("Watch " + this.name + ": list continue token expired; listing in one request");
-					metas.clear();
-					objects.clear();
+					items.clear();
 					unbindable.clear();
 					options = base.withLimit(null).withResourceVersion(null);
 					resourceVersion = null;
@@ -451,8 +449,7 @@ final class Reflector<T> implements Runnable {
 			if (resourceVersion == null) {
 				resourceVersion = page.resourceVersion();
 			}
-			metas.addAll(page.metas());
-			objects.addAll(page.items());
+			items.addAll(page.items());
 			unbindable.addAll(page.unbindable());
 			if (!page.hasMore()) {
 				return resourceVersion;
@@ -494,9 +491,8 @@ final class Reflector<T> implements Runnable {
 			throw new Stopped();
 		}
 		this.reading = true;
-		Map<String, Integer> index = new LinkedHashMap<>();
-		List<ObjectMeta> metas = new ArrayList<>();
-		List<T> objects = new ArrayList<>();
+		// by key, in the order first seen (a change keeps the place, a delete and re-add goes last)
+		Map<String, Item<T>> items = new LinkedHashMap<>();
 		Map<String, UnbindableObject> unbindable = new LinkedHashMap<>();
 		try {
 			while (stream.hasNext()) {
@@ -509,33 +505,17 @@ final class Reflector<T> implements Runnable {
 					case ADDED, MODIFIED -> {
 						String key = event.meta().key();
 						if (event.unbindable() != null) {
-							Integer at = index.remove(key);
-							if (at != null) {
-								metas.set(at, null);
-								objects.set(at, null);
-							}
+							items.remove(key);
 							unbindable.put(key, event.unbindable());
 							continue;
 						}
 						unbindable.remove(key);
-						Integer at = index.putIfAbsent(key, objects.size());
-						if (at == null) {
-							metas.add(event.meta());
-							objects.add(event.object());
-						}
-						else {
-							metas.set(at, event.meta());
-							objects.set(at, event.object());
-						}
+						items.put(key, new Item<>(event.meta(), event.object()));
 					}
 					case DELETED -> {
 						String key = event.meta().key();
 						unbindable.remove(key);
-						Integer at = index.remove(key);
-						if (at != null) {
-							metas.set(at, null);
-							objects.set(at, null);
-						}
+						items.remove(key);
 					}
 					case BOOKMARK -> {
 						if (!event.initialEventsEnd()) {
@@ -544,16 +524,8 @@ final class Reflector<T> implements Runnable {
 							this.watchdog.activity(bookmarkedAt);
 							continue;
 						}
-						List<ObjectMeta> liveMetas = new ArrayList<>(index.size());
-						List<T> liveObjects = new ArrayList<>(index.size());
-						for (int i = 0; i < metas.size(); i++) {
-							if (metas.get(i) != null) {
-								liveMetas.add(metas.get(i));
-								liveObjects.add(objects.get(i));
-							}
-						}
 						this.status.listed(since(start));
-						replace(liveMetas, liveObjects, new ArrayList<>(unbindable.values()));
+						replace(new ArrayList<>(items.values()), new ArrayList<>(unbindable.values()));
 						completeSync(event.resourceVersion(), start, true);
 						return stream;
 					}
@@ -576,12 +548,12 @@ final class Reflector<T> implements Runnable {
 				+ (this.watchdog.fired() ? " went silent" : " ended") + " before its initial events did", null);
 	}
 
-	private void replace(List<ObjectMeta> metas, List<T> objects, List<UnbindableObject> unbindable) {
+	private void replace(List<Item<T>> items, List<UnbindableObject> unbindable) {
 		if (isStopped()) {
 			throw new Stopped();
 		}
 		try {
-			this.handler.replace(metas, objects, unbindable, !this.listed);
+			this.handler.replace(items, unbindable, !this.listed);
 		}
 		catch (RuntimeException ex) {
 			throw new HandlerFailure(ex);

@@ -2,7 +2,7 @@ package dev.listwatch.informer;
 
 import java.util.List;
 
-import dev.listwatch.ObjectMeta;
+import dev.listwatch.ObjectList.Item;
 import dev.listwatch.UnbindableObject;
 import dev.listwatch.WatchEvent;
 
@@ -18,12 +18,11 @@ interface ReflectorHandler<T> {
 	 * The full state, after a list or the initial events of a streaming list: the handler makes its
 	 * cache equal to it and reports the difference. The objects in {@code unbindable} exist on the
 	 * server but could not be held: the handler must not take them for deleted.
-	 * @param metas the metadata of each object
-	 * @param objects the objects, index for index
+	 * @param items the objects with their metadata
 	 * @param unbindable the listed objects that could not be held
 	 * @param initial whether this is the first sync of the watch (else a relist)
 	 */
-	void replace(List<ObjectMeta> metas, List<T> objects, List<UnbindableObject> unbindable, boolean initial);
+	void replace(List<Item<T>> items, List<UnbindableObject> unbindable, boolean initial);
 
 	/**
 	 * One change seen on the watch: ADDED, MODIFIED or DELETED. An event whose object could not be

@@ -21,6 +21,7 @@ import java.util.function.BooleanSupplier;
 
 import dev.listwatch.IndexFunction;
 import dev.listwatch.Lister;
+import dev.listwatch.ObjectList.Item;
 import dev.listwatch.ObjectMeta;
 import dev.listwatch.WatchIndex;
 import dev.listwatch.WatchStatus;
@@ -361,33 +362,25 @@ final class Store<T> {
 	 * cached instance and the index values they were filed under (their index functions are
 	 * called again only if one failed for them). If the list holds a key twice, the later object
 	 * wins.
-	 * @param metas the metadata of the listed objects
-	 * @param objects the listed objects, index for index with {@code metas}
+	 * @param items the listed objects with their metadata
 	 * @return the difference between the previous content and the list
 	 */
-	public Diff<T> replace(List<ObjectMeta> metas, List<T> objects) {
-		if (metas.size() != objects.size()) {
-			throw new IllegalArgumentException(
-					"metas and objects differ in size: " + metas.size() + " != " + objects.size());
-		}
+	public Diff<T> replace(List<Item<T>> items) {
 		this.writerMutex.lock();
 		try {
 			State<T> current = this.state;
-			int n = metas.size();
-			for (int i = 0; i < n; i++) {
-				Objects.requireNonNull(metas.get(i), "meta must not be null");
-				Objects.requireNonNull(objects.get(i), "object must not be null");
-			}
-			ConcurrentHashMap<String, Entry<T>> items = new ConcurrentHashMap<>(Math.max(16, (int) (n / 0.75f) + 1));
+			int n = items.size();
+			ConcurrentHashMap<String, Entry<T>> entries = new ConcurrentHashMap<>(Math.max(16, (int) (n / 0.75f) + 1));
 			List<Entry<T>> added = new ArrayList<>();
 			List<Update<T>> modified = new ArrayList<>();
 			int unchanged = 0;
 			HashMap<String, Object>[] indices = newIndices(this.indexNames.length);
 			// backwards, so that the last object of a key is met first and earlier ones skipped
 			for (int i = n - 1; i >= 0; i--) {
-				ObjectMeta meta = metas.get(i);
+				Item<T> item = items.get(i);
+				ObjectMeta meta = item.meta();
 				String key = meta.key();
-				if (items.containsKey(key)) {
+				if (entries.containsKey(key)) {
 					continue; // a later duplicate superseded it
 				}
 				Entry<T> old = current.items.get(key);
@@ -397,7 +390,7 @@ final class Store<T> {
 					unchanged++;
 				}
 				else {
-					entry = newEntry(meta, objects.get(i), key);
+					entry = newEntry(meta, item.object(), key);
 					if (old == null) {
 						added.add(entry);
 					}
@@ -405,7 +398,7 @@ final class Store<T> {
 						modified.add(new Update<>(old, entry));
 					}
 				}
-				items.put(key, entry);
+				entries.put(key, entry);
 				file(indices[0], namespaceValue(entry.meta()), key);
 				Object filed = filed(entry);
 				for (int j = 1; j <= this.userIndexes; j++) {
@@ -416,12 +409,12 @@ final class Store<T> {
 			Collections.reverse(modified);
 			List<Entry<T>> deleted = new ArrayList<>();
 			for (Map.Entry<String, Entry<T>> cached : current.items.entrySet()) {
-				if (!items.containsKey(cached.getKey())) {
+				if (!entries.containsKey(cached.getKey())) {
 					deleted.add(cached.getValue());
 				}
 			}
 			deleted.sort(Comparator.comparing(Entry::key));
-			State<T> next = new State<>(items, indices);
+			State<T> next = new State<>(entries, indices);
 			this.lock.writeLock().lock();
 			try {
 				this.state = next;

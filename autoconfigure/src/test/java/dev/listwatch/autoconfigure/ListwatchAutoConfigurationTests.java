@@ -1,5 +1,6 @@
 package dev.listwatch.autoconfigure;
 
+import dev.listwatch.Items;
 import dev.listwatch.WatchStatus;
 
 import java.io.IOException;
@@ -375,8 +376,7 @@ class ListwatchAutoConfigurationTests {
 
 		@Override
 		public ObjectList<Thing> list(ListOptions options) {
-			return new ObjectList<>(List.of(new Thing("a"), new Thing("b")),
-					List.of(new ObjectMeta("ns", "a", "1", "5", Map.of()), new ObjectMeta("ns", "b", "2", "6", Map.of())),
+			return new ObjectList<>(Items.zip(List.of(new ObjectMeta("ns", "a", "1", "5", Map.of()), new ObjectMeta("ns", "b", "2", "6", Map.of())), List.of(new Thing("a"), new Thing("b"))),
 					"6", null, null);
 		}
 

@@ -4,6 +4,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
+import dev.listwatch.Items;
 import dev.listwatch.KubernetesObject;
 import dev.listwatch.ListOptions;
 import dev.listwatch.ListerWatcher;
@@ -76,7 +77,7 @@ class WatchIndexDeclarationTests {
 
 				@Override
 				public ObjectList<KubernetesObject> list(ListOptions options) {
-					return new ObjectList<>(List.of(), List.of(), "1", null, null);
+					return new ObjectList<>(Items.zip(List.of(), List.of()), "1", null, null);
 				}
 
 				@Override

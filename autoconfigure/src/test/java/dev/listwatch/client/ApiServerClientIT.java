@@ -78,8 +78,8 @@ class ApiServerClientIT {
 			pages++;
 			resourceVersion = (resourceVersion != null) ? resourceVersion : page.resourceVersion();
 			assertThat(page.resourceVersion()).isEqualTo(resourceVersion);
-			assertThat(page.items()).hasSizeLessThanOrEqualTo(500);
-			page.items().forEach((cm) -> assertThat(names.add(cm.name())).as("seen once: %s", cm.name()).isTrue());
+			assertThat(page.objects()).hasSizeLessThanOrEqualTo(500);
+			page.objects().forEach((cm) -> assertThat(names.add(cm.name())).as("seen once: %s", cm.name()).isTrue());
 			if (!page.hasMore()) {
 				break;
 			}
@@ -300,7 +300,7 @@ class ApiServerClientIT {
 		Resource namespaces = new Resource("", "v1", "namespaces", "Namespace", false, null);
 		return client.listerWatcher(namespaces, KubernetesObject.class, false, 1 << 20)
 			.list(ListOptions.none())
-			.items()
+			.objects()
 			.stream()
 			.map(KubernetesObject::name)
 			.toList();

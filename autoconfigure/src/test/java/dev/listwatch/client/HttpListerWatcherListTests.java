@@ -75,8 +75,8 @@ class HttpListerWatcherListTests {
 			.listerWatcher(CONFIG_MAPS, Probe.class, false, 1 << 20);
 		ObjectList<Probe> page = configMaps.list(ListOptions.none().withLimit(500L));
 		assertThat(waited.getCount()).isZero();
-		assertThat(page.items()).hasSize(200);
-		assertThat(page.metas()).extracting(ObjectMeta::name).startsWith("cm-0", "cm-1").endsWith("cm-199");
+		assertThat(page.objects()).hasSize(200);
+		assertThat(page.items().stream().map(ObjectList.Item::meta).toList()).extracting(ObjectMeta::name).startsWith("cm-0", "cm-1").endsWith("cm-199");
 		assertThat(page.resourceVersion()).isEqualTo("300");
 		assertThat(page.continueToken()).isEqualTo("next");
 		assertThat(page.remainingItemCount()).isEqualTo(7);
@@ -88,8 +88,8 @@ class HttpListerWatcherListTests {
 		String big = configMap("big", 11, "x{\\\"}[".repeat(20_000));
 		this.server.on(PATH, list(configMap("a", 10, "1"), big, configMap("c", 12, "3")));
 		ObjectList<KubernetesObject> page = list(4096);
-		assertThat(page.items()).extracting(KubernetesObject::name).containsExactly("a", "c");
-		assertThat(page.metas()).extracting(ObjectMeta::key).containsExactly("ns/a", "ns/c");
+		assertThat(page.objects()).extracting(KubernetesObject::name).containsExactly("a", "c");
+		assertThat(page.items().stream().map(ObjectList.Item::meta).toList()).extracting(ObjectMeta::key).containsExactly("ns/a", "ns/c");
 		assertThat(page.unbindable()).singleElement().satisfies((u) -> {
 			assertThat(u.key()).isEqualTo("ns/big");
 			assertThat(u.meta().resourceVersion()).isEqualTo("11");

@@ -49,8 +49,8 @@ class ObjectDecoderBindTests {
 		byte[] list = list(thing("a", "5", "{\"mode\":\"FAST\"}"), thing("b", "6", "{\"mode\":\"" + SECRET + "\"}"),
 				thing("c", "7", "{\"mode\":\"SLOW\"}"));
 		ObjectList<Tuned> page = decoder(Tuned.class).decodeList(list, 0, list.length);
-		assertThat(page.items()).extracting((t) -> t.spec().mode()).containsExactly(Mode.FAST, Mode.SLOW);
-		assertThat(page.metas()).extracting(dev.listwatch.ObjectMeta::key).containsExactly("ns/a", "ns/c");
+		assertThat(page.objects()).extracting((t) -> t.spec().mode()).containsExactly(Mode.FAST, Mode.SLOW);
+		assertThat(page.items().stream().map(ObjectList.Item::meta).toList()).extracting(dev.listwatch.ObjectMeta::key).containsExactly("ns/a", "ns/c");
 		assertThat(page.unbindable()).singleElement().satisfies((u) -> {
 			assertThat(u.key()).isEqualTo("ns/b");
 			assertThat(u.meta().resourceVersion()).isEqualTo("6");

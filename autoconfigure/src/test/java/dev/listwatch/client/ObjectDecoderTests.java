@@ -84,8 +84,8 @@ class ObjectDecoderTests {
 		byte[] list = ("{\"kind\":\"PodList\",\"metadata\":{\"resourceVersion\":\"9\"},\"items\":[" + POD + "]}")
 			.getBytes(StandardCharsets.UTF_8);
 		ObjectList<Strict> page = strict.decodeList(list, 0, list.length);
-		assertThat(page.items()).isEmpty();
-		assertThat(page.metas()).isEmpty();
+		assertThat(page.objects()).isEmpty();
+		assertThat(page.items().stream().map(ObjectList.Item::meta).toList()).isEmpty();
 		assertThat(page.resourceVersion()).isEqualTo("9");
 		assertThat(page.unbindable()).singleElement().isEqualTo(event.unbindable());
 	}
@@ -147,8 +147,8 @@ class ObjectDecoderTests {
 		assertThat(page.continueToken()).isEqualTo("tok");
 		assertThat(page.hasMore()).isTrue();
 		assertThat(page.remainingItemCount()).isEqualTo(3);
-		assertThat(page.items()).extracting(KubernetesObject::name).containsExactly("web-1", "web-2");
-		assertThat(page.metas()).extracting(dev.listwatch.ObjectMeta::key).containsExactly("shop/web-1", "shop/web-2");
+		assertThat(page.objects()).extracting(KubernetesObject::name).containsExactly("web-1", "web-2");
+		assertThat(page.items().stream().map(ObjectList.Item::meta).toList()).extracting(dev.listwatch.ObjectMeta::key).containsExactly("shop/web-1", "shop/web-2");
 		byte[] notAList = "{\"kind\":\"Pod\",\"metadata\":{}}".getBytes(StandardCharsets.UTF_8);
 		assertThatExceptionOfType(DecodeException.class)
 			.isThrownBy(() -> this.decoder.decodeList(notAList, 0, notAList.length))
@@ -168,14 +168,14 @@ class ObjectDecoderTests {
 			for (int chunk : new int[] { 1, 7, 100, Integer.MAX_VALUE }) {
 				ObjectList<KubernetesObject> page = this.decoder
 					.decodeList(new JsonFrameReaderTests.Chunked(bytes, chunk), 1 << 20);
-				assertThat(page.items()).as("chunk %d of %s", chunk, list)
+				assertThat(page.objects()).as("chunk %d of %s", chunk, list)
 					.extracting(KubernetesObject::name)
 					.containsExactly("web-1", "web-2", "web-3");
-				assertThat(page.items().get(2).json()).doesNotContain("managedFields");
-				assertThat(page.items().get(0).toTree()).isEqualTo(event("{\"type\":\"ADDED\",\"object\":" + POD + "}")
+				assertThat(page.objects().get(2).json()).doesNotContain("managedFields");
+				assertThat(page.objects().get(0).toTree()).isEqualTo(event("{\"type\":\"ADDED\",\"object\":" + POD + "}")
 					.object()
 					.toTree());
-				assertThat(page.metas()).extracting(dev.listwatch.ObjectMeta::key)
+				assertThat(page.items().stream().map(ObjectList.Item::meta).toList()).extracting(dev.listwatch.ObjectMeta::key)
 					.containsExactly("shop/web-1", "shop/web-2", "shop/web-3");
 				assertThat(page.resourceVersion()).isEqualTo("9");
 				assertThat(page.continueToken()).isEqualTo("tok");
@@ -191,7 +191,7 @@ class ObjectDecoderTests {
 				"{\"metadata\":{\"resourceVersion\":\"3\"},\"items\":null}",
 				" { \"items\" : [ ] , \"metadata\":{\"resourceVersion\":\"3\"} } ")) {
 			ObjectList<KubernetesObject> page = list(empty, 1 << 20);
-			assertThat(page.items()).as(empty).isEmpty();
+			assertThat(page.objects()).as(empty).isEmpty();
 			assertThat(page.resourceVersion()).isEqualTo("3");
 		}
 		assertThatExceptionOfType(DecodeException.class).isThrownBy(() -> list("{\"items\":[1]}", 100))
@@ -226,7 +226,7 @@ class ObjectDecoderTests {
 			ObjectList<KubernetesObject> page = this.decoder.decodeList(new JsonFrameReaderTests.Chunked(
 					("{\"items\":[" + big + "," + POD.replace("web-1", "web-2") + "]}").getBytes(StandardCharsets.UTF_8),
 					chunk), 400);
-			assertThat(page.items()).extracting(KubernetesObject::name).as("chunk %d", chunk).containsExactly("web-2");
+			assertThat(page.objects()).extracting(KubernetesObject::name).as("chunk %d", chunk).containsExactly("web-2");
 			assertThat(page.unbindable()).singleElement().satisfies((u) -> {
 				assertThat(u.meta()).isEqualTo(
 						new dev.listwatch.ObjectMeta("shop", "web-1", "u-1", "42", Map.of("app", "web", "tier", "front")));

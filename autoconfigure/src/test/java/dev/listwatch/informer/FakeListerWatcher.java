@@ -9,6 +9,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
+import dev.listwatch.Items;
 import dev.listwatch.KubernetesApiException;
 import dev.listwatch.ListOptions;
 import dev.listwatch.ListerWatcher;
@@ -158,7 +159,7 @@ final class FakeListerWatcher implements ListerWatcher<String> {
 			items.add(object);
 			metas.add(meta(nameAndVersion[0], nameAndVersion[1]));
 		}
-		return new ObjectList<>(items, metas, resourceVersion, continueToken, null);
+		return new ObjectList<>(Items.zip(metas, items), resourceVersion, continueToken, null);
 	}
 
 	static WatchEvent<String> event(WatchEvent.Type type, String object) {

@@ -1,5 +1,6 @@
 package dev.listwatch.informer;
 
+import dev.listwatch.Items;
 import dev.listwatch.WatchStatus;
 
 import java.time.Clock;
@@ -69,7 +70,7 @@ class InformerTests {
 		assertThat(informer.lister().get("ns", "a")).contains("a@1");
 		assertThat(informer.status().unbindable()).extracting(UnbindableObject::key).containsExactly("ns/a");
 		// 410: the relist lists a as unbindable again, b as it is
-		script.list(new ObjectList<>(List.of("b@12"), List.of(meta("b", "12")), "13", null, null,
+		script.list(new ObjectList<>(Items.zip(List.of(meta("b", "12")), List.of("b@12")), "13", null, null,
 				List.of(unbindable("a", "11"))));
 		script.watch().send(new WatchEvent<>(WatchEvent.Type.ERROR, null, null, new Status(410, "Expired", "too old"),
 				false));
@@ -92,7 +93,7 @@ class InformerTests {
 
 	@Test
 	void anObjectThatNeverBoundIsReportedButNeitherCachedNorPublished() {
-		Script script = new Script().list(new ObjectList<>(List.of("a@1"), List.of(meta("a", "1")), "10", null, null,
+		Script script = new Script().list(new ObjectList<>(Items.zip(List.of(meta("a", "1")), List.of("a@1")), "10", null, null,
 				List.of(unbindable("u", "2"))));
 		Informer<String> informer = informer("things", script);
 		informer.start();
@@ -289,7 +290,7 @@ class InformerTests {
 		Script list(String resourceVersion, String... objects) {
 			List<String> items = List.of(objects);
 			List<ObjectMeta> metas = items.stream().map((o) -> meta(o.split("@")[0], o.split("@")[1])).toList();
-			return list(new ObjectList<>(items, metas, resourceVersion, null, null));
+			return list(new ObjectList<>(Items.zip(metas, items), resourceVersion, null, null));
 		}
 
 		Script list(ObjectList<String> page) {
@@ -301,7 +302,7 @@ class InformerTests {
 			CountDownLatch release = new CountDownLatch(1);
 			List<String> items = List.of(objects);
 			List<ObjectMeta> metas = items.stream().map((o) -> meta(o.split("@")[0], o.split("@")[1])).toList();
-			this.lists.add(new Hanging(new ObjectList<>(items, metas, resourceVersion, null, null), release));
+			this.lists.add(new Hanging(new ObjectList<>(Items.zip(metas, items), resourceVersion, null, null), release));
 			return release;
 		}
 

@@ -6,7 +6,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
-import dev.listwatch.ObjectMeta;
+import dev.listwatch.ObjectList;
 import dev.listwatch.UnbindableObject;
 import dev.listwatch.WatchEvent;
 
@@ -26,14 +26,13 @@ final class RecordingHandler implements ReflectorHandler<String> {
 	volatile Throwable failNextApply;
 
 	@Override
-	public void replace(List<ObjectMeta> metas, List<String> objects, List<UnbindableObject> unbindable,
-			boolean initial) {
-		for (int i = 0; i < metas.size(); i++) {
-			if (!objects.get(i).startsWith(metas.get(i).name() + "@")) {
-				throw new AssertionError("meta " + metas.get(i) + " does not go with " + objects.get(i));
+	public void replace(List<ObjectList.Item<String>> items, List<UnbindableObject> unbindable, boolean initial) {
+		for (ObjectList.Item<String> item : items) {
+			if (!item.object().startsWith(item.meta().name() + "@")) {
+				throw new AssertionError("meta " + item.meta() + " does not go with " + item.object());
 			}
 		}
-		record("replace initial=" + initial + " " + objects
+		record("replace initial=" + initial + " " + items.stream().map(ObjectList.Item::object).toList()
 				+ (unbindable.isEmpty() ? "" : " unbindable " + unbindable.stream().map(UnbindableObject::key).toList()));
 	}
 

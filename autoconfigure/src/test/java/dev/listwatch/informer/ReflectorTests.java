@@ -1,5 +1,6 @@
 package dev.listwatch.informer;
 
+import dev.listwatch.Items;
 import dev.listwatch.WatchStatus;
 
 import dev.listwatch.WatchStatus.RestartReason;
@@ -539,7 +540,7 @@ class ReflectorTests {
 	@Test
 	void unbindableObjectsReachTheHandlerFromListsStreamsAndWatches() {
 		UnbindableObject listed = unbindable("u", "5");
-		this.listerWatcher.page(new ObjectList<>(List.of("a@5"), List.of(FakeListerWatcher.meta("a", "5")), "10", null,
+		this.listerWatcher.page(new ObjectList<>(Items.zip(List.of(FakeListerWatcher.meta("a", "5")), List.of("a@5")), "10", null,
 				null, List.of(listed)))
 			.stream(new FakeStream().events(WatchEvent.unbindable(WatchEvent.Type.MODIFIED, unbindable("a", "11")),
 					event(WatchEvent.Type.MODIFIED, "b@12")));

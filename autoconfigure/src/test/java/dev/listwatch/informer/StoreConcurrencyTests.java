@@ -12,6 +12,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import dev.listwatch.Items;
 import dev.listwatch.IndexFunction;
 import dev.listwatch.Lister;
 import dev.listwatch.ObjectMeta;
@@ -73,7 +74,7 @@ class StoreConcurrencyTests {
 						metas.add(object.meta());
 						objects.add(object);
 					}
-					store.replace(metas, objects);
+					store.replace(Items.zip(metas, objects));
 					// events: move stable objects between index values (same epoch), churn others
 					for (int i = 0; i < STABLE; i++) {
 						store.upsert(obj("stable", "s" + i, rv, round, (i + round + 1) % 3).meta(),

@@ -8,8 +8,10 @@ import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import dev.listwatch.Items;
 import dev.listwatch.IndexFunction;
 import dev.listwatch.Lister;
+import dev.listwatch.ObjectList;
 import dev.listwatch.ObjectMeta;
 import dev.listwatch.WatchIndex;
 import dev.listwatch.WatchStatus.IndexFailure;
@@ -21,6 +23,7 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatNullPointerException;
 
 class StoreTests {
 
@@ -229,7 +232,7 @@ class StoreTests {
 		Store<Obj> picked = new Store<>(index(Map.of("byData", picky(), "byApp", BY_APP)));
 		Obj ok = obj("default", "a", "1", "app=web", "fine");
 		Obj bad = obj("other", "b", "1", "app=web", "boom secret-value");
-		Diff<Obj> diff = picked.replace(List.of(ok.meta(), bad.meta()), List.of(ok, bad));
+		Diff<Obj> diff = picked.replace(Items.zip(List.of(ok.meta(), bad.meta()), List.of(ok, bad)));
 		assertThat(diff.added()).extracting(Entry::object).containsExactly(ok, bad);
 		assertThat(picked.size()).isEqualTo(2);
 		assertThat(picked.get("other/b")).isSameAs(bad);
@@ -282,7 +285,7 @@ class StoreTests {
 		Obj a = obj("default", "a", "1", "", "x");
 		assertThatExceptionOfType(OutOfMemoryError.class).isThrownBy(() -> starved.upsert(a.meta(), a));
 		assertThatExceptionOfType(OutOfMemoryError.class)
-			.isThrownBy(() -> starved.replace(List.of(a.meta()), List.of(a)));
+			.isThrownBy(() -> starved.replace(Items.zip(List.of(a.meta()), List.of(a))));
 		assertThat(starved.size()).isZero();
 		assertThat(starved.indexFailures()).isZero();
 	}
@@ -325,7 +328,7 @@ class StoreTests {
 		for (int i = 1; i <= calls.get() + 2; i++) {
 			assertThat(lister.byIndex("counted", "v" + i)).isEqualTo(("v" + i).equals("v2") ? List.of(b) : List.of());
 		}
-		counted.replace(List.of(b.meta()), List.of(b));
+		counted.replace(Items.zip(List.of(b.meta()), List.of(b)));
 		assertThat(counted.indexValues("counted")).as("unchanged keeps what was filed").containsExactly("v2");
 		counted.delete("default/b");
 		assertThat(counted.indexValues("counted")).isEmpty();
@@ -347,7 +350,7 @@ class StoreTests {
 		Obj b2 = obj("default", "b", "2", "", "x");
 		counted.upsert(b1.meta(), b1);
 		counted.upsert(b2.meta(), b2);
-		counted.replace(List.of(), List.of());
+		counted.replace(Items.zip(List.of(), List.of()));
 		for (int i = 1; i <= calls.get() + 1; i++) {
 			assertThat(counted.lister().byIndex("counted", "v" + i)).isEmpty();
 		}
@@ -370,7 +373,7 @@ class StoreTests {
 		failing.set(false);
 		flakyStore.upsert(b.meta(), b);
 		assertThat(flakyStore.indexValues("flaky")).containsExactly("blue");
-		Diff<Obj> diff = flakyStore.replace(List.of(a.meta(), b.meta()), List.of(a, b));
+		Diff<Obj> diff = flakyStore.replace(Items.zip(List.of(a.meta(), b.meta()), List.of(a, b)));
 		assertThat(diff.isEmpty()).isTrue();
 		assertThat(diff.unchanged()).isEqualTo(2);
 		assertThat(flakyStore.get("default/a")).isSameAs(a);
@@ -378,7 +381,7 @@ class StoreTests {
 		assertThat(flakyStore.lister().byIndex("flaky", "blue")).containsExactly(b);
 		assertThat(flakyStore.lister().byIndex("byApp", "web")).containsExactlyInAnyOrder(a, b);
 		Obj a2 = obj("default", "a", "2", "app=web", "green");
-		flakyStore.replace(List.of(a2.meta(), b.meta()), List.of(a2, b));
+		flakyStore.replace(Items.zip(List.of(a2.meta(), b.meta()), List.of(a2, b)));
 		assertThat(flakyStore.indexValues("flaky")).containsExactlyInAnyOrder("green", "blue");
 		assertThat(flakyStore.indexFailures()).isEqualTo(1);
 		flakyStore.delete("default/a");
@@ -392,12 +395,12 @@ class StoreTests {
 		picked.upsert(bad.meta(), bad);
 		assertFailure(picked, 1, "byData", "default/a", IllegalArgumentException.class);
 		Obj good = obj("default", "a", "2", "", "fine");
-		Diff<Obj> diff = picked.replace(List.of(good.meta()), List.of(good));
+		Diff<Obj> diff = picked.replace(Items.zip(List.of(good.meta()), List.of(good)));
 		assertThat(diff.modified()).hasSize(1);
 		assertThat(picked.lister().byIndex("byData", "fine")).containsExactly(good);
 		assertThat(picked.indexFailures()).isEqualTo(1);
 		Obj bad2 = obj("default", "a", "3", "", "boom");
-		picked.replace(List.of(bad2.meta()), List.of(bad2));
+		picked.replace(Items.zip(List.of(bad2.meta()), List.of(bad2)));
 		assertThat(picked.get("default/a")).isSameAs(bad2);
 		assertThat(picked.indexValues("byData")).isEmpty();
 		assertThat(picked.indexFailures()).isEqualTo(2);
@@ -504,9 +507,10 @@ class StoreTests {
 	}
 
 	@Test
-	void replaceRejectsMismatchedLists() {
+	void anItemWithoutAnObjectCannotBeMade() {
 		Obj a = obj("default", "a", "1", "", "x");
-		assertThatIllegalArgumentException().isThrownBy(() -> this.store.replace(List.of(a.meta()), List.of()));
+		assertThatNullPointerException().isThrownBy(() -> new ObjectList.Item<Obj>(a.meta(), null))
+			.withMessageContaining("object");
 	}
 
 	@Test
@@ -541,7 +545,7 @@ class StoreTests {
 			metas.add(object.meta());
 			list.add(object);
 		}
-		return this.store.replace(metas, list);
+		return this.store.replace(Items.zip(metas, list));
 	}
 
 }

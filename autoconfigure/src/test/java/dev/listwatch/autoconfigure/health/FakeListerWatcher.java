@@ -12,6 +12,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
+import dev.listwatch.Items;
 import dev.listwatch.KubernetesApiException;
 import dev.listwatch.KubernetesObject;
 import dev.listwatch.ListOptions;
@@ -104,7 +105,7 @@ public final class FakeListerWatcher implements ListerWatcher<KubernetesObject> 
 		refuseIfDown("GET /api/v1/namespaces/default/configmaps");
 		synchronized (this) {
 			List<KubernetesObject> items = new ArrayList<>(this.objects.values());
-			return new ObjectList<>(items, items.stream().map(KubernetesObject::metadata).toList(),
+			return new ObjectList<>(Items.zip(items.stream().map(KubernetesObject::metadata).toList(), items),
 					Long.toString(this.resourceVersion.get()), null, null);
 		}
 	}
