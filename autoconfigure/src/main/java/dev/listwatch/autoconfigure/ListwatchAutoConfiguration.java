@@ -7,6 +7,7 @@ import dev.listwatch.client.ApiServerClient;
 import dev.listwatch.cluster.Cluster;
 import dev.listwatch.informer.Informer;
 import dev.listwatch.informer.InformerFactory;
+import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -22,7 +23,6 @@ import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 import org.springframework.web.client.RestClient;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Auto-configuration of listwatch: connects to the cluster of a {@link ListwatchConnectionDetails}

@@ -6,9 +6,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 import dev.listwatch.KubernetesApiException;
+import dev.listwatch.WatchStatus;
 import dev.listwatch.client.ApiServerClient;
 import dev.listwatch.informer.Informer;
-import dev.listwatch.WatchStatus;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 

@@ -16,21 +16,21 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
-import dev.listwatch.KubernetesApiException;
 import dev.listwatch.KubernetesApiException.Kind;
+import dev.listwatch.KubernetesApiException;
 import dev.listwatch.ListerWatcher;
 import dev.listwatch.Resource;
 import dev.listwatch.cluster.Cluster;
 import dev.listwatch.cluster.Credentials;
 import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.http.MediaType;
 import org.springframework.http.client.ClientHttpResponse;
 import org.springframework.web.client.RestClient;
 import org.springframework.web.client.RestClientException;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.ObjectMapper;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The API server as list-watch sees it: a {@link ListerWatcher} per resource, with discovery

@@ -21,7 +21,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.listwatch.cluster.Cluster;
-
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 

@@ -11,7 +11,6 @@ import dev.listwatch.Resource;
 import dev.listwatch.WatchEvent;
 import dev.listwatch.WatchStatus;
 import dev.listwatch.informer.Informer;
-
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.ObjectProvider;

@@ -7,12 +7,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-
 import java.util.function.Supplier;
 
 import dev.listwatch.UnbindableObject;
-import dev.listwatch.WatchStatus;
 import dev.listwatch.WatchStatus.State;
+import dev.listwatch.WatchStatus;
 
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;

@@ -20,7 +20,6 @@ import java.util.function.Consumer;
 import dev.listwatch.ListerWatcher;
 import dev.listwatch.WatchIndex;
 
-
 import org.springframework.context.ApplicationEvent;
 import org.springframework.core.task.SimpleAsyncTaskExecutor;
 

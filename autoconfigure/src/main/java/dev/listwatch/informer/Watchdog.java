@@ -5,7 +5,6 @@ import java.util.function.Supplier;
 
 import dev.listwatch.KubernetesApiException;
 import dev.listwatch.WatchStream;
-
 import org.jspecify.annotations.Nullable;
 
 /**

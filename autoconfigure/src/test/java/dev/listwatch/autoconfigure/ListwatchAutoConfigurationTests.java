@@ -1,8 +1,5 @@
 package dev.listwatch.autoconfigure;
 
-import dev.listwatch.Items;
-import dev.listwatch.WatchStatus;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
@@ -17,6 +14,7 @@ import java.util.NoSuchElementException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
+import dev.listwatch.Items;
 import dev.listwatch.KubernetesObject;
 import dev.listwatch.ListOptions;
 import dev.listwatch.Lister;
@@ -25,6 +23,7 @@ import dev.listwatch.ObjectList;
 import dev.listwatch.ObjectMeta;
 import dev.listwatch.Resource;
 import dev.listwatch.WatchEvent;
+import dev.listwatch.WatchStatus;
 import dev.listwatch.WatchStream;
 import dev.listwatch.client.ApiServerClient;
 import dev.listwatch.cluster.Cluster;
@@ -36,6 +35,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.WebApplicationType;
@@ -51,7 +51,6 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.ResolvableType;
 import org.springframework.web.client.RestClient;
-import tools.jackson.databind.json.JsonMapper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatException;

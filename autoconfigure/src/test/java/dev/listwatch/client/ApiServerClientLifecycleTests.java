@@ -3,8 +3,8 @@ package dev.listwatch.client;
 import java.time.Clock;
 import java.time.Duration;
 
-import dev.listwatch.KubernetesApiException;
 import dev.listwatch.KubernetesApiException.Kind;
+import dev.listwatch.KubernetesApiException;
 import dev.listwatch.KubernetesObject;
 import dev.listwatch.ListOptions;
 import dev.listwatch.ListerWatcher;
@@ -13,9 +13,9 @@ import dev.listwatch.cluster.Cluster;
 import dev.listwatch.cluster.Credentials;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.web.client.RestClient;
-import tools.jackson.databind.json.JsonMapper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;

@@ -1,6 +1,5 @@
 package dev.listwatch.cluster;
 
-import dev.listwatch.testsupport.MutableClock;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -8,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Base64;
 
+import dev.listwatch.testsupport.MutableClock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

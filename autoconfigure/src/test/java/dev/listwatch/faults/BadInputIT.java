@@ -1,9 +1,5 @@
 package dev.listwatch.faults;
 
-import dev.listwatch.WatchStatus;
-
-import dev.listwatch.WatchStatus.RestartReason;
-
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -12,13 +8,15 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import dev.listwatch.KubernetesApiException;
 import dev.listwatch.KubernetesObject;
 import dev.listwatch.ListerWatcher;
+import dev.listwatch.WatchStatus.RestartReason;
+import dev.listwatch.WatchStatus;
 import dev.listwatch.client.ApiServerClient;
 import dev.listwatch.event.ResourceEvent;
 import dev.listwatch.informer.Informer;
 import dev.listwatch.informer.InformerFactory;
 import dev.listwatch.informer.InformerOptions;
-import dev.listwatch.testsupport.scripted.ScriptedApiServer;
 import dev.listwatch.testsupport.scripted.ScriptedApiServer.Reply;
+import dev.listwatch.testsupport.scripted.ScriptedApiServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

@@ -1,21 +1,19 @@
 package dev.listwatch.faults;
 
-import dev.listwatch.WatchStatus;
-
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 
 import dev.listwatch.KubernetesObject;
 import dev.listwatch.ListerWatcher;
+import dev.listwatch.WatchStatus;
 import dev.listwatch.client.ApiServerClient;
 import dev.listwatch.informer.Informer;
 import dev.listwatch.informer.InformerFactory;
 import dev.listwatch.informer.InformerOptions;
-import dev.listwatch.testsupport.scripted.ScriptedApiServer;
 import dev.listwatch.testsupport.scripted.ScriptedApiServer.Reply;
+import dev.listwatch.testsupport.scripted.ScriptedApiServer;
 import org.junit.jupiter.api.Test;
-
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;

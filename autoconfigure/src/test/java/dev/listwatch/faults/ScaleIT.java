@@ -17,8 +17,8 @@ import dev.listwatch.informer.InformerOptions;
 import dev.listwatch.testsupport.ApiWriter;
 import dev.listwatch.testsupport.LocalApiServer;
 import dev.listwatch.testsupport.LocalApiServerExtension;
-import dev.listwatch.testsupport.scripted.ScriptedApiServer;
 import dev.listwatch.testsupport.scripted.ScriptedApiServer.Reply;
+import dev.listwatch.testsupport.scripted.ScriptedApiServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 

@@ -11,9 +11,9 @@ import java.util.Map;
 import dev.listwatch.client.ApiServerClient;
 import dev.listwatch.cluster.Cluster;
 import dev.listwatch.cluster.ConnectionOptions;
+import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.web.client.RestClient;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * An {@link ApiServerClient} for a scripted server, made as the auto-configuration makes one

@@ -1,15 +1,13 @@
 package dev.listwatch.faults;
 
-import dev.listwatch.WatchStatus;
-
-import dev.listwatch.WatchStatus.RestartReason;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.Map;
 
+import dev.listwatch.WatchStatus.RestartReason;
+import dev.listwatch.WatchStatus;
 import dev.listwatch.autoconfigure.ListwatchAutoConfiguration;
 import dev.listwatch.cluster.Cluster;
 import dev.listwatch.informer.Informer;

@@ -1,11 +1,11 @@
 package dev.listwatch.informer;
 
-import dev.listwatch.testsupport.MutableClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
+import dev.listwatch.testsupport.MutableClock;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

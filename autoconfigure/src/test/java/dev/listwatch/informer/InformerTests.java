@@ -1,8 +1,5 @@
 package dev.listwatch.informer;
 
-import dev.listwatch.Items;
-import dev.listwatch.WatchStatus;
-
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,6 +12,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import dev.listwatch.Items;
 import dev.listwatch.ListOptions;
 import dev.listwatch.ListerWatcher;
 import dev.listwatch.ObjectList;
@@ -23,6 +21,7 @@ import dev.listwatch.Resource;
 import dev.listwatch.Status;
 import dev.listwatch.UnbindableObject;
 import dev.listwatch.WatchEvent;
+import dev.listwatch.WatchStatus;
 import dev.listwatch.WatchStream;
 import dev.listwatch.event.ResourceEvent;
 import dev.listwatch.event.WatchSyncedEvent;
@@ -56,6 +55,33 @@ class InformerTests {
 	void stop() {
 		this.informers.forEach(Informer::stop);
 		this.runtime.close();
+	}
+
+	@Test
+	void itsStatusGoesFromStartingThroughWatchingToStopped() {
+		Script script = new Script().list("10", "a@1");
+		Informer<String> informer = informer("things", script);
+		WatchStatus before = informer.status();
+		assertThat(before.watch()).isEqualTo("things");
+		assertThat(before.state()).isEqualTo(WatchStatus.State.STARTING);
+		assertThat(before.running()).isFalse();
+		assertThat(before.synced()).isFalse();
+		informer.start();
+		assertThat(next(2)).containsExactlyInAnyOrder("ADDED a@1 initial", "SYNCED 1");
+		await().atMost(WAIT).until(() -> informer.status().state() == WatchStatus.State.WATCHING);
+		WatchStatus watching = informer.status();
+		assertThat(watching.running()).isTrue();
+		assertThat(watching.synced()).isTrue();
+		assertThat(watching.objects()).isEqualTo(1);
+		assertThat(watching.lastResourceVersion()).isEqualTo("10");
+		assertThat(watching.lists().count()).isEqualTo(1);
+		assertThat(watching.syncs().count()).isEqualTo(1);
+		assertThat(watching.watched().type()).isEqualTo(String.class.getName());
+		informer.stop();
+		WatchStatus stopped = informer.status();
+		assertThat(stopped.state()).isEqualTo(WatchStatus.State.STOPPED);
+		assertThat(stopped.running()).isFalse();
+		assertThat(stopped.synced()).as("the cache stays whole").isTrue();
 	}
 
 	@Test

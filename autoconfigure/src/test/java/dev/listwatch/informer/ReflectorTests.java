@@ -1,28 +1,25 @@
 package dev.listwatch.informer;
 
-import dev.listwatch.Items;
-import dev.listwatch.WatchStatus;
-
-import dev.listwatch.WatchStatus.RestartReason;
-
-import dev.listwatch.testsupport.MutableClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.random.RandomGenerator;
-
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.random.RandomGenerator;
 
+import dev.listwatch.Items;
 import dev.listwatch.KubernetesApiException;
 import dev.listwatch.ListOptions;
 import dev.listwatch.ListerWatcher;
 import dev.listwatch.ObjectList;
 import dev.listwatch.UnbindableObject;
 import dev.listwatch.WatchEvent;
+import dev.listwatch.WatchStatus.RestartReason;
+import dev.listwatch.WatchStatus;
 import dev.listwatch.WatchStream;
 import dev.listwatch.informer.FakeListerWatcher.FakeStream;
 import dev.listwatch.informer.FakeListerWatcher.Request;
+import dev.listwatch.testsupport.MutableClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -1,18 +1,17 @@
 package dev.listwatch.informer;
 
-import dev.listwatch.WatchStatus.RestartReason;
-
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
+import dev.listwatch.WatchStatus.RestartReason;
 import dev.listwatch.autoconfigure.ListwatchAutoConfiguration;
 import dev.listwatch.autoconfigure.health.ListwatchHealthContributorAutoConfiguration;
+import dev.listwatch.reliability.RequestCounter;
 import dev.listwatch.testsupport.ApiWriter;
 import dev.listwatch.testsupport.LocalApiServer;
-import dev.listwatch.reliability.RequestCounter;
 import dev.listwatch.testsupport.fault.FaultProxy;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -12,8 +12,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import dev.listwatch.Items;
 import dev.listwatch.IndexFunction;
+import dev.listwatch.Items;
 import dev.listwatch.Lister;
 import dev.listwatch.ObjectMeta;
 import org.junit.jupiter.api.AfterEach;

@@ -8,8 +8,8 @@ import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import dev.listwatch.Items;
 import dev.listwatch.IndexFunction;
+import dev.listwatch.Items;
 import dev.listwatch.Lister;
 import dev.listwatch.ObjectList;
 import dev.listwatch.ObjectMeta;

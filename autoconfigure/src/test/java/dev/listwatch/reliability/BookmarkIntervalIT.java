@@ -1,10 +1,9 @@
 package dev.listwatch.reliability;
 
-import dev.listwatch.WatchStatus.RestartReason;
-
 import java.time.Duration;
 
 import dev.listwatch.WatchEvent;
+import dev.listwatch.WatchStatus.RestartReason;
 import dev.listwatch.autoconfigure.ListwatchAutoConfiguration;
 import dev.listwatch.informer.Informer;
 import dev.listwatch.testsupport.ApiWriter;

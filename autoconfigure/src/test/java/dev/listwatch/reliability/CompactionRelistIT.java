@@ -1,7 +1,5 @@
 package dev.listwatch.reliability;
 
-import dev.listwatch.WatchStatus.RestartReason;
-
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -9,15 +7,16 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import dev.listwatch.KubernetesObject;
 import dev.listwatch.Lister;
+import dev.listwatch.WatchStatus.RestartReason;
 import dev.listwatch.autoconfigure.ListwatchAutoConfiguration;
 import dev.listwatch.event.ResourceEvent;
 import dev.listwatch.informer.Informer;
 import dev.listwatch.testsupport.ApiWriter;
 import dev.listwatch.testsupport.LocalApiServer;
 import dev.listwatch.testsupport.fault.FaultProxy;
-import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;

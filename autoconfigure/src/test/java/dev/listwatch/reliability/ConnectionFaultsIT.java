@@ -1,9 +1,5 @@
 package dev.listwatch.reliability;
 
-import dev.listwatch.WatchStatus;
-
-import dev.listwatch.WatchStatus.RestartReason;
-
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,6 +16,8 @@ import java.util.stream.IntStream;
 
 import dev.listwatch.KubernetesObject;
 import dev.listwatch.Lister;
+import dev.listwatch.WatchStatus.RestartReason;
+import dev.listwatch.WatchStatus;
 import dev.listwatch.autoconfigure.ListwatchAutoConfiguration;
 import dev.listwatch.event.ResourceEvent;
 import dev.listwatch.informer.Informer;
@@ -37,14 +35,14 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.event.EventListener;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;

@@ -1,13 +1,12 @@
 package dev.listwatch.reliability;
 
-import dev.listwatch.WatchStatus.RestartReason;
-
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import dev.listwatch.KubernetesObject;
 import dev.listwatch.Lister;
+import dev.listwatch.WatchStatus.RestartReason;
 import dev.listwatch.autoconfigure.ListwatchAutoConfiguration;
 import dev.listwatch.event.ResourceEvent;
 import dev.listwatch.informer.Informer;

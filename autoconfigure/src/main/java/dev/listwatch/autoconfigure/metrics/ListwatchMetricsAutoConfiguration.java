@@ -2,8 +2,8 @@ package dev.listwatch.autoconfigure.metrics;
 
 import dev.listwatch.autoconfigure.ListwatchAutoConfiguration;
 import dev.listwatch.informer.Informer;
-import dev.listwatch.metrics.ListwatchMeterBinder;
 import dev.listwatch.informer.InformerFactory;
+import dev.listwatch.metrics.ListwatchMeterBinder;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;

@@ -1,6 +1,5 @@
 package dev.listwatch.autoconfigure.health;
 
-import dev.listwatch.testsupport.MutableClock;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -10,6 +9,7 @@ import java.time.Instant;
 
 import dev.listwatch.informer.Informer;
 import dev.listwatch.informer.InformerFactory;
+import dev.listwatch.testsupport.MutableClock;
 
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.SmartLifecycle;

@@ -15,7 +15,9 @@ import java.util.List;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -64,6 +66,9 @@ public final class FaultProxy implements AutoCloseable {
 	private final Object listening = new Object();
 
 	private ServerSocket serverSocket;
+
+	/** Counted down when the thread accepting on {@link #serverSocket} has ended. */
+	private CountDownLatch acceptorDone = new CountDownLatch(0);
 
 	private volatile boolean closed;
 
@@ -260,6 +265,17 @@ public final class FaultProxy implements AutoCloseable {
 			if (this.serverSocket != null) {
 				closeQuietly(this.serverSocket);
 				this.serverSocket = null;
+				// the JDK closes a socket that a thread is blocked accepting on only once that
+				// thread has left accept(): until then the port still listens, and resume() could
+				// not bind it
+				try {
+					if (!this.acceptorDone.await(5, TimeUnit.SECONDS)) {
+						logger.warn("The accepting thread of port {} did not end", this.port);
+					}
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
 			}
 		}
 	}
@@ -309,39 +325,50 @@ public final class FaultProxy implements AutoCloseable {
 	}
 
 	private void listen(ServerSocket socket) {
+		CountDownLatch done = new CountDownLatch(1);
 		synchronized (this.listening) {
 			this.serverSocket = socket;
+			this.acceptorDone = done;
 		}
 		daemon("fault-proxy-accept-" + this.port, () -> {
-			while (!socket.isClosed()) {
-				Socket client;
-				try {
-					client = socket.accept();
-				}
-				catch (IOException ex) {
-					return;
-				}
-				if (this.closed || this.connections.size() >= MAX_CONNECTIONS) {
-					closeQuietly(client);
-					continue;
-				}
-				this.accepted.incrementAndGet();
-				try {
-					Socket upstream = new Socket();
-					upstream.connect(this.target, 5000);
-					Connection connection = new Connection(client, upstream);
-					this.connections.add(connection);
-					if (this.stallNew && connection.stall()) {
-						this.stalls.incrementAndGet();
-					}
-					connection.start();
-				}
-				catch (IOException ex) {
-					logger.debug("Cannot connect to {}", this.target, ex);
-					closeQuietly(client);
-				}
+			try {
+				accept(socket);
+			}
+			finally {
+				done.countDown();
 			}
 		});
+	}
+
+	private void accept(ServerSocket socket) {
+		while (!socket.isClosed()) {
+			Socket client;
+			try {
+				client = socket.accept();
+			}
+			catch (IOException ex) {
+				return;
+			}
+			if (this.closed || this.connections.size() >= MAX_CONNECTIONS) {
+				closeQuietly(client);
+				continue;
+			}
+			this.accepted.incrementAndGet();
+			try {
+				Socket upstream = new Socket();
+				upstream.connect(this.target, 5000);
+				Connection connection = new Connection(client, upstream);
+				this.connections.add(connection);
+				if (this.stallNew && connection.stall()) {
+					this.stalls.incrementAndGet();
+				}
+				connection.start();
+			}
+			catch (IOException ex) {
+				logger.debug("Cannot connect to {}", this.target, ex);
+				closeQuietly(client);
+			}
+		}
 	}
 
 	private static void daemon(String name, Runnable task) {
