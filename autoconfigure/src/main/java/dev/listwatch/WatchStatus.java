@@ -2,6 +2,8 @@ package dev.listwatch;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collections;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -45,8 +47,8 @@ import org.jspecify.annotations.Nullable;
  * @param lastSyncTime when the last full sync (list or streaming list) completed, or {@code null}
  * @param streamingList whether the last sync used a streaming list, or {@code null} before the
  * first
- * @param events events received, by type (every type present)
- * @param restarts watch restarts, by reason (only reasons that happened)
+ * @param events events received, by type (every type present), in the enum's order
+ * @param restarts watch restarts, by reason (only reasons that happened), in the enum's order
  * @param relists relists after the first list (the resourceVersion had expired)
  * @param consecutiveFailures failures since the last progress
  * @param failingSince since when the watch has been failing, or {@code null} when it is not
@@ -73,9 +75,16 @@ public record WatchStatus(String watch, Watched watched, boolean running, State 
 	 * Makes a snapshot; the maps and the list are copied.
 	 */
 	public WatchStatus {
-		events = Map.copyOf(events);
-		restarts = Map.copyOf(restarts);
+		events = enumMap(WatchEvent.Type.class, events);
+		restarts = enumMap(RestartReason.class, restarts);
 		unbindable = List.copyOf(unbindable);
+	}
+
+	/** An unmodifiable copy that iterates in the enum's order. */
+	private static <K extends Enum<K>> Map<K, Long> enumMap(Class<K> type, Map<K, Long> map) {
+		EnumMap<K, Long> copy = new EnumMap<>(type);
+		copy.putAll(map);
+		return Collections.unmodifiableMap(copy);
 	}
 
 	/**

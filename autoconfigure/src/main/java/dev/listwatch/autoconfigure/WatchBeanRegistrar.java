@@ -106,8 +106,17 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 						"Name one of the declared watches in WatchIndex.of(...), or declare the watch.", null);
 			}
 		}
-		return beanFactory.getBean(InformerFactory.class)
-			.informer(name, (Class) type, listerWatcher, informerOptions(properties.getDefaults(), watch), indexes);
+		InformerOptions options;
+		try {
+			options = informerOptions(properties.getDefaults(), watch);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new WatchDeclarationException(name, null, "has options that cannot work: " + ex.getMessage(),
+					"Check listwatch.defaults.* (backoff, timeouts, page size) and listwatch.watches." + name
+							+ ".page-size.",
+					ex);
+		}
+		return beanFactory.getBean(InformerFactory.class).informer(name, (Class) type, listerWatcher, options, indexes);
 	}
 
 	static InformerOptions informerOptions(ListwatchProperties.Defaults defaults, ListwatchProperties.Watch watch) {

@@ -243,11 +243,18 @@ public final class ApiServerClient implements AutoCloseable {
 		Objects.requireNonNull(clock, "clock");
 		Credentials credentials = cluster.credentials();
 		Transport transport = Transport.create(cluster);
-		RestClient restClient = builder.clone()
-			.requestFactory(transport.requestFactory())
-			.requestInterceptor(new AuthorizationInterceptor(credentials::authorization, credentials::refresh))
-			.build();
-		return new ApiServerClient(restClient, cluster.server(), mapper, clock, transport);
+		try {
+			RestClient restClient = builder.clone()
+				.requestFactory(transport.requestFactory())
+				.requestInterceptor(new AuthorizationInterceptor(credentials::authorization, credentials::refresh))
+				.build();
+			return new ApiServerClient(restClient, cluster.server(), mapper, clock, transport);
+		}
+		catch (RuntimeException | Error ex) {
+			// a customizer failed: release the threads and the relay the transport holds
+			transport.close();
+			throw ex;
+		}
 	}
 
 	/**

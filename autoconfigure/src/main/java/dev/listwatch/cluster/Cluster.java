@@ -48,7 +48,8 @@ public record Cluster(URI server, @Nullable SslBundle ssl, boolean insecureSkipT
 	/**
 	 * Checks the values.
 	 * @throws IllegalArgumentException if the server is not an absolute http(s) URL with a
-	 * host, the connect timeout is not positive, or the namespace is blank
+	 * host, or carries user information, a query or a fragment, the connect timeout is not
+	 * positive, or the namespace is blank
 	 * @throws NullPointerException if a value that may not be {@code null} is
 	 */
 	public Cluster {
@@ -59,8 +60,14 @@ public record Cluster(URI server, @Nullable SslBundle ssl, boolean insecureSkipT
 		Objects.requireNonNull(description, "description");
 		String scheme = server.getScheme();
 		if (!("https".equalsIgnoreCase(scheme) || "http".equalsIgnoreCase(scheme)) || server.getHost() == null) {
-			throw new IllegalArgumentException(
-					"Cluster server " + server + " is not an http(s) URL with a host: write e.g. https://10.0.0.1:6443");
+			// never the URL itself in the message: it may carry a password
+			throw new IllegalArgumentException("Cluster server is not an http(s) URL with a host (scheme " + scheme
+					+ "): write e.g. https://10.0.0.1:6443");
+		}
+		if (server.getRawUserInfo() != null || server.getRawQuery() != null || server.getRawFragment() != null) {
+			throw new IllegalArgumentException("Cluster server of host " + server.getHost()
+					+ " carries user information, a query or a fragment: give only scheme, host, port and path prefix, "
+					+ "and the credentials as Credentials");
 		}
 		String text = server.toString();
 		if (text.endsWith("/")) {

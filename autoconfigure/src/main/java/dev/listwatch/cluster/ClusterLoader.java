@@ -103,6 +103,16 @@ final class ClusterLoader {
 								+ ".truststore.certificate) and unset listwatch.connection.certificate-authority(-data), or unset "
 								+ SSL_BUNDLE);
 			}
+			if (bundle.getStores().getKeyStore() == null && (spec.clientChain != null || spec.clientKey != null)) {
+				// without a key store the bundle would silently drop the kubeconfig's client
+				// certificate, and the server would answer 401 at run time
+				throw new KubeconfigException(SETTINGS, SSL_BUNDLE,
+						"names SSL bundle '" + settings.sslBundleName() + "', which has no key store, while the "
+								+ "kubeconfig's user authenticates with a client certificate: the bundle replaces both",
+						"add the client certificate and key to the bundle (spring.ssl.bundle.pem."
+								+ settings.sslBundleName() + ".keystore.certificate and .private-key), or unset "
+								+ SSL_BUNDLE);
+			}
 			// the bundle's trust material and key replace the kubeconfig's CA and client certificate
 			caOverride = true;
 			spec.sslBundle = bundle;

@@ -7,6 +7,8 @@ import java.util.stream.Stream;
 import dev.listwatch.WatchStatus;
 import dev.listwatch.informer.Informer;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.health.contributor.CompositeHealthContributor;
 import org.springframework.boot.health.contributor.HealthContributor;
@@ -53,7 +55,7 @@ public final class ListwatchHealthContributor implements CompositeHealthContribu
 	}
 
 	@Override
-	public HealthContributor getContributor(String name) {
+	public @Nullable HealthContributor getContributor(String name) {
 		return informers().filter((informer) -> informer.watch().equals(name))
 			.findFirst()
 			.map(this::indicator)

@@ -21,7 +21,7 @@ import org.springframework.boot.health.contributor.Status;
  * The health of one watch, from its status snapshot. The rule: <b>a watch that is not making
  * progress is never reported healthy past its grace period, and the reason is in its
  * details.</b> Progress is an event or bookmark received, or a sync completed; a watch that only
- * reconnects does not make progress (see {@link ReflectorStatus}). So:
+ * reconnects does not make progress (see {@link WatchStatus}). So:
  * <ul>
  * <li>{@code unhealthy-status} (DOWN) when its reading thread failed ({@link State#FAILED},
  * until a resync succeeds), or when it has been failing for longer than the grace period: the

@@ -45,7 +45,7 @@ import org.springframework.context.SmartLifecycle;
  * <p>
  * Objects the watch cannot hold ({@link UnbindableObject}) are never taken for deleted: the cache
  * keeps their last state that could be held, no event is published for the change it could not
- * take, and {@link #unbindable()} lists them until they bind again or are deleted.
+ * take, and {@link WatchStatus#unbindable()} lists them until they bind again or are deleted.
  *
  * @param <T> the Java type of the objects
  */

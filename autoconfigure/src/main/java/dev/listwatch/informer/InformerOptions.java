@@ -26,7 +26,8 @@ public record InformerOptions(@Nullable String labelSelector, @Nullable String f
 	/**
 	 * Makes options.
 	 * @throws IllegalArgumentException when a selector does not parse (the message says which and
-	 * why), or a duration is missing or not positive
+	 * why), a duration is missing, the idle timeout is not positive, or the page size is not
+	 * positive
 	 */
 	public InformerOptions {
 		if (labelSelector != null) {
@@ -52,6 +53,9 @@ public record InformerOptions(@Nullable String labelSelector, @Nullable String f
 		}
 		if (idleTimeout == null || idleTimeout.isNegative() || idleTimeout.isZero()) {
 			throw new IllegalArgumentException("idleTimeout must be a positive duration, not " + idleTimeout);
+		}
+		if (pageSize != null && pageSize <= 0) {
+			throw new IllegalArgumentException("pageSize must be positive, or null for one page, not " + pageSize);
 		}
 	}
 
@@ -100,6 +104,23 @@ public record InformerOptions(@Nullable String labelSelector, @Nullable String f
 	 * @param resetAfter how long without failure starts over (client-go: 2 min)
 	 */
 	public record BackoffPolicy(Duration initial, Duration max, double factor, double jitter, Duration resetAfter) {
+
+		/**
+		 * Makes a policy.
+		 * @throws IllegalArgumentException when the initial delay is not positive, the longest is
+		 * shorter than it, the factor is below 1, or the jitter is negative
+		 */
+		public BackoffPolicy {
+			if (initial == null || initial.isNegative() || initial.isZero() || max == null || max.compareTo(initial) < 0
+					|| resetAfter == null) {
+				throw new IllegalArgumentException("backoff delays must be positive, the longest at least the first "
+						+ "(initial " + initial + ", max " + max + ", reset after " + resetAfter + ")");
+			}
+			if (factor < 1 || jitter < 0) {
+				throw new IllegalArgumentException(
+						"backoff factor must be at least 1 and jitter not negative, not " + factor + " and " + jitter);
+			}
+		}
 
 		/** client-go's reflector backoff. */
 		public static final BackoffPolicy CLIENT_GO = new BackoffPolicy(Duration.ofMillis(800), Duration.ofSeconds(30),

@@ -45,7 +45,7 @@ import org.apache.commons.logging.LogFactory;
  * <li>a failure of the handler resyncs with a fresh list; a failure of the lister-watcher (a
  * request) backs off and resumes from the last resourceVersion without a list;</li>
  * <li>an {@link Error} on the loop's thread (OutOfMemoryError, StackOverflowError, a LinkageError
- * from user code) marks the watch {@link WatchState#FAILED}, backs off and resyncs; the state
+ * from user code) marks the watch {@link State#FAILED}, backs off and resyncs; the state
  * stays FAILED until a sync completes.</li>
  * </ul>
  * <p>

@@ -289,10 +289,14 @@ final class ReflectorStatus {
 		this.restarts.forEach((reason, count) -> restartsByReason.put(reason, count.sum()));
 		Map<WatchEvent.Type, Long> eventsByType = new EnumMap<>(WatchEvent.Type.class);
 		this.events.forEach((type, count) -> eventsByType.put(type, count.sum()));
+		// failing: read once, so that its two sides agree
+		Instant failingSince = this.failingSince;
+		Duration failingFor = (failingSince != null)
+				? Duration.ofNanos(Math.max(0, this.ticker.nanoTime() - this.failingSinceNanos)) : null;
 		return new WatchStatus(watch, watched, running, this.state,
 				this.stateSince, hasSynced(), this.lastResourceVersion, objects, this.lastEventTime, silentFor(),
 				this.lastSyncTime, this.streaming, eventsByType, restartsByReason, this.relists.sum(),
-				this.consecutiveFailures.get(), this.failingSince, failingFor(), this.lastError,
+				this.consecutiveFailures.get(), failingSince, failingFor, this.lastError,
 				new WatchStatus.Timing(this.lists.sum(), Duration.ofNanos(this.listNanos.sum())),
 				new WatchStatus.Timing(this.syncs.sum(), Duration.ofNanos(this.syncNanos.sum())), backlog,
 				listenerFailures, indexFailures, lastIndexFailure, unbindable);

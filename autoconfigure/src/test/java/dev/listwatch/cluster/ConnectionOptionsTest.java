@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import org.springframework.boot.ssl.SslBundle;
+import org.springframework.boot.ssl.pem.PemContent;
 import org.springframework.boot.ssl.pem.PemSslStore;
 import org.springframework.boot.ssl.pem.PemSslStoreBundle;
 
@@ -49,7 +50,10 @@ class ConnectionOptionsTest {
 
 	@Test
 	void anSslBundleReplacesTheKubeconfigsCaAndClientCertificate() {
-		SslBundle bundle = bundle();
+		SslBundle bundle = SslBundle.of(new PemSslStoreBundle(
+				PemSslStore.of(Tls.certificates(Corpus.client().certificatePem()),
+						PemContent.of(Corpus.client().pkcs8Pem()).getPrivateKey()),
+				PemSslStore.of(Tls.certificates(Corpus.ca().certificatePem()), null)));
 		TestSettings settings = kind();
 		settings.sslBundleName = "apiserver";
 		settings.sslBundle = bundle;
@@ -57,6 +61,27 @@ class ConnectionOptionsTest {
 		assertThat(cluster.ssl()).isSameAs(bundle);
 		assertThat(cluster.description()).endsWith(" with SSL bundle 'apiserver'");
 		assertThat(kind().load().ssl()).as("without the option: the kubeconfig's material").isNotSameAs(bundle);
+	}
+
+	@Test
+	void anSslBundleWithoutAKeyStoreIsRefusedWhenTheKubeconfigUsesAClientCertificate() {
+		TestSettings settings = kind();
+		settings.sslBundleName = "apiserver";
+		settings.sslBundle = bundle();
+		KubeconfigException ex = catchThrowableOfType(KubeconfigException.class, settings::load);
+		assertThat(ex).isNotNull();
+		assertThat(ex.field()).isEqualTo("listwatch.connection.ssl-bundle");
+		assertThat(ex.getMessage()).contains("has no key store").contains("client certificate");
+		assertThat(ex.fix()).contains("spring.ssl.bundle.pem.apiserver.keystore.certificate");
+	}
+
+	@Test
+	void aClusterServerWithUserInformationIsRefusedWithoutShowingIt() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> new Cluster(URI.create("https://admin:s3cret@10.0.0.1:6443"), null, false, null,
+					Credentials.none(), null, Duration.ofSeconds(5), "default", "test"))
+			.withMessageContaining("user information")
+			.withMessageNotContaining("s3cret");
 	}
 
 	@Test
