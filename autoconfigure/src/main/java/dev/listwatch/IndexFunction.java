@@ -2,6 +2,8 @@ package dev.listwatch;
 
 import java.util.Collection;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Computes the values under which an object is filed in one index of a watch's cache: client-go's
  * {@code IndexFunc}.
@@ -29,8 +31,9 @@ public interface IndexFunction<T> {
 	 * The index values of an object.
 	 * @param object the object
 	 * @param meta its metadata (namespace, name, labels, ...)
-	 * @return the values the object is filed under; empty or {@code null} for none
+	 * @return the values the object is filed under; empty or {@code null} for none; a {@code null}
+	 * element is a failure, as described above
 	 */
-	Collection<String> values(T object, ObjectMeta meta);
+	@Nullable Collection<String> values(T object, ObjectMeta meta);
 
 }

@@ -2,6 +2,8 @@ package dev.listwatch;
 
 import java.time.Duration;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A request to the Kubernetes API failed: the server answered with an error status, the
  * connection failed, or what arrived could not be decoded.
@@ -13,11 +15,11 @@ import java.time.Duration;
  */
 public class KubernetesApiException extends RuntimeException {
 
-	private final transient Status status;
+	private final transient @Nullable Status status;
 
 	private final Kind kind;
 
-	private final Duration retryAfter;
+	private final @Nullable Duration retryAfter;
 
 	/**
 	 * What kind of failure this is, so callers can switch on it.
@@ -82,7 +84,8 @@ public class KubernetesApiException extends RuntimeException {
 	 * @param retryAfter the delay the server asked for ({@code Retry-After}), or {@code null}
 	 * @param cause the cause, or {@code null}
 	 */
-	public KubernetesApiException(Kind kind, String message, Status status, Duration retryAfter, Throwable cause) {
+	public KubernetesApiException(Kind kind, String message, @Nullable Status status, @Nullable Duration retryAfter,
+			@Nullable Throwable cause) {
 		super(message, cause);
 		this.kind = kind;
 		this.status = status;
@@ -95,7 +98,7 @@ public class KubernetesApiException extends RuntimeException {
 	 * @param message the message; must never hold a credential or an object's values
 	 * @param cause the cause, or {@code null}
 	 */
-	public KubernetesApiException(Kind kind, String message, Throwable cause) {
+	public KubernetesApiException(Kind kind, String message, @Nullable Throwable cause) {
 		this(kind, message, null, null, cause);
 	}
 
@@ -108,7 +111,7 @@ public class KubernetesApiException extends RuntimeException {
 	 * @param retryAfter the delay the server asked for, or {@code null}
 	 * @return the exception, its message naming the request, code, reason and message
 	 */
-	public static KubernetesApiException of(String request, Status status, Duration retryAfter) {
+	public static KubernetesApiException of(String request, Status status, @Nullable Duration retryAfter) {
 		Kind kind = Kind.of(status.code());
 		if ("Expired".equals(status.reason()) || "Gone".equals(status.reason())) {
 			kind = Kind.GONE;
@@ -145,7 +148,7 @@ public class KubernetesApiException extends RuntimeException {
 	 * The API status the server sent, if it sent one.
 	 * @return the status or {@code null}
 	 */
-	public Status status() {
+	public @Nullable Status status() {
 		return this.status;
 	}
 
@@ -170,7 +173,7 @@ public class KubernetesApiException extends RuntimeException {
 	 * How long the server asked to wait ({@code Retry-After}), if it did.
 	 * @return the delay or {@code null}
 	 */
-	public Duration retryAfter() {
+	public @Nullable Duration retryAfter() {
 		return this.retryAfter;
 	}
 

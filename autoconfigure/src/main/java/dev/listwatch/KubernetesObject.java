@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.Map;
 
 import com.fasterxml.jackson.annotation.JsonValue;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.json.JsonMapper;
@@ -25,11 +26,11 @@ public final class KubernetesObject {
 
 	private final ObjectMeta metadata;
 
-	private final String apiVersion;
+	private final @Nullable String apiVersion;
 
-	private final String kind;
+	private final @Nullable String kind;
 
-	private KubernetesObject(byte[] json, ObjectMeta metadata, String apiVersion, String kind) {
+	private KubernetesObject(byte[] json, ObjectMeta metadata, @Nullable String apiVersion, @Nullable String kind) {
 		this.json = json;
 		this.metadata = metadata;
 		this.apiVersion = apiVersion;
@@ -40,12 +41,13 @@ public final class KubernetesObject {
 	 * Makes an object from its parts, as a decoder has read them. The array is taken as it is, not
 	 * copied: the caller hands it over and must not change it.
 	 * @param metadata the metadata read from {@code json}
-	 * @param apiVersion the {@code apiVersion} read from {@code json}
-	 * @param kind the {@code kind} read from {@code json}
+	 * @param apiVersion the {@code apiVersion} read from {@code json}, or {@code null} when it has none
+	 * @param kind the {@code kind} read from {@code json}, or {@code null} when it has none
 	 * @param json the object's UTF-8 JSON
 	 * @return the object
 	 */
-	public static KubernetesObject of(ObjectMeta metadata, String apiVersion, String kind, byte[] json) {
+	public static KubernetesObject of(ObjectMeta metadata, @Nullable String apiVersion, @Nullable String kind,
+			byte[] json) {
 		return new KubernetesObject(json, metadata, apiVersion, kind);
 	}
 
@@ -53,7 +55,7 @@ public final class KubernetesObject {
 	 * The {@code apiVersion}, for example {@code v1} or {@code apps/v1}.
 	 * @return the API version, or {@code null} when the JSON has none
 	 */
-	public String apiVersion() {
+	public @Nullable String apiVersion() {
 		return this.apiVersion;
 	}
 
@@ -61,7 +63,7 @@ public final class KubernetesObject {
 	 * The {@code kind}, for example {@code ConfigMap}.
 	 * @return the kind, or {@code null} when the JSON has none
 	 */
-	public String kind() {
+	public @Nullable String kind() {
 		return this.kind;
 	}
 
@@ -77,13 +79,13 @@ public final class KubernetesObject {
 	 * The namespace.
 	 * @return the namespace, or {@code null} for a cluster-scoped object
 	 */
-	public String namespace() {
+	public @Nullable String namespace() {
 		return this.metadata.namespace();
 	}
 
 	/**
 	 * The name.
-	 * @return the name
+	 * @return the name, which the API server gives every object
 	 */
 	public String name() {
 		return this.metadata.name();
@@ -93,7 +95,7 @@ public final class KubernetesObject {
 	 * The UID.
 	 * @return the UID, or {@code null} when the JSON has none
 	 */
-	public String uid() {
+	public @Nullable String uid() {
 		return this.metadata.uid();
 	}
 
@@ -189,7 +191,7 @@ public final class KubernetesObject {
 	}
 
 	@Override
-	public boolean equals(Object other) {
+	public boolean equals(@Nullable Object other) {
 		return (this == other) || (other instanceof KubernetesObject that && Arrays.equals(this.json, that.json));
 	}
 

@@ -2,6 +2,8 @@ package dev.listwatch;
 
 import java.time.Duration;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Options of one LIST or WATCH request, named as the Kubernetes API names its query parameters.
  * <p>
@@ -19,9 +21,9 @@ import java.time.Duration;
  * @param allowWatchBookmarks {@code allowWatchBookmarks}
  * @param sendInitialEvents {@code sendInitialEvents}: a streaming list, where the server serves it
  */
-public record ListOptions(String labelSelector, String fieldSelector, Long limit, String continueToken,
-		String resourceVersion, String resourceVersionMatch, Duration timeout, Boolean allowWatchBookmarks,
-		Boolean sendInitialEvents) {
+public record ListOptions(@Nullable String labelSelector, @Nullable String fieldSelector, @Nullable Long limit,
+		@Nullable String continueToken, @Nullable String resourceVersion, @Nullable String resourceVersionMatch,
+		@Nullable Duration timeout, @Nullable Boolean allowWatchBookmarks, @Nullable Boolean sendInitialEvents) {
 
 	private static final ListOptions NONE = new ListOptions(null, null, null, null, null, null, null, null, null);
 
@@ -44,7 +46,7 @@ public record ListOptions(String labelSelector, String fieldSelector, Long limit
 	 * @param labelSelector the label selector, or {@code null} for none
 	 * @return the copy
 	 */
-	public ListOptions withLabelSelector(String labelSelector) {
+	public ListOptions withLabelSelector(@Nullable String labelSelector) {
 		return new ListOptions(labelSelector, this.fieldSelector, this.limit, this.continueToken, this.resourceVersion,
 				this.resourceVersionMatch, this.timeout, this.allowWatchBookmarks, this.sendInitialEvents);
 	}
@@ -54,7 +56,7 @@ public record ListOptions(String labelSelector, String fieldSelector, Long limit
 	 * @param fieldSelector the field selector, or {@code null} for none
 	 * @return the copy
 	 */
-	public ListOptions withFieldSelector(String fieldSelector) {
+	public ListOptions withFieldSelector(@Nullable String fieldSelector) {
 		return new ListOptions(this.labelSelector, fieldSelector, this.limit, this.continueToken, this.resourceVersion,
 				this.resourceVersionMatch, this.timeout, this.allowWatchBookmarks, this.sendInitialEvents);
 	}
@@ -64,7 +66,7 @@ public record ListOptions(String labelSelector, String fieldSelector, Long limit
 	 * @param limit the page size, or {@code null} for one page
 	 * @return the copy
 	 */
-	public ListOptions withLimit(Long limit) {
+	public ListOptions withLimit(@Nullable Long limit) {
 		return new ListOptions(this.labelSelector, this.fieldSelector, limit, this.continueToken, this.resourceVersion,
 				this.resourceVersionMatch, this.timeout, this.allowWatchBookmarks, this.sendInitialEvents);
 	}
@@ -74,7 +76,7 @@ public record ListOptions(String labelSelector, String fieldSelector, Long limit
 	 * @param continueToken the continue token of the previous page, or {@code null} for the first
 	 * @return the copy
 	 */
-	public ListOptions withContinueToken(String continueToken) {
+	public ListOptions withContinueToken(@Nullable String continueToken) {
 		return new ListOptions(this.labelSelector, this.fieldSelector, this.limit, continueToken, this.resourceVersion,
 				this.resourceVersionMatch, this.timeout, this.allowWatchBookmarks, this.sendInitialEvents);
 	}
@@ -84,7 +86,7 @@ public record ListOptions(String labelSelector, String fieldSelector, Long limit
 	 * @param resourceVersion the resourceVersion, or {@code null} for the newest state
 	 * @return the copy
 	 */
-	public ListOptions withResourceVersion(String resourceVersion) {
+	public ListOptions withResourceVersion(@Nullable String resourceVersion) {
 		return new ListOptions(this.labelSelector, this.fieldSelector, this.limit, this.continueToken, resourceVersion,
 				this.resourceVersionMatch, this.timeout, this.allowWatchBookmarks, this.sendInitialEvents);
 	}
@@ -94,7 +96,7 @@ public record ListOptions(String labelSelector, String fieldSelector, Long limit
 	 * @param resourceVersionMatch {@link #NOT_OLDER_THAN}, {@link #EXACT} or {@code null}
 	 * @return the copy
 	 */
-	public ListOptions withResourceVersionMatch(String resourceVersionMatch) {
+	public ListOptions withResourceVersionMatch(@Nullable String resourceVersionMatch) {
 		return new ListOptions(this.labelSelector, this.fieldSelector, this.limit, this.continueToken,
 				this.resourceVersion, resourceVersionMatch, this.timeout, this.allowWatchBookmarks,
 				this.sendInitialEvents);
@@ -105,7 +107,7 @@ public record ListOptions(String labelSelector, String fieldSelector, Long limit
 	 * @param timeout the server-side watch timeout (whole seconds are sent), or {@code null}
 	 * @return the copy
 	 */
-	public ListOptions withTimeout(Duration timeout) {
+	public ListOptions withTimeout(@Nullable Duration timeout) {
 		return new ListOptions(this.labelSelector, this.fieldSelector, this.limit, this.continueToken,
 				this.resourceVersion, this.resourceVersionMatch, timeout, this.allowWatchBookmarks,
 				this.sendInitialEvents);
@@ -116,7 +118,7 @@ public record ListOptions(String labelSelector, String fieldSelector, Long limit
 	 * @param allowWatchBookmarks whether the server may send bookmarks, or {@code null}
 	 * @return the copy
 	 */
-	public ListOptions withAllowWatchBookmarks(Boolean allowWatchBookmarks) {
+	public ListOptions withAllowWatchBookmarks(@Nullable Boolean allowWatchBookmarks) {
 		return new ListOptions(this.labelSelector, this.fieldSelector, this.limit, this.continueToken,
 				this.resourceVersion, this.resourceVersionMatch, this.timeout, allowWatchBookmarks,
 				this.sendInitialEvents);
@@ -127,7 +129,7 @@ public record ListOptions(String labelSelector, String fieldSelector, Long limit
 	 * @param sendInitialEvents whether a watch starts with the current state as ADDED events, or {@code null}
 	 * @return the copy
 	 */
-	public ListOptions withSendInitialEvents(Boolean sendInitialEvents) {
+	public ListOptions withSendInitialEvents(@Nullable Boolean sendInitialEvents) {
 		return new ListOptions(this.labelSelector, this.fieldSelector, this.limit, this.continueToken,
 				this.resourceVersion, this.resourceVersionMatch, this.timeout, this.allowWatchBookmarks,
 				sendInitialEvents);

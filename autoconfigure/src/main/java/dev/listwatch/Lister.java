@@ -4,6 +4,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The read-only view of one watch's local cache: the {@code <watch>Lister} bean, client-go's
  * {@code GenericLister} and {@code Indexer} read side.
@@ -42,7 +44,7 @@ public interface Lister<T> {
 	 * @param name the name
 	 * @return the cached object, or empty if the cache holds none with that key
 	 */
-	Optional<T> get(String namespace, String name);
+	Optional<T> get(@Nullable String namespace, String name);
 
 	/**
 	 * The object with the given cache key.
@@ -62,7 +64,7 @@ public interface Lister<T> {
 	 * @param namespace the namespace; {@code null} or empty for all namespaces
 	 * @return a snapshot of the matching objects
 	 */
-	List<T> list(String namespace);
+	List<T> list(@Nullable String namespace);
 
 	/**
 	 * The cached objects of one namespace whose labels match a selector.
@@ -71,7 +73,7 @@ public interface Lister<T> {
 	 * @return a snapshot of the matching objects
 	 * @throws IllegalArgumentException if the selector is malformed
 	 */
-	List<T> list(String namespace, String labelSelector);
+	List<T> list(@Nullable String namespace, @Nullable String labelSelector);
 
 	/**
 	 * The cached objects, in all namespaces, whose labels match a selector.
@@ -79,7 +81,7 @@ public interface Lister<T> {
 	 * @return a snapshot of the matching objects
 	 * @throws IllegalArgumentException if the selector is malformed
 	 */
-	List<T> listByLabels(String labelSelector);
+	List<T> listByLabels(@Nullable String labelSelector);
 
 	/**
 	 * The cached objects filed under a value of an index: the built-in

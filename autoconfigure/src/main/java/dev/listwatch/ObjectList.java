@@ -23,9 +23,19 @@ public record ObjectList<T>(List<Item<T>> items, String resourceVersion, @Nullab
 
 	/**
 	 * Makes a page; a {@code null} {@code unbindable} is taken as none.
+	 * @param items the objects of this page with their metadata, in the server's order
+	 * @param resourceVersion the list's resourceVersion
+	 * @param continueToken the token of the next page, or {@code null} for the last page
+	 * @param remainingItemCount the server's estimate of the items left, or {@code null}
+	 * @param unbindable the items of this page that could not be held, or {@code null} for none
 	 */
-	public ObjectList {
-		unbindable = (unbindable != null) ? unbindable : List.of();
+	public ObjectList(List<Item<T>> items, String resourceVersion, @Nullable String continueToken,
+			@Nullable Long remainingItemCount, @Nullable List<UnbindableObject> unbindable) {
+		this.items = items;
+		this.resourceVersion = resourceVersion;
+		this.continueToken = continueToken;
+		this.remainingItemCount = remainingItemCount;
+		this.unbindable = (unbindable != null) ? unbindable : List.of();
 	}
 
 	/**
@@ -42,7 +52,7 @@ public record ObjectList<T>(List<Item<T>> items, String resourceVersion, @Nullab
 
 	/**
 	 * The objects of this page, without their metadata, in the server's order.
-	 * @return the objects
+	 * @return the objects, a new list on each call
 	 */
 	public List<T> objects() {
 		List<T> objects = new ArrayList<>(this.items.size());

@@ -1,5 +1,7 @@
 package dev.listwatch;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A resource of the Kubernetes API as a list-watch addresses it.
  *
@@ -10,8 +12,8 @@ package dev.listwatch;
  * @param namespaced whether objects of this resource live in namespaces
  * @param namespace the namespace watched, or {@code null} for all namespaces
  */
-public record Resource(String group, String version, String plural, String kind, boolean namespaced,
-		String namespace) {
+public record Resource(String group, String version, String plural, @Nullable String kind, boolean namespaced,
+		@Nullable String namespace) {
 
 	/**
 	 * The {@code apiVersion}: {@code v1} or {@code group/version}.

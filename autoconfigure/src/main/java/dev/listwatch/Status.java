@@ -1,5 +1,7 @@
 package dev.listwatch;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The Kubernetes API {@code Status} object (meta/v1) that accompanies a failed request or an
  * ERROR watch event.
@@ -9,7 +11,7 @@ package dev.listwatch;
  * {@code Forbidden}; may be {@code null}
  * @param message the human-readable message; may be {@code null}
  */
-public record Status(int code, String reason, String message) {
+public record Status(int code, @Nullable String reason, @Nullable String message) {
 
 	@Override
 	public String toString() {

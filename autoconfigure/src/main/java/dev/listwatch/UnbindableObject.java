@@ -2,6 +2,8 @@ package dev.listwatch;
 
 import java.util.Objects;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * An object the API server has, but that this watch cannot hold: it does not bind to the watch's
  * Java type (a value the type cannot take), or it is larger than {@code max-event-size}. Such an
@@ -24,13 +26,19 @@ public record UnbindableObject(ObjectMeta meta, String path, String targetType, 
 
 	/**
 	 * Makes a report; {@code null} texts are taken as empty.
+	 * @param meta the object's metadata
+	 * @param path the JSON pointer of the value that could not be bound, {@code ""} or
+	 * {@code null} for the object as a whole
+	 * @param targetType the Java type it was bound to, or {@code null}
+	 * @param reason why, without the value, or {@code null}
 	 * @throws NullPointerException when {@code meta} is {@code null}
 	 */
-	public UnbindableObject {
-		Objects.requireNonNull(meta, "meta must not be null");
-		path = (path != null) ? path : "";
-		targetType = (targetType != null) ? targetType : "";
-		reason = (reason != null) ? reason : "";
+	public UnbindableObject(ObjectMeta meta, @Nullable String path, @Nullable String targetType,
+			@Nullable String reason) {
+		this.meta = Objects.requireNonNull(meta, "meta must not be null");
+		this.path = (path != null) ? path : "";
+		this.targetType = (targetType != null) ? targetType : "";
+		this.reason = (reason != null) ? reason : "";
 	}
 
 	/**

@@ -1,5 +1,7 @@
 package dev.listwatch;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * One event of a watch stream.
  * <p>
@@ -14,16 +16,18 @@ package dev.listwatch;
  *
  * @param <T> the Java type of the objects
  * @param type the event type
- * @param object the object, or {@code null} for BOOKMARK and ERROR
- * @param meta the object's metadata, or {@code null} for ERROR
+ * @param object the object, or {@code null} for BOOKMARK and ERROR and for an event whose object
+ * could not be held
+ * @param meta the object's metadata (for a BOOKMARK, one with a resourceVersion only), or
+ * {@code null} for ERROR
  * @param status the status of an ERROR event, else {@code null}
  * @param initialEventsEnd whether this BOOKMARK carries the annotation
  * {@code k8s.io/initial-events-end: "true"} that ends the initial events of a streaming list
  * @param unbindable for an ADDED, MODIFIED or DELETED event whose object could not be held, what
  * could not be bound (then {@code object} is {@code null}); else {@code null}
  */
-public record WatchEvent<T>(Type type, T object, ObjectMeta meta, Status status, boolean initialEventsEnd,
-		UnbindableObject unbindable) {
+public record WatchEvent<T>(Type type, @Nullable T object, @Nullable ObjectMeta meta, @Nullable Status status,
+		boolean initialEventsEnd, @Nullable UnbindableObject unbindable) {
 
 	/**
 	 * An event whose object could be held (or a BOOKMARK or ERROR).
@@ -33,7 +37,8 @@ public record WatchEvent<T>(Type type, T object, ObjectMeta meta, Status status,
 	 * @param status the status of an ERROR event, else {@code null}
 	 * @param initialEventsEnd whether this BOOKMARK ends the initial events of a streaming list
 	 */
-	public WatchEvent(Type type, T object, ObjectMeta meta, Status status, boolean initialEventsEnd) {
+	public WatchEvent(Type type, @Nullable T object, @Nullable ObjectMeta meta, @Nullable Status status,
+			boolean initialEventsEnd) {
 		this(type, object, meta, status, initialEventsEnd, null);
 	}
 
@@ -53,7 +58,16 @@ public record WatchEvent<T>(Type type, T object, ObjectMeta meta, Status status,
 	 */
 	public enum Type {
 
-		ADDED, MODIFIED, DELETED, BOOKMARK, ERROR
+		/** An object appeared: created, or (in a streaming list) part of the current state. */
+		ADDED,
+		/** An object changed. */
+		MODIFIED,
+		/** An object was deleted; the event carries its last state. */
+		DELETED,
+		/** No change: the stream has reached a resourceVersion (and may end initial events). */
+		BOOKMARK,
+		/** The server reports a failure on the stream, as a {@link Status}. */
+		ERROR
 
 	}
 
@@ -61,7 +75,7 @@ public record WatchEvent<T>(Type type, T object, ObjectMeta meta, Status status,
 	 * The resourceVersion this event brings the watch to.
 	 * @return the resourceVersion, or {@code null} for an ERROR event
 	 */
-	public String resourceVersion() {
+	public @Nullable String resourceVersion() {
 		return (this.meta != null) ? this.meta.resourceVersion() : null;
 	}
 

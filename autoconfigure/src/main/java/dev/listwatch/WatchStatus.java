@@ -211,7 +211,7 @@ public record WatchStatus(String watch, Watched watched, boolean running, State 
 	 * @param message the message
 	 * @param code the HTTP code, 0 when none
 	 */
-	public record Failure(@Nullable String reason, @Nullable String message, int code) {
+	public record Failure(String reason, @Nullable String message, int code) {
 	}
 
 	/**

@@ -2,6 +2,8 @@ package dev.listwatch.event;
 
 import dev.listwatch.ObjectMeta;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.context.ApplicationEvent;
 import org.springframework.core.ResolvableType;
 import org.springframework.core.ResolvableTypeProvider;
@@ -31,7 +33,7 @@ public final class ResourceEvent<T> extends ApplicationEvent implements Resolvab
 
 	private final transient T object;
 
-	private final transient T oldObject;
+	private final transient @Nullable T oldObject;
 
 	private final ObjectMeta meta;
 
@@ -68,7 +70,7 @@ public final class ResourceEvent<T> extends ApplicationEvent implements Resolvab
 	 * the watch was broken, so its final state is unknown)
 	 * @param objectType the watch's Java type
 	 */
-	public ResourceEvent(Object source, String watch, Type type, T object, T oldObject, ObjectMeta meta,
+	public ResourceEvent(Object source, String watch, Type type, T object, @Nullable T oldObject, ObjectMeta meta,
 			boolean initialList, boolean finalStateUnknown, Class<?> objectType) {
 		super(source);
 		this.watch = watch;
@@ -101,13 +103,13 @@ public final class ResourceEvent<T> extends ApplicationEvent implements Resolvab
 		return this.type;
 	}
 
-	/** @return the object; for DELETED its last known state */
+	/** @return the object, never {@code null}; for DELETED its last known state */
 	public T object() {
 		return this.object;
 	}
 
 	/** @return the previous state for MODIFIED, else {@code null} */
-	public T oldObject() {
+	public @Nullable T oldObject() {
 		return this.oldObject;
 	}
 
@@ -116,7 +118,7 @@ public final class ResourceEvent<T> extends ApplicationEvent implements Resolvab
 		return this.meta;
 	}
 
-	/** @return the cache key, {@code namespace/name} */
+	/** @return the cache key, {@code namespace/name}, or {@code name} for a cluster-scoped object */
 	public String key() {
 		return this.meta.key();
 	}
@@ -131,6 +133,11 @@ public final class ResourceEvent<T> extends ApplicationEvent implements Resolvab
 		return this.finalStateUnknown;
 	}
 
+	/**
+	 * The event's type with its generic resolved to the watch's Java type, so that Spring delivers
+	 * it only to listeners of that type.
+	 * @return {@code ResourceEvent<watch's type>}
+	 */
 	@Override
 	public ResolvableType getResolvableType() {
 		return ResolvableType.forClassWithGenerics(ResourceEvent.class, this.objectType);

@@ -5,6 +5,10 @@ import org.springframework.context.ApplicationEvent;
 /**
  * A watch has finished its initial list: its cache holds every object, and the ADDED events of
  * the initial list have all been published before this one.
+ * <p>
+ * Published once per watch, for its first complete list (not again after a relist or a stop and
+ * start), on the watch's dispatch thread like its {@link ResourceEvent}s, never on the thread that
+ * reads the watch.
  */
 public final class WatchSyncedEvent extends ApplicationEvent {
 
