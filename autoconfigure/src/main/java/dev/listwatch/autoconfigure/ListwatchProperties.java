@@ -129,7 +129,8 @@ public class ListwatchProperties {
 		 * Name of an SSL bundle (spring.ssl.bundle.*) whose trust material verifies the API server
 		 * and whose key, if any, is the client certificate, instead of the kubeconfig's CA and
 		 * client certificate; clears the kubeconfig's insecure-skip-tls-verify. Cannot be combined
-		 * with certificate-authority, certificate-authority-data or insecure-skip-tls-verify=true.
+		 * with certificate-authority, certificate-authority-data or insecure-skip-tls-verify=true,
+		 * and needs a key store when the kubeconfig's user has a client certificate.
 		 */
 		private String sslBundle;
 

@@ -25,6 +25,15 @@ class ConnectionOptionsTest {
 	@TempDir
 	Path dir;
 
+	/** A bundle with the client's certificate and key, and the CA. */
+	private static SslBundle clientBundle() {
+		return SslBundle.of(new PemSslStoreBundle(
+				PemSslStore.of(Tls.certificates(Corpus.client().certificatePem()),
+						PemContent.of(Corpus.client().pkcs8Pem()).getPrivateKey()),
+				PemSslStore.of(Tls.certificates(Corpus.ca().certificatePem()), null)));
+	}
+
+	/** A bundle with the CA only. */
 	private static SslBundle bundle() {
 		return SslBundle.of(new PemSslStoreBundle(null, PemSslStore.of(Tls.certificates(Corpus.ca().certificatePem()), null)));
 	}
@@ -50,10 +59,7 @@ class ConnectionOptionsTest {
 
 	@Test
 	void anSslBundleReplacesTheKubeconfigsCaAndClientCertificate() {
-		SslBundle bundle = SslBundle.of(new PemSslStoreBundle(
-				PemSslStore.of(Tls.certificates(Corpus.client().certificatePem()),
-						PemContent.of(Corpus.client().pkcs8Pem()).getPrivateKey()),
-				PemSslStore.of(Tls.certificates(Corpus.ca().certificatePem()), null)));
+		SslBundle bundle = clientBundle();
 		TestSettings settings = kind();
 		settings.sslBundleName = "apiserver";
 		settings.sslBundle = bundle;
@@ -104,7 +110,7 @@ class ConnectionOptionsTest {
 	void anSslBundleWithInsecureSkipTlsVerifyFromSettingsIsRefused() {
 		TestSettings settings = kind();
 		settings.sslBundleName = "apiserver";
-		settings.sslBundle = bundle();
+		settings.sslBundle = clientBundle();
 		settings.insecure = true;
 		KubeconfigException ex = catchThrowableOfType(KubeconfigException.class, settings::load);
 		assertThat(ex.field()).isEqualTo("listwatch.connection.insecure-skip-tls-verify");

@@ -85,6 +85,26 @@ class InformerTests {
 	}
 
 	@Test
+	void aListenerOfTheSyncSeesTheListerSyncedAndTheWholeCache() throws InterruptedException {
+		java.util.concurrent.atomic.AtomicReference<String> seen = new java.util.concurrent.atomic.AtomicReference<>();
+		CountDownLatch heard = new CountDownLatch(1);
+		try (InformerFactory factory = new InformerFactory(Clock.systemUTC(), (event) -> {
+			if (event instanceof WatchSyncedEvent synced && synced.getSource() instanceof Informer<?> informer) {
+				seen.set(informer.lister().hasSynced() + " " + informer.lister().list().size());
+				heard.countDown();
+			}
+		}, 1, Duration.ofMinutes(1))) {
+			Informer<String> informer = factory.informer("things", String.class, new Script().list("10", "a@1", "b@1"),
+					options(), List.of());
+			this.informers.add(informer);
+			informer.start();
+			assertThat(heard.await(10, TimeUnit.SECONDS)).isTrue();
+			assertThat(seen.get()).isEqualTo("true 2");
+			informer.stop();
+		}
+	}
+
+	@Test
 	void anObjectThatStopsBindingKeepsItsLastStateAndIsNeverTakenForDeleted() {
 		Script script = new Script().list("10", "a@1", "b@1");
 		Informer<String> informer = informer("things", script);
@@ -245,7 +265,8 @@ class InformerTests {
 	private static InformerOptions options() {
 		return new InformerOptions(null, null, null, false, Duration.ofMinutes(5), Duration.ofMinutes(10),
 				Duration.ofMinutes(3),
-				new InformerOptions.BackoffPolicy(Duration.ofMillis(1), Duration.ofMillis(5), 2.0, 0.0, Duration.ofMinutes(2)));
+				new InformerOptions.BackoffPolicy(Duration.ofMillis(1), Duration.ofMillis(5), 2.0, 0.0,
+						Duration.ofMinutes(2)));
 	}
 
 	private void record(ApplicationEvent event) {
