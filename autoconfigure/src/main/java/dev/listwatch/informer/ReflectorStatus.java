@@ -270,15 +270,6 @@ final class ReflectorStatus {
 	}
 
 	/**
-	 * The reflector's part of the status, as the reflector's tests see it: no declaration, no cache.
-	 * @return the snapshot
-	 */
-	WatchStatus snapshot() {
-		return snapshot("reflector", new WatchStatus.Watched(new dev.listwatch.Resource("", "v1", "things", null, true, null), null,
-				null, Object.class.getName(), List.of(), Duration.ZERO), true, 0, 0, 0, 0, null, List.of());
-	}
-
-	/**
 	 * A snapshot of the status, with what the informer adds.
 	 * @return the snapshot
 	 */

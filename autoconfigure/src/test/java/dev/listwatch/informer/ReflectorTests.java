@@ -12,6 +12,7 @@ import dev.listwatch.KubernetesApiException;
 import dev.listwatch.ListOptions;
 import dev.listwatch.ListerWatcher;
 import dev.listwatch.ObjectList;
+import dev.listwatch.Resource;
 import dev.listwatch.UnbindableObject;
 import dev.listwatch.WatchEvent;
 import dev.listwatch.WatchStatus.RestartReason;
@@ -92,7 +93,7 @@ class ReflectorTests {
 		assertThat(nextCalls(4)).containsExactly("replace initial=true [a@5, b@6, c@7]", "ADDED d@11", "MODIFIED a@13",
 				"DELETED b@14");
 		await().untilAsserted(() -> {
-			WatchStatus status = this.reflector.status().snapshot();
+			WatchStatus status = snapshot(this.reflector);
 			assertThat(status.lastResourceVersion()).isEqualTo("14");
 			assertThat(status.state()).isEqualTo(WatchStatus.State.WATCHING);
 			assertThat(status.synced()).isTrue();
@@ -140,7 +141,7 @@ class ReflectorTests {
 		assertThat(nextCalls(3)).containsExactly("replace initial=true [a@5]", "ADDED b@11", "MODIFIED b@12");
 		assertThat(this.listerWatcher.listCount()).isEqualTo(1);
 		await().untilAsserted(() -> {
-			WatchStatus status = this.reflector.status().snapshot();
+			WatchStatus status = snapshot(this.reflector);
 			assertThat(status.relists()).isZero();
 			assertThat(status.restarts()).containsEntry(RestartReason.DISCONNECTED, 1L).containsEntry(RestartReason.ENDED, 1L);
 		});
@@ -173,7 +174,7 @@ class ReflectorTests {
 		assertThat(next.watch()).isTrue();
 		assertThat(next.options().resourceVersion()).isEqualTo("25");
 		assertThat(this.handler.calls).containsExactly("replace initial=true [a@5]");
-		assertThat(this.reflector.status().snapshot().events()).containsEntry(WatchEvent.Type.BOOKMARK, 2L);
+		assertThat(snapshot(this.reflector).events()).containsEntry(WatchEvent.Type.BOOKMARK, 2L);
 	}
 
 	// ---------------------------------------------------------------- 410 Gone
@@ -197,8 +198,8 @@ class ReflectorTests {
 		assertThat(watch.options().resourceVersion()).isEqualTo("30");
 		assertThat(nextCalls(3)).containsExactly("replace initial=true [a@5, b@6]", "ADDED c@11",
 				"replace initial=false [a@5, c@29]");
-		assertThat(this.reflector.status().snapshot().relists()).isEqualTo(1);
-		assertThat(this.reflector.status().snapshot().restarts()).containsEntry(RestartReason.EXPIRED, 1L);
+		assertThat(snapshot(this.reflector).relists()).isEqualTo(1);
+		assertThat(snapshot(this.reflector).restarts()).containsEntry(RestartReason.EXPIRED, 1L);
 	}
 
 	@Test
@@ -233,7 +234,7 @@ class ReflectorTests {
 		assertThat(watch.watch()).isTrue();
 		assertThat(watch.options().resourceVersion()).isEqualTo("12");
 		assertThat(this.handler.next()).isEqualTo("replace initial=true [a@5, b@6, c@12]");
-		assertThat(this.reflector.status().snapshot().relists()).isZero();
+		assertThat(snapshot(this.reflector).relists()).isZero();
 	}
 
 	// ---------------------------------------------------------------- streaming lists
@@ -258,7 +259,7 @@ class ReflectorTests {
 		assertThat(resumed.options().resourceVersion()).isEqualTo("9");
 		assertThat(nextCalls(2)).containsExactly("replace initial=true [a@7, b@6]", "MODIFIED b@9");
 		assertThat(this.listerWatcher.listCount()).isZero();
-		assertThat(this.reflector.status().snapshot().streamingList()).isTrue();
+		assertThat(snapshot(this.reflector).streamingList()).isTrue();
 	}
 
 	@Test
@@ -279,7 +280,7 @@ class ReflectorTests {
 		assertThat(relist.options().sendInitialEvents()).as("one failure does not give streaming up").isTrue();
 		assertThat(nextCalls(2)).containsExactly("replace initial=true [a@5, b@6]", "replace initial=false [c@9]");
 		// the status is written just after the handler
-		await().until(() -> Boolean.TRUE.equals(this.reflector.status().snapshot().streamingList()));
+		await().until(() -> Boolean.TRUE.equals(snapshot(this.reflector).streamingList()));
 	}
 
 	@Test
@@ -297,7 +298,7 @@ class ReflectorTests {
 			assertThat(this.listerWatcher.nextRequest().options().sendInitialEvents()).isTrue();
 			int opened = i + 1;
 			await().until(() -> this.listerWatcher.opened.size() == 2 * opened - 1
-					&& this.reflector.status().snapshot().events().get(WatchEvent.Type.BOOKMARK) == opened);
+					&& snapshot(this.reflector).events().get(WatchEvent.Type.BOOKMARK) == opened);
 			// bookmarks arrive, but no object for the idle timeout: the watchdog ends the wait
 			this.clock.advance(IDLE.plusSeconds(1));
 			assertThat(this.reflector.checkIdle()).isTrue();
@@ -319,7 +320,7 @@ class ReflectorTests {
 		start(options(true));
 		this.listerWatcher.nextRequest();
 		await().until(() -> this.listerWatcher.opened.size() == 1);
-		await().until(() -> this.reflector.status().snapshot().events().get(WatchEvent.Type.ADDED) == 1);
+		await().until(() -> snapshot(this.reflector).events().get(WatchEvent.Type.ADDED) == 1);
 		this.clock.advance(IDLE.plusSeconds(1));
 		assertThat(this.reflector.checkIdle()).isTrue();
 		assertThat(this.listerWatcher.nextRequest().watch()).isFalse();
@@ -377,7 +378,7 @@ class ReflectorTests {
 		Request retried = this.listerWatcher.nextRequest();
 		assertThat(Duration.ofNanos(retried.nanos() - throttled.nanos())).isGreaterThanOrEqualTo(retryAfter);
 		assertThat(this.handler.next()).isEqualTo("replace initial=true [a@5]");
-		assertThat(this.reflector.status().snapshot().restarts()).containsEntry(RestartReason.THROTTLED, 1L);
+		assertThat(snapshot(this.reflector).restarts()).containsEntry(RestartReason.THROTTLED, 1L);
 	}
 
 	@Test
@@ -394,7 +395,7 @@ class ReflectorTests {
 			previous = next;
 			expected *= 2;
 		}
-		WatchStatus status = this.reflector.status().snapshot();
+		WatchStatus status = snapshot(this.reflector);
 		assertThat(status.consecutiveFailures()).isGreaterThanOrEqualTo(3);
 		assertThat(status.lastError().reason()).isEqualTo("CONNECTION");
 		assertThat(status.synced()).isFalse();
@@ -460,7 +461,7 @@ class ReflectorTests {
 		assertThat(resumed.options().resourceVersion()).isEqualTo("10");
 		assertThat(this.listerWatcher.listCount()).isEqualTo(1);
 		await().untilAsserted(
-				() -> assertThat(this.reflector.status().snapshot().restarts()).containsEntry(RestartReason.IDLE, 1L));
+				() -> assertThat(snapshot(this.reflector).restarts()).containsEntry(RestartReason.IDLE, 1L));
 	}
 
 	@Test
@@ -473,7 +474,7 @@ class ReflectorTests {
 		FakeStream stream = this.listerWatcher.opened.get(0);
 		this.clock.advance(Duration.ofMinutes(2));
 		stream.events(bookmark("11"));
-		await().until(() -> "11".equals(this.reflector.status().snapshot().lastResourceVersion()));
+		await().until(() -> "11".equals(snapshot(this.reflector).lastResourceVersion()));
 		this.clock.advance(IDLE.minusMinutes(1));
 		assertThat(this.reflector.checkIdle()).isFalse();
 		assertThat(stream.isClosed()).isFalse();
@@ -507,13 +508,13 @@ class ReflectorTests {
 				new InformerOptions.BackoffPolicy(Duration.ofMinutes(10), Duration.ofMinutes(10), 2.0, 0.0, Duration.ofMinutes(2)));
 		start(options);
 		this.listerWatcher.nextRequest();
-		await().until(() -> this.reflector.status().snapshot().state() == WatchStatus.State.BACKOFF);
+		await().until(() -> snapshot(this.reflector).state() == WatchStatus.State.BACKOFF);
 		long start = System.nanoTime();
 		this.reflector.stop();
 		this.thread.join(2000);
 		assertThat(this.thread.isAlive()).isFalse();
 		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
-		assertThat(this.reflector.status().snapshot().state()).isEqualTo(WatchStatus.State.STOPPED);
+		assertThat(snapshot(this.reflector).state()).isEqualTo(WatchStatus.State.STOPPED);
 		assertThat(this.listerWatcher.requests).hasSize(1);
 	}
 
@@ -528,7 +529,7 @@ class ReflectorTests {
 		this.thread.join(2000);
 		assertThat(this.thread.isAlive()).isFalse();
 		assertThat(this.listerWatcher.opened.get(0).isClosed()).isTrue();
-		assertThat(this.reflector.status().snapshot().state()).isEqualTo(WatchStatus.State.STOPPED);
+		assertThat(snapshot(this.reflector).state()).isEqualTo(WatchStatus.State.STOPPED);
 		assertThat(this.listerWatcher.requests).hasSize(2);
 	}
 
@@ -544,8 +545,8 @@ class ReflectorTests {
 		start(options(false));
 		assertThat(nextCalls(3)).containsExactly("replace initial=true [a@5] unbindable [ns/u]", "MODIFIED unbindable ns/a",
 				"MODIFIED b@12");
-		await().until(() -> "12".equals(this.reflector.status().snapshot().lastResourceVersion()));
-		assertThat(this.reflector.status().snapshot().consecutiveFailures()).as("not a failure of the watch").isZero();
+		await().until(() -> "12".equals(snapshot(this.reflector).lastResourceVersion()));
+		assertThat(snapshot(this.reflector).consecutiveFailures()).as("not a failure of the watch").isZero();
 	}
 
 	@Test
@@ -578,7 +579,7 @@ class ReflectorTests {
 		assertThat(this.listerWatcher.nextRequest().options().resourceVersion()).isEqualTo("13");
 		assertThat(nextCalls(3)).containsExactly("replace initial=true [a@5]", "MODIFIED a@11",
 				"replace initial=false [a@12]");
-		assertThat(this.reflector.status().snapshot().restarts()).containsEntry(RestartReason.BAD_DATA, 2L);
+		assertThat(snapshot(this.reflector).restarts()).containsEntry(RestartReason.BAD_DATA, 2L);
 	}
 
 	@Test
@@ -592,9 +593,9 @@ class ReflectorTests {
 		this.listerWatcher.nextRequest();
 		await().until(() -> this.listerWatcher.opened.size() == 2);
 		// the watch reopened, but nothing since the failure was progress
-		assertThat(this.reflector.status().snapshot().failingSince()).isNotNull();
+		assertThat(snapshot(this.reflector).failingSince()).isNotNull();
 		this.listerWatcher.opened.get(1).events(bookmark("11"));
-		await().until(() -> this.reflector.status().snapshot().failingSince() == null);
+		await().until(() -> snapshot(this.reflector).failingSince() == null);
 	}
 
 	@Test
@@ -605,7 +606,7 @@ class ReflectorTests {
 		this.listerWatcher.nextRequest();
 		this.listerWatcher.nextRequest();
 		await().until(() -> this.listerWatcher.opened.size() == 1);
-		assertThat(this.reflector.status().snapshot().failingSince()).isNull();
+		assertThat(snapshot(this.reflector).failingSince()).isNull();
 	}
 
 	@Test
@@ -619,15 +620,15 @@ class ReflectorTests {
 		start(options);
 		this.listerWatcher.nextRequest();
 		this.listerWatcher.nextRequest();
-		await().until(() -> this.reflector.status().snapshot().state() == WatchStatus.State.FAILED);
-		assertThat(this.reflector.status().snapshot().lastError().message()).contains("NoClassDefFoundError")
+		await().until(() -> snapshot(this.reflector).state() == WatchStatus.State.FAILED);
+		assertThat(snapshot(this.reflector).lastError().message()).contains("NoClassDefFoundError")
 			.doesNotContain("com/example/Gone");
 		Request relist = this.listerWatcher.nextRequest();
 		assertThat(relist.watch()).isFalse();
 		assertThat(this.handler.next()).isEqualTo("replace initial=true [a@5]");
 		assertThat(this.handler.next()).isEqualTo("replace initial=false [a@5, b@11]");
-		await().until(() -> this.reflector.status().snapshot().state() == WatchStatus.State.WATCHING);
-		assertThat(this.reflector.status().snapshot().restarts()).containsEntry(RestartReason.FATAL, 1L);
+		await().until(() -> snapshot(this.reflector).state() == WatchStatus.State.WATCHING);
+		assertThat(snapshot(this.reflector).restarts()).containsEntry(RestartReason.FATAL, 1L);
 		assertThat(this.thread.isAlive()).isTrue();
 	}
 
@@ -642,7 +643,7 @@ class ReflectorTests {
 		assertThat(resumed.watch()).isTrue();
 		assertThat(resumed.options().resourceVersion()).isEqualTo("11");
 		assertThat(this.listerWatcher.listCount()).isEqualTo(1);
-		assertThat(this.reflector.status().snapshot().restarts()).containsEntry(RestartReason.ERROR, 1L).doesNotContainKey(RestartReason.HANDLER);
+		assertThat(snapshot(this.reflector).restarts()).containsEntry(RestartReason.ERROR, 1L).doesNotContainKey(RestartReason.HANDLER);
 	}
 
 	@Test
@@ -662,7 +663,7 @@ class ReflectorTests {
 			assertThat(retried.options().resourceVersion()).isEqualTo("11");
 		}
 		assertThat(this.listerWatcher.listCount()).as("no relist on recovery").isEqualTo(1);
-		assertThat(this.reflector.status().snapshot().restarts()).containsEntry(RestartReason.CREDENTIALS, 2L)
+		assertThat(snapshot(this.reflector).restarts()).containsEntry(RestartReason.CREDENTIALS, 2L)
 			.doesNotContainKey(RestartReason.HANDLER);
 	}
 
@@ -675,11 +676,11 @@ class ReflectorTests {
 		this.listerWatcher.nextRequest();
 		this.listerWatcher.nextRequest();
 		await().until(() -> this.listerWatcher.opened.size() == 2);
-		assertThat(this.reflector.status().snapshot().failingSince()).as("cut after it connected").isNotNull();
+		assertThat(snapshot(this.reflector).failingSince()).as("cut after it connected").isNotNull();
 		this.clock.advance(IDLE.plusSeconds(1));
 		assertThat(this.reflector.checkIdle()).isTrue();
 		this.listerWatcher.nextRequest();
-		await().until(() -> this.reflector.status().snapshot().failingSince() == null);
+		await().until(() -> snapshot(this.reflector).failingSince() == null);
 	}
 
 	@Test
@@ -696,8 +697,8 @@ class ReflectorTests {
 		}
 		// the last watch connected and stays open: the server answers, but nothing has progressed
 		await().until(() -> this.listerWatcher.opened.size() == 3);
-		assertThat(this.reflector.status().snapshot().consecutiveFailures()).isEqualTo(4);
-		assertThat(this.reflector.status().snapshot().failingSince()).isNotNull();
+		assertThat(snapshot(this.reflector).consecutiveFailures()).isEqualTo(4);
+		assertThat(snapshot(this.reflector).failingSince()).isNotNull();
 	}
 
 	@Test
@@ -738,7 +739,7 @@ class ReflectorTests {
 		this.listerWatcher.nextRequest();
 		this.listerWatcher.nextRequest();
 		this.listerWatcher.nextRequest();
-		await().until(() -> this.reflector.status().snapshot().failingSince() != null);
+		await().until(() -> snapshot(this.reflector).failingSince() != null);
 	}
 
 	@Test
@@ -822,7 +823,7 @@ class ReflectorTests {
 		this.thread.join(5000);
 		assertThat(this.thread.isAlive()).isFalse();
 		assertThat(this.handler.calls).isEmpty();
-		assertThat(this.reflector.status().snapshot().state()).isEqualTo(WatchStatus.State.STOPPED);
+		assertThat(snapshot(this.reflector).state()).isEqualTo(WatchStatus.State.STOPPED);
 	}
 
 	private static UnbindableObject unbindable(String name, String resourceVersion) {
@@ -869,6 +870,15 @@ class ReflectorTests {
 			}
 
 		};
+	}
+
+	/** The reflector's part of its status: no declaration, no cache. */
+	private static WatchStatus snapshot(Reflector<?> reflector) {
+		return reflector.status()
+			.snapshot("reflector",
+					new WatchStatus.Watched(new Resource("", "v1", "things", null, true, null), null, null,
+							String.class.getName(), List.of(), Duration.ZERO),
+					true, 0, 0, 0, 0, null, List.of());
 	}
 
 }
