@@ -191,9 +191,14 @@ public record WatchStatus(String watch, Watched watched, boolean running, State 
 	 * @param type the name of the Java type its objects are bound to
 	 * @param indexNames the index names of its cache
 	 * @param idleTimeout how long a stream may deliver nothing before it is replaced
+	 * @param resyncPeriod how often the cache is delivered again to listeners, or {@code null} for
+	 * never
+	 * @param autoStartup whether the application context starts the watch (else the application
+	 * does)
 	 */
 	public record Watched(Resource resource, @Nullable String labelSelector, @Nullable String fieldSelector,
-			String type, List<String> indexNames, Duration idleTimeout) {
+			String type, List<String> indexNames, Duration idleTimeout, @Nullable Duration resyncPeriod,
+			boolean autoStartup) {
 
 		/**
 		 * Makes a description; the list is copied.

@@ -325,6 +325,35 @@ public class ListwatchProperties {
 		 */
 		private int dispatchThreads = 4;
 
+		/**
+		 * How often each watch delivers its whole cache again to listeners, as MODIFIED events
+		 * flagged resync (the same object as old and new), without a request to the API server:
+		 * for level-triggered reconcilers. Zero: never.
+		 */
+		private Duration resyncPeriod = Duration.ZERO;
+
+		/**
+		 * Whether watches start with the application context. When false, a watch's beans exist
+		 * and it starts when the application calls its informer's start().
+		 */
+		private boolean autoStartup = true;
+
+		public Duration getResyncPeriod() {
+			return this.resyncPeriod;
+		}
+
+		public void setResyncPeriod(Duration resyncPeriod) {
+			this.resyncPeriod = resyncPeriod;
+		}
+
+		public boolean isAutoStartup() {
+			return this.autoStartup;
+		}
+
+		public void setAutoStartup(boolean autoStartup) {
+			this.autoStartup = autoStartup;
+		}
+
 		public long getPageSize() {
 			return this.pageSize;
 		}
@@ -518,6 +547,47 @@ public class ListwatchProperties {
 		 * Page size of lists. Default: listwatch.defaults.page-size.
 		 */
 		private Long pageSize;
+
+		/**
+		 * How often the watch delivers its whole cache again to listeners (MODIFIED events
+		 * flagged resync), without a request. Default: listwatch.defaults.resync-period.
+		 */
+		private Duration resyncPeriod;
+
+		/**
+		 * Whether the watch starts with the application context; when false it starts when the
+		 * application calls its informer's start(). Default: listwatch.defaults.auto-startup.
+		 */
+		private Boolean autoStartup;
+
+		/**
+		 * Whether the watch is declared at all: false declares no beans for it.
+		 */
+		private boolean enabled = true;
+
+		public Duration getResyncPeriod() {
+			return this.resyncPeriod;
+		}
+
+		public void setResyncPeriod(Duration resyncPeriod) {
+			this.resyncPeriod = resyncPeriod;
+		}
+
+		public Boolean getAutoStartup() {
+			return this.autoStartup;
+		}
+
+		public void setAutoStartup(Boolean autoStartup) {
+			this.autoStartup = autoStartup;
+		}
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
 
 		public String getApiVersion() {
 			return this.apiVersion;

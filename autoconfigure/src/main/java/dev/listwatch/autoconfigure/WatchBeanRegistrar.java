@@ -1,5 +1,6 @@
 package dev.listwatch.autoconfigure;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
@@ -61,8 +62,14 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 			.bind("listwatch.watches", Bindable.mapOf(String.class, ListwatchProperties.Watch.class))
 			.orElse(Map.of());
 		ConfigurableListableBeanFactory beanFactory = (ConfigurableListableBeanFactory) registry;
-		this.declared = java.util.Set.copyOf(watches.keySet());
-		watches.forEach((name, watch) -> register(registry, beanFactory, name, watch));
+		Map<String, ListwatchProperties.Watch> enabled = new java.util.LinkedHashMap<>();
+		watches.forEach((name, watch) -> {
+			if (watch.isEnabled()) {
+				enabled.put(name, watch);
+			}
+		});
+		this.declared = java.util.Set.copyOf(enabled.keySet());
+		enabled.forEach((name, watch) -> register(registry, beanFactory, name, watch));
 	}
 
 	@Override
@@ -123,9 +130,11 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 		InformerOptions.BackoffPolicy backoff = new InformerOptions.BackoffPolicy(defaults.getInitialBackoff(), defaults.getMaxBackoff(),
 				defaults.getBackoffMultiplier(), defaults.getBackoffJitter(), defaults.getBackoffResetAfter());
 		Long pageSize = (watch.getPageSize() != null) ? watch.getPageSize() : defaults.getPageSize();
+		Duration resyncPeriod = (watch.getResyncPeriod() != null) ? watch.getResyncPeriod() : defaults.getResyncPeriod();
+		boolean autoStartup = (watch.getAutoStartup() != null) ? watch.getAutoStartup() : defaults.isAutoStartup();
 		return new InformerOptions(blankToNull(watch.getLabelSelector()), blankToNull(watch.getFieldSelector()),
 				(pageSize > 0) ? pageSize : null, defaults.isStreamingList(), defaults.getMinWatchTimeout(),
-				defaults.getMaxWatchTimeout(), defaults.getIdleTimeout(), backoff);
+				defaults.getMaxWatchTimeout(), defaults.getIdleTimeout(), backoff, resyncPeriod, autoStartup);
 	}
 
 	private static boolean keepManagedFields(ConfigurableListableBeanFactory beanFactory,

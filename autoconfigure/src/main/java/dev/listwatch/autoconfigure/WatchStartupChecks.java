@@ -71,6 +71,10 @@ final class WatchStartupChecks {
 		Instant deadline = Instant.now().plus(timeout);
 		List<String> unsynced = new ArrayList<>();
 		for (Informer<?> informer : this.informers.orderedStream().toList()) {
+			if (!informer.isAutoStartup()) {
+				// the application starts it when it wants: startup does not wait for it
+				continue;
+			}
 			Duration left = Duration.between(Instant.now(), deadline);
 			try {
 				if (!informer.awaitSynced(left.isNegative() ? Duration.ZERO : left)) {

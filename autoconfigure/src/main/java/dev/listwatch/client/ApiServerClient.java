@@ -16,8 +16,8 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
-import dev.listwatch.KubernetesApiException.Kind;
 import dev.listwatch.KubernetesApiException;
+import dev.listwatch.KubernetesApiException.Kind;
 import dev.listwatch.ListerWatcher;
 import dev.listwatch.Resource;
 import dev.listwatch.cluster.Cluster;

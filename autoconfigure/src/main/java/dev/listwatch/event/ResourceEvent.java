@@ -1,7 +1,6 @@
 package dev.listwatch.event;
 
 import dev.listwatch.ObjectMeta;
-
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.ApplicationEvent;
@@ -41,6 +40,8 @@ public final class ResourceEvent<T> extends ApplicationEvent implements Resolvab
 
 	private final boolean finalStateUnknown;
 
+	private final boolean resync;
+
 	private final transient Class<?> objectType;
 
 	/**
@@ -58,7 +59,7 @@ public final class ResourceEvent<T> extends ApplicationEvent implements Resolvab
 	}
 
 	/**
-	 * Makes an event.
+	 * Makes an event that is not a resync.
 	 * @param source the publisher (the informer)
 	 * @param watch the watch's name
 	 * @param type what happened
@@ -72,6 +73,26 @@ public final class ResourceEvent<T> extends ApplicationEvent implements Resolvab
 	 */
 	public ResourceEvent(Object source, String watch, Type type, T object, @Nullable T oldObject, ObjectMeta meta,
 			boolean initialList, boolean finalStateUnknown, Class<?> objectType) {
+		this(source, watch, type, object, oldObject, meta, initialList, finalStateUnknown, false, objectType);
+	}
+
+	/**
+	 * Makes an event.
+	 * @param source the publisher (the informer)
+	 * @param watch the watch's name
+	 * @param type what happened
+	 * @param object the object (for DELETED, its last known state)
+	 * @param oldObject the state before, for MODIFIED; else {@code null}
+	 * @param meta the object's metadata
+	 * @param initialList whether the event comes from the watch's initial list
+	 * @param finalStateUnknown whether a DELETED was inferred by a relist (the object vanished while
+	 * the watch was broken, so its final state is unknown)
+	 * @param resync whether it is a MODIFIED of the periodic resync: the cached state delivered
+	 * again, the same object as old and new, not a change
+	 * @param objectType the watch's Java type
+	 */
+	public ResourceEvent(Object source, String watch, Type type, T object, @Nullable T oldObject, ObjectMeta meta,
+			boolean initialList, boolean finalStateUnknown, boolean resync, Class<?> objectType) {
 		super(source);
 		this.watch = watch;
 		this.type = type;
@@ -80,6 +101,7 @@ public final class ResourceEvent<T> extends ApplicationEvent implements Resolvab
 		this.meta = meta;
 		this.initialList = initialList;
 		this.finalStateUnknown = finalStateUnknown;
+		this.resync = resync;
 		this.objectType = objectType;
 	}
 
@@ -134,6 +156,16 @@ public final class ResourceEvent<T> extends ApplicationEvent implements Resolvab
 	}
 
 	/**
+	 * Whether this MODIFIED comes from the periodic resync ({@code resync-period}): the cached
+	 * state delivered again, {@link #object()} and {@link #oldObject()} the same, not a change on
+	 * the server (client-go's resync). A resync folded with a real change is a real change.
+	 * @return whether it is a resync
+	 */
+	public boolean resync() {
+		return this.resync;
+	}
+
+	/**
 	 * The event's type with its generic resolved to the watch's Java type, so that Spring delivers
 	 * it only to listeners of that type.
 	 * @return {@code ResourceEvent<watch's type>}
@@ -147,7 +179,7 @@ public final class ResourceEvent<T> extends ApplicationEvent implements Resolvab
 	public String toString() {
 		return "ResourceEvent[" + this.watch + " " + this.type + " " + this.meta.key() + " rv="
 				+ this.meta.resourceVersion() + (this.initialList ? " initial" : "")
-				+ (this.finalStateUnknown ? " final-state-unknown" : "") + "]";
+				+ (this.finalStateUnknown ? " final-state-unknown" : "") + (this.resync ? " resync" : "") + "]";
 	}
 
 }

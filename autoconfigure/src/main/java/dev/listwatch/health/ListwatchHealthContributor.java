@@ -6,7 +6,6 @@ import java.util.stream.Stream;
 
 import dev.listwatch.WatchStatus;
 import dev.listwatch.informer.Informer;
-
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -24,6 +23,8 @@ import org.springframework.boot.health.contributor.Status;
  * <li>{@code unhealthy} when its reading thread failed ({@link WatchStatus.State#FAILED}, until
  * a resync succeeds), or when it has been failing for longer than the grace period;</li>
  * <li>{@code notSynced} before its initial sync, and when it is not running;</li>
+ * <li>{@code notStarted} for a watch with auto-startup false that the application has not
+ * started;</li>
  * <li>UP otherwise, also while it fails within the grace period and while its stream is silent
  * (the details say so).</li>
  * </ul>
@@ -39,19 +40,24 @@ public final class ListwatchHealthContributor implements CompositeHealthContribu
 
 	private final Status notSynced;
 
+	private final Status notStarted;
+
 	/**
 	 * Makes the contributor.
 	 * @param informers the informers, looked up on every call
 	 * @param gracePeriod how long a watch may fail without progress before it is unhealthy
 	 * @param unhealthy the status of an unhealthy watch (Boot's default: DOWN)
 	 * @param notSynced the status of a watch not synced or not running (default: OUT_OF_SERVICE)
+	 * @param notStarted the status of a watch with auto-startup false that the application has not
+	 * started yet (default: UP, so that it does not hold readiness back)
 	 */
 	public ListwatchHealthContributor(ObjectProvider<Informer<?>> informers, Duration gracePeriod, Status unhealthy,
-			Status notSynced) {
+			Status notSynced, Status notStarted) {
 		this.informers = informers;
 		this.gracePeriod = gracePeriod;
 		this.unhealthy = unhealthy;
 		this.notSynced = notSynced;
+		this.notStarted = notStarted;
 	}
 
 	@Override
@@ -72,7 +78,8 @@ public final class ListwatchHealthContributor implements CompositeHealthContribu
 	}
 
 	private HealthContributor indicator(Informer<?> informer) {
-		return new WatchHealthIndicator(informer::status, this.gracePeriod, this.unhealthy, this.notSynced);
+		return new WatchHealthIndicator(informer::status, this.gracePeriod, this.unhealthy, this.notSynced,
+				this.notStarted);
 	}
 
 }

@@ -10,8 +10,8 @@ import java.util.TreeMap;
 import java.util.function.Supplier;
 
 import dev.listwatch.UnbindableObject;
-import dev.listwatch.WatchStatus.State;
 import dev.listwatch.WatchStatus;
+import dev.listwatch.WatchStatus.State;
 
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
@@ -29,6 +29,8 @@ import org.springframework.boot.health.contributor.Status;
  * every relist fails;</li>
  * <li>{@code not-synced-status} (OUT_OF_SERVICE) before its initial sync, and when it is not
  * running;</li>
+ * <li>{@code not-started-status} (UP) for a watch with {@code auto-startup: false} that the
+ * application has not started yet;</li>
  * <li>UP otherwise, also while it fails within the grace period (the details say so) and while
  * its stream has been silent for longer than the API server's bookmark interval (the details say
  * so). The API server sends a bookmark about every minute while the resource changes anywhere, and
@@ -62,11 +64,15 @@ final class WatchHealthIndicator implements HealthIndicator {
 
 	private final Status notSynced;
 
-	WatchHealthIndicator(Supplier<WatchStatus> status, Duration gracePeriod, Status unhealthy, Status notSynced) {
+	private final Status notStarted;
+
+	WatchHealthIndicator(Supplier<WatchStatus> status, Duration gracePeriod, Status unhealthy, Status notSynced,
+			Status notStarted) {
 		this.status = status;
 		this.gracePeriod = gracePeriod;
 		this.unhealthy = unhealthy;
 		this.notSynced = notSynced;
+		this.notStarted = notStarted;
 	}
 
 	@Override
@@ -76,7 +82,12 @@ final class WatchHealthIndicator implements HealthIndicator {
 		Duration silentFor = snapshot.silentFor();
 		Status verdict;
 		String reason = null;
-		if (!snapshot.running() || snapshot.state() == State.STOPPED) {
+		if (!snapshot.running() && snapshot.state() == State.STARTING && !snapshot.watched().autoStartup()) {
+			// started by the application when it wants (say, on leadership): waiting is its normal state
+			verdict = this.notStarted;
+			reason = "not started: auto-startup is false, and the application has not called its informer's start()";
+		}
+		else if (!snapshot.running() || snapshot.state() == State.STOPPED) {
 			verdict = this.notSynced;
 			reason = "not running";
 		}

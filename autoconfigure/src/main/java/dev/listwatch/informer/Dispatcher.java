@@ -115,9 +115,10 @@ final class Dispatcher {
 		if (next.type() != ResourceEvent.Type.MODIFIED || waiting.type() == ResourceEvent.Type.DELETED) {
 			return null;
 		}
+		// a resync folded with a real change is a real change
 		return new ResourceEvent(waiting.getSource(), waiting.watch(), waiting.type(), next.object(),
 				waiting.oldObject(), next.meta(), waiting.initialList() && next.initialList(), false,
-				(Class) next.getResolvableType().resolveGeneric(0));
+				waiting.resync() && next.resync(), (Class) next.getResolvableType().resolveGeneric(0));
 	}
 
 	private void scheduleIfNeeded() {

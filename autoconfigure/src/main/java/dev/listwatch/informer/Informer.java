@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.random.RandomGenerator;
@@ -155,7 +156,8 @@ public final class Informer<T> implements SmartLifecycle {
 		Resource resource = this.listerWatcher.resource();
 		WatchStatus.Watched watched = new WatchStatus.Watched(resource, this.options.labelSelector(),
 				this.options.fieldSelector(), this.type.getName(), List.copyOf(this.store.indexNames()),
-				this.options.idleTimeout());
+				this.options.idleTimeout(), this.options.resyncs() ? this.options.resyncPeriod() : null,
+				this.options.autoStartup());
 		return this.status.snapshot(this.watch, watched, isRunning(), this.store.size(), this.dispatcher.backlog(),
 				this.dispatcher.failures(), this.store.indexFailures(), this.store.lastIndexFailure(), unbindable());
 	}
@@ -198,6 +200,10 @@ public final class Informer<T> implements SmartLifecycle {
 				run.reflector.resumeFrom(this.status.lastResourceVersion());
 			}
 			this.current = run;
+			if (this.options.resyncs()) {
+				run.resync = this.runtime.every("Resync of watch " + this.watch, run::resync,
+						this.options.resyncPeriod());
+			}
 			this.dispatcher.resume();
 			this.runtime.register(this);
 			this.runtime.startWatchThread(this.watch, () -> {
@@ -263,6 +269,9 @@ public final class Informer<T> implements SmartLifecycle {
 			return;
 		}
 		run.reflector.stop();
+		if (run.resync != null) {
+			run.resync.cancel(false);
+		}
 		run.close();
 		this.lifecycle.lock();
 		try {
@@ -304,6 +313,16 @@ public final class Informer<T> implements SmartLifecycle {
 	@Override
 	public int getPhase() {
 		return PHASE;
+	}
+
+	/**
+	 * Whether the application context starts this informer: {@link InformerOptions#autoStartup()}.
+	 * When false, the application calls {@link #start()} (for example when it becomes leader).
+	 * @return whether it starts with the context
+	 */
+	@Override
+	public boolean isAutoStartup() {
+		return this.options.autoStartup();
 	}
 
 	void checkIdle() {
@@ -425,6 +444,31 @@ public final class Informer<T> implements SmartLifecycle {
 		private boolean open = true;
 
 		private Reflector<T> reflector;
+
+		/** The periodic resync, when the options ask for one. */
+		private volatile ScheduledFuture<?> resync;
+
+		/**
+		 * Delivers the whole cache again to listeners, as MODIFIED events flagged resync (the same
+		 * object as old and new), without a request; through the gate, so between two changes.
+		 * Nothing before the first sync, nothing once stopped.
+		 */
+		void resync() {
+			this.gate.lock();
+			try {
+				if (!this.open || !Informer.this.status.hasSynced()) {
+					return;
+				}
+				for (Store.Entry<T> entry : Informer.this.store.entries()) {
+					Informer.this.dispatcher.enqueue(new ResourceEvent<>(Informer.this, Informer.this.watch,
+							ResourceEvent.Type.MODIFIED, entry.object(), entry.object(), entry.meta(), false, false, true,
+							Informer.this.type));
+				}
+			}
+			finally {
+				this.gate.unlock();
+			}
+		}
 
 		@Override
 		public void replace(List<Item<T>> items, List<UnbindableObject> unbindable, boolean initial) {

@@ -11,6 +11,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -19,6 +20,8 @@ import java.util.function.Consumer;
 
 import dev.listwatch.ListerWatcher;
 import dev.listwatch.WatchIndex;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 import org.springframework.context.ApplicationEvent;
 import org.springframework.core.task.SimpleAsyncTaskExecutor;
@@ -35,6 +38,8 @@ import org.springframework.core.task.SimpleAsyncTaskExecutor;
  * closes).
  */
 public final class InformerFactory implements AutoCloseable {
+
+	private static final Log logger = LogFactory.getLog(InformerFactory.class);
 
 	private final Clock clock;
 
@@ -159,6 +164,26 @@ public final class InformerFactory implements AutoCloseable {
 
 	void unregister(Informer<?> informer) {
 		this.informers.remove(informer);
+	}
+
+	/**
+	 * Runs a task every period on the factory's scheduler thread, until cancelled; a task that
+	 * throws is logged and runs again at the next period.
+	 * @param name what the task is, for the log
+	 * @param task the task, which must be quick
+	 * @param period the period
+	 * @return the schedule, to cancel
+	 */
+	ScheduledFuture<?> every(String name, Runnable task, Duration period) {
+		long millis = Math.max(1, period.toMillis());
+		return this.watchdog.scheduleAtFixedRate(() -> {
+			try {
+				task.run();
+			}
+			catch (RuntimeException ex) {
+				logger.error(name + " failed; it runs again in " + period, ex);
+			}
+		}, millis, millis, TimeUnit.MILLISECONDS);
 	}
 
 	/** Closes every watch that has delivered nothing for its idle timeout. Runs periodically. */

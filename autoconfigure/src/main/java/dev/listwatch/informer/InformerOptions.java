@@ -18,10 +18,14 @@ import org.jspecify.annotations.Nullable;
  * @param idleTimeout how long a watch may deliver nothing (not even a bookmark) before it is taken
  * for dead and replaced
  * @param backoff the backoff between failed attempts
+ * @param resyncPeriod how often the whole cache is delivered again to listeners (as MODIFIED events
+ * flagged {@code resync}, without a request to the API server), or {@code null} or zero for never
+ * @param autoStartup whether the application context starts the informer ({@code false}: the
+ * application calls {@link Informer#start()} itself)
  */
 public record InformerOptions(@Nullable String labelSelector, @Nullable String fieldSelector, @Nullable Long pageSize,
 		boolean streamingList, Duration minWatchTimeout, Duration maxWatchTimeout, Duration idleTimeout,
-		BackoffPolicy backoff) {
+		BackoffPolicy backoff, @Nullable Duration resyncPeriod, boolean autoStartup) {
 
 	/**
 	 * Makes options.
@@ -54,6 +58,9 @@ public record InformerOptions(@Nullable String labelSelector, @Nullable String f
 		if (idleTimeout == null || idleTimeout.isNegative() || idleTimeout.isZero()) {
 			throw new IllegalArgumentException("idleTimeout must be a positive duration, not " + idleTimeout);
 		}
+		if (resyncPeriod != null && resyncPeriod.isNegative()) {
+			throw new IllegalArgumentException("resyncPeriod must not be negative, not " + resyncPeriod);
+		}
 		if (pageSize != null && pageSize <= 0) {
 			throw new IllegalArgumentException("pageSize must be positive, or null for one page, not " + pageSize);
 		}
@@ -68,7 +75,7 @@ public record InformerOptions(@Nullable String labelSelector, @Nullable String f
 	 */
 	public InformerOptions withLabelSelector(@Nullable String labelSelector) {
 		return new InformerOptions(labelSelector, this.fieldSelector, this.pageSize, this.streamingList,
-				this.minWatchTimeout, this.maxWatchTimeout, this.idleTimeout, this.backoff);
+				this.minWatchTimeout, this.maxWatchTimeout, this.idleTimeout, this.backoff, this.resyncPeriod, this.autoStartup);
 	}
 
 	/**
@@ -80,18 +87,48 @@ public record InformerOptions(@Nullable String labelSelector, @Nullable String f
 	 */
 	public InformerOptions withFieldSelector(@Nullable String fieldSelector) {
 		return new InformerOptions(this.labelSelector, fieldSelector, this.pageSize, this.streamingList,
-				this.minWatchTimeout, this.maxWatchTimeout, this.idleTimeout, this.backoff);
+				this.minWatchTimeout, this.maxWatchTimeout, this.idleTimeout, this.backoff, this.resyncPeriod, this.autoStartup);
+	}
+
+	/**
+	 * These options with another resync period.
+	 * @param resyncPeriod how often the cache is delivered again, or {@code null} or zero for never
+	 * @return the options
+	 */
+	public InformerOptions withResyncPeriod(@Nullable Duration resyncPeriod) {
+		return new InformerOptions(this.labelSelector, this.fieldSelector, this.pageSize, this.streamingList,
+				this.minWatchTimeout, this.maxWatchTimeout, this.idleTimeout, this.backoff, resyncPeriod,
+				this.autoStartup);
+	}
+
+	/**
+	 * These options with another auto-startup.
+	 * @param autoStartup whether the application context starts the informer
+	 * @return the options
+	 */
+	public InformerOptions withAutoStartup(boolean autoStartup) {
+		return new InformerOptions(this.labelSelector, this.fieldSelector, this.pageSize, this.streamingList,
+				this.minWatchTimeout, this.maxWatchTimeout, this.idleTimeout, this.backoff, this.resyncPeriod,
+				autoStartup);
+	}
+
+	/**
+	 * Whether the cache is delivered again periodically.
+	 * @return whether the resync period is set and positive
+	 */
+	public boolean resyncs() {
+		return this.resyncPeriod != null && !this.resyncPeriod.isZero();
 	}
 
 	/**
 	 * client-go's defaults: pages of 500, watches of 5 to 10 minutes, its backoff, streaming lists
 	 * where served, and a watch silent for 90 seconds (the API server sends a bookmark about every
-	 * minute) taken for dead.
+	 * minute) taken for dead; no resync; started with the application context.
 	 * @return the defaults
 	 */
 	public static InformerOptions defaults() {
 		return new InformerOptions(null, null, 500L, true, Duration.ofMinutes(5), Duration.ofMinutes(10),
-				Duration.ofSeconds(90), BackoffPolicy.CLIENT_GO);
+				Duration.ofSeconds(90), BackoffPolicy.CLIENT_GO, null, true);
 	}
 
 	/**

@@ -10,12 +10,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
 
-import dev.listwatch.KubernetesApiException.Kind;
 import dev.listwatch.KubernetesApiException;
+import dev.listwatch.KubernetesApiException.Kind;
 import dev.listwatch.ListOptions;
 import dev.listwatch.ListerWatcher;
-import dev.listwatch.ObjectList.Item;
 import dev.listwatch.ObjectList;
+import dev.listwatch.ObjectList.Item;
 import dev.listwatch.UnbindableObject;
 import dev.listwatch.WatchEvent;
 import dev.listwatch.WatchStatus.RestartReason;

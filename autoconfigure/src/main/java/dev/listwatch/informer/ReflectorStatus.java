@@ -15,9 +15,9 @@ import java.util.concurrent.atomic.LongAdder;
 import dev.listwatch.KubernetesApiException;
 import dev.listwatch.UnbindableObject;
 import dev.listwatch.WatchEvent;
+import dev.listwatch.WatchStatus;
 import dev.listwatch.WatchStatus.RestartReason;
 import dev.listwatch.WatchStatus.State;
-import dev.listwatch.WatchStatus;
 
 /**
  * The one place a watch's status is kept: written by its {@link Reflector}'s thread (and by the

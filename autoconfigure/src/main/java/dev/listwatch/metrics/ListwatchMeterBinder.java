@@ -6,8 +6,8 @@ import java.time.Instant;
 import java.util.concurrent.TimeUnit;
 
 import dev.listwatch.WatchEvent;
-import dev.listwatch.WatchStatus.RestartReason;
 import dev.listwatch.WatchStatus;
+import dev.listwatch.WatchStatus.RestartReason;
 import dev.listwatch.informer.Informer;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;

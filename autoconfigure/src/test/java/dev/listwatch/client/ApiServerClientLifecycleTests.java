@@ -3,8 +3,8 @@ package dev.listwatch.client;
 import java.time.Clock;
 import java.time.Duration;
 
-import dev.listwatch.KubernetesApiException.Kind;
 import dev.listwatch.KubernetesApiException;
+import dev.listwatch.KubernetesApiException.Kind;
 import dev.listwatch.KubernetesObject;
 import dev.listwatch.ListOptions;
 import dev.listwatch.ListerWatcher;

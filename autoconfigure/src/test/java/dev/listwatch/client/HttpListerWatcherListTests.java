@@ -10,8 +10,8 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
-import dev.listwatch.KubernetesApiException.Kind;
 import dev.listwatch.KubernetesApiException;
+import dev.listwatch.KubernetesApiException.Kind;
 import dev.listwatch.KubernetesObject;
 import dev.listwatch.ListOptions;
 import dev.listwatch.ListerWatcher;

@@ -8,15 +8,15 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import dev.listwatch.KubernetesApiException;
 import dev.listwatch.KubernetesObject;
 import dev.listwatch.ListerWatcher;
-import dev.listwatch.WatchStatus.RestartReason;
 import dev.listwatch.WatchStatus;
+import dev.listwatch.WatchStatus.RestartReason;
 import dev.listwatch.client.ApiServerClient;
 import dev.listwatch.event.ResourceEvent;
 import dev.listwatch.informer.Informer;
 import dev.listwatch.informer.InformerFactory;
 import dev.listwatch.informer.InformerOptions;
-import dev.listwatch.testsupport.scripted.ScriptedApiServer.Reply;
 import dev.listwatch.testsupport.scripted.ScriptedApiServer;
+import dev.listwatch.testsupport.scripted.ScriptedApiServer.Reply;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -215,7 +215,7 @@ class BadInputIT {
 		ListerWatcher<KubernetesObject> configMaps = client.listerWatcher(
 				new ApiServerClient.Target("v1", "ConfigMap", null, "ns"), KubernetesObject.class, false, maxEventBytes);
 		InformerOptions options = new InformerOptions(null, null, 500L, false, Duration.ofMinutes(5),
-				Duration.ofMinutes(10), idleTimeout, this.backoff);
+				Duration.ofMinutes(10), idleTimeout, this.backoff, null, true);
 		this.runtime = new InformerFactory(Clock.systemUTC(), this.events::add, 1, Duration.ofMillis(200));
 		this.informer = this.runtime.informer("configmaps", KubernetesObject.class, configMaps, options, List.of());
 		this.informer.start();

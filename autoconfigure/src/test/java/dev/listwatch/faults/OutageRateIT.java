@@ -11,8 +11,8 @@ import dev.listwatch.client.ApiServerClient;
 import dev.listwatch.informer.Informer;
 import dev.listwatch.informer.InformerFactory;
 import dev.listwatch.informer.InformerOptions;
-import dev.listwatch.testsupport.scripted.ScriptedApiServer.Reply;
 import dev.listwatch.testsupport.scripted.ScriptedApiServer;
+import dev.listwatch.testsupport.scripted.ScriptedApiServer.Reply;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -35,7 +35,7 @@ class OutageRateIT {
 			ApiServerClient client = ScriptedClients.connect(server.url());
 			InformerOptions defaults = InformerOptions.defaults();
 			InformerOptions options = new InformerOptions(null, null, 500L, false, defaults.minWatchTimeout(),
-					defaults.maxWatchTimeout(), defaults.idleTimeout(), defaults.backoff());
+					defaults.maxWatchTimeout(), defaults.idleTimeout(), defaults.backoff(), null, true);
 			try (InformerFactory runtime = new InformerFactory(Clock.systemUTC(), (e) -> {
 			}, 1, Duration.ofSeconds(1))) {
 				ListerWatcher<KubernetesObject> configMaps = client.listerWatcher(

@@ -17,8 +17,8 @@ import dev.listwatch.informer.InformerOptions;
 import dev.listwatch.testsupport.ApiWriter;
 import dev.listwatch.testsupport.LocalApiServer;
 import dev.listwatch.testsupport.LocalApiServerExtension;
-import dev.listwatch.testsupport.scripted.ScriptedApiServer.Reply;
 import dev.listwatch.testsupport.scripted.ScriptedApiServer;
+import dev.listwatch.testsupport.scripted.ScriptedApiServer.Reply;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -98,7 +98,7 @@ class ScaleIT {
 			ApiServerClient client = ScriptedClients.connect(server.url());
 			InformerOptions defaults = InformerOptions.defaults();
 			InformerOptions options = new InformerOptions(null, null, (long) page, false, defaults.minWatchTimeout(),
-					defaults.maxWatchTimeout(), defaults.idleTimeout(), defaults.backoff());
+					defaults.maxWatchTimeout(), defaults.idleTimeout(), defaults.backoff(), null, true);
 			try (InformerFactory runtime = new InformerFactory(Clock.systemUTC(), (e) -> {
 			}, 1, Duration.ofSeconds(1))) {
 				ListerWatcher<KubernetesObject> configMaps = client.listerWatcher(

@@ -6,8 +6,8 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.Map;
 
-import dev.listwatch.WatchStatus.RestartReason;
 import dev.listwatch.WatchStatus;
+import dev.listwatch.WatchStatus.RestartReason;
 import dev.listwatch.autoconfigure.ListwatchAutoConfiguration;
 import dev.listwatch.cluster.Cluster;
 import dev.listwatch.informer.Informer;

@@ -2,6 +2,7 @@ package dev.listwatch.informer;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -55,6 +56,23 @@ class DispatcherTests {
 		assertThat(this.dispatcher.backlog()).isEqualTo(1);
 		runAll();
 		assertThat(this.published).containsExactly("MODIFIED a 4 old=1");
+	}
+
+	@Test
+	void aResyncFoldedWithARealChangeIsARealChangeAndTwoResyncsStayAResync() {
+		List<ResourceEvent<?>> events = new ArrayList<>();
+		List<Runnable> later = new ArrayList<>();
+		Dispatcher dispatcher = new Dispatcher("things", later::add, (event) -> events.add((ResourceEvent<?>) event));
+		dispatcher.enqueue(resync("a", "2"));
+		dispatcher.enqueue(event(Type.MODIFIED, "a", "3", "2"));
+		dispatcher.enqueue(event(Type.MODIFIED, "b", "5", "4"));
+		dispatcher.enqueue(resync("b", "5"));
+		dispatcher.enqueue(resync("c", "7"));
+		dispatcher.enqueue(resync("c", "7"));
+		assertThat(dispatcher.backlog()).isEqualTo(3);
+		later.forEach(Runnable::run);
+		assertThat(events).extracting((e) -> e.key() + " " + e.object() + " old=" + e.oldObject() + " " + e.resync())
+			.containsExactly("ns/a 3 old=2 false", "ns/b 5 old=4 false", "ns/c 7 old=7 true");
 	}
 
 	@Test
@@ -177,6 +195,11 @@ class DispatcherTests {
 	}
 
 	/** An event whose object is its resourceVersion and whose old object is {@code old}. */
+	private static ResourceEvent<String> resync(String name, String resourceVersion) {
+		return new ResourceEvent<>("test", "things", Type.MODIFIED, resourceVersion, resourceVersion,
+				new ObjectMeta("ns", name, "uid-" + name, resourceVersion, Map.of()), false, false, true, String.class);
+	}
+
 	private static ResourceEvent<String> event(Type type, String name, String resourceVersion, String old) {
 		return new ResourceEvent<>("test", "things", type, resourceVersion, old,
 				new ObjectMeta("ns", name, "uid-" + name, resourceVersion, Map.of()), false, false, String.class);

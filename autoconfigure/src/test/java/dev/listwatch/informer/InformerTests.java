@@ -266,7 +266,7 @@ class InformerTests {
 		return new InformerOptions(null, null, null, false, Duration.ofMinutes(5), Duration.ofMinutes(10),
 				Duration.ofMinutes(3),
 				new InformerOptions.BackoffPolicy(Duration.ofMillis(1), Duration.ofMillis(5), 2.0, 0.0,
-						Duration.ofMinutes(2)));
+						Duration.ofMinutes(2)), null, true);
 	}
 
 	private void record(ApplicationEvent event) {

@@ -15,8 +15,8 @@ import dev.listwatch.ObjectList;
 import dev.listwatch.Resource;
 import dev.listwatch.UnbindableObject;
 import dev.listwatch.WatchEvent;
-import dev.listwatch.WatchStatus.RestartReason;
 import dev.listwatch.WatchStatus;
+import dev.listwatch.WatchStatus.RestartReason;
 import dev.listwatch.WatchStream;
 import dev.listwatch.informer.FakeListerWatcher.FakeStream;
 import dev.listwatch.informer.FakeListerWatcher.Request;
@@ -847,12 +847,12 @@ class ReflectorTests {
 
 	static InformerOptions options(boolean streaming) {
 		return new InformerOptions(null, null, 2L, streaming, Duration.ofMinutes(5), Duration.ofMinutes(10), IDLE,
-				new InformerOptions.BackoffPolicy(Duration.ofMillis(1), Duration.ofMillis(5), 2.0, 0.0, Duration.ofMinutes(2)));
+				new InformerOptions.BackoffPolicy(Duration.ofMillis(1), Duration.ofMillis(5), 2.0, 0.0, Duration.ofMinutes(2)), null, true);
 	}
 
 	private static InformerOptions withBackoff(InformerOptions o, InformerOptions.BackoffPolicy backoff) {
 		return new InformerOptions(o.labelSelector(), o.fieldSelector(), o.pageSize(), o.streamingList(),
-				o.minWatchTimeout(), o.maxWatchTimeout(), o.idleTimeout(), backoff);
+				o.minWatchTimeout(), o.maxWatchTimeout(), o.idleTimeout(), backoff, null, true);
 	}
 
 	/** A random source that always draws the same double. */
@@ -877,7 +877,7 @@ class ReflectorTests {
 		return reflector.status()
 			.snapshot("reflector",
 					new WatchStatus.Watched(new Resource("", "v1", "things", null, true, null), null, null,
-							String.class.getName(), List.of(), Duration.ZERO),
+							String.class.getName(), List.of(), Duration.ZERO, null, true),
 					true, 0, 0, 0, 0, null, List.of());
 	}
 

@@ -16,8 +16,8 @@ import java.util.stream.IntStream;
 
 import dev.listwatch.KubernetesObject;
 import dev.listwatch.Lister;
-import dev.listwatch.WatchStatus.RestartReason;
 import dev.listwatch.WatchStatus;
+import dev.listwatch.WatchStatus.RestartReason;
 import dev.listwatch.autoconfigure.ListwatchAutoConfiguration;
 import dev.listwatch.event.ResourceEvent;
 import dev.listwatch.informer.Informer;

@@ -47,7 +47,8 @@ public final class ListwatchHealthContributorAutoConfiguration {
 			return new ListwatchHealthContributor(informers,
 					(properties.getBackoffGracePeriod() != null) ? properties.getBackoffGracePeriod() : Duration.ZERO,
 					status(properties.getUnhealthyStatus(), Status.DOWN),
-					status(properties.getNotSyncedStatus(), Status.OUT_OF_SERVICE));
+					status(properties.getNotSyncedStatus(), Status.OUT_OF_SERVICE),
+					status(properties.getNotStartedStatus(), Status.UP));
 		}
 
 		private static Status status(String code, Status fallback) {

@@ -30,6 +30,20 @@ public class ListwatchHealthProperties {
 	 */
 	private String notSyncedStatus = "OUT_OF_SERVICE";
 
+	/**
+	 * Health status of a watch with auto-startup false that the application has not started yet;
+	 * UP by default, so that it does not hold readiness back.
+	 */
+	private String notStartedStatus = "UP";
+
+	public String getNotStartedStatus() {
+		return this.notStartedStatus;
+	}
+
+	public void setNotStartedStatus(String notStartedStatus) {
+		this.notStartedStatus = notStartedStatus;
+	}
+
 	public Duration getBackoffGracePeriod() {
 		return this.backoffGracePeriod;
 	}

@@ -77,7 +77,7 @@ public final class ListwatchRunner implements Subject<KubernetesObject> {
 						Duration.ofMinutes(2))
 				: InformerOptions.BackoffPolicy.CLIENT_GO;
 		InformerOptions options = new InformerOptions(null, null, target.pageSize(), false, Duration.ofMinutes(5),
-				Duration.ofMinutes(10), Duration.ofMinutes(3), backoff);
+				Duration.ofMinutes(10), Duration.ofMinutes(3), backoff, null, true);
 		Informer<KubernetesObject> informer = runtime.informer(target.resource(), KubernetesObject.class, listerWatcher,
 				options, List.of());
 		informer.start();
