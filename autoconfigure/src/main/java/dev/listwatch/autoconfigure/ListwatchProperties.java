@@ -314,6 +314,13 @@ public class ListwatchProperties {
 		private boolean keepManagedFields = false;
 
 		/**
+		 * Whether watches list and watch the objects' metadata alone (PartialObjectMetadata, as
+		 * client-go's metadata informer does): name, namespace, labels, annotations, owner
+		 * references and the like, never spec, status or data.
+		 */
+		private boolean metadataOnly = false;
+
+		/**
 		 * Largest watch event or list item accepted; a larger one is reported and the watch
 		 * resumes.
 		 */
@@ -442,6 +449,14 @@ public class ListwatchProperties {
 			this.keepManagedFields = keepManagedFields;
 		}
 
+		public boolean isMetadataOnly() {
+			return this.metadataOnly;
+		}
+
+		public void setMetadataOnly(boolean metadataOnly) {
+			this.metadataOnly = metadataOnly;
+		}
+
 		public DataSize getMaxEventSize() {
 			return this.maxEventSize;
 		}
@@ -542,6 +557,16 @@ public class ListwatchProperties {
 		 * listwatch.defaults.keep-managed-fields.
 		 */
 		private Boolean keepManagedFields;
+
+		/**
+		 * Whether to list and watch the objects' metadata alone (the API server's
+		 * PartialObjectMetadata): cached objects hold apiVersion meta.k8s.io/v1, kind
+		 * PartialObjectMetadata and metadata (name, namespace, labels, annotations, owner
+		 * references, finalizers), never spec, status or data, which never reach the process.
+		 * Objects are dev.listwatch.KubernetesObject: a type cannot be set with it. Default:
+		 * listwatch.defaults.metadata-only.
+		 */
+		private Boolean metadataOnly;
 
 		/**
 		 * Page size of lists. Default: listwatch.defaults.page-size.
@@ -651,6 +676,14 @@ public class ListwatchProperties {
 
 		public void setKeepManagedFields(Boolean keepManagedFields) {
 			this.keepManagedFields = keepManagedFields;
+		}
+
+		public Boolean getMetadataOnly() {
+			return this.metadataOnly;
+		}
+
+		public void setMetadataOnly(Boolean metadataOnly) {
+			this.metadataOnly = metadataOnly;
 		}
 
 		public Long getPageSize() {

@@ -79,6 +79,9 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 	private void register(BeanDefinitionRegistry registry, ConfigurableListableBeanFactory beanFactory, String name,
 			ListwatchProperties.Watch watch) {
 		Class<?> type = validate(name, watch, this.classLoader);
+		boolean metadataOnly = metadataOnly(name, watch, type, Binder.get(this.environment)
+			.bind("listwatch.defaults.metadata-only", Boolean.class)
+			.orElse(false));
 		String listerWatcherName = name + LISTER_WATCHER;
 		if (!registry.containsBeanDefinition(listerWatcherName)) {
 			RootBeanDefinition listerWatcher = new RootBeanDefinition(ListerWatcher.class);
@@ -86,7 +89,8 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 			listerWatcher.setInstanceSupplier(() -> beanFactory.getBean(ApiServerClient.class)
 				.listerWatcher(new ApiServerClient.Target(watch.getApiVersion(), blankToNull(watch.getKind()),
 						blankToNull(watch.getResource()), blankToNull(watch.getNamespace())), type,
-						keepManagedFields(beanFactory, watch), maxEventBytes(beanFactory)));
+						new ApiServerClient.Decoding(metadataOnly, keepManagedFields(beanFactory, watch),
+								maxEventBytes(beanFactory))));
 			registry.registerBeanDefinition(listerWatcherName, listerWatcher);
 		}
 		RootBeanDefinition informer = new RootBeanDefinition(Informer.class);
@@ -141,6 +145,33 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 			ListwatchProperties.Watch watch) {
 		return (watch.getKeepManagedFields() != null) ? watch.getKeepManagedFields()
 				: beanFactory.getBean(ListwatchProperties.class).getDefaults().isKeepManagedFields();
+	}
+
+	/**
+	 * Whether a watch is metadata-only, refusing a declared type with it: the type would be bound
+	 * from a PartialObjectMetadata, its body's fields left empty as if the object had none.
+	 * @param name the watch's name
+	 * @param watch the declaration
+	 * @param type its Java type
+	 * @param byDefault listwatch.defaults.metadata-only
+	 * @return whether the watch asks for metadata only
+	 * @throws WatchDeclarationException when it does and a type other than KubernetesObject is set
+	 */
+	static boolean metadataOnly(String name, ListwatchProperties.Watch watch, Class<?> type, boolean byDefault) {
+		boolean metadataOnly = (watch.getMetadataOnly() != null) ? watch.getMetadataOnly() : byDefault;
+		if (metadataOnly && type != KubernetesObject.class && type != Object.class) {
+			String setBy = (watch.getMetadataOnly() != null) ? "listwatch.watches." + name + ".metadata-only=true"
+					: "listwatch.defaults.metadata-only=true";
+			throw new WatchDeclarationException(name, "type",
+					"is " + type.getName() + ", but the watch is metadata-only (" + setBy + "): its objects are "
+							+ "PartialObjectMetadata (apiVersion, kind and metadata only), which " + type.getSimpleName()
+							+ " would hold with every other field empty",
+					"Remove listwatch.watches." + name + ".type (metadata-only objects are "
+							+ "dev.listwatch.KubernetesObject; KubernetesObject.as(...) binds one to a metadata type), "
+							+ "or set listwatch.watches." + name + ".metadata-only=false to cache whole objects.",
+					null);
+		}
+		return metadataOnly;
 	}
 
 	private static int maxEventBytes(ConfigurableListableBeanFactory beanFactory) {

@@ -27,6 +27,7 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.json.JsonMapper;
 
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.http.client.ClientHttpResponse;
 import org.springframework.web.client.RestClient;
@@ -176,16 +177,15 @@ public final class ApiServerClient implements AutoCloseable {
 	 * @param <T> the Java type
 	 * @param resource the resource, with its plural name and scope
 	 * @param type the Java type the objects are bound to ({@code KubernetesObject} keeps them
-	 * compact)
-	 * @param keepManagedFields whether objects keep {@code metadata.managedFields}
-	 * @param maxEventBytes the size limit of one event or list item, e.g.
-	 * {@link #DEFAULT_MAX_EVENT_BYTES}
+	 * compact; with {@link Decoding#metadataOnly()} a type is bound from the
+	 * {@code PartialObjectMetadata}, so only its {@code apiVersion}, {@code kind} and
+	 * {@code metadata} can be set)
+	 * @param decoding what is asked for and how objects are held, e.g. {@link Decoding#DEFAULTS}
 	 * @return the lister-watcher, thread-safe
 	 */
-	public <T> ListerWatcher<T> listerWatcher(Resource resource, Class<T> type, boolean keepManagedFields,
-			int maxEventBytes) {
-		return new HttpListerWatcher<>(this, resource, new ObjectDecoder<>(type, this.mapper, keepManagedFields),
-				maxEventBytes);
+	public <T> ListerWatcher<T> listerWatcher(Resource resource, Class<T> type, Decoding decoding) {
+		Objects.requireNonNull(decoding, "decoding");
+		return new HttpListerWatcher<>(this, resource, decoder(type, decoding), decoding.maxEventBytes());
 	}
 
 	/**
@@ -195,21 +195,23 @@ public final class ApiServerClient implements AutoCloseable {
 	 * {@link KubernetesApiException} of kind {@code NOT_FOUND}.
 	 * @param <T> the Java type
 	 * @param target what to list and watch
-	 * @param type the Java type the objects are bound to
-	 * @param keepManagedFields whether objects keep {@code metadata.managedFields}
-	 * @param maxEventBytes the size limit of one event or list item, e.g.
-	 * {@link #DEFAULT_MAX_EVENT_BYTES}
+	 * @param type the Java type the objects are bound to (see
+	 * {@link #listerWatcher(Resource, Class, Decoding)})
+	 * @param decoding what is asked for and how objects are held, e.g. {@link Decoding#DEFAULTS}
 	 * @return the lister-watcher, thread-safe
 	 */
-	public <T> ListerWatcher<T> listerWatcher(Target target, Class<T> type, boolean keepManagedFields,
-			int maxEventBytes) {
-		return new ResolvingListerWatcher<>(this, target, new ObjectDecoder<>(type, this.mapper, keepManagedFields),
-				maxEventBytes);
+	public <T> ListerWatcher<T> listerWatcher(Target target, Class<T> type, Decoding decoding) {
+		Objects.requireNonNull(decoding, "decoding");
+		return new ResolvingListerWatcher<>(this, target, decoder(type, decoding), decoding.maxEventBytes());
+	}
+
+	private <T> ObjectDecoder<T> decoder(Class<T> type, Decoding decoding) {
+		return new ObjectDecoder<>(type, this.mapper, decoding.keepManagedFields(), decoding.metadataOnly());
 	}
 
 	/**
 	 * Finds the resource of a lister-watcher made by
-	 * {@link #listerWatcher(Target, Class, boolean, int)} now, through discovery, on the caller's
+	 * {@link #listerWatcher(Target, Class, Decoding)} now, through discovery, on the caller's
 	 * thread (the auto-configuration's startup check); any other lister-watcher answers its
 	 * {@code resource()} at once.
 	 * @param listerWatcher the lister-watcher
@@ -303,6 +305,75 @@ public final class ApiServerClient implements AutoCloseable {
 	}
 
 	/**
+	 * What a lister-watcher asks the API server for and how it holds the objects: one value
+	 * instead of a parameter each.
+	 *
+	 * <p>{@code metadataOnly}: lists and watches ask for the objects' metadata alone, as
+	 * client-go's metadata informer does ({@code Accept:
+	 * application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1} for lists,
+	 * {@code ...;as=PartialObjectMetadata;...} for watches, streaming lists included): the server
+	 * answers {@code PartialObjectMetadata} objects ({@code apiVersion} {@code meta.k8s.io/v1},
+	 * {@code kind} {@code PartialObjectMetadata}, then {@code metadata} only: name, namespace, uid,
+	 * resourceVersion, labels, annotations, owner references, finalizers, timestamps), so a
+	 * Secret's {@code data} or a Pod's {@code spec} never reaches the process. No other media type
+	 * is offered: a server that cannot serve metadata alone (some aggregated API servers) answers
+	 * {@code 406 Not Acceptable} rather than whole objects, and a list or event whose object is of
+	 * another kind fails as {@code DECODE}. Annotations are kept, among them kubectl's
+	 * {@code last-applied-configuration}, which for an object written with {@code kubectl apply}
+	 * holds its whole body.
+	 *
+	 * @param metadataOnly whether lists and watches ask for {@code PartialObjectMetadata} only
+	 * @param keepManagedFields whether objects keep {@code metadata.managedFields}
+	 * @param maxEventBytes the size limit of one watch event or list item, at least 1
+	 */
+	public record Decoding(boolean metadataOnly, boolean keepManagedFields, int maxEventBytes) {
+
+		/**
+		 * Whole objects, without {@code managedFields}, events up to
+		 * {@link ApiServerClient#DEFAULT_MAX_EVENT_BYTES}.
+		 */
+		public static final Decoding DEFAULTS = new Decoding(false, false, DEFAULT_MAX_EVENT_BYTES);
+
+		/**
+		 * Checks the size limit.
+		 * @throws IllegalArgumentException when {@code maxEventBytes} is not positive
+		 */
+		public Decoding {
+			if (maxEventBytes < 1) {
+				throw new IllegalArgumentException("maxEventBytes must be at least 1, not " + maxEventBytes);
+			}
+		}
+
+		/**
+		 * This value with {@code metadataOnly} changed.
+		 * @param metadataOnly whether to ask for {@code PartialObjectMetadata} only
+		 * @return a new value
+		 */
+		public Decoding withMetadataOnly(boolean metadataOnly) {
+			return new Decoding(metadataOnly, this.keepManagedFields, this.maxEventBytes);
+		}
+
+		/**
+		 * This value with {@code keepManagedFields} changed.
+		 * @param keepManagedFields whether objects keep {@code metadata.managedFields}
+		 * @return a new value
+		 */
+		public Decoding withKeepManagedFields(boolean keepManagedFields) {
+			return new Decoding(this.metadataOnly, keepManagedFields, this.maxEventBytes);
+		}
+
+		/**
+		 * This value with {@code maxEventBytes} changed.
+		 * @param maxEventBytes the size limit of one watch event or list item
+		 * @return a new value
+		 */
+		public Decoding withMaxEventBytes(int maxEventBytes) {
+			return new Decoding(this.metadataOnly, this.keepManagedFields, maxEventBytes);
+		}
+
+	}
+
+	/**
 	 * The base URL.
 	 * @return the server URL
 	 */
@@ -365,11 +436,25 @@ public final class ApiServerClient implements AutoCloseable {
 	 * @return what the handler returned
 	 */
 	<R> R exchange(String pathAndQuery, ResponseHandler<R> handler, boolean close) {
+		return exchange(pathAndQuery, MediaType.APPLICATION_JSON_VALUE, handler, close);
+	}
+
+	/**
+	 * Sends a GET with an {@code Accept} header of its own, as
+	 * {@link #exchange(String, ResponseHandler, boolean)} does otherwise.
+	 * @param <R> the result
+	 * @param pathAndQuery the path and query
+	 * @param accept the {@code Accept} header
+	 * @param handler what to do with a 2xx response
+	 * @param close whether to close the response after the handler
+	 * @return what the handler returned
+	 */
+	<R> R exchange(String pathAndQuery, String accept, ResponseHandler<R> handler, boolean close) {
 		String request = "GET " + pathAndQuery;
 		try {
 			return this.restClient.get()
 				.uri(URI.create(this.server + pathAndQuery))
-				.accept(MediaType.APPLICATION_JSON)
+				.header(HttpHeaders.ACCEPT, accept)
 				.exchange((req, response) -> {
 					if (!response.getStatusCode().is2xxSuccessful()) {
 						try {

@@ -11,12 +11,20 @@ import dev.listwatch.ObjectList;
 import dev.listwatch.Resource;
 import dev.listwatch.WatchStream;
 
+import org.springframework.http.MediaType;
+
 /**
  * Lists with a paged GET and watches with a streamed {@code GET ...?watch=1}.
  *
  * @param <T> the Java type of the objects
  */
 final class HttpListerWatcher<T> implements ListerWatcher<T> {
+
+	/** What a metadata-only list asks for (client-go's metadata client, without a fallback). */
+	static final String METADATA_LIST_ACCEPT = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1";
+
+	/** What a metadata-only watch asks for: each event's object is a PartialObjectMetadata. */
+	static final String METADATA_WATCH_ACCEPT = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1";
 
 	private final ApiServerClient client;
 
@@ -42,7 +50,7 @@ final class HttpListerWatcher<T> implements ListerWatcher<T> {
 	public ObjectList<T> list(ListOptions options) {
 		String pathAndQuery = this.resource.path() + ApiServerClient.query(parameters(options, false));
 		String request = "GET " + pathAndQuery;
-		return this.client.exchange(pathAndQuery, (response) -> {
+		return this.client.exchange(pathAndQuery, accept(false), (response) -> {
 			try (InputStream body = response.getBody()) {
 				return this.decoder.decodeList(body, this.maxEventBytes);
 			}
@@ -60,7 +68,7 @@ final class HttpListerWatcher<T> implements ListerWatcher<T> {
 	public WatchStream<T> watch(ListOptions options) {
 		String pathAndQuery = this.resource.path() + ApiServerClient.query(parameters(options, true));
 		String request = "GET " + pathAndQuery;
-		return this.client.exchange(pathAndQuery, (response) -> {
+		return this.client.exchange(pathAndQuery, accept(true), (response) -> {
 			InputStream body;
 			try {
 				body = response.getBody();
@@ -76,6 +84,17 @@ final class HttpListerWatcher<T> implements ListerWatcher<T> {
 	@Override
 	public Resource resource() {
 		return this.resource;
+	}
+
+	/**
+	 * The {@code Accept} header: plain JSON, or metadata alone (no fallback to whole objects: a
+	 * server that cannot serve metadata alone answers 406 rather than sending the bodies).
+	 */
+	private String accept(boolean watch) {
+		if (!this.decoder.metadataOnly()) {
+			return MediaType.APPLICATION_JSON_VALUE;
+		}
+		return watch ? METADATA_WATCH_ACCEPT : METADATA_LIST_ACCEPT;
 	}
 
 	private static Map<String, Object> parameters(ListOptions options, boolean watch) {
@@ -105,7 +124,7 @@ final class HttpListerWatcher<T> implements ListerWatcher<T> {
 
 	@Override
 	public String toString() {
-		return "ListerWatcher[" + this.resource + "]";
+		return "ListerWatcher[" + this.resource + (this.decoder.metadataOnly() ? ", metadata only" : "") + "]";
 	}
 
 }

@@ -48,6 +48,10 @@ final class ObjectDecoder<T> {
 
 	static final String INITIAL_EVENTS_END = "k8s.io/initial-events-end";
 
+	static final String PARTIAL_OBJECT_METADATA = "PartialObjectMetadata";
+
+	static final String PARTIAL_OBJECT_METADATA_LIST = "PartialObjectMetadataList";
+
 	private static final byte[] TYPE = ascii("type");
 
 	private static final byte[] OBJECT = ascii("object");
@@ -102,13 +106,28 @@ final class ObjectDecoder<T> {
 
 	private final boolean keepManagedFields;
 
+	/**
+	 * Whether objects are {@code PartialObjectMetadata} (a metadata-only list-watch): lists must be
+	 * {@code PartialObjectMetadataList}s and event objects {@code PartialObjectMetadata}.
+	 */
+	private final boolean metadataOnly;
+
 	/** Shares the strings that repeat across objects (namespaces, label keys and values, kinds). */
 	private final Map<String, String> pool = new ConcurrentHashMap<>();
 
 	ObjectDecoder(Class<T> type, ObjectMapper mapper, boolean keepManagedFields) {
+		this(type, mapper, keepManagedFields, false);
+	}
+
+	ObjectDecoder(Class<T> type, ObjectMapper mapper, boolean keepManagedFields, boolean metadataOnly) {
 		this.type = type;
 		this.mapper = mapper;
 		this.keepManagedFields = keepManagedFields;
+		this.metadataOnly = metadataOnly;
+	}
+
+	boolean metadataOnly() {
+		return this.metadataOnly;
 	}
 
 	Class<T> type() {
@@ -196,6 +215,10 @@ final class ObjectDecoder<T> {
 			}
 			case BOOKMARK -> new WatchEvent<>(eventType, null, object.meta(), null, object.initialEventsEnd);
 			default -> {
+				if (this.metadataOnly && !PARTIAL_OBJECT_METADATA.equals(object.kind)) {
+					throw notMetadataOnly((startsWithVowel(type) ? "an " : "a ") + type + " watch event's object", object.kind,
+							PARTIAL_OBJECT_METADATA);
+				}
 				ObjectMeta meta = object.meta();
 				try {
 					yield new WatchEvent<>(eventType, bind(object, meta, buf, off), meta, null, false);
@@ -335,6 +358,9 @@ final class ObjectDecoder<T> {
 		if (list.items == null) {
 			throw new DecodeException("expected a list with \"items\" but got "
 					+ ((list.kind != null) ? "a " + list.kind : "an object without them"));
+		}
+		if (this.metadataOnly && !PARTIAL_OBJECT_METADATA_LIST.equals(list.kind)) {
+			throw notMetadataOnly("the list", list.kind, PARTIAL_OBJECT_METADATA_LIST);
 		}
 		return new ObjectList<>(list.items, list.resourceVersion, list.continueToken, list.remaining, list.unbindable);
 	}
@@ -524,6 +550,16 @@ final class ObjectDecoder<T> {
 			}
 		}
 		scan.metadataRead = true;
+	}
+
+	/**
+	 * A metadata-only list-watch got something else: the server (or something between) did not
+	 * honour the {@code Accept} header.
+	 */
+	private static DecodeException notMetadataOnly(String what, String kind, String expected) {
+		return new DecodeException(what + " is " + ((kind != null) ? "a " + truncate(kind) : "an object without a kind")
+				+ ", not a " + expected + " as a metadata-only list-watch asks: the server does not serve this "
+				+ "resource's metadata alone");
 	}
 
 	private static WatchEvent.Type eventType(String type) {

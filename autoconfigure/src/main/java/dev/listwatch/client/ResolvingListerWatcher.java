@@ -75,7 +75,7 @@ final class ResolvingListerWatcher<T> implements ListerWatcher<T> {
 
 	@Override
 	public String toString() {
-		return "ListerWatcher[" + resource() + "]";
+		return "ListerWatcher[" + resource() + (this.decoder.metadataOnly() ? ", metadata only" : "") + "]";
 	}
 
 }

@@ -111,8 +111,7 @@ class SslBundleConnectionIT {
 			assertThat(context).hasNotFailed();
 			ApiServerClient client = context.getBean(ApiServerClient.class);
 			ListerWatcher<KubernetesObject> configMaps = client.listerWatcher(
-					new ApiServerClient.Target("v1", "ConfigMap", null, namespace), KubernetesObject.class, false,
-					ApiServerClient.DEFAULT_MAX_EVENT_BYTES);
+					new ApiServerClient.Target("v1", "ConfigMap", null, namespace), KubernetesObject.class, ApiServerClient.Decoding.DEFAULTS);
 			assertThatExceptionOfType(KubernetesApiException.class)
 				.isThrownBy(() -> configMaps.list(ListOptions.none()))
 				.satisfies((ex) -> assertThat(ex.kind()).isEqualTo(KubernetesApiException.Kind.CONNECTION));

@@ -101,7 +101,8 @@ class ApiServerClientCredentialsTests {
 		ApiServerClient client = this.server
 			.client(RestClient.builder().requestInterceptor(new AuthorizationInterceptor(authorization, refresh)),
 					Clock.systemUTC());
-		return client.listerWatcher(CONFIG_MAPS, KubernetesObject.class, false, 1 << 20);
+		return client.listerWatcher(CONFIG_MAPS, KubernetesObject.class,
+				ApiServerClient.Decoding.DEFAULTS.withMaxEventBytes(1 << 20));
 	}
 
 }

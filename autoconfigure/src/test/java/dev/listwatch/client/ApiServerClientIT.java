@@ -67,8 +67,7 @@ class ApiServerClientIT {
 			.toList();
 		server.writer().createAll("/api/v1/namespaces/" + namespace + "/configmaps", objects, 32);
 		ListerWatcher<KubernetesObject> configMaps = client(server.kubeconfig())
-			.listerWatcher(client(server.kubeconfig()).resolve("v1", "ConfigMap", null, namespace), KubernetesObject.class,
-					false, ApiServerClient.DEFAULT_MAX_EVENT_BYTES);
+			.listerWatcher(client(server.kubeconfig()).resolve("v1", "ConfigMap", null, namespace), KubernetesObject.class, ApiServerClient.Decoding.DEFAULTS);
 		Set<String> names = new HashSet<>();
 		int pages = 0;
 		String resourceVersion = null;
@@ -94,8 +93,7 @@ class ApiServerClientIT {
 		String namespace = server.createNamespace("lw-watch");
 		ApiServerClient client = client(server.kubeconfig());
 		ListerWatcher<KubernetesObject> configMaps = client.listerWatcher(
-				client.resolve("v1", null, "configmaps", namespace), KubernetesObject.class, false,
-				ApiServerClient.DEFAULT_MAX_EVENT_BYTES);
+				client.resolve("v1", null, "configmaps", namespace), KubernetesObject.class, ApiServerClient.Decoding.DEFAULTS);
 		ObjectList<KubernetesObject> list = configMaps.list(ListOptions.none());
 		String path = "/api/v1/namespaces/" + namespace + "/configmaps";
 		try (WatchStream<KubernetesObject> watch = configMaps.watch(ListOptions.none()
@@ -131,8 +129,7 @@ class ApiServerClientIT {
 				ApiWriter.configMap(namespace, "b", "k", "v"));
 		ApiServerClient client = client(server.kubeconfig());
 		ListerWatcher<KubernetesObject> configMaps = client.listerWatcher(
-				client.resolve("v1", "ConfigMap", null, namespace), KubernetesObject.class, false,
-				ApiServerClient.DEFAULT_MAX_EVENT_BYTES);
+				client.resolve("v1", "ConfigMap", null, namespace), KubernetesObject.class, ApiServerClient.Decoding.DEFAULTS);
 		try (WatchStream<KubernetesObject> watch = configMaps.watch(ListOptions.none()
 			.withSendInitialEvents(true)
 			.withResourceVersionMatch(ListOptions.NOT_OLDER_THAN)
@@ -156,8 +153,7 @@ class ApiServerClientIT {
 			.withFlags("--etcd-compaction-interval=1s", "--watch-cache=false")).start()) {
 			ApiServerClient client = client(compacting.kubeconfig());
 			ListerWatcher<KubernetesObject> configMaps = client.listerWatcher(
-					client.resolve("v1", "ConfigMap", null, "default"), KubernetesObject.class, false,
-					ApiServerClient.DEFAULT_MAX_EVENT_BYTES);
+					client.resolve("v1", "ConfigMap", null, "default"), KubernetesObject.class, ApiServerClient.Decoding.DEFAULTS);
 			String old = configMaps.list(ListOptions.none()).resourceVersion();
 			ApiWriter writer = compacting.writer();
 			KubernetesApiException gone = null;
@@ -230,7 +226,8 @@ class ApiServerClientIT {
 		ApiServerClient nobody = client(forbidden);
 		Resource configMaps = new Resource("", "v1", "configmaps", "ConfigMap", true, null);
 		assertThatExceptionOfType(KubernetesApiException.class)
-			.isThrownBy(() -> nobody.listerWatcher(configMaps, KubernetesObject.class, false, 1 << 20)
+			.isThrownBy(() -> nobody.listerWatcher(configMaps, KubernetesObject.class,
+				ApiServerClient.Decoding.DEFAULTS.withMaxEventBytes(1 << 20))
 				.list(ListOptions.none()))
 			.satisfies((ex) -> {
 				assertThat(ex.kind()).isEqualTo(KubernetesApiException.Kind.FORBIDDEN);
@@ -298,7 +295,8 @@ class ApiServerClientIT {
 	private static List<String> listNamespaces(Path kubeconfig) {
 		ApiServerClient client = client(kubeconfig);
 		Resource namespaces = new Resource("", "v1", "namespaces", "Namespace", false, null);
-		return client.listerWatcher(namespaces, KubernetesObject.class, false, 1 << 20)
+		return client.listerWatcher(namespaces, KubernetesObject.class,
+				ApiServerClient.Decoding.DEFAULTS.withMaxEventBytes(1 << 20))
 			.list(ListOptions.none())
 			.objects()
 			.stream()

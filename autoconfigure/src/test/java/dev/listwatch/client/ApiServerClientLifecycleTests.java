@@ -48,8 +48,7 @@ class ApiServerClientLifecycleTests {
 	void closeShutsDownTheManagedExecutorAndLaterRequestsFailAsConnectionFailures() {
 		this.server.on(PATH, "{\"metadata\":{\"resourceVersion\":\"7\"},\"items\":[]}");
 		ApiServerClient client = create(Credentials.bearerToken("t0ken"));
-		ListerWatcher<KubernetesObject> configMaps = client.listerWatcher(CONFIG_MAPS, KubernetesObject.class, false,
-				ApiServerClient.DEFAULT_MAX_EVENT_BYTES);
+		ListerWatcher<KubernetesObject> configMaps = client.listerWatcher(CONFIG_MAPS, KubernetesObject.class, ApiServerClient.Decoding.DEFAULTS);
 		assertThat(configMaps.list(ListOptions.none()).resourceVersion()).isEqualTo("7");
 		assertThat(this.server.authorizations()).containsExactly("Bearer t0ken");
 		Transport transport = client.transport();
@@ -87,8 +86,7 @@ class ApiServerClientLifecycleTests {
 
 		};
 		try (ApiServerClient client = create(broken)) {
-			ListerWatcher<KubernetesObject> configMaps = client.listerWatcher(CONFIG_MAPS, KubernetesObject.class,
-					false, ApiServerClient.DEFAULT_MAX_EVENT_BYTES);
+			ListerWatcher<KubernetesObject> configMaps = client.listerWatcher(CONFIG_MAPS, KubernetesObject.class, ApiServerClient.Decoding.DEFAULTS);
 			assertThatExceptionOfType(KubernetesApiException.class)
 				.isThrownBy(() -> configMaps.list(ListOptions.none()))
 				.satisfies((ex) -> assertThat(ex.kind()).isEqualTo(Kind.CREDENTIALS))

@@ -72,7 +72,8 @@ class HttpListerWatcherListTests {
 			}
 		});
 		ListerWatcher<Probe> configMaps = this.server.client(Clock.systemUTC())
-			.listerWatcher(CONFIG_MAPS, Probe.class, false, 1 << 20);
+			.listerWatcher(CONFIG_MAPS, Probe.class,
+				ApiServerClient.Decoding.DEFAULTS.withMaxEventBytes(1 << 20));
 		ObjectList<Probe> page = configMaps.list(ListOptions.none().withLimit(500L));
 		assertThat(waited.getCount()).isZero();
 		assertThat(page.objects()).hasSize(200);
@@ -139,7 +140,8 @@ class HttpListerWatcherListTests {
 
 	private ObjectList<KubernetesObject> list(int maxEventBytes) {
 		return this.server.client(Clock.systemUTC())
-			.listerWatcher(CONFIG_MAPS, KubernetesObject.class, false, maxEventBytes)
+			.listerWatcher(CONFIG_MAPS, KubernetesObject.class,
+				ApiServerClient.Decoding.DEFAULTS.withMaxEventBytes(maxEventBytes))
 			.list(ListOptions.none());
 	}
 

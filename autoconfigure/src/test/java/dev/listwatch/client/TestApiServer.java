@@ -41,6 +41,8 @@ final class TestApiServer implements AutoCloseable {
 
 	private final List<String> authorizations = new CopyOnWriteArrayList<>();
 
+	private final List<String> accepts = new CopyOnWriteArrayList<>();
+
 	TestApiServer() {
 		try {
 			this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 50);
@@ -79,6 +81,11 @@ final class TestApiServer implements AutoCloseable {
 		return List.copyOf(this.authorizations);
 	}
 
+	/** The Accept header of each request so far ("null" when none was sent). */
+	List<String> accepts() {
+		return List.copyOf(this.accepts);
+	}
+
 	long requests(String path) {
 		return this.requests.stream().filter((r) -> r.equals(path) || r.startsWith(path + "?")).count();
 	}
@@ -99,6 +106,7 @@ final class TestApiServer implements AutoCloseable {
 			String query = exchange.getRequestURI().getRawQuery();
 			this.requests.add(path + ((query != null) ? "?" + query : ""));
 			this.authorizations.add(String.valueOf(exchange.getRequestHeaders().getFirst("Authorization")));
+			this.accepts.add(String.valueOf(exchange.getRequestHeaders().getFirst("Accept")));
 			Responder responder = this.responders.get(path);
 			if (responder == null) {
 				respond(exchange, 404, ("{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\",\"reason\":"

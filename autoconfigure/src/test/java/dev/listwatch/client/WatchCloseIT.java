@@ -27,7 +27,8 @@ class WatchCloseIT {
 		String namespace = server.createNamespace("lw-close");
 		ApiServerClient client = ApiServerClientIT.client(server.kubeconfig());
 		ListerWatcher<KubernetesObject> configMaps = client.listerWatcher(
-				client.resolve("v1", "ConfigMap", null, namespace), KubernetesObject.class, false, 1 << 20);
+				client.resolve("v1", "ConfigMap", null, namespace), KubernetesObject.class,
+				ApiServerClient.Decoding.DEFAULTS.withMaxEventBytes(1 << 20));
 		String resourceVersion = configMaps.list(ListOptions.none()).resourceVersion();
 		WatchStream<KubernetesObject> watch = configMaps.watch(ListOptions.none()
 			.withResourceVersion(resourceVersion)

@@ -213,7 +213,8 @@ class BadInputIT {
 	private void start(int maxEventBytes, Duration idleTimeout) {
 		ApiServerClient client = ScriptedClients.connect(this.server.url());
 		ListerWatcher<KubernetesObject> configMaps = client.listerWatcher(
-				new ApiServerClient.Target("v1", "ConfigMap", null, "ns"), KubernetesObject.class, false, maxEventBytes);
+				new ApiServerClient.Target("v1", "ConfigMap", null, "ns"), KubernetesObject.class,
+				ApiServerClient.Decoding.DEFAULTS.withMaxEventBytes(maxEventBytes));
 		InformerOptions options = new InformerOptions(null, null, 500L, false, Duration.ofMinutes(5),
 				Duration.ofMinutes(10), idleTimeout, this.backoff, null, true);
 		this.runtime = new InformerFactory(Clock.systemUTC(), this.events::add, 1, Duration.ofMillis(200));

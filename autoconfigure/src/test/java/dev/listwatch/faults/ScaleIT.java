@@ -102,7 +102,8 @@ class ScaleIT {
 			try (InformerFactory runtime = new InformerFactory(Clock.systemUTC(), (e) -> {
 			}, 1, Duration.ofSeconds(1))) {
 				ListerWatcher<KubernetesObject> configMaps = client.listerWatcher(
-						new ApiServerClient.Target("v1", "ConfigMap", null, "ns"), KubernetesObject.class, false, 1 << 20);
+						new ApiServerClient.Target("v1", "ConfigMap", null, "ns"), KubernetesObject.class,
+				ApiServerClient.Decoding.DEFAULTS.withMaxEventBytes(1 << 20));
 				Informer<KubernetesObject> informer = runtime.informer("big", KubernetesObject.class, configMaps,
 						options, List.of());
 				informer.start();

@@ -78,6 +78,9 @@ public final class FakeApiServer implements AutoCloseable {
 
 	public final AtomicInteger pages = new AtomicInteger();
 
+	/** List pages served as PartialObjectMetadataList (the client asked for metadata only). */
+	public final AtomicInteger metadataPages = new AtomicInteger();
+
 	public final AtomicInteger watches = new AtomicInteger();
 
 	public final AtomicInteger streamingWatches = new AtomicInteger();
@@ -138,6 +141,7 @@ public final class FakeApiServer implements AutoCloseable {
 		Map<String, String> c = new java.util.LinkedHashMap<>();
 		c.put("lists", String.valueOf(this.lists.get()));
 		c.put("listPages", String.valueOf(this.pages.get()));
+		c.put("metadataPages", String.valueOf(this.metadataPages.get()));
 		c.put("watches", String.valueOf(this.watches.get()));
 		c.put("streamingWatches", String.valueOf(this.streamingWatches.get()));
 		c.put("webSocketWatches", String.valueOf(this.webSocketWatches.get()));
@@ -247,13 +251,18 @@ public final class FakeApiServer implements AutoCloseable {
 		boolean podsResource = resource.equals("pods");
 		if (!watch) {
 			if (podsResource) {
-				list(query, out);
+				list(query, metadataOnly(headers, "PartialObjectMetadataList"), out);
 			}
 			else {
 				this.otherRequests.incrementAndGet();
 				json(out, 200, "{\"kind\":\"List\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\""
 						+ Pods.BASE + "\"},\"items\":[]}");
 			}
+			return true;
+		}
+		if (podsResource && metadataOnly(headers, "PartialObjectMetadata") && this.scenario.totalEvents() > 0) {
+			// events are pre-rendered whole Pods: metadata-only watches only in scenarios without events
+			json(out, 406, status(406, "NotAcceptable", "metadata-only watches with events are not served here"));
 			return true;
 		}
 		if (!podsResource) {
@@ -266,7 +275,13 @@ public final class FakeApiServer implements AutoCloseable {
 		return watch(query, headers.get("sec-websocket-key"), in, out, s);
 	}
 
-	private void list(Map<String, String> query, OutputStream out) throws IOException {
+	/** Whether the request asks for metadata only ({@code as=<kind>;g=meta.k8s.io;v=v1}). */
+	private static boolean metadataOnly(Map<String, String> headers, String kind) {
+		String accept = headers.get("accept");
+		return accept != null && accept.contains("as=" + kind + ";");
+	}
+
+	private void list(Map<String, String> query, boolean metadataOnly, OutputStream out) throws IOException {
 		int n = this.scenario.pods();
 		String cont = query.get("continue");
 		long at;
@@ -287,13 +302,17 @@ public final class FakeApiServer implements AutoCloseable {
 			at = Long.parseLong(c[1]);
 		}
 		this.pages.incrementAndGet();
+		if (metadataOnly) {
+			this.metadataPages.incrementAndGet();
+		}
 		String limitText = query.get("limit");
 		int limit = (limitText == null || limitText.isEmpty() || "0".equals(limitText)) ? n
 				: (int) Math.min(n, Long.parseLong(limitText));
 		int end = Math.min(n, start + limit);
 		startChunked(out);
 		Bytes b = new Bytes(128 * 1024);
-		b.ascii("{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"");
+		b.ascii(metadataOnly ? "{\"kind\":\"PartialObjectMetadataList\",\"apiVersion\":\"meta.k8s.io/v1\",\"metadata\":{\"resourceVersion\":\""
+				: "{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"");
 		b.decimal(Pods.listRv(n, at));
 		b.ascii("\"");
 		if (end < n) {
@@ -304,7 +323,12 @@ public final class FakeApiServer implements AutoCloseable {
 			if (i > start) {
 				b.write(',');
 			}
-			this.pods.write(b, i, Pods.podRv(n, i, at));
+			if (metadataOnly) {
+				this.pods.writeMetadata(b, i, Pods.podRv(n, i, at));
+			}
+			else {
+				this.pods.write(b, i, Pods.podRv(n, i, at));
+			}
 			if (b.size() >= 64 * 1024) {
 				chunk(out, b.array(), 0, b.size());
 				b.reset();

@@ -88,7 +88,7 @@ public final class Driver {
 
 	public static void main(String[] args) throws Exception {
 		if (args.length == 0) {
-			System.err.println("usage: Driver <all|throughput,sync,latency,requests,startup> [key=value...]");
+			System.err.println("usage: Driver <all|throughput,sync,latency,requests,startup,metadata> [key=value...]");
 			System.exit(2);
 		}
 		Driver driver = new Driver(args);
@@ -102,6 +102,7 @@ public final class Driver {
 				case "latency" -> driver.latency();
 				case "requests" -> driver.requests();
 				case "startup" -> driver.startup();
+				case "metadata" -> driver.metadata();
 				default -> throw new IllegalArgumentException("unknown benchmark " + bench);
 			}
 		}
@@ -406,6 +407,67 @@ public final class Driver {
 		print("");
 		print("listwatch retained / leanest peer: **" + ratio(listwatch, leanest) + "** (target ≤ 0.50×); listwatch"
 				+ " retained / JSON size: **" + ratio(listwatch, sizes[0]) + "** (target ≤ 2×).");
+		print("");
+	}
+
+	// ------------------------------------------------------------------ 6. metadata-only heap
+
+	/**
+	 * The sync benchmark for listwatch twice, caching whole Pods and caching their
+	 * PartialObjectMetadata only ({@code -Dbench.metadataOnly=true}: the client asks for
+	 * {@code PartialObjectMetadataList}, which the server counts).
+	 */
+	void metadata() throws Exception {
+		int pods = i("syncPods");
+		int rounds = i("syncRounds");
+		String page = this.opts.get("page");
+		int[] whole = new Pods().sizes();
+		int[] partial = new Pods().metadataSizes();
+		Map<String, List<Map<String, String>>> all = new LinkedHashMap<>();
+		Map<String, Map<String, String>> counters = new LinkedHashMap<>();
+		for (boolean metadataOnly : new boolean[] { false, true }) {
+			String mode = metadataOnly ? "metadata-only" : "whole";
+			try (FakeApiServer server = new FakeApiServer(new FakeApiServer.Scenario(pods, 0, 0, 0, true))) {
+				List<Map<String, String>> results = new ArrayList<>();
+				for (int round = 0; round < rounds; round++) {
+					Run run = launch("sync", "listwatch", List.of("-Dbench.metadataOnly=" + metadataOnly),
+							"url=" + server.url(), "pods=" + pods, "page=" + page, "rounds=1");
+					run.waitFor(3600);
+					results.addAll(run.results);
+				}
+				all.put(mode, results);
+				counters.put(mode, server.counters());
+				serverLog("metadata-" + mode, "listwatch", server);
+			}
+		}
+		double wholeRetained = median(all.get("whole"), "retainedBytesPerObject");
+		double partialRetained = median(all.get("metadata-only"), "retainedBytesPerObject");
+		print("## 6. Heap per cached object, metadata-only against whole");
+		print("");
+		print("The sync benchmark for listwatch, twice: " + pods + " Pods listed in pages of " + page + ", caching"
+				+ " whole Pods, then with metadata-only (the client asks for PartialObjectMetadataList and the"
+				+ " server answers each Pod's kind, apiVersion and whole metadata, managedFields included, as"
+				+ " kube-apiserver does); median of " + rounds + " rounds, each in a fresh JVM. Retained = used heap"
+				+ " after 3× System.gc() with the informer running minus before it started, per cached object."
+				+ " managedFields are dropped in both (the default). JSON as served: a Pod " + whole[0] + " bytes ("
+				+ whole[1] + " without managedFields), its PartialObjectMetadata " + partial[0] + " bytes ("
+				+ partial[1] + " without managedFields).");
+		print("");
+		print("| watch | synced ms | CPU ms | pages / round (metadata-only) | retained bytes / object | ÷ JSON kept | vs whole |");
+		print("|---|---:|---:|---:|---:|---:|---:|");
+		for (String mode : all.keySet()) {
+			List<Map<String, String>> r = all.get(mode);
+			double retained = median(r, "retainedBytesPerObject");
+			Map<String, String> c = counters.get(mode);
+			int kept = mode.equals("whole") ? whole[1] : partial[1];
+			print("| " + mode + " | " + f0(median(r, "syncedMs")) + " | " + f0(median(r, "cpuMs")) + " | "
+					+ f1(Double.parseDouble(c.get("listPages")) / rounds) + " ("
+					+ f1(Double.parseDouble(c.get("metadataPages")) / rounds) + ") | " + f0(retained) + " | "
+					+ f2(retained / kept) + " | " + ratio(retained, wholeRetained) + " |");
+		}
+		print("");
+		print("metadata-only retained / whole: **" + ratio(partialRetained, wholeRetained) + "** ("
+				+ f0(partialRetained) + " vs " + f0(wholeRetained) + " bytes per Pod).");
 		print("");
 	}
 

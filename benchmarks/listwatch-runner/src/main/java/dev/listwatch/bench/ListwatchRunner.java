@@ -62,8 +62,9 @@ public final class ListwatchRunner implements Subject<KubernetesObject> {
 				Clock.systemUTC());
 		String kind = target.resource().equals("pods") ? "Pod" : "ConfigMap";
 		Resource resource = new Resource("", "v1", target.resource(), kind, true, target.namespace());
-		ListerWatcher<KubernetesObject> listerWatcher = client.listerWatcher(resource, KubernetesObject.class, false,
-				ApiServerClient.DEFAULT_MAX_EVENT_BYTES);
+		// -Dbench.metadataOnly=true (the metadata benchmark): list and watch PartialObjectMetadata only
+		ListerWatcher<KubernetesObject> listerWatcher = client.listerWatcher(resource, KubernetesObject.class,
+				ApiServerClient.Decoding.DEFAULTS.withMetadataOnly(Boolean.getBoolean("bench.metadataOnly")));
 		InformerFactory runtime = new InformerFactory(Clock.systemUTC(), (event) -> {
 			if (event instanceof ResourceEvent<?> e && e.type() != ResourceEvent.Type.DELETED) {
 				onUpsert.accept((KubernetesObject) e.object());
