@@ -1,8 +1,11 @@
 package dev.listwatch.autoconfigure;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 
 import dev.listwatch.KubernetesObject;
 import dev.listwatch.Lister;
@@ -44,7 +47,7 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 
 	private final ClassLoader classLoader;
 
-	private java.util.Set<String> declared = java.util.Set.of();
+	private Set<String> declared = Set.of();
 
 	WatchBeanRegistrar(Environment environment, ClassLoader classLoader) {
 		this.environment = environment;
@@ -58,18 +61,20 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 
 	@Override
 	public void postProcessBeanDefinitionRegistry(BeanDefinitionRegistry registry) throws BeansException {
-		Map<String, ListwatchProperties.Watch> watches = Binder.get(this.environment)
+		Binder binder = Binder.get(this.environment);
+		Map<String, ListwatchProperties.Watch> watches = binder
 			.bind("listwatch.watches", Bindable.mapOf(String.class, ListwatchProperties.Watch.class))
 			.orElse(Map.of());
+		boolean metadataOnlyByDefault = binder.bind("listwatch.defaults.metadata-only", Boolean.class).orElse(false);
 		ConfigurableListableBeanFactory beanFactory = (ConfigurableListableBeanFactory) registry;
-		Map<String, ListwatchProperties.Watch> enabled = new java.util.LinkedHashMap<>();
+		Map<String, ListwatchProperties.Watch> enabled = new LinkedHashMap<>();
 		watches.forEach((name, watch) -> {
 			if (watch.isEnabled()) {
 				enabled.put(name, watch);
 			}
 		});
-		this.declared = java.util.Set.copyOf(enabled.keySet());
-		enabled.forEach((name, watch) -> register(registry, beanFactory, name, watch));
+		this.declared = Set.copyOf(enabled.keySet());
+		enabled.forEach((name, watch) -> register(registry, beanFactory, name, watch, metadataOnlyByDefault));
 	}
 
 	@Override
@@ -77,11 +82,9 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 	}
 
 	private void register(BeanDefinitionRegistry registry, ConfigurableListableBeanFactory beanFactory, String name,
-			ListwatchProperties.Watch watch) {
+			ListwatchProperties.Watch watch, boolean metadataOnlyByDefault) {
 		Class<?> type = validate(name, watch, this.classLoader);
-		boolean metadataOnly = metadataOnly(name, watch, type, Binder.get(this.environment)
-			.bind("listwatch.defaults.metadata-only", Boolean.class)
-			.orElse(false));
+		boolean metadataOnly = metadataOnly(name, watch, type, metadataOnlyByDefault);
 		String listerWatcherName = name + LISTER_WATCHER;
 		if (!registry.containsBeanDefinition(listerWatcherName)) {
 			RootBeanDefinition listerWatcher = new RootBeanDefinition(ListerWatcher.class);
@@ -105,7 +108,7 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 
 	@SuppressWarnings({ "unchecked", "rawtypes" })
 	private static Informer<?> informer(ConfigurableListableBeanFactory beanFactory, String name,
-			ListwatchProperties.Watch watch, Class<?> type, java.util.Set<String> declared) {
+			ListwatchProperties.Watch watch, Class<?> type, Set<String> declared) {
 		ListwatchProperties properties = beanFactory.getBean(ListwatchProperties.class);
 		ListerWatcher listerWatcher = beanFactory.getBean(name + LISTER_WATCHER, ListerWatcher.class);
 		List<WatchIndex<?>> indexes = (List) beanFactory.getBeanProvider(WatchIndex.class).orderedStream().toList();
@@ -113,7 +116,7 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 			if (!declared.contains(index.watch())) {
 				throw new WatchDeclarationException(index.watch(), null, "a WatchIndex named '" + index.name()
 						+ "' is declared for it, but no watch of that name is declared under listwatch.watches "
-						+ "(declared: " + String.join(", ", new java.util.TreeSet<>(declared)) + ")",
+						+ "(declared: " + String.join(", ", new TreeSet<>(declared)) + ")",
 						"Name one of the declared watches in WatchIndex.of(...), or declare the watch.", null);
 			}
 		}

@@ -144,34 +144,13 @@ final class JsonFrameReader {
 		if (this.skipping != null) {
 			finishSkip();
 		}
-		int pos = this.frameEnd;
 		// the byte just after the last frame, when there was one, may tell that newlines end frames
-		boolean afterFrame = this.frameEnd > this.frameStart;
-		// skip whitespace between frames
-		while (true) {
-			if (pos == this.limit) {
-				clear();
-				pos = 0;
-				if (this.ended || !fill()) {
-					this.ended = true;
-					return null;
-				}
-			}
-			byte b = this.buf[pos];
-			if (afterFrame && b == '\n' && this.newlines == NEWLINES_UNKNOWN) {
-				this.newlines = NEWLINES_ON;
-				this.lastNewline = pos;
-				this.searched = pos + 1;
-			}
-			afterFrame = false;
-			if (b == ' ' || b == '\n' || b == '\r' || b == '\t') {
-				pos++;
-				continue;
-			}
-			if (b != '{') {
-				throw new MalformedFrameException("expected a JSON object but found " + describe(pos));
-			}
-			break;
+		int pos = skipWhitespace(this.frameEnd > this.frameStart);
+		if (pos < 0) {
+			return null;
+		}
+		if (this.buf[pos] != '{') {
+			throw new MalformedFrameException("expected a JSON object but found " + describe(pos));
 		}
 		this.frameStart = pos;
 		return decodeFrame(decoder, oversized, "an event", false);
@@ -216,6 +195,23 @@ final class JsonFrameReader {
 		if (this.skipping != null) {
 			finishSkip();
 		}
+		int pos = skipWhitespace(false);
+		if (pos < 0) {
+			return true;
+		}
+		this.frameStart = pos;
+		this.frameEnd = pos;
+		return false;
+	}
+
+	/**
+	 * Skips whitespace from the end of the last frame, reading more as needed.
+	 * @param afterFrame whether a frame ends just before: a newline right after it then tells that
+	 * newlines end frames
+	 * @return the position of the next byte that is not whitespace, or -1 at the end of the stream
+	 * @throws IOException when reading fails
+	 */
+	private int skipWhitespace(boolean afterFrame) throws IOException {
 		int pos = this.frameEnd;
 		while (true) {
 			if (pos == this.limit) {
@@ -223,14 +219,18 @@ final class JsonFrameReader {
 				pos = 0;
 				if (this.ended || !fill()) {
 					this.ended = true;
-					return true;
+					return -1;
 				}
 			}
 			byte b = this.buf[pos];
+			if (afterFrame && b == '\n' && this.newlines == NEWLINES_UNKNOWN) {
+				this.newlines = NEWLINES_ON;
+				this.lastNewline = pos;
+				this.searched = pos + 1;
+			}
+			afterFrame = false;
 			if (b != ' ' && b != '\n' && b != '\r' && b != '\t') {
-				this.frameStart = pos;
-				this.frameEnd = pos;
-				return false;
+				return pos;
 			}
 			pos++;
 		}

@@ -69,8 +69,8 @@ final class ResolvingListerWatcher<T> implements ListerWatcher<T> {
 		}
 		String apiVersion = this.target.apiVersion();
 		String plural = (this.target.resource() != null) ? this.target.resource() : this.target.kind();
-		return new Resource(ApiServerClient.Target.group(apiVersion), ApiServerClient.Target.version(apiVersion), plural, this.target.kind(), this.target.namespace() != null,
-				this.target.namespace());
+		return new Resource(ApiServerClient.Target.group(apiVersion), ApiServerClient.Target.version(apiVersion), plural,
+				this.target.kind(), this.target.namespace() != null, this.target.namespace());
 	}
 
 	@Override

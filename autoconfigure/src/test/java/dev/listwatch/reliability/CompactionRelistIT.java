@@ -3,8 +3,6 @@ package dev.listwatch.reliability;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
@@ -57,7 +55,7 @@ class CompactionRelistIT {
 			new ApplicationContextRunner()
 				.withConfiguration(AutoConfigurations.of(JacksonAutoConfiguration.class,
 						RestClientAutoConfiguration.class, ListwatchAutoConfiguration.class))
-				.withUserConfiguration(Listeners.class)
+				.withBean(EventRecorder.class)
 				.withPropertyValues("listwatch.kubeconfig=" + proxy.kubeconfigFor(server.kubeconfig(),
 						this.dir.resolve("kubeconfig")), "listwatch.watches.cms.api-version=v1",
 						"listwatch.watches.cms.kind=ConfigMap", "listwatch.watches.cms.namespace=" + ns,
@@ -67,7 +65,7 @@ class CompactionRelistIT {
 						"listwatch.defaults.idle-timeout=5s", "listwatch.defaults.max-backoff=500ms")
 				.run((context) -> {
 					Informer<?> informer = context.getBean("cmsInformer", Informer.class);
-					Recorder recorder = context.getBean(Recorder.class);
+					EventRecorder recorder = context.getBean(EventRecorder.class);
 					await().atMost(Duration.ofSeconds(30)).until(() -> informer.status().synced());
 					proxy.refuse();
 					proxy.cutAll();
@@ -80,18 +78,18 @@ class CompactionRelistIT {
 					proxy.resume();
 					await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
 						assertThat(informer.status().relists()).isEqualTo(1);
-						assertThat(recorder.last).containsKeys(ns + "/d");
+						assertThat(recorder.last).containsKeys("cms " + ns + "/d");
 					});
 					await().atMost(Duration.ofSeconds(10)).until(() -> informer.status().backlog() == 0);
-					ResourceEvent<KubernetesObject> deleted = recorder.last.get(ns + "/a");
+					ResourceEvent<KubernetesObject> deleted = recorder.last.get("cms " + ns + "/a");
 					assertThat(deleted.type()).isEqualTo(ResourceEvent.Type.DELETED);
 					assertThat(deleted.finalStateUnknown()).isTrue();
-					ResourceEvent<KubernetesObject> changed = recorder.last.get(ns + "/b");
+					ResourceEvent<KubernetesObject> changed = recorder.last.get("cms " + ns + "/b");
 					assertThat(changed.type()).isEqualTo(ResourceEvent.Type.MODIFIED);
 					assertThat(changed.object().at("/data/v").asString()).isEqualTo("1");
 					assertThat(changed.oldObject().at("/data/v").asString()).isEqualTo("0");
-					assertThat(recorder.last.get(ns + "/d").type()).isEqualTo(ResourceEvent.Type.ADDED);
-					assertThat(recorder.last.get(ns + "/c").initialList()).isTrue();
+					assertThat(recorder.last.get("cms " + ns + "/d").type()).isEqualTo(ResourceEvent.Type.ADDED);
+					assertThat(recorder.last.get("cms " + ns + "/c").initialList()).isTrue();
 					Lister<KubernetesObject> lister = context.getBean("cmsLister", Lister.class);
 					assertThat(lister.list().stream().map(KubernetesObject::name).sorted())
 						.containsExactly("b", "c", "d");
@@ -250,30 +248,6 @@ class CompactionRelistIT {
 			if (!event.initialList()) {
 				this.all.add(event);
 			}
-		}
-
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	static class Listeners {
-
-		@Bean
-		Recorder recorder() {
-			return new Recorder();
-		}
-
-	}
-
-	static class Recorder {
-
-		final Map<String, ResourceEvent<KubernetesObject>> last = new ConcurrentHashMap<>();
-
-		final List<ResourceEvent<KubernetesObject>> all = new CopyOnWriteArrayList<>();
-
-		@EventListener
-		void on(ResourceEvent<KubernetesObject> event) {
-			this.all.add(event);
-			this.last.put(event.key(), event);
 		}
 
 	}

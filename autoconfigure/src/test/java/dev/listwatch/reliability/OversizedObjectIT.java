@@ -1,14 +1,11 @@
 package dev.listwatch.reliability;
 
 import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 import dev.listwatch.KubernetesObject;
 import dev.listwatch.Lister;
 import dev.listwatch.WatchStatus.RestartReason;
 import dev.listwatch.autoconfigure.ListwatchAutoConfiguration;
-import dev.listwatch.event.ResourceEvent;
 import dev.listwatch.informer.Informer;
 import dev.listwatch.testsupport.ApiWriter;
 import dev.listwatch.testsupport.LocalApiServer;
@@ -19,9 +16,6 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
-import org.springframework.context.event.EventListener;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -50,13 +44,13 @@ class OversizedObjectIT {
 		new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(JacksonAutoConfiguration.class, RestClientAutoConfiguration.class,
 					ListwatchAutoConfiguration.class))
-			.withUserConfiguration(Listeners.class)
+			.withBean(EventRecorder.class)
 			.withPropertyValues("listwatch.kubeconfig=" + server.kubeconfig(), "listwatch.watches.cms.api-version=v1",
 					"listwatch.watches.cms.kind=ConfigMap", "listwatch.watches.cms.namespace=" + ns,
 					"listwatch.defaults.max-event-size=16KB", "listwatch.defaults.streaming-list=" + streaming)
 			.run((context) -> {
 				Informer<?> informer = context.getBean("cmsInformer", Informer.class);
-				Recorder recorder = context.getBean(Recorder.class);
+				EventRecorder recorder = context.getBean(EventRecorder.class);
 				Lister<KubernetesObject> lister = context.getBean("cmsLister", Lister.class);
 				await().atMost(WAIT).until(() -> informer.status().synced());
 				assertThat(informer.status().streamingList()).isEqualTo(streaming);
@@ -78,35 +72,12 @@ class OversizedObjectIT {
 				writer.patch(path + "/small", "{\"data\":{\"v\":\"1\"}}");
 				await().atMost(WAIT).until(() -> informer.status().unbindable().size() == 0 && informer.status().backlog() == 0
 						&& lister.get(ns, "big").isPresent());
-				assertThat(recorder.all).extracting((event) -> event.type() + " " + event.key())
+				assertThat(recorder.changes()).extracting((event) -> event.type() + " " + event.key())
 					.containsExactly("ADDED " + ns + "/later", "ADDED " + ns + "/big", "MODIFIED " + ns + "/small");
-				assertThat(recorder.all.get(2).oldObject().at("/data/v").asString()).isEqualTo("0");
+				assertThat(recorder.changes().get(2).oldObject().at("/data/v").asString()).isEqualTo("0");
 				assertThat(informer.status().relists()).isZero();
 				assertThat(informer.status().restarts()).doesNotContainKey(RestartReason.BAD_DATA);
 			});
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	static class Listeners {
-
-		@Bean
-		Recorder recorder() {
-			return new Recorder();
-		}
-
-	}
-
-	static class Recorder {
-
-		final List<ResourceEvent<KubernetesObject>> all = new CopyOnWriteArrayList<>();
-
-		@EventListener
-		void on(ResourceEvent<KubernetesObject> event) {
-			if (!event.initialList()) {
-				this.all.add(event);
-			}
-		}
-
 	}
 
 }

@@ -1,8 +1,6 @@
 package dev.listwatch.reliability;
 
 import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 import dev.listwatch.KubernetesObject;
 import dev.listwatch.WatchStatus;
@@ -22,9 +20,6 @@ import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
-import org.springframework.context.event.EventListener;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -41,7 +36,7 @@ class ResyncAndStartupIT {
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(JacksonAutoConfiguration.class, RestClientAutoConfiguration.class,
 				ListwatchAutoConfiguration.class, ListwatchHealthContributorAutoConfiguration.class))
-		.withUserConfiguration(Listeners.class);
+		.withBean(EventRecorder.class);
 
 	@Test
 	void aResyncDeliversTheCacheAgainWithoutARequest() {
@@ -56,7 +51,7 @@ class ResyncAndStartupIT {
 					"listwatch.watches.cms.resync-period=300ms")
 			.run((context) -> {
 				Informer<?> informer = context.getBean("cmsInformer", Informer.class);
-				Recorder recorder = context.getBean(Recorder.class);
+				EventRecorder recorder = context.getBean(EventRecorder.class);
 				await().atMost(WAIT).until(() -> informer.status().synced());
 				long requests = counter.requests.size();
 				await().atMost(WAIT).until(() -> recorder.resyncs().size() >= 2);
@@ -103,11 +98,11 @@ class ResyncAndStartupIT {
 				Health waiting = health.health();
 				assertThat(waiting.getStatus()).isEqualTo(Status.UP);
 				assertThat((String) waiting.getDetails().get("reason")).contains("not started");
-				assertThat(context.getBean(Recorder.class).all).isEmpty();
+				assertThat(context.getBean(EventRecorder.class).all).isEmpty();
 
 				informer.start();
 				assertThat(informer.awaitSynced(WAIT)).isTrue();
-				await().atMost(WAIT).until(() -> !context.getBean(Recorder.class).all.isEmpty());
+				await().atMost(WAIT).until(() -> !context.getBean(EventRecorder.class).all.isEmpty());
 				assertThat(health.health().getStatus()).isEqualTo(Status.UP);
 				assertThat(health.health().getDetails()).doesNotContainKey("reason");
 
@@ -116,31 +111,6 @@ class ResyncAndStartupIT {
 				assertThat(health.health().getStatus()).isEqualTo(Status.OUT_OF_SERVICE);
 				assertThat((String) health.health().getDetails().get("reason")).isEqualTo("not running");
 			});
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	static class Listeners {
-
-		@Bean
-		Recorder recorder() {
-			return new Recorder();
-		}
-
-	}
-
-	static class Recorder {
-
-		final List<ResourceEvent<KubernetesObject>> all = new CopyOnWriteArrayList<>();
-
-		@EventListener
-		void on(ResourceEvent<KubernetesObject> event) {
-			this.all.add(event);
-		}
-
-		List<ResourceEvent<KubernetesObject>> resyncs() {
-			return this.all.stream().filter(ResourceEvent::resync).toList();
-		}
-
 	}
 
 }

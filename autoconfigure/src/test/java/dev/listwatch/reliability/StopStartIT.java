@@ -2,8 +2,6 @@ package dev.listwatch.reliability;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 import dev.listwatch.KubernetesObject;
 import dev.listwatch.Lister;
@@ -18,9 +16,6 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
-import org.springframework.context.event.EventListener;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -44,7 +39,7 @@ class StopStartIT {
 		new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(JacksonAutoConfiguration.class, RestClientAutoConfiguration.class,
 					ListwatchAutoConfiguration.class))
-			.withUserConfiguration(Listeners.class)
+			.withBean(EventRecorder.class)
 			.withPropertyValues("listwatch.kubeconfig=" + server.kubeconfig(), "listwatch.watches.one.api-version=v1",
 					"listwatch.watches.one.kind=ConfigMap", "listwatch.watches.one.namespace=" + ns,
 					"listwatch.watches.two.api-version=v1", "listwatch.watches.two.kind=ConfigMap",
@@ -52,7 +47,7 @@ class StopStartIT {
 			.run((context) -> {
 				Informer<?> one = context.getBean("oneInformer", Informer.class);
 				Informer<?> two = context.getBean("twoInformer", Informer.class);
-				Recorder recorder = context.getBean(Recorder.class);
+				EventRecorder recorder = context.getBean(EventRecorder.class);
 				await().atMost(WAIT).until(() -> one.status().synced() && two.status().synced());
 
 				context.stop();
@@ -76,27 +71,6 @@ class StopStartIT {
 				assertThat(one.status().events()).isNotEmpty();
 				assertThat(List.of(one.status().listenerFailures(), two.status().listenerFailures())).containsOnly(0L);
 			});
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	static class Listeners {
-
-		@Bean
-		Recorder recorder() {
-			return new Recorder();
-		}
-
-	}
-
-	static class Recorder {
-
-		final Map<String, ResourceEvent<KubernetesObject>> last = new ConcurrentHashMap<>();
-
-		@EventListener
-		void on(ResourceEvent<KubernetesObject> event) {
-			this.last.put(event.watch() + " " + event.key(), event);
-		}
-
 	}
 
 }
