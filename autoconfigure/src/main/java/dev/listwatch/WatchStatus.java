@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Collections;
 import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -62,6 +63,13 @@ import org.jspecify.annotations.Nullable;
  * index)
  * @param lastIndexFailure the last of those, or {@code null}
  * @param unbindable the objects the server has that the watch cannot hold, in key order
+ * @param namespaces for a watch of a namespace set, each namespace's own status (one watch per
+ * namespace, each with its own resourceVersion, restarts and relists), in the declared order;
+ * empty for a watch of one namespace or all. The watch's own fields then combine them: counts are
+ * summed; it is synced once every namespace is; its state is the least advanced of theirs (a
+ * failing namespace makes the watch failing, from the earliest time one started failing); its
+ * silence is the longest; {@code lastResourceVersion} is {@code null}, since resourceVersions of
+ * separate watches are not comparable
  */
 public record WatchStatus(String watch, Watched watched, boolean running, State state, Instant stateSince,
 		boolean synced, @Nullable String lastResourceVersion, int objects, @Nullable Instant lastEventTime,
@@ -69,7 +77,7 @@ public record WatchStatus(String watch, Watched watched, boolean running, State 
 		Map<WatchEvent.Type, Long> events, Map<RestartReason, Long> restarts, long relists, long consecutiveFailures,
 		@Nullable Instant failingSince, @Nullable Duration failingFor, @Nullable Failure lastError, Timing lists,
 		Timing syncs, int backlog, long listenerFailures, long indexFailures, @Nullable IndexFailure lastIndexFailure,
-		List<UnbindableObject> unbindable) {
+		List<UnbindableObject> unbindable, Map<String, WatchStatus> namespaces) {
 
 	/**
 	 * Makes a snapshot; the maps and the list are copied.
@@ -78,6 +86,7 @@ public record WatchStatus(String watch, Watched watched, boolean running, State 
 		events = enumMap(WatchEvent.Type.class, events);
 		restarts = enumMap(RestartReason.class, restarts);
 		unbindable = List.copyOf(unbindable);
+		namespaces = Collections.unmodifiableMap(new LinkedHashMap<>(namespaces));
 	}
 
 	/** An unmodifiable copy that iterates in the enum's order. */
@@ -195,16 +204,20 @@ public record WatchStatus(String watch, Watched watched, boolean running, State 
 	 * never
 	 * @param autoStartup whether the application context starts the watch (else the application
 	 * does)
+	 * @param namespaces the namespaces of a namespace set, in the declared order, or empty when the
+	 * watch covers one namespace or all (then {@code resource} names it); for a namespace set the
+	 * resource's namespace is {@code null}
 	 */
 	public record Watched(Resource resource, @Nullable String labelSelector, @Nullable String fieldSelector,
 			String type, List<String> indexNames, Duration idleTimeout, @Nullable Duration resyncPeriod,
-			boolean autoStartup) {
+			boolean autoStartup, List<String> namespaces) {
 
 		/**
-		 * Makes a description; the list is copied.
+		 * Makes a description; the lists are copied.
 		 */
 		public Watched {
 			indexNames = List.copyOf(indexNames);
+			namespaces = List.copyOf(namespaces);
 		}
 
 	}

@@ -7,9 +7,11 @@ import dev.listwatch.client.ApiServerClient;
 import dev.listwatch.cluster.Cluster;
 import dev.listwatch.informer.Informer;
 import dev.listwatch.informer.InformerFactory;
+import dev.listwatch.informer.InformerOptions;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -67,12 +69,16 @@ public final class ListwatchAutoConfiguration {
 
 	@Bean(destroyMethod = "close")
 	@ConditionalOnMissingBean
-	InformerFactory listwatchInformerFactory(ListwatchProperties properties, ApplicationEventPublisher publisher) {
+	InformerFactory listwatchInformerFactory(ListwatchProperties properties, ApplicationEventPublisher publisher,
+			ConfigurableListableBeanFactory beanFactory, WatchBeanRegistrar registrar) {
 		Duration idle = properties.getDefaults().getIdleTimeout();
 		Duration period = idle.dividedBy(4);
+		InformerOptions defaults = WatchBeanRegistrar.informerOptions(properties.getDefaults(),
+				new ListwatchProperties.Watch());
 		return new InformerFactory(Clock.systemUTC(), publisher::publishEvent,
 				Math.max(1, properties.getDefaults().getDispatchThreads()),
-				(period.compareTo(Duration.ofSeconds(5)) > 0) ? Duration.ofSeconds(5) : period);
+				(period.compareTo(Duration.ofSeconds(5)) > 0) ? Duration.ofSeconds(5) : period, defaults,
+				new ConfiguredDeclarations(beanFactory, registrar));
 	}
 
 	@Bean

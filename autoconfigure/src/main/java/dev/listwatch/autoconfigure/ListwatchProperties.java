@@ -1,7 +1,9 @@
 package dev.listwatch.autoconfigure;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -537,6 +539,12 @@ public class ListwatchProperties {
 		private String namespace;
 
 		/**
+		 * Namespaces to watch, instead of namespace: one cache and one Lister over all of them,
+		 * one watch per namespace underneath (each resumed and relisted on its own).
+		 */
+		private List<String> namespaces = new ArrayList<>();
+
+		/**
 		 * Label selector, for example "app=web,tier!=db".
 		 */
 		private String labelSelector;
@@ -644,6 +652,14 @@ public class ListwatchProperties {
 
 		public void setNamespace(String namespace) {
 			this.namespace = namespace;
+		}
+
+		public List<String> getNamespaces() {
+			return this.namespaces;
+		}
+
+		public void setNamespaces(List<String> namespaces) {
+			this.namespaces = namespaces;
 		}
 
 		public String getLabelSelector() {

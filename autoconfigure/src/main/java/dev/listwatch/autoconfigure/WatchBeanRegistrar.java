@@ -1,20 +1,23 @@
 package dev.listwatch.autoconfigure;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 
 import dev.listwatch.KubernetesObject;
 import dev.listwatch.Lister;
 import dev.listwatch.ListerWatcher;
 import dev.listwatch.WatchIndex;
-import dev.listwatch.client.ApiServerClient;
 import dev.listwatch.informer.Informer;
 import dev.listwatch.informer.InformerFactory;
 import dev.listwatch.informer.InformerOptions;
+import dev.listwatch.informer.WatchDeclaration;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
@@ -49,6 +52,9 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 
 	private Set<String> declared = Set.of();
 
+	/** The names of the watches whose declaration code can share, by declaration. */
+	private final Map<WatchDeclaration<?>, String> shareable = new ConcurrentHashMap<>();
+
 	WatchBeanRegistrar(Environment environment, ClassLoader classLoader) {
 		this.environment = environment;
 		this.classLoader = classLoader;
@@ -65,7 +71,9 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 		Map<String, ListwatchProperties.Watch> watches = binder
 			.bind("listwatch.watches", Bindable.mapOf(String.class, ListwatchProperties.Watch.class))
 			.orElse(Map.of());
-		boolean metadataOnlyByDefault = binder.bind("listwatch.defaults.metadata-only", Boolean.class).orElse(false);
+		ListwatchProperties.Defaults defaults = binder.bind("listwatch.defaults", ListwatchProperties.Defaults.class)
+			.orElseGet(ListwatchProperties.Defaults::new);
+		boolean metadataOnlyByDefault = defaults.isMetadataOnly();
 		ConfigurableListableBeanFactory beanFactory = (ConfigurableListableBeanFactory) registry;
 		Map<String, ListwatchProperties.Watch> enabled = new LinkedHashMap<>();
 		watches.forEach((name, watch) -> {
@@ -74,7 +82,17 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 			}
 		});
 		this.declared = Set.copyOf(enabled.keySet());
-		enabled.forEach((name, watch) -> register(registry, beanFactory, name, watch, metadataOnlyByDefault));
+		enabled.forEach((name, watch) -> register(registry, beanFactory, name, watch, metadataOnlyByDefault, defaults));
+	}
+
+	/**
+	 * The name of the watch declared in configuration with this declaration, when code may share
+	 * it (its lister-watcher is not the application's own).
+	 * @param declaration the declaration, its resync period resolved
+	 * @return the watch's name, or {@code null}
+	 */
+	@Nullable String configured(WatchDeclaration<?> declaration) {
+		return this.shareable.get(declaration);
 	}
 
 	@Override
@@ -82,23 +100,34 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 	}
 
 	private void register(BeanDefinitionRegistry registry, ConfigurableListableBeanFactory beanFactory, String name,
-			ListwatchProperties.Watch watch, boolean metadataOnlyByDefault) {
+			ListwatchProperties.Watch watch, boolean metadataOnlyByDefault, ListwatchProperties.Defaults defaults) {
 		Class<?> type = validate(name, watch, this.classLoader);
 		boolean metadataOnly = metadataOnly(name, watch, type, metadataOnlyByDefault);
+		WatchDeclaration<?> declaration = declaration(watch, type, metadataOnly, defaults);
 		String listerWatcherName = name + LISTER_WATCHER;
-		if (!registry.containsBeanDefinition(listerWatcherName)) {
+		boolean own = registry.containsBeanDefinition(listerWatcherName);
+		boolean namespaceSet = declaration.namespaces().size() > 1;
+		if (own && namespaceSet) {
+			throw new WatchDeclarationException(name, "namespaces", "are set, but the application defines the bean '"
+					+ listerWatcherName + "', which would stand for one of the namespaces' watches",
+					"Remove listwatch.watches." + name + ".namespaces, or the application's " + listerWatcherName
+							+ " bean (the watch then has one lister-watcher per namespace).",
+					null);
+		}
+		if (!own) {
+			this.shareable.put(declaration, name);
+		}
+		if (!own && !namespaceSet) {
 			RootBeanDefinition listerWatcher = new RootBeanDefinition(ListerWatcher.class);
 			listerWatcher.setTargetType(ResolvableType.forClassWithGenerics(ListerWatcher.class, type));
-			listerWatcher.setInstanceSupplier(() -> beanFactory.getBean(ApiServerClient.class)
-				.listerWatcher(new ApiServerClient.Target(watch.getApiVersion(), blankToNull(watch.getKind()),
-						blankToNull(watch.getResource()), blankToNull(watch.getNamespace())), type,
-						new ApiServerClient.Decoding(metadataOnly, keepManagedFields(beanFactory, watch),
-								maxEventBytes(beanFactory))));
+			listerWatcher.setInstanceSupplier(() -> ConfiguredDeclarations.listerWatcher(beanFactory, declaration,
+					declaration.namespaces().isEmpty() ? null : declaration.namespaces().get(0),
+					watch.getKeepManagedFields()));
 			registry.registerBeanDefinition(listerWatcherName, listerWatcher);
 		}
 		RootBeanDefinition informer = new RootBeanDefinition(Informer.class);
 		informer.setTargetType(ResolvableType.forClassWithGenerics(Informer.class, type));
-		informer.setInstanceSupplier(() -> informer(beanFactory, name, watch, type, this.declared));
+		informer.setInstanceSupplier(() -> informer(beanFactory, name, watch, declaration, !own, this.declared));
 		registry.registerBeanDefinition(name + INFORMER, informer);
 		RootBeanDefinition lister = new RootBeanDefinition(Lister.class);
 		lister.setTargetType(ResolvableType.forClassWithGenerics(Lister.class, type));
@@ -106,11 +135,39 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 		registry.registerBeanDefinition(name + LISTER, lister);
 	}
 
+	/**
+	 * The declaration of a watch in configuration, as code would make it.
+	 * @param watch the watch's properties
+	 * @param type its Java type
+	 * @param metadataOnly whether it is metadata-only
+	 * @param defaults listwatch.defaults
+	 * @return the declaration, its resync period resolved
+	 */
+	static WatchDeclaration<?> declaration(ListwatchProperties.Watch watch, Class<?> type, boolean metadataOnly,
+			ListwatchProperties.Defaults defaults) {
+		List<String> namespaces = watch.getNamespaces().isEmpty()
+				? ((blankToNull(watch.getNamespace()) != null) ? List.of(watch.getNamespace().trim()) : List.of())
+				: watch.getNamespaces();
+		Duration resync = (watch.getResyncPeriod() != null) ? watch.getResyncPeriod() : defaults.getResyncPeriod();
+		return new WatchDeclaration<>(watch.getApiVersion(), blankToNull(watch.getKind()),
+				blankToNull(watch.getResource()), namespaces, blankToNull(watch.getLabelSelector()),
+				blankToNull(watch.getFieldSelector()), type, metadataOnly, (resync != null) ? resync : Duration.ZERO);
+	}
+
 	@SuppressWarnings({ "unchecked", "rawtypes" })
 	private static Informer<?> informer(ConfigurableListableBeanFactory beanFactory, String name,
-			ListwatchProperties.Watch watch, Class<?> type, Set<String> declared) {
+			ListwatchProperties.Watch watch, WatchDeclaration<?> declaration, boolean shared, Set<String> declared) {
 		ListwatchProperties properties = beanFactory.getBean(ListwatchProperties.class);
-		ListerWatcher listerWatcher = beanFactory.getBean(name + LISTER_WATCHER, ListerWatcher.class);
+		List<ListerWatcher> listerWatchers = new ArrayList<>();
+		if (declaration.namespaces().size() <= 1) {
+			listerWatchers.add(beanFactory.getBean(name + LISTER_WATCHER, ListerWatcher.class));
+		}
+		else {
+			for (String namespace : declaration.namespaces()) {
+				listerWatchers.add(ConfiguredDeclarations.listerWatcher(beanFactory, declaration, namespace,
+						watch.getKeepManagedFields()));
+			}
+		}
 		List<WatchIndex<?>> indexes = (List) beanFactory.getBeanProvider(WatchIndex.class).orderedStream().toList();
 		for (WatchIndex<?> index : indexes) {
 			if (!declared.contains(index.watch())) {
@@ -130,7 +187,9 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 							+ ".page-size.",
 					ex);
 		}
-		return beanFactory.getBean(InformerFactory.class).informer(name, (Class) type, listerWatcher, options, indexes);
+		InformerFactory factory = beanFactory.getBean(InformerFactory.class);
+		Informer informer = factory.informer(name, (Class) declaration.type(), (List) listerWatchers, options, indexes);
+		return shared ? factory.share((WatchDeclaration) declaration, informer) : informer;
 	}
 
 	static InformerOptions informerOptions(ListwatchProperties.Defaults defaults, ListwatchProperties.Watch watch) {
@@ -142,12 +201,6 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 		return new InformerOptions(blankToNull(watch.getLabelSelector()), blankToNull(watch.getFieldSelector()),
 				(pageSize > 0) ? pageSize : null, defaults.isStreamingList(), defaults.getMinWatchTimeout(),
 				defaults.getMaxWatchTimeout(), defaults.getIdleTimeout(), backoff, resyncPeriod, autoStartup);
-	}
-
-	private static boolean keepManagedFields(ConfigurableListableBeanFactory beanFactory,
-			ListwatchProperties.Watch watch) {
-		return (watch.getKeepManagedFields() != null) ? watch.getKeepManagedFields()
-				: beanFactory.getBean(ListwatchProperties.class).getDefaults().isKeepManagedFields();
 	}
 
 	/**
@@ -177,11 +230,6 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 		return metadataOnly;
 	}
 
-	private static int maxEventBytes(ConfigurableListableBeanFactory beanFactory) {
-		long bytes = beanFactory.getBean(ListwatchProperties.class).getDefaults().getMaxEventSize().toBytes();
-		return (int) Math.min(Integer.MAX_VALUE - 16, Math.max(1024, bytes));
-	}
-
 	/**
 	 * Checks a declaration and finds its Java type.
 	 * @param name the watch's name
@@ -200,6 +248,19 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 		if (watch.getApiVersion().trim().split("/").length > 2 || watch.getApiVersion().trim().endsWith("/")) {
 			throw new WatchDeclarationException(name, "api-version", "'" + watch.getApiVersion() + "' is not a group/version",
 					"Write it as 'v1' for the core group or 'group/version', for example 'apps/v1'.", null);
+		}
+		if (StringUtils.hasText(watch.getNamespace()) && !watch.getNamespaces().isEmpty()) {
+			throw new WatchDeclarationException(name, "namespaces", "are set, and so is namespace",
+					"Set one of them: listwatch.watches." + name + ".namespace for one namespace, or "
+							+ "listwatch.watches." + name + ".namespaces for a set.",
+					null);
+		}
+		for (String namespace : watch.getNamespaces()) {
+			if (!StringUtils.hasText(namespace)) {
+				throw new WatchDeclarationException(name, "namespaces", "has a blank entry: " + watch.getNamespaces(),
+						"Name each namespace, or remove listwatch.watches." + name + ".namespaces to watch all.",
+						null);
+			}
 		}
 		if (!StringUtils.hasText(watch.getKind()) && !StringUtils.hasText(watch.getResource())) {
 			throw new WatchDeclarationException(name, "kind", "is not set, and neither is resource",
@@ -245,7 +306,7 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 		return ((ex.getCause() != null) ? ex.getCause() : ex).getMessage();
 	}
 
-	private static String blankToNull(String value) {
+	private static @Nullable String blankToNull(@Nullable String value) {
 		return StringUtils.hasText(value) ? value.trim() : null;
 	}
 

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import dev.listwatch.KubernetesApiException;
+import dev.listwatch.ListerWatcher;
 import dev.listwatch.WatchStatus;
 import dev.listwatch.client.ApiServerClient;
 import dev.listwatch.informer.Informer;
@@ -44,13 +45,17 @@ final class WatchStartupChecks {
 
 	private void resolveAll() {
 		for (Informer<?> informer : this.informers.orderedStream().toList()) {
+			ListerWatcher<?> first = informer.listerWatchers().get(0);
 			try {
-				ApiServerClient.resolveNow(informer.listerWatcher());
+				// the namespaces of a set share the resource: resolving one resolves it for all
+				for (ListerWatcher<?> listerWatcher : informer.listerWatchers()) {
+					ApiServerClient.resolveNow(listerWatcher);
+				}
 			}
 			catch (KubernetesApiException ex) {
 				if (ex.kind() == KubernetesApiException.Kind.NOT_FOUND) {
 					throw new WatchDeclarationException(informer.watch(),
-							(informer.listerWatcher().resource().kind() != null) ? "kind" : "resource",
+							(first.resource().kind() != null) ? "kind" : "resource",
 							"names a resource the cluster does not serve: " + ex.getMessage(),
 							"Check the kind (or plural resource) and api-version against `kubectl api-resources`; "
 									+ "for a custom resource, install its CustomResourceDefinition first.",

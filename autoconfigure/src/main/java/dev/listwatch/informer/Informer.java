@@ -3,15 +3,19 @@ package dev.listwatch.informer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 import java.util.random.RandomGenerator;
+import java.util.stream.Collectors;
 
 import dev.listwatch.Lister;
 import dev.listwatch.ListerWatcher;
@@ -25,6 +29,7 @@ import dev.listwatch.event.ResourceEvent;
 import dev.listwatch.event.WatchSyncedEvent;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.SmartLifecycle;
 
@@ -32,7 +37,8 @@ import org.springframework.context.SmartLifecycle;
  * Runs one declared watch: a {@link Reflector} on its own thread keeps a {@link Store} in step
  * with the API server, and every change, once in the store, is published as a
  * {@link ResourceEvent} through a {@link Dispatcher}, off the reading thread and in order per
- * object. Started and stopped with the application context, and startable again after a stop
+ * object: to the application's {@code @EventListener} methods, and to each listener added with
+ * {@link #addListener}. Started and stopped with the application context, and startable again after a stop
  * (context {@code stop()}/{@code start()}, checkpoint/restore): the cache is kept, the changes
  * made meanwhile are published, and events that waited for listeners at the stop are published
  * after the start.
@@ -47,6 +53,20 @@ import org.springframework.context.SmartLifecycle;
  * Objects the watch cannot hold ({@link UnbindableObject}) are never taken for deleted: the cache
  * keeps their last state that could be held, no event is published for the change it could not
  * take, and {@link WatchStatus#unbindable()} lists them until they bind again or are deleted.
+ * <p>
+ * <b>Namespace sets.</b> An informer of several namespaces runs one reflector per namespace, each
+ * with its own thread, resourceVersion, restarts and relists, into one cache: a namespace that is
+ * relisted replaces only its own objects. It has synced once every namespace has, and its status
+ * combines theirs ({@link WatchStatus#namespaces()}).
+ * <p>
+ * <b>Listeners.</b> Each listener added with {@link #addListener} has its own queue and receives
+ * events one at a time, in order per object, on the factory's dispatch threads (never on the
+ * thread that reads the watch); a slow listener delays only itself. A listener added after the
+ * cache holds objects first receives each of them as ADDED with {@link ResourceEvent#initialList()}
+ * true, then every change made after that; none is missed or repeated. While the informer is
+ * stopped its listeners stay registered and receive nothing; what waited for them is delivered
+ * after the next {@link #start()}. Consecutive changes of one object that wait for a busy listener
+ * reach it folded into one MODIFIED event (first old state, latest new state).
  *
  * @param <T> the Java type of the objects
  */
@@ -65,17 +85,28 @@ public final class Informer<T> implements SmartLifecycle {
 
 	private final Store<T> store;
 
-	private final ListerWatcher<T> listerWatcher;
+	/** One per namespace of a namespace set; else one, for its namespace or all. */
+	private final List<Feed<T>> feeds;
 
 	private final InformerOptions options;
 
 	private final InformerFactory runtime;
 
-	private final ReflectorStatus status;
-
 	private final Dispatcher dispatcher;
 
 	private final ReentrantLock lifecycle = new ReentrantLock();
+
+	/**
+	 * Held while the cache is written and its events queued, and while a listener is added, so a
+	 * new listener's snapshot of the cache and the events it then receives neither miss nor repeat
+	 * a change. Taken inside a run's gate.
+	 */
+	private final ReentrantLock changes = new ReentrantLock();
+
+	private final List<Listener<T>> listeners = new CopyOnWriteArrayList<>();
+
+	/** Whether the watch's first sync was announced ({@link WatchSyncedEvent}); under {@link #changes}. */
+	private boolean syncAnnounced;
 
 	/** The objects the server has that the watch cannot hold, by key. */
 	private final Map<String, UnbindableObject> unbindable = new ConcurrentHashMap<>();
@@ -85,9 +116,6 @@ public final class Informer<T> implements SmartLifecycle {
 	/** The run stopped last, until a start has seen it finish. */
 	private Run previous;
 
-	/** Whether the run stopped last had a resync pending (after a failure), which a start must do. */
-	private boolean resyncPending;
-
 	/** The index failures of the store already logged; written by the reflector's thread only. */
 	private long indexFailuresLogged;
 
@@ -95,21 +123,27 @@ public final class Informer<T> implements SmartLifecycle {
 	 * Makes an informer; {@link InformerFactory#informer} is the public way.
 	 * @param watch the watch's name
 	 * @param type the Java type of the objects
-	 * @param listerWatcher what lists and watches the objects
+	 * @param listerWatchers what lists and watches the objects, by namespace for a namespace set
+	 * (in the declared order), else one under the key {@code null}
 	 * @param store the cache
 	 * @param options how to list and watch
 	 * @param runtime the shared threads, clock and publisher
 	 */
-	Informer(String watch, Class<T> type, ListerWatcher<T> listerWatcher, Store<T> store,
+	Informer(String watch, Class<T> type, Map<@Nullable String, ListerWatcher<T>> listerWatchers, Store<T> store,
 			InformerOptions options, InformerFactory runtime) {
+		if (listerWatchers.isEmpty()) {
+			throw new IllegalArgumentException("Watch " + watch + " has nothing to list and watch");
+		}
 		this.watch = watch;
 		this.type = type;
-		this.listerWatcher = listerWatcher;
 		this.store = store;
 		this.options = options;
 		this.runtime = runtime;
-		this.status = new ReflectorStatus(runtime.clock(), runtime.ticker());
-		store.syncedBy(this.status::hasSynced);
+		List<Feed<T>> feeds = new ArrayList<>();
+		listerWatchers.forEach((namespace, listerWatcher) -> feeds.add(new Feed<>(namespace, listerWatcher,
+				new ReflectorStatus(runtime.clock(), runtime.ticker()))));
+		this.feeds = List.copyOf(feeds);
+		store.syncedBy(this::hasSynced);
 		this.dispatcher = new Dispatcher(watch, runtime.dispatchExecutor(), runtime.publisher());
 	}
 
@@ -140,11 +174,34 @@ public final class Informer<T> implements SmartLifecycle {
 	}
 
 	/**
-	 * What lists and watches the objects.
+	 * What lists and watches the objects, for a watch of one namespace or all.
 	 * @return the lister-watcher
+	 * @throws IllegalStateException for a watch of a namespace set, which has one per namespace
+	 * ({@link #listerWatchers()})
 	 */
 	public ListerWatcher<T> listerWatcher() {
-		return this.listerWatcher;
+		if (this.feeds.size() > 1) {
+			throw new IllegalStateException("Watch " + this.watch + " covers the namespaces " + namespaces()
+					+ ", each with its own ListerWatcher: use listerWatchers()");
+		}
+		return this.feeds.get(0).listerWatcher;
+	}
+
+	/**
+	 * What lists and watches the objects: one per namespace for a namespace set, in the declared
+	 * order, else one.
+	 * @return the lister-watchers
+	 */
+	public List<ListerWatcher<T>> listerWatchers() {
+		return this.feeds.stream().map((feed) -> feed.listerWatcher).toList();
+	}
+
+	/**
+	 * The namespaces of a namespace set, in the declared order.
+	 * @return the namespaces, or an empty list when the watch covers one namespace or all
+	 */
+	public List<String> namespaces() {
+		return (this.feeds.size() > 1) ? this.feeds.stream().map((feed) -> feed.namespace).toList() : List.of();
 	}
 
 	/**
@@ -153,13 +210,60 @@ public final class Informer<T> implements SmartLifecycle {
 	 * @return the status
 	 */
 	public WatchStatus status() {
-		Resource resource = this.listerWatcher.resource();
+		Resource resource = this.feeds.get(0).listerWatcher.resource();
+		List<String> namespaces = namespaces();
+		if (!namespaces.isEmpty()) {
+			resource = new Resource(resource.group(), resource.version(), resource.plural(), resource.kind(),
+					resource.namespaced(), null);
+		}
 		WatchStatus.Watched watched = new WatchStatus.Watched(resource, this.options.labelSelector(),
 				this.options.fieldSelector(), this.type.getName(), List.copyOf(this.store.indexNames()),
 				this.options.idleTimeout(), this.options.resyncs() ? this.options.resyncPeriod() : null,
-				this.options.autoStartup());
-		return this.status.snapshot(this.watch, watched, isRunning(), this.store.size(), this.dispatcher.backlog(),
-				this.dispatcher.failures(), this.store.indexFailures(), this.store.lastIndexFailure(), unbindable());
+				this.options.autoStartup(), namespaces);
+		boolean running = isRunning();
+		List<UnbindableObject> unbindable = unbindable();
+		WatchStatus whole = this.feeds.get(0).status.snapshot(this.watch, watched, running, this.store.size(),
+				this.dispatcher.backlog() + listenerBacklog(), this.dispatcher.failures() + listenerFailures(),
+				this.store.indexFailures(), this.store.lastIndexFailure(), unbindable);
+		if (namespaces.isEmpty()) {
+			return whole;
+		}
+		Map<String, WatchStatus> byNamespace = new LinkedHashMap<>();
+		for (Feed<T> feed : this.feeds) {
+			String namespace = feed.namespace;
+			WatchStatus.Watched one = new WatchStatus.Watched(feed.listerWatcher.resource(), watched.labelSelector(),
+					watched.fieldSelector(), watched.type(), watched.indexNames(), watched.idleTimeout(),
+					watched.resyncPeriod(), watched.autoStartup(), List.of());
+			byNamespace.put(namespace, feed.status.snapshot(this.watch, one, running, this.store.countIn(namespace), 0,
+					0, 0, null, unbindable.stream().filter((object) -> namespace.equals(object.meta().namespace())).toList()));
+		}
+		return ReflectorStatus.combine(this.watch, watched, byNamespace, whole);
+	}
+
+	private int listenerBacklog() {
+		int backlog = 0;
+		for (Listener<T> listener : this.listeners) {
+			backlog += listener.dispatcher.backlog();
+		}
+		return backlog;
+	}
+
+	private long listenerFailures() {
+		long failures = 0;
+		for (Listener<T> listener : this.listeners) {
+			failures += listener.dispatcher.failures();
+		}
+		return failures;
+	}
+
+	/** Whether every namespace's watch has synced once. */
+	private boolean hasSynced() {
+		for (Feed<T> feed : this.feeds) {
+			if (!feed.status.hasSynced()) {
+				return false;
+			}
+		}
+		return true;
 	}
 
 	/** The objects the server has that this watch cannot hold, in key order. */
@@ -180,7 +284,45 @@ public final class Informer<T> implements SmartLifecycle {
 	 * @throws InterruptedException when interrupted
 	 */
 	public boolean awaitSynced(Duration timeout) throws InterruptedException {
-		return this.status.awaitSynced(timeout);
+		long deadline = System.nanoTime() + timeout.toNanos();
+		for (Feed<T> feed : this.feeds) {
+			if (!feed.status.awaitSynced(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())))) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+	/**
+	 * Adds a listener of this watch's changes, before or after the start. Once added, it receives
+	 * every change of the cache as a {@link ResourceEvent}; if the cache holds objects already, it
+	 * first receives each of them as ADDED with {@link ResourceEvent#initialList()} true, in its own
+	 * queue, without delaying other listeners. It runs on the factory's dispatch threads, one event
+	 * at a time, in order per object; what it throws is logged and counted
+	 * ({@link WatchStatus#listenerFailures()}), and it goes on receiving.
+	 * @param listener the listener
+	 * @return the registration, to remove it and to know when it has received the initial list
+	 */
+	public Registration addListener(Consumer<? super ResourceEvent<T>> listener) {
+		Listener<T> added = new Listener<>(this, listener);
+		this.changes.lock();
+		try {
+			for (Store.Entry<T> entry : this.store.entries()) {
+				added.dispatcher.enqueue(new ResourceEvent<>(this, this.watch, ResourceEvent.Type.ADDED, entry.object(),
+						null, entry.meta(), true, false, this.type));
+			}
+			if (this.syncAnnounced) {
+				added.dispatcher.enqueueAfterAll(new WatchSyncedEvent(this, this.watch, this.store.size()));
+			}
+			if (!isRunning()) {
+				added.dispatcher.pause();
+			}
+			this.listeners.add(added);
+		}
+		finally {
+			this.changes.unlock();
+		}
+		return added;
 	}
 
 	@Override
@@ -191,34 +333,52 @@ public final class Informer<T> implements SmartLifecycle {
 				return;
 			}
 			awaitPrevious();
-			Run run = new Run();
-			run.reflector = new Reflector<>(this.watch, this.listerWatcher, run, this.options, this.runtime.ticker(),
-					RandomGenerator.getDefault(), this.status);
-			if (this.status.hasSynced() && !this.resyncPending) {
-				// started again after a stop: the cache is whole up to the last resourceVersion the
-				// reflector handed on, so a watch from there brings what changed meanwhile, without a list
-				run.reflector.resumeFrom(this.status.lastResourceVersion());
+			Run run = new Run(this.feeds.size());
+			for (Feed<T> feed : this.feeds) {
+				String name = (feed.namespace != null) ? this.watch + "[" + feed.namespace + "]" : this.watch;
+				Reflector<T> reflector = new Reflector<>(name, feed.listerWatcher, run.handler(feed), this.options,
+						this.runtime.ticker(), RandomGenerator.getDefault(), feed.status);
+				if (feed.status.hasSynced() && !feed.resyncPending) {
+					// started again after a stop: the cache is whole up to the last resourceVersion the
+					// reflector handed on, so a watch from there brings what changed meanwhile, without a list
+					reflector.resumeFrom(feed.status.lastResourceVersion());
+				}
+				run.reflectors.add(reflector);
 			}
-			this.current = run;
+			this.changes.lock();
+			try {
+				this.current = run;
+				this.dispatcher.resume();
+				for (Listener<T> listener : this.listeners) {
+					listener.dispatcher.resume();
+				}
+			}
+			finally {
+				this.changes.unlock();
+			}
 			if (this.options.resyncs()) {
 				run.resync = this.runtime.every("Resync of watch " + this.watch, run::resync,
 						this.options.resyncPeriod());
 			}
-			this.dispatcher.resume();
 			this.runtime.register(this);
-			this.runtime.startWatchThread(this.watch, () -> {
-				try {
-					run.reflector.run();
-				}
-				catch (Throwable ex) {
-					// the loop handles what it can; this is what escaped it: the watch is down
-					this.status.fatal(ex);
-					logger.error("Watch " + this.watch + " stopped unexpectedly", ex);
-				}
-				finally {
-					run.finished();
-				}
-			});
+			for (int i = 0; i < this.feeds.size(); i++) {
+				Feed<T> feed = this.feeds.get(i);
+				Reflector<T> reflector = run.reflectors.get(i);
+				String thread = (feed.namespace != null) ? this.watch + "-" + feed.namespace : this.watch;
+				this.runtime.startWatchThread(thread, () -> {
+					try {
+						reflector.run();
+					}
+					catch (Throwable ex) {
+						// the loop handles what it can; this is what escaped it: the watch is down
+						feed.status.fatal(ex);
+						logger.error("Watch " + reflector.name() + " stopped unexpectedly", ex);
+					}
+					finally {
+						run.finished();
+					}
+				});
+			}
 		}
 		finally {
 			this.lifecycle.unlock();
@@ -255,10 +415,19 @@ public final class Informer<T> implements SmartLifecycle {
 		this.lifecycle.lock();
 		try {
 			run = this.current;
-			this.current = null;
 			if (run != null) {
 				this.runtime.unregister(this);
-				this.dispatcher.pause();
+				this.changes.lock();
+				try {
+					this.current = null;
+					this.dispatcher.pause();
+					for (Listener<T> listener : this.listeners) {
+						listener.dispatcher.pause();
+					}
+				}
+				finally {
+					this.changes.unlock();
+				}
 			}
 		}
 		finally {
@@ -268,7 +437,9 @@ public final class Informer<T> implements SmartLifecycle {
 			callback.run();
 			return;
 		}
-		run.reflector.stop();
+		for (Reflector<T> reflector : run.reflectors) {
+			reflector.stop();
+		}
 		if (run.resync != null) {
 			run.resync.cancel(false);
 		}
@@ -276,7 +447,9 @@ public final class Informer<T> implements SmartLifecycle {
 		this.lifecycle.lock();
 		try {
 			this.previous = run;
-			this.resyncPending = run.reflector.needsResync();
+			for (int i = 0; i < this.feeds.size(); i++) {
+				this.feeds.get(i).resyncPending = run.reflectors.get(i).needsResync();
+			}
 		}
 		finally {
 			this.lifecycle.unlock();
@@ -328,13 +501,15 @@ public final class Informer<T> implements SmartLifecycle {
 	void checkIdle() {
 		Run run = this.current;
 		if (run != null) {
-			run.reflector.checkIdle();
+			for (Reflector<T> reflector : run.reflectors) {
+				reflector.checkIdle();
+			}
 		}
 	}
 
-	private void replace(List<Item<T>> items, List<UnbindableObject> unbindable, boolean initial) {
+	private void replace(Feed<T> feed, List<Item<T>> items, List<UnbindableObject> unbindable, boolean initial) {
 		// after a stop and start the cache is whole already: this is a relist
-		boolean first = initial && !this.status.hasSynced();
+		boolean first = initial && !feed.status.hasSynced();
 		if (!unbindable.isEmpty()) {
 			// the server has them: keep the last state that could be held, so none is taken for deleted
 			items = new ArrayList<>(items);
@@ -345,9 +520,16 @@ public final class Informer<T> implements SmartLifecycle {
 				}
 			}
 		}
-		Store.Diff<T> diff = this.store.replace(items);
+		Store.Diff<T> diff = this.store.replace(items, feed.namespace);
 		reportIndexFailures();
-		this.unbindable.keySet().retainAll(unbindable.stream().map(UnbindableObject::key).toList());
+		if (feed.namespace == null) {
+			this.unbindable.keySet().retainAll(unbindable.stream().map(UnbindableObject::key).toList());
+		}
+		else {
+			Set<String> listed = unbindable.stream().map(UnbindableObject::key).collect(Collectors.toSet());
+			this.unbindable.values()
+				.removeIf((object) -> feed.namespace.equals(object.meta().namespace()) && !listed.contains(object.key()));
+		}
 		for (UnbindableObject object : unbindable) {
 			this.unbindable.put(object.key(), object);
 		}
@@ -361,15 +543,22 @@ public final class Informer<T> implements SmartLifecycle {
 		for (Store.Entry<T> deleted : diff.deleted()) {
 			publish(ResourceEvent.Type.DELETED, deleted.object(), null, deleted.meta(), first, true);
 		}
+		String name = (feed.namespace != null) ? this.watch + "[" + feed.namespace + "]" : this.watch;
 		if (first) {
-			this.status.markSynced();
-			this.dispatcher.enqueueAfterAll(new WatchSyncedEvent(this, this.watch, this.store.size()));
-			logger.info("Watch " + this.watch + " synced: " + this.store.size() + " objects of "
-					+ this.listerWatcher.resource()
+			feed.status.markSynced();
+			logger.info("Watch " + name + " synced: " + items.size() + " objects of " + feed.listerWatcher.resource()
 					+ (unbindable.isEmpty() ? "" : "; " + unbindable.size() + " more that it cannot hold"));
+			if (!this.syncAnnounced && hasSynced()) {
+				this.syncAnnounced = true;
+				WatchSyncedEvent synced = new WatchSyncedEvent(this, this.watch, this.store.size());
+				this.dispatcher.enqueueAfterAll(synced);
+				for (Listener<T> listener : this.listeners) {
+					listener.dispatcher.enqueueAfterAll(synced);
+				}
+			}
 		}
 		else if (!diff.isEmpty()) {
-			logger.info("Watch " + this.watch + " relisted: " + diff.added().size() + " added, "
+			logger.info("Watch " + name + " relisted: " + diff.added().size() + " added, "
 					+ diff.modified().size() + " modified, " + diff.deleted().size() + " deleted");
 		}
 	}
@@ -417,10 +606,17 @@ public final class Informer<T> implements SmartLifecycle {
 		}
 	}
 
-	private void publish(ResourceEvent.Type type, T object, T old, ObjectMeta meta, boolean initial,
+	private void publish(ResourceEvent.Type type, T object, @Nullable T old, ObjectMeta meta, boolean initial,
 			boolean finalStateUnknown) {
-		this.dispatcher.enqueue(new ResourceEvent<>(this, this.watch, type, object, old, meta, initial,
-				finalStateUnknown, this.type));
+		enqueue(new ResourceEvent<>(this, this.watch, type, object, old, meta, initial, finalStateUnknown, this.type));
+	}
+
+	/** Queues an event for the application's listeners and for each added listener; under {@link #changes}. */
+	private void enqueue(ResourceEvent<T> event) {
+		this.dispatcher.enqueue(event);
+		for (Listener<T> listener : this.listeners) {
+			listener.dispatcher.enqueue(event);
+		}
 	}
 
 	@Override
@@ -429,24 +625,116 @@ public final class Informer<T> implements SmartLifecycle {
 	}
 
 	/**
-	 * One run of the watch, from a start to a stop: its reflector, and the gate through which that
-	 * reflector writes the cache. Once closed, the gate lets no write through, so a reflector that
-	 * was still inside a list when it was stopped cannot replace the cache later.
+	 * The registration of a listener added with {@link #addListener}.
 	 */
-	private final class Run implements ReflectorHandler<T> {
+	public interface Registration {
+
+		/**
+		 * Whether the listener has received the cache as it was when it was added, and (for a
+		 * listener added before the first sync) the whole initial list: client-go's
+		 * {@code ResourceEventHandlerRegistration.HasSynced}.
+		 * @return whether it has
+		 */
+		boolean hasSynced();
+
+		/**
+		 * Removes the listener: it receives nothing more (an event being delivered is the last).
+		 * Idempotent.
+		 */
+		void remove();
+
+	}
+
+	/** One namespace's watch of the informer, or the one watch; its status outlives runs. */
+	private static final class Feed<T> {
+
+		private final @Nullable String namespace;
+
+		private final ListerWatcher<T> listerWatcher;
+
+		private final ReflectorStatus status;
+
+		/** Whether its reflector stopped last with a resync pending (after a failure), which a start must do. */
+		private boolean resyncPending;
+
+		Feed(@Nullable String namespace, ListerWatcher<T> listerWatcher, ReflectorStatus status) {
+			this.namespace = namespace;
+			this.listerWatcher = listerWatcher;
+			this.status = status;
+		}
+
+	}
+
+	/** A listener added in code, with its own queue. */
+	private static final class Listener<T> implements Registration {
+
+		private final Informer<T> informer;
+
+		private final Dispatcher dispatcher;
+
+		private volatile boolean synced;
+
+		@SuppressWarnings("unchecked")
+		Listener(Informer<T> informer, Consumer<? super ResourceEvent<T>> listener) {
+			this.informer = informer;
+			this.dispatcher = new Dispatcher(informer.watch, informer.runtime.dispatchExecutor(), (event) -> {
+				if (event instanceof ResourceEvent<?> resourceEvent) {
+					listener.accept((ResourceEvent<T>) resourceEvent);
+				}
+				else if (event instanceof WatchSyncedEvent) {
+					this.synced = true;
+				}
+			});
+		}
+
+		@Override
+		public boolean hasSynced() {
+			return this.synced;
+		}
+
+		@Override
+		public void remove() {
+			this.informer.changes.lock();
+			try {
+				this.informer.listeners.remove(this);
+				this.dispatcher.pause();
+			}
+			finally {
+				this.informer.changes.unlock();
+			}
+		}
+
+		@Override
+		public String toString() {
+			return "Listener of watch " + this.informer.watch;
+		}
+
+	}
+
+	/**
+	 * One run of the watch, from a start to a stop: its reflectors (one per namespace of a
+	 * namespace set), and the gate through which they write the cache. Once closed, the gate lets
+	 * no write through, so a reflector that was still inside a list when it was stopped cannot
+	 * replace the cache later.
+	 */
+	private final class Run {
 
 		private final ReentrantLock gate = new ReentrantLock();
 
-		private final CountDownLatch done = new CountDownLatch(1);
+		private final CountDownLatch done;
 
 		private final List<Runnable> callbacks = new CopyOnWriteArrayList<>();
 
-		private boolean open = true;
+		private final List<Reflector<T>> reflectors = new ArrayList<>();
 
-		private Reflector<T> reflector;
+		private boolean open = true;
 
 		/** The periodic resync, when the options ask for one. */
 		private volatile ScheduledFuture<?> resync;
+
+		Run(int reflectors) {
+			this.done = new CountDownLatch(reflectors);
+		}
 
 		/**
 		 * Delivers the whole cache again to listeners, as MODIFIED events flagged resync (the same
@@ -455,43 +743,55 @@ public final class Informer<T> implements SmartLifecycle {
 		 */
 		void resync() {
 			this.gate.lock();
+			Informer.this.changes.lock();
 			try {
-				if (!this.open || !Informer.this.status.hasSynced()) {
+				if (!this.open || !hasSynced()) {
 					return;
 				}
 				for (Store.Entry<T> entry : Informer.this.store.entries()) {
-					Informer.this.dispatcher.enqueue(new ResourceEvent<>(Informer.this, Informer.this.watch,
-							ResourceEvent.Type.MODIFIED, entry.object(), entry.object(), entry.meta(), false, false, true,
-							Informer.this.type));
+					enqueue(new ResourceEvent<>(Informer.this, Informer.this.watch, ResourceEvent.Type.MODIFIED,
+							entry.object(), entry.object(), entry.meta(), false, false, true, Informer.this.type));
 				}
 			}
 			finally {
+				Informer.this.changes.unlock();
 				this.gate.unlock();
 			}
 		}
 
-		@Override
-		public void replace(List<Item<T>> items, List<UnbindableObject> unbindable, boolean initial) {
-			this.gate.lock();
-			try {
-				ensureOpen();
-				Informer.this.replace(items, unbindable, initial);
-			}
-			finally {
-				this.gate.unlock();
-			}
-		}
+		/** Where one namespace's reflector writes. */
+		ReflectorHandler<T> handler(Feed<T> feed) {
+			return new ReflectorHandler<>() {
 
-		@Override
-		public void apply(WatchEvent<T> event) {
-			this.gate.lock();
-			try {
-				ensureOpen();
-				Informer.this.apply(event);
-			}
-			finally {
-				this.gate.unlock();
-			}
+				@Override
+				public void replace(List<Item<T>> items, List<UnbindableObject> unbindable, boolean initial) {
+					Run.this.gate.lock();
+					Informer.this.changes.lock();
+					try {
+						ensureOpen();
+						Informer.this.replace(feed, items, unbindable, initial);
+					}
+					finally {
+						Informer.this.changes.unlock();
+						Run.this.gate.unlock();
+					}
+				}
+
+				@Override
+				public void apply(WatchEvent<T> event) {
+					Run.this.gate.lock();
+					Informer.this.changes.lock();
+					try {
+						ensureOpen();
+						Informer.this.apply(event);
+					}
+					finally {
+						Informer.this.changes.unlock();
+						Run.this.gate.unlock();
+					}
+				}
+
+			};
 		}
 
 		/**
@@ -515,8 +815,12 @@ public final class Informer<T> implements SmartLifecycle {
 			}
 		}
 
+		/** One reflector's thread ended; the run has finished once all have. */
 		void finished() {
 			this.done.countDown();
+			if (this.done.getCount() > 0) {
+				return;
+			}
 			for (Runnable callback : this.callbacks) {
 				if (this.callbacks.remove(callback)) {
 					callback.run();

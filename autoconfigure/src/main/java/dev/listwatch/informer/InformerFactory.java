@@ -3,8 +3,12 @@ package dev.listwatch.informer;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
@@ -20,8 +24,10 @@ import java.util.function.Consumer;
 
 import dev.listwatch.ListerWatcher;
 import dev.listwatch.WatchIndex;
+import dev.listwatch.event.ResourceEvent;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.ApplicationEvent;
 import org.springframework.core.task.SimpleAsyncTaskExecutor;
@@ -56,6 +62,16 @@ public final class InformerFactory implements AutoCloseable {
 
 	private final List<Informer<?>> informers = new CopyOnWriteArrayList<>();
 
+	private final InformerOptions defaults;
+
+	private final @Nullable Declarations declarations;
+
+	/** The shared informers, by their declaration (its resync period resolved). */
+	private final Map<WatchDeclaration<?>, Informer<?>> shared = new ConcurrentHashMap<>();
+
+	/** The shared informers this factory made for code (not beans): stopped on {@link #close()}. */
+	private final List<Informer<?>> madeForCode = new CopyOnWriteArrayList<>();
+
 	/**
 	 * Makes a factory.
 	 * @param clock the one clock of the watches: instants shown in their status come from it, and
@@ -69,7 +85,25 @@ public final class InformerFactory implements AutoCloseable {
 	 */
 	public InformerFactory(Clock clock, Consumer<ApplicationEvent> publisher, int dispatchThreads,
 			Duration watchdogPeriod) {
-		this(clock, isSystem(clock) ? Ticker.system() : Ticker.of(clock), publisher, dispatchThreads, watchdogPeriod);
+		this(clock, publisher, dispatchThreads, watchdogPeriod, InformerOptions.defaults(), null);
+	}
+
+	/**
+	 * Makes a factory that also makes shared informers from {@link WatchDeclaration}s.
+	 * @param clock the one clock of the watches (see the other constructor)
+	 * @param publisher where events go (the application context), called on dispatch threads
+	 * @param dispatchThreads how many platform threads dispatch events on Java 17-20
+	 * @param watchdogPeriod how often silent watches are looked for
+	 * @param defaults how declared watches run (timeouts, backoff, page size, streaming lists, the
+	 * default resync period)
+	 * @param declarations where declared watches get their lister-watchers and the informers
+	 * declared in configuration, or {@code null} when this factory makes no informer from a
+	 * declaration
+	 */
+	public InformerFactory(Clock clock, Consumer<ApplicationEvent> publisher, int dispatchThreads,
+			Duration watchdogPeriod, InformerOptions defaults, @Nullable Declarations declarations) {
+		this(clock, isSystem(clock) ? Ticker.system() : Ticker.of(clock), publisher, dispatchThreads, watchdogPeriod,
+				defaults, declarations);
 	}
 
 	/**
@@ -83,6 +117,13 @@ public final class InformerFactory implements AutoCloseable {
 	 */
 	InformerFactory(Clock clock, Ticker ticker, Consumer<ApplicationEvent> publisher, int dispatchThreads,
 			Duration watchdogPeriod) {
+		this(clock, ticker, publisher, dispatchThreads, watchdogPeriod, InformerOptions.defaults(), null);
+	}
+
+	private InformerFactory(Clock clock, Ticker ticker, Consumer<ApplicationEvent> publisher, int dispatchThreads,
+			Duration watchdogPeriod, InformerOptions defaults, @Nullable Declarations declarations) {
+		this.defaults = defaults;
+		this.declarations = declarations;
 		this.clock = clock;
 		this.ticker = ticker;
 		this.publisher = publisher;
@@ -121,7 +162,176 @@ public final class InformerFactory implements AutoCloseable {
 	 */
 	public <T> Informer<T> informer(String watch, Class<T> type, ListerWatcher<T> listerWatcher,
 			InformerOptions options, Collection<? extends WatchIndex<?>> indexes) {
-		return new Informer<>(watch, type, listerWatcher, Store.forWatch(watch, indexes), options, this);
+		return informer(watch, type, List.of(listerWatcher), options, indexes);
+	}
+
+	/**
+	 * Makes the informer of a watch over a namespace set: one lister-watcher per namespace (each
+	 * {@link ListerWatcher#resource()} names its namespace), one cache. Not started, not shared.
+	 * @param <T> the Java type of the objects
+	 * @param watch the watch's name, shown in logs, health, meters and events
+	 * @param type the Java type of the objects
+	 * @param listerWatchers what lists and watches the objects: one, or one per namespace
+	 * @param options how to list and watch
+	 * @param indexes index declarations; those naming another watch are ignored
+	 * @return the informer
+	 * @throws IllegalArgumentException when there is no lister-watcher, several cover the same
+	 * namespace or one of several covers all namespaces, or the indexes clash
+	 */
+	public <T> Informer<T> informer(String watch, Class<T> type, List<ListerWatcher<T>> listerWatchers,
+			InformerOptions options, Collection<? extends WatchIndex<?>> indexes) {
+		Map<@Nullable String, ListerWatcher<T>> byNamespace = new LinkedHashMap<>();
+		if (listerWatchers.size() == 1) {
+			byNamespace.put(null, listerWatchers.get(0));
+		}
+		for (ListerWatcher<T> listerWatcher : (listerWatchers.size() > 1) ? listerWatchers : List.<ListerWatcher<T>>of()) {
+			String namespace = listerWatcher.resource().namespace();
+			if (namespace == null || namespace.isEmpty()) {
+				throw new IllegalArgumentException("Watch " + watch + ": " + listerWatcher.resource()
+						+ " covers all namespaces, so it cannot be one of a namespace set");
+			}
+			if (byNamespace.put(namespace, listerWatcher) != null) {
+				throw new IllegalArgumentException("Watch " + watch + ": namespace " + namespace + " is given twice");
+			}
+		}
+		return new Informer<>(watch, type, byNamespace, Store.forWatch(watch, indexes), options, this);
+	}
+
+	/**
+	 * The shared informer of a declaration: the one made for an equal declaration before (from
+	 * code, or under {@code listwatch.watches}, whatever its name), else a new one named
+	 * {@code watch}. One watch and one cache serve every caller: client-go's
+	 * {@code SharedInformerFactory}, shared by the whole declaration rather than by type.
+	 * <p>
+	 * An informer made here for code is not started: call {@link Informer#start()} (starting a
+	 * started one does nothing), add listeners before or after, and
+	 * {@link Informer#awaitSynced(Duration)}. It is stopped for everyone who shares it by
+	 * {@link Informer#stop()}, and by {@link #close()} (the application context closes the
+	 * factory); one declared in configuration is started and stopped with the context, unless its
+	 * {@code auto-startup} is false. Its health, meters and endpoint entry are those of any watch.
+	 * Thread-safe: callers racing for the same declaration get the same informer.
+	 * @param <T> the Java type of the objects
+	 * @param watch the name of a new informer: its meters' {@code watch} tag, its health entry and
+	 * its events' {@link ResourceEvent#watch()}
+	 * @param declaration what to list and watch
+	 * @return the shared informer
+	 * @throws IllegalStateException when this factory has no source of lister-watchers, or another
+	 * declaration's informer has that name
+	 */
+	@SuppressWarnings("unchecked")
+	public <T> Informer<T> informer(String watch, WatchDeclaration<T> declaration) {
+		WatchDeclaration<T> key = resolved(declaration);
+		Informer<?> existing = this.shared.get(key);
+		if (existing != null) {
+			return (Informer<T>) existing;
+		}
+		if (this.declarations == null) {
+			throw new IllegalStateException("This InformerFactory makes no informer from a declaration: "
+					+ "it was made without Declarations (use the listwatchInformerFactory bean)");
+		}
+		// outside any lock: this may make the configured watch's bean, which shares it here
+		Informer<?> configured = this.declarations.configured(key);
+		if (configured != null) {
+			return (Informer<T>) configured;
+		}
+		synchronized (this.shared) {
+			existing = this.shared.get(key);
+			if (existing != null) {
+				return (Informer<T>) existing;
+			}
+			checkName(watch, key);
+			List<ListerWatcher<T>> listerWatchers = new ArrayList<>();
+			if (key.namespaces().size() <= 1) {
+				listerWatchers.add(this.declarations.listerWatcher(key,
+						key.namespaces().isEmpty() ? null : key.namespaces().get(0)));
+			}
+			else {
+				for (String namespace : key.namespaces()) {
+					listerWatchers.add(this.declarations.listerWatcher(key, namespace));
+				}
+			}
+			InformerOptions options = this.defaults.withLabelSelector(key.labelSelector())
+				.withFieldSelector(key.fieldSelector())
+				.withResyncPeriod(key.resyncPeriod())
+				.withAutoStartup(false);
+			Informer<T> informer = informer(watch, key.type(), listerWatchers, options, List.of());
+			this.declarations.made(informer);
+			this.shared.put(key, informer);
+			this.madeForCode.add(informer);
+			return informer;
+		}
+	}
+
+	/**
+	 * Makes an informer the shared one of its declaration, so that
+	 * {@link #informer(String, WatchDeclaration)} gives it to code that asks for an equal one. The
+	 * auto-configuration shares each watch declared under {@code listwatch.watches} this way.
+	 * @param <T> the Java type of the objects
+	 * @param declaration what it lists and watches
+	 * @param informer the informer
+	 * @return the informer
+	 * @throws IllegalStateException when another informer is shared for that declaration
+	 */
+	public <T> Informer<T> share(WatchDeclaration<T> declaration, Informer<T> informer) {
+		WatchDeclaration<T> key = resolved(declaration);
+		synchronized (this.shared) {
+			Informer<?> existing = this.shared.putIfAbsent(key, informer);
+			if (existing != null && existing != informer) {
+				throw new IllegalStateException("Watch " + informer.watch() + " declares " + key
+						+ ", which watch " + existing.watch() + " declares already; declare it once");
+			}
+		}
+		return informer;
+	}
+
+	/** A declaration whose resync period is the default when it leaves it open: the sharing key. */
+	private <T> WatchDeclaration<T> resolved(WatchDeclaration<T> declaration) {
+		if (declaration.resyncPeriod() != null) {
+			return declaration;
+		}
+		Duration period = this.defaults.resyncPeriod();
+		return declaration.withResyncPeriod((period != null) ? period : Duration.ZERO);
+	}
+
+	private void checkName(String watch, WatchDeclaration<?> key) {
+		for (Map.Entry<WatchDeclaration<?>, Informer<?>> entry : this.shared.entrySet()) {
+			if (entry.getValue().watch().equals(watch)) {
+				throw new IllegalStateException("Watch name '" + watch + "' is taken by " + entry.getKey()
+						+ ": name the informer of " + key + " differently");
+			}
+		}
+	}
+
+	/**
+	 * Where a factory finds what declared watches need. The auto-configuration provides one.
+	 */
+	public interface Declarations {
+
+		/**
+		 * Makes the lister-watcher of a declaration in one namespace.
+		 * @param <T> the Java type of the objects
+		 * @param declaration what to list and watch
+		 * @param namespace the namespace, or {@code null} for all namespaces (or a cluster-scoped
+		 * resource)
+		 * @return the lister-watcher
+		 */
+		<T> ListerWatcher<T> listerWatcher(WatchDeclaration<T> declaration, @Nullable String namespace);
+
+		/**
+		 * The informer of a watch declared in configuration with an equal declaration (made now if
+		 * it was not yet, and then shared through {@link #share}), or {@code null} when none is.
+		 * @param declaration the declaration, its resync period resolved
+		 * @return the informer, or {@code null}
+		 */
+		@Nullable Informer<?> configured(WatchDeclaration<?> declaration);
+
+		/**
+		 * Told of each informer the factory made for code, so that health, meters and the
+		 * endpoint see it as they see the configured ones.
+		 * @param informer the new informer, not started
+		 */
+		void made(Informer<?> informer);
+
 	}
 
 	/**
@@ -194,10 +404,14 @@ public final class InformerFactory implements AutoCloseable {
 	}
 
 	/**
-	 * Stops the watchdog and the dispatch threads; events not yet dispatched are dropped. Idempotent.
+	 * Stops the informers it made for code from declarations, then the watchdog and the dispatch
+	 * threads; events not yet dispatched are dropped. Idempotent.
 	 */
 	@Override
 	public void close() {
+		for (Informer<?> informer : this.madeForCode) {
+			informer.stop();
+		}
 		this.watchdog.shutdownNow();
 		// both refuse further tasks once closed
 		if (this.dispatchThreads instanceof ExecutorService pool) {

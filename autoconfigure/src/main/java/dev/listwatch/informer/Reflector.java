@@ -141,6 +141,11 @@ final class Reflector<T> implements Runnable {
 		return this.status;
 	}
 
+	/** @return the watch's name in logs (with its namespace, for one of a namespace set) */
+	String name() {
+		return this.name;
+	}
+
 	/**
 	 * Makes {@link #run()} resume with a watch from {@code resourceVersion} instead of listing
 	 * first: for a handler whose cache is whole up to it (a watch started again after a stop). A

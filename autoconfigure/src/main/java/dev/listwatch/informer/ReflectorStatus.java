@@ -18,6 +18,7 @@ import dev.listwatch.WatchEvent;
 import dev.listwatch.WatchStatus;
 import dev.listwatch.WatchStatus.RestartReason;
 import dev.listwatch.WatchStatus.State;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The one place a watch's status is kept: written by its {@link Reflector}'s thread (and by the
@@ -290,7 +291,97 @@ final class ReflectorStatus {
 				this.consecutiveFailures.get(), failingSince, failingFor, this.lastError,
 				new WatchStatus.Timing(this.lists.sum(), Duration.ofNanos(this.listNanos.sum())),
 				new WatchStatus.Timing(this.syncs.sum(), Duration.ofNanos(this.syncNanos.sum())), backlog,
-				listenerFailures, indexFailures, lastIndexFailure, unbindable);
+				listenerFailures, indexFailures, lastIndexFailure, unbindable, Map.of());
+	}
+
+	/**
+	 * The status of a watch of a namespace set, from the statuses of its namespaces' watches (see
+	 * {@link WatchStatus#namespaces()} for how they combine).
+	 * @param watch the watch's name
+	 * @param watched what it watches
+	 * @param namespaces each namespace's status, in the declared order
+	 * @param whole a snapshot with what the informer adds (objects, backlog, listener and index
+	 * failures, unbindable objects) for the whole cache
+	 * @return the combined status
+	 */
+	static WatchStatus combine(String watch, WatchStatus.Watched watched, Map<String, WatchStatus> namespaces,
+			WatchStatus whole) {
+		Map<WatchEvent.Type, Long> events = new EnumMap<>(WatchEvent.Type.class);
+		Map<RestartReason, Long> restarts = new EnumMap<>(RestartReason.class);
+		WatchStatus least = null;
+		boolean synced = true;
+		long relists = 0;
+		long consecutiveFailures = 0;
+		WatchStatus failing = null;
+		Instant lastEventTime = null;
+		Instant lastSyncTime = null;
+		Duration silentFor = null;
+		Boolean streaming = null;
+		WatchStatus.Failure lastError = null;
+		long lists = 0;
+		long syncs = 0;
+		Duration listTime = Duration.ZERO;
+		Duration syncTime = Duration.ZERO;
+		for (WatchStatus status : namespaces.values()) {
+			status.events().forEach((type, count) -> events.merge(type, count, Long::sum));
+			status.restarts().forEach((reason, count) -> restarts.merge(reason, count, Long::sum));
+			if (least == null || rank(status.state()) < rank(least.state())
+					|| (status.state() == least.state() && status.stateSince().isBefore(least.stateSince()))) {
+				least = status;
+			}
+			synced &= status.synced();
+			relists += status.relists();
+			consecutiveFailures = Math.max(consecutiveFailures, status.consecutiveFailures());
+			if (status.failingSince() != null
+					&& (failing == null || status.failingSince().isBefore(failing.failingSince()))) {
+				failing = status;
+			}
+			lastEventTime = later(lastEventTime, status.lastEventTime());
+			lastSyncTime = later(lastSyncTime, status.lastSyncTime());
+			if (status.silentFor() != null && (silentFor == null || status.silentFor().compareTo(silentFor) > 0)) {
+				silentFor = status.silentFor();
+			}
+			if (status.streamingList() != null) {
+				streaming = status.streamingList();
+			}
+			if (lastError == null) {
+				lastError = status.lastError();
+			}
+			lists += status.lists().count();
+			listTime = listTime.plus(status.lists().total());
+			syncs += status.syncs().count();
+			syncTime = syncTime.plus(status.syncs().total());
+		}
+		if (failing != null) {
+			lastError = failing.lastError();
+		}
+		State state = (least != null) ? least.state() : whole.state();
+		Instant since = (least != null) ? least.stateSince() : whole.stateSince();
+		return new WatchStatus(watch, watched, whole.running(), state, since, synced && !namespaces.isEmpty(), null,
+				whole.objects(), lastEventTime, silentFor, lastSyncTime, streaming, events, restarts, relists,
+				consecutiveFailures, (failing != null) ? failing.failingSince() : null,
+				(failing != null) ? failing.failingFor() : null, lastError, new WatchStatus.Timing(lists, listTime),
+				new WatchStatus.Timing(syncs, syncTime), whole.backlog(), whole.listenerFailures(),
+				whole.indexFailures(), whole.lastIndexFailure(), whole.unbindable(), namespaces);
+	}
+
+	/** Lower is less advanced: the combined state of a namespace set is its least advanced one. */
+	private static int rank(State state) {
+		return switch (state) {
+			case FAILED -> 0;
+			case BACKOFF -> 1;
+			case STARTING -> 2;
+			case SYNCING -> 3;
+			case WATCHING -> 4;
+			case STOPPED -> 5;
+		};
+	}
+
+	private static @Nullable Instant later(@Nullable Instant a, @Nullable Instant b) {
+		if (a == null) {
+			return b;
+		}
+		return (b == null || a.isAfter(b)) ? a : b;
 	}
 
 }

@@ -25,6 +25,7 @@ import dev.listwatch.ObjectList.Item;
 import dev.listwatch.ObjectMeta;
 import dev.listwatch.WatchIndex;
 import dev.listwatch.WatchStatus;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The local cache of one watch: client-go's {@code threadSafeMap} with its indexers. Objects are
@@ -366,6 +367,18 @@ final class Store<T> {
 	 * @return the difference between the previous content and the list
 	 */
 	public Diff<T> replace(List<Item<T>> items) {
+		return replace(items, null);
+	}
+
+	/**
+	 * Replaces the content of one namespace with a fresh list of it (one namespace of a
+	 * namespace set relisted), as {@link #replace(List)} does the whole content: the objects of
+	 * other namespaces stay as they are, and are neither reported nor deleted.
+	 * @param items the listed objects of the namespace with their metadata
+	 * @param namespace the namespace listed, or {@code null} for the whole content
+	 * @return the difference between the namespace's previous content and the list
+	 */
+	public Diff<T> replace(List<Item<T>> items, @Nullable String namespace) {
 		this.writerMutex.lock();
 		try {
 			State<T> current = this.state;
@@ -375,6 +388,15 @@ final class Store<T> {
 			List<Update<T>> modified = new ArrayList<>();
 			int unchanged = 0;
 			HashMap<String, Object>[] indices = newIndices(this.indexNames.length);
+			if (namespace != null) {
+				// the other namespaces' objects stay, filed again into the new indices as they were
+				for (Entry<T> kept : current.items.values()) {
+					if (!namespace.equals(namespaceValue(kept.meta()))) {
+						entries.put(kept.key(), kept);
+						fileAll(indices, kept);
+					}
+				}
+			}
 			// backwards, so that the last object of a key is met first and earlier ones skipped
 			for (int i = n - 1; i >= 0; i--) {
 				Item<T> item = items.get(i);
@@ -399,11 +421,7 @@ final class Store<T> {
 					}
 				}
 				entries.put(key, entry);
-				file(indices[0], namespaceValue(entry.meta()), key);
-				Object filed = filed(entry);
-				for (int j = 1; j <= this.userIndexes; j++) {
-					apply(indices[j], slot(filed, j), null, key, true);
-				}
+				fileAll(indices, entry);
 			}
 			Collections.reverse(added);
 			Collections.reverse(modified);
@@ -426,6 +444,32 @@ final class Store<T> {
 		}
 		finally {
 			this.writerMutex.unlock();
+		}
+	}
+
+	/** Files an entry in the namespace index and its values in every user index. */
+	private void fileAll(HashMap<String, Object>[] indices, Entry<T> entry) {
+		String key = entry.key();
+		file(indices[0], namespaceValue(entry.meta()), key);
+		Object filed = filed(entry);
+		for (int j = 1; j <= this.userIndexes; j++) {
+			apply(indices[j], slot(filed, j), null, key, true);
+		}
+	}
+
+	/**
+	 * The objects of one namespace, from the namespace index.
+	 * @param namespace the namespace
+	 * @return how many are cached
+	 */
+	int countIn(String namespace) {
+		this.lock.readLock().lock();
+		try {
+			Object slot = this.state.indices[0].get(namespace);
+			return (slot == null) ? 0 : (slot instanceof String) ? 1 : ((Collection<?>) slot).size();
+		}
+		finally {
+			this.lock.readLock().unlock();
 		}
 	}
 

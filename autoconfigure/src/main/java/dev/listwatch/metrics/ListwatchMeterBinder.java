@@ -3,6 +3,8 @@ package dev.listwatch.metrics;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 import dev.listwatch.WatchEvent;
@@ -60,9 +62,24 @@ public final class ListwatchMeterBinder implements MeterBinder {
 		this.clock = clock;
 	}
 
+	/** The registries bound to, for informers made later. */
+	private final List<MeterRegistry> registries = new CopyOnWriteArrayList<>();
+
 	@Override
 	public void bindTo(MeterRegistry registry) {
+		this.registries.add(registry);
 		this.informers.orderedStream().forEach((informer) -> bind(informer, registry));
+	}
+
+	/**
+	 * Binds the meters of an informer made after this binder was bound (one declared in code), to
+	 * every registry it was bound to.
+	 * @param informer the informer
+	 */
+	public void bind(Informer<?> informer) {
+		for (MeterRegistry registry : this.registries) {
+			bind(informer, registry);
+		}
 	}
 
 	private void bind(Informer<?> informer, MeterRegistry registry) {

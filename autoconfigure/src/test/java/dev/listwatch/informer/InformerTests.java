@@ -3,6 +3,7 @@ package dev.listwatch.informer;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
@@ -27,6 +28,7 @@ import dev.listwatch.event.ResourceEvent;
 import dev.listwatch.event.WatchSyncedEvent;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.ApplicationEvent;
 
@@ -192,7 +194,7 @@ class InformerTests {
 		}, 1, Duration.ofMinutes(1));
 		try {
 			Script script = new Script().list("10", "a@1", "b@1", "c@1");
-			Informer<String> informer = new Informer<>("things", String.class, script, new Store<>(), options(), slow);
+			Informer<String> informer = new Informer<>("things", String.class, single(script), new Store<>(), options(), slow);
 			informer.start();
 			assertThat(listenerBusy.await(10, TimeUnit.SECONDS)).isTrue();
 			await().atMost(WAIT).until(() -> informer.status().backlog() == 3);
@@ -256,13 +258,19 @@ class InformerTests {
 
 	// ---------------------------------------------------------------- helpers
 
+	private static Map<@Nullable String, ListerWatcher<String>> single(ListerWatcher<String> listerWatcher) {
+		Map<@Nullable String, ListerWatcher<String>> one = new HashMap<>();
+		one.put(null, listerWatcher);
+		return one;
+	}
+
 	private Informer<String> informer(String name, Script script) {
-		Informer<String> informer = new Informer<>(name, String.class, script, new Store<>(), options(), this.runtime);
+		Informer<String> informer = new Informer<>(name, String.class, single(script), new Store<>(), options(), this.runtime);
 		this.informers.add(informer);
 		return informer;
 	}
 
-	private static InformerOptions options() {
+	static InformerOptions options() {
 		return new InformerOptions(null, null, null, false, Duration.ofMinutes(5), Duration.ofMinutes(10),
 				Duration.ofMinutes(3),
 				new InformerOptions.BackoffPolicy(Duration.ofMillis(1), Duration.ofMillis(5), 2.0, 0.0,
@@ -305,12 +313,20 @@ class InformerTests {
 	}
 
 	static ObjectMeta meta(String name, String resourceVersion) {
-		return new ObjectMeta("ns", name, "uid-" + name, resourceVersion, Map.of());
+		return metaIn("ns", name, resourceVersion);
+	}
+
+	static ObjectMeta metaIn(String namespace, String name, String resourceVersion) {
+		return new ObjectMeta(namespace, name, "uid-" + name, resourceVersion, Map.of());
 	}
 
 	static WatchEvent<String> event(WatchEvent.Type type, String object) {
+		return eventIn("ns", type, object);
+	}
+
+	static WatchEvent<String> eventIn(String namespace, WatchEvent.Type type, String object) {
 		String[] nameAndVersion = object.split("@");
-		return new WatchEvent<>(type, object, meta(nameAndVersion[0], nameAndVersion[1]), null, false);
+		return new WatchEvent<>(type, object, metaIn(namespace, nameAndVersion[0], nameAndVersion[1]), null, false);
 	}
 
 	static UnbindableObject unbindable(String name, String resourceVersion) {
@@ -324,6 +340,8 @@ class InformerTests {
 	 */
 	static final class Script implements ListerWatcher<String> {
 
+		private final String namespace;
+
 		private final LinkedBlockingQueue<Object> lists = new LinkedBlockingQueue<>();
 
 		final AtomicInteger listsStarted = new AtomicInteger();
@@ -334,9 +352,20 @@ class InformerTests {
 
 		private volatile Stream current = new Stream();
 
+		Script() {
+			this("ns");
+		}
+
+		/** A script of one namespace's objects. */
+		Script(String namespace) {
+			this.namespace = namespace;
+		}
+
 		Script list(String resourceVersion, String... objects) {
 			List<String> items = List.of(objects);
-			List<ObjectMeta> metas = items.stream().map((o) -> meta(o.split("@")[0], o.split("@")[1])).toList();
+			List<ObjectMeta> metas = items.stream()
+				.map((o) -> metaIn(this.namespace, o.split("@")[0], o.split("@")[1]))
+				.toList();
 			return list(new ObjectList<>(Items.zip(metas, items), resourceVersion, null, null));
 		}
 
@@ -399,7 +428,7 @@ class InformerTests {
 
 		@Override
 		public Resource resource() {
-			return new Resource("", "v1", "things", "Thing", true, "ns");
+			return new Resource("", "v1", "things", "Thing", true, this.namespace);
 		}
 
 		private record Hanging(ObjectList<String> page, CountDownLatch release) {

@@ -877,7 +877,7 @@ class ReflectorTests {
 		return reflector.status()
 			.snapshot("reflector",
 					new WatchStatus.Watched(new Resource("", "v1", "things", null, true, null), null, null,
-							String.class.getName(), List.of(), Duration.ZERO, null, true),
+							String.class.getName(), List.of(), Duration.ZERO, null, true, List.of()),
 					true, 0, 0, 0, 0, null, List.of());
 	}
 
