@@ -16,17 +16,26 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * Serves ConfigMaps from the {@code configmaps} watch's cache: no request reaches the API server.
+ * Serves ConfigMaps from the {@code configmaps} watch's cache, Secrets' metadata from the
+ * {@code secrets} watch's, and Services from the one declared in code: no request reaches the API
+ * server.
  */
 @RestController
 class ConfigMapController {
 
 	private final Lister<KubernetesObject> configmaps;
 
+	private final Lister<KubernetesObject> secrets;
+
+	private final ServiceCatalog services;
+
 	private final EventLog events;
 
-	ConfigMapController(@Qualifier("configmapsLister") Lister<KubernetesObject> configmaps, EventLog events) {
+	ConfigMapController(@Qualifier("configmapsLister") Lister<KubernetesObject> configmaps,
+			@Qualifier("secretsLister") Lister<KubernetesObject> secrets, ServiceCatalog services, EventLog events) {
 		this.configmaps = configmaps;
+		this.secrets = secrets;
+		this.services = services;
 		this.events = events;
 	}
 
@@ -48,6 +57,21 @@ class ConfigMapController {
 	@GetMapping("/configmaps/by-app/{app}")
 	List<String> byApp(@PathVariable String app) {
 		return names(this.configmaps.byIndex(SampleIndexes.BY_APP, app));
+	}
+
+	/**
+	 * The Secrets of the {@code default} namespace from the metadata-only {@code secrets} watch:
+	 * names and labels, never their data, which the watch does not even receive.
+	 */
+	@GetMapping("/secrets")
+	List<KubernetesObject> secrets() {
+		return this.secrets.list();
+	}
+
+	/** Names of the Services of the watch declared in code ({@link ServiceCatalog}). */
+	@GetMapping("/services")
+	List<String> services() {
+		return this.services.names();
 	}
 
 	/** The events the listeners recorded, oldest first. */

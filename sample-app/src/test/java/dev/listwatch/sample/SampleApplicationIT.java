@@ -56,7 +56,7 @@ class SampleApplicationIT {
 			.filter((entry) -> entry.type().equals("SYNCED"))
 			.map(EventLog.Entry::watch)
 			.distinct()
-			.count() == 3);
+			.count() == 5);
 	}
 
 	@Test
@@ -85,6 +85,23 @@ class SampleApplicationIT {
 		await().atMost(WAIT).until(() -> recorded("any", "configmaps", "DELETED", "default/" + name));
 		assertThat(this.http.get().uri("/configmaps/" + name).retrieve().toBodilessEntity().getStatusCode().value())
 			.isEqualTo(404);
+	}
+
+	@Test
+	void secretsAreCachedWithoutTheirDataAndServicesThroughTheWatchDeclaredInCode() {
+		String name = "it-" + UUID.randomUUID().toString().substring(0, 8);
+		ApiWriter writer = LocalApiServer.shared().writer();
+		writer.create("/api/v1/namespaces/default/secrets", TestSampleApplication.secret(name, "web"));
+		writer.create("/api/v1/namespaces/default/services", TestSampleApplication.service(name));
+
+		await().atMost(WAIT).untilAsserted(() -> assertThat(this.http.get().uri("/secrets").retrieve().body(String.class))
+			.contains("\"" + name + "\""));
+		String secrets = this.http.get().uri("/secrets").retrieve().body(String.class);
+		assertThat(secrets).contains("PartialObjectMetadata").doesNotContain("not-for-the-cache").doesNotContain("\"data\"");
+		await().atMost(WAIT).until(() -> this.http.get().uri("/services").retrieve().body(String.class).contains(name));
+		await().atMost(WAIT).until(() -> recorded("catalog", "services", "ADDED", "default/" + name));
+		assertThat(this.events.entries()).anyMatch((entry) -> entry.listener().equals("catalog") && entry.initialList());
+		assertThat(get("/actuator/health/listwatch/services")).containsEntry("status", "UP");
 	}
 
 	private boolean recorded(String listener, String watch, String type, String key) {

@@ -50,7 +50,8 @@ public class TestSampleApplication {
 				        kubectl --kubeconfig %2$s label configmap x app=web
 				        kubectl --kubeconfig %2$s delete configmap x
 				        curl localhost:%3$s/configmaps   (also /configmaps/x, /configmaps?selector=app=web,
-				                                          /configmaps/by-app/web, /events, /actuator/health)
+				                                          /configmaps/by-app/web, /secrets, /services,
+				                                          /events, /actuator/health)
 				Stop with Ctrl-C; the API server and etcd stop with it.
 
 				""", server.serverUrl(), kubeconfig, port);
@@ -68,6 +69,24 @@ public class TestSampleApplication {
 				  "template":{"metadata":{"labels":{"app":"web"}},
 				   "spec":{"containers":[{"name":"web","image":"nginx:1.27"}]}}}}
 				""");
+		writer.create("/api/v1/namespaces/default/secrets", secret("web-tls", "web"));
+		writer.create("/api/v1/namespaces/default/services", service("web"));
+	}
+
+	static String secret(String name, String app) {
+		return """
+				{"apiVersion":"v1","kind":"Secret","type":"Opaque",
+				 "metadata":{"name":"%s","namespace":"default","labels":{"app":"%s"}},
+				 "stringData":{"password":"not-for-the-cache"}}
+				""".formatted(name, app);
+	}
+
+	static String service(String name) {
+		return """
+				{"apiVersion":"v1","kind":"Service",
+				 "metadata":{"name":"%s","namespace":"default"},
+				 "spec":{"selector":{"app":"%s"},"ports":[{"port":80}]}}
+				""".formatted(name, name);
 	}
 
 	static String configMap(String name, String app, String key, String value) {
