@@ -66,7 +66,10 @@ public class ListwatchEndpoint {
 	}
 
 	private static WatchDescriptor describe(Informer<?> informer) {
-		WatchStatus status = informer.status();
+		return describe(informer.status());
+	}
+
+	private static WatchDescriptor describe(WatchStatus status) {
 		WatchStatus.Watched watched = status.watched();
 		Resource resource = watched.resource();
 		Map<String, Long> events = new LinkedHashMap<>();
@@ -90,7 +93,14 @@ public class ListwatchEndpoint {
 					.stream()
 					.map((object) -> new UnbindableDescriptor(object.key(), object.meta().resourceVersion(),
 							object.path(), object.targetType(), object.reason()))
-					.toList());
+					.toList(),
+				watched.namespaces(), byNamespace(status));
+	}
+
+	private static Map<String, WatchDescriptor> byNamespace(WatchStatus status) {
+		Map<String, WatchDescriptor> namespaces = new LinkedHashMap<>();
+		status.namespaces().forEach((namespace, one) -> namespaces.put(namespace, describe(one)));
+		return namespaces;
 	}
 
 	private static String emptyToNull(String value) {
@@ -132,6 +142,8 @@ public class ListwatchEndpoint {
 	 * @param listenerFailures listeners that threw
 	 * @param indexFailures index functions that failed for an object
 	 * @param unbindable the objects the server has that the watch cannot hold
+	 * @param namespaces the namespaces of a namespace set, else empty
+	 * @param byNamespace each namespace's own watch, for a namespace set, else empty
 	 */
 	public record WatchDescriptor(ResourceDescriptor resource, @Nullable String labelSelector,
 			@Nullable String fieldSelector, String type, List<String> indexNames, String state, Instant stateSince,
@@ -139,7 +151,8 @@ public class ListwatchEndpoint {
 			@Nullable Instant lastSyncTime, Map<String, Long> events, long restarts, Map<String, Long> restartsByReason,
 			long relists, long consecutiveFailures, @Nullable Instant failingSince, @Nullable ErrorDescriptor lastError,
 			@Nullable Boolean streamingList, int backlog, long listenerFailures, long indexFailures,
-			List<UnbindableDescriptor> unbindable) implements OperationResponseBody {
+			List<UnbindableDescriptor> unbindable, List<String> namespaces, Map<String, WatchDescriptor> byNamespace)
+			implements OperationResponseBody {
 	}
 
 	/**

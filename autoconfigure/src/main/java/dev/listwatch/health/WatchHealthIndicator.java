@@ -177,6 +177,22 @@ final class WatchHealthIndicator implements HealthIndicator {
 			}
 			details.put("unbindableObjects", listed);
 		}
+		if (!snapshot.namespaces().isEmpty()) {
+			// a namespace set: each namespace's own watch, briefly
+			Map<String, Object> namespaces = new LinkedHashMap<>();
+			snapshot.namespaces().forEach((namespace, status) -> {
+				Map<String, Object> entry = new LinkedHashMap<>();
+				entry.put("state", status.state().name());
+				entry.put("synced", status.synced());
+				putIfNotNull(entry, "lastResourceVersion", status.lastResourceVersion());
+				entry.put("objects", status.objects());
+				entry.put("restarts", status.totalRestarts());
+				entry.put("relists", status.relists());
+				putIfNotNull(entry, "failingSince", status.failingSince());
+				namespaces.put(namespace, entry);
+			});
+			details.put("namespaces", namespaces);
+		}
 		return details;
 	}
 

@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import dev.listwatch.KubernetesObject;
@@ -28,6 +29,9 @@ import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.CompositeHealthContributor;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -154,6 +158,14 @@ class SharedInformersIT {
 				assertThat(status.namespaces()).containsOnlyKeys(billing, shop);
 				assertThat(status.namespaces().get(shop).lastResourceVersion()).isNotNull();
 				assertThat(status.objects()).isEqualTo(2);
+				HealthIndicator health = (HealthIndicator) context
+					.getBean("listwatchHealthContributor", CompositeHealthContributor.class)
+					.getContributor("pair");
+				Health pair = health.health();
+				assertThat(pair.getStatus()).isEqualTo(Status.UP);
+				@SuppressWarnings("unchecked")
+				Map<String, Object> namespaces = (Map<String, Object>) pair.getDetails().get("namespaces");
+				assertThat(namespaces).containsOnlyKeys(shop, billing);
 				assertThat(context.getBean(InformerFactory.class)
 					.informer("again", WatchDeclaration.of("v1", "ConfigMap").inNamespaces(billing, shop)))
 					.as("the same set, in another order").isSameAs(informer);
@@ -217,7 +229,7 @@ class SharedInformersIT {
 	private static ApiServerClient client(Path kubeconfig, Path dir) {
 		return ApiServerClient.create(Cluster.load(ConnectionOptions.builder()
 			.kubeconfig(kubeconfig.toString())
-			.environment(java.util.Map.of())
+			.environment(Map.of())
 			.homeDirectory(dir)
 			.serviceAccountDirectory(dir)
 			.build()), RestClient.builder(), JsonMapper.shared(), Clock.systemUTC());
