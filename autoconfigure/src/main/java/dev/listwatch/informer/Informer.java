@@ -345,17 +345,7 @@ public final class Informer<T> implements SmartLifecycle {
 				}
 				run.reflectors.add(reflector);
 			}
-			this.changes.lock();
-			try {
-				this.current = run;
-				this.dispatcher.resume();
-				for (Listener<T> listener : this.listeners) {
-					listener.dispatcher.resume();
-				}
-			}
-			finally {
-				this.changes.unlock();
-			}
+			setCurrent(run);
 			if (this.options.resyncs()) {
 				run.resync = this.runtime.every("Resync of watch " + this.watch, run::resync,
 						this.options.resyncPeriod());
@@ -417,17 +407,7 @@ public final class Informer<T> implements SmartLifecycle {
 			run = this.current;
 			if (run != null) {
 				this.runtime.unregister(this);
-				this.changes.lock();
-				try {
-					this.current = null;
-					this.dispatcher.pause();
-					for (Listener<T> listener : this.listeners) {
-						listener.dispatcher.pause();
-					}
-				}
-				finally {
-					this.changes.unlock();
-				}
+				setCurrent(null);
 			}
 		}
 		finally {
@@ -455,6 +435,31 @@ public final class Informer<T> implements SmartLifecycle {
 			this.lifecycle.unlock();
 		}
 		run.whenFinished(callback);
+	}
+
+	/**
+	 * Sets the current run, and lets the dispatchers publish while there is one: atomically for a
+	 * listener being added, which is paused while the informer is stopped.
+	 */
+	private void setCurrent(@Nullable Run run) {
+		this.changes.lock();
+		try {
+			this.current = run;
+			List<Dispatcher> dispatchers = new ArrayList<>();
+			dispatchers.add(this.dispatcher);
+			this.listeners.forEach((listener) -> dispatchers.add(listener.dispatcher));
+			for (Dispatcher dispatcher : dispatchers) {
+				if (run != null) {
+					dispatcher.resume();
+				}
+				else {
+					dispatcher.pause();
+				}
+			}
+		}
+		finally {
+			this.changes.unlock();
+		}
 	}
 
 	/**
