@@ -20,6 +20,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration;
 import org.springframework.boot.ssl.SslBundles;
+import org.springframework.boot.thread.Threading;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
@@ -70,14 +71,17 @@ public final class ListwatchAutoConfiguration {
 	@Bean(destroyMethod = "close")
 	@ConditionalOnMissingBean
 	InformerFactory listwatchInformerFactory(ListwatchProperties properties, ApplicationEventPublisher publisher,
-			ConfigurableListableBeanFactory beanFactory, WatchBeanRegistrar registrar) {
+			ConfigurableListableBeanFactory beanFactory, WatchBeanRegistrar registrar, Environment environment) {
 		Duration idle = properties.getDefaults().getIdleTimeout();
 		Duration period = idle.dividedBy(4);
 		InformerOptions defaults = WatchBeanRegistrar.informerOptions(properties.getDefaults(),
 				new ListwatchProperties.Watch());
-		return new InformerFactory(Clock.systemUTC(), publisher::publishEvent,
+		// virtual threads as Boot's own executors have them: spring.threads.virtual.enabled on Java 21+
+		InformerFactory.Settings settings = new InformerFactory.Settings(
 				Math.max(1, properties.getDefaults().getDispatchThreads()),
-				(period.compareTo(Duration.ofSeconds(5)) > 0) ? Duration.ofSeconds(5) : period, defaults,
+				(period.compareTo(Duration.ofSeconds(5)) > 0) ? Duration.ofSeconds(5) : period,
+				Threading.VIRTUAL.isActive(environment), defaults);
+		return new InformerFactory(Clock.systemUTC(), publisher::publishEvent, settings,
 				new ConfiguredDeclarations(beanFactory, registrar));
 	}
 

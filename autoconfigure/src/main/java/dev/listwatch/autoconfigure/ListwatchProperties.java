@@ -329,8 +329,9 @@ public class ListwatchProperties {
 		private DataSize maxEventSize = DataSize.ofMegabytes(16);
 
 		/**
-		 * Platform threads that publish events on Java 17-20 (on Java 21+ each runs on a virtual
-		 * thread).
+		 * Platform threads that publish events. Unused with virtual threads
+		 * (spring.threads.virtual.enabled=true on Java 21+), where each watch reads and each
+		 * dispatch runs on a virtual thread of its own.
 		 */
 		private int dispatchThreads = 4;
 

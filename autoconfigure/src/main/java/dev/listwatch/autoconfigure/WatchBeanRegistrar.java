@@ -115,7 +115,8 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 					null);
 		}
 		if (!own) {
-			this.shareable.put(declaration, name);
+			// of several watches that declare the same, code shares the first
+			this.shareable.putIfAbsent(declaration, name);
 		}
 		if (!own && !namespaceSet) {
 			RootBeanDefinition listerWatcher = new RootBeanDefinition(ListerWatcher.class);

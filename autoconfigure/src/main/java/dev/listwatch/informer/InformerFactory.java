@@ -64,6 +64,8 @@ public final class InformerFactory implements AutoCloseable {
 
 	private final InformerOptions defaults;
 
+	private final boolean virtualThreads;
+
 	private final @Nullable Declarations declarations;
 
 	/** The shared informers, by their declaration (its resync period resolved). */
@@ -73,7 +75,8 @@ public final class InformerFactory implements AutoCloseable {
 	private final List<Informer<?>> madeForCode = new CopyOnWriteArrayList<>();
 
 	/**
-	 * Makes a factory.
+	 * Makes a factory that makes informers from lister-watchers only; its threads are virtual on
+	 * Java 21 and later.
 	 * @param clock the one clock of the watches: instants shown in their status come from it, and
 	 * durations (idle streams, backoff, failing periods) are measured on the monotonic
 	 * {@link System#nanoTime()} when it is a system clock, else on its own milliseconds (a test's
@@ -85,25 +88,22 @@ public final class InformerFactory implements AutoCloseable {
 	 */
 	public InformerFactory(Clock clock, Consumer<ApplicationEvent> publisher, int dispatchThreads,
 			Duration watchdogPeriod) {
-		this(clock, publisher, dispatchThreads, watchdogPeriod, InformerOptions.defaults(), null);
+		this(clock, publisher, new Settings(dispatchThreads, watchdogPeriod, Runtime.version().feature() >= 21,
+				InformerOptions.defaults()), null);
 	}
 
 	/**
 	 * Makes a factory that also makes shared informers from {@link WatchDeclaration}s.
 	 * @param clock the one clock of the watches (see the other constructor)
 	 * @param publisher where events go (the application context), called on dispatch threads
-	 * @param dispatchThreads how many platform threads dispatch events on Java 17-20
-	 * @param watchdogPeriod how often silent watches are looked for
-	 * @param defaults how declared watches run (timeouts, backoff, page size, streaming lists, the
-	 * default resync period)
+	 * @param settings its threads, and how declared watches run
 	 * @param declarations where declared watches get their lister-watchers and the informers
 	 * declared in configuration, or {@code null} when this factory makes no informer from a
 	 * declaration
 	 */
-	public InformerFactory(Clock clock, Consumer<ApplicationEvent> publisher, int dispatchThreads,
-			Duration watchdogPeriod, InformerOptions defaults, @Nullable Declarations declarations) {
-		this(clock, isSystem(clock) ? Ticker.system() : Ticker.of(clock), publisher, dispatchThreads, watchdogPeriod,
-				defaults, declarations);
+	public InformerFactory(Clock clock, Consumer<ApplicationEvent> publisher, Settings settings,
+			@Nullable Declarations declarations) {
+		this(clock, isSystem(clock) ? Ticker.system() : Ticker.of(clock), publisher, settings, declarations);
 	}
 
 	/**
@@ -117,34 +117,44 @@ public final class InformerFactory implements AutoCloseable {
 	 */
 	InformerFactory(Clock clock, Ticker ticker, Consumer<ApplicationEvent> publisher, int dispatchThreads,
 			Duration watchdogPeriod) {
-		this(clock, ticker, publisher, dispatchThreads, watchdogPeriod, InformerOptions.defaults(), null);
+		this(clock, ticker, publisher, new Settings(dispatchThreads, watchdogPeriod, Runtime.version().feature() >= 21,
+				InformerOptions.defaults()), null);
 	}
 
-	private InformerFactory(Clock clock, Ticker ticker, Consumer<ApplicationEvent> publisher, int dispatchThreads,
-			Duration watchdogPeriod, InformerOptions defaults, @Nullable Declarations declarations) {
-		this.defaults = defaults;
+	private InformerFactory(Clock clock, Ticker ticker, Consumer<ApplicationEvent> publisher, Settings settings,
+			@Nullable Declarations declarations) {
+		this.defaults = settings.defaults();
 		this.declarations = declarations;
 		this.clock = clock;
 		this.ticker = ticker;
 		this.publisher = publisher;
-		boolean virtual = Runtime.version().feature() >= 21;
+		this.virtualThreads = settings.virtualThreads();
 		this.watchThreads = new SimpleAsyncTaskExecutor("listwatch-watch-");
-		this.watchThreads.setVirtualThreads(virtual);
+		this.watchThreads.setVirtualThreads(this.virtualThreads);
 		this.watchThreads.setDaemon(true);
-		if (virtual) {
+		if (this.virtualThreads) {
 			SimpleAsyncTaskExecutor dispatch = new SimpleAsyncTaskExecutor("listwatch-dispatch-");
 			dispatch.setVirtualThreads(true);
 			this.dispatchThreads = dispatch;
 		}
 		else {
-			ThreadPoolExecutor pool = new ThreadPoolExecutor(dispatchThreads, dispatchThreads, 30, TimeUnit.SECONDS,
+			int threads = settings.dispatchThreads();
+			ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS,
 					new LinkedBlockingQueue<>(), daemonThreads("listwatch-dispatch-"));
 			pool.allowCoreThreadTimeOut(true);
 			this.dispatchThreads = pool;
 		}
 		this.watchdog = Executors.newSingleThreadScheduledExecutor(daemonThreads("listwatch-watchdog-"));
-		long period = Math.max(100, watchdogPeriod.toMillis());
+		long period = Math.max(100, settings.watchdogPeriod().toMillis());
 		this.watchdog.scheduleWithFixedDelay(this::checkIdle, period, period, TimeUnit.MILLISECONDS);
+	}
+
+	/**
+	 * Whether the watches read and dispatch on virtual threads.
+	 * @return whether they do
+	 */
+	public boolean virtualThreads() {
+		return this.virtualThreads;
 	}
 
 	/**
@@ -265,21 +275,18 @@ public final class InformerFactory implements AutoCloseable {
 	/**
 	 * Makes an informer the shared one of its declaration, so that
 	 * {@link #informer(String, WatchDeclaration)} gives it to code that asks for an equal one. The
-	 * auto-configuration shares each watch declared under {@code listwatch.watches} this way.
+	 * auto-configuration shares each watch declared under {@code listwatch.watches} this way. When
+	 * an informer is shared for that declaration already, it stays the shared one (of several
+	 * configured watches that declare the same, the first is shared; each still runs).
 	 * @param <T> the Java type of the objects
 	 * @param declaration what it lists and watches
 	 * @param informer the informer
 	 * @return the informer
-	 * @throws IllegalStateException when another informer is shared for that declaration
 	 */
 	public <T> Informer<T> share(WatchDeclaration<T> declaration, Informer<T> informer) {
 		WatchDeclaration<T> key = resolved(declaration);
 		synchronized (this.shared) {
-			Informer<?> existing = this.shared.putIfAbsent(key, informer);
-			if (existing != null && existing != informer) {
-				throw new IllegalStateException("Watch " + informer.watch() + " declares " + key
-						+ ", which watch " + existing.watch() + " declares already; declare it once");
-			}
+			this.shared.putIfAbsent(key, informer);
 		}
 		return informer;
 	}
@@ -300,6 +307,38 @@ public final class InformerFactory implements AutoCloseable {
 						+ ": name the informer of " + key + " differently");
 			}
 		}
+	}
+
+	/**
+	 * A factory's threads, and how the watches it declares run.
+	 *
+	 * @param dispatchThreads how many platform threads dispatch events when threads are not
+	 * virtual
+	 * @param watchdogPeriod how often silent watches are looked for
+	 * @param virtualThreads whether watches are read, and events dispatched, on virtual threads
+	 * (one per watch and per dispatch): Java 21 or later; the auto-configuration follows
+	 * {@code spring.threads.virtual.enabled}
+	 * @param defaults how declared watches run (timeouts, backoff, page size, streaming lists, the
+	 * default resync period)
+	 */
+	public record Settings(int dispatchThreads, Duration watchdogPeriod, boolean virtualThreads,
+			InformerOptions defaults) {
+
+		/**
+		 * Checks the settings.
+		 * @throws IllegalArgumentException when there is no dispatch thread, or virtual threads are
+		 * asked before Java 21
+		 */
+		public Settings {
+			if (dispatchThreads < 1) {
+				throw new IllegalArgumentException("dispatchThreads must be at least 1, not " + dispatchThreads);
+			}
+			if (virtualThreads && Runtime.version().feature() < 21) {
+				throw new IllegalArgumentException("Virtual threads need Java 21 or later; this is Java "
+						+ Runtime.version().feature());
+			}
+		}
+
 	}
 
 	/**

@@ -80,6 +80,38 @@ class ListwatchAutoConfigurationTests {
 		kubeconfig = writeKubeconfig(dir.resolve("kubeconfig.yaml"), "https://127.0.0.1:" + closedPort);
 	}
 
+	// ---------------------------------------------------------------- threads
+
+	@Test
+	void watchesRunOnVirtualThreadsOnlyWhenBootsSwitchIsOnAndTheJavaVersionHasThem() {
+		this.runner.withPropertyValues(base()).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context.getBean(InformerFactory.class).virtualThreads()).as("off unless switched on").isFalse();
+		});
+		this.runner.withPropertyValues(base("spring.threads.virtual.enabled=true")).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context.getBean(InformerFactory.class).virtualThreads())
+				.isEqualTo(Runtime.version().feature() >= 21);
+		});
+	}
+
+	@Test
+	void aNamespaceSetWithTheApplicationsOwnListerWatcherOrBesideANamespaceFailsStartup() {
+		this.runner
+			.withPropertyValues(base("listwatch.watches.cms.api-version=v1", "listwatch.watches.cms.kind=ConfigMap",
+					"listwatch.watches.cms.namespace=a", "listwatch.watches.cms.namespaces=b,c"))
+			.run((context) -> assertThat(context).getFailure()
+				.isInstanceOf(WatchDeclarationException.class)
+				.hasMessageContaining("listwatch.watches.cms.namespaces are set, and so is namespace"));
+		this.runner
+			.withBean("cmsListerWatcher", ListerWatcher.class, FakeThings::new)
+			.withPropertyValues(base("listwatch.watches.cms.api-version=v1", "listwatch.watches.cms.kind=ConfigMap",
+					"listwatch.watches.cms.namespaces=b,c"))
+			.run((context) -> assertThat(context).getFailure()
+				.isInstanceOf(WatchDeclarationException.class)
+				.hasMessageContaining("the application defines the bean 'cmsListerWatcher'"));
+	}
+
 	// ---------------------------------------------------------------- beans per watch
 
 	@Test

@@ -165,7 +165,7 @@ class SharedInformerTests {
 	void equalDeclarationsShareOneInformerAndAnotherNameForAnotherDeclarationIsRequired() {
 		List<String> made = new CopyOnWriteArrayList<>();
 		InformerFactory sharing = new InformerFactory(Clock.systemUTC(), (event) -> {
-		}, 1, Duration.ofMinutes(1), InformerTests.options(), new InformerFactory.Declarations() {
+		}, new InformerFactory.Settings(1, Duration.ofMinutes(1), false, InformerTests.options()), new InformerFactory.Declarations() {
 
 			@Override
 			@SuppressWarnings("unchecked")
