@@ -82,10 +82,13 @@ final class WatchHealthIndicator implements HealthIndicator {
 		Duration silentFor = snapshot.silentFor();
 		Status verdict;
 		String reason = null;
-		if (!snapshot.running() && snapshot.state() == State.STARTING && !snapshot.watched().autoStartup()) {
-			// started by the application when it wants (say, on leadership): waiting is its normal state
+		if (!snapshot.running() && !snapshot.watched().autoStartup()) {
+			// started and stopped by the application when it wants (say, on leadership): not running
+			// is a normal state of such a watch, before its first start and after a stop
 			verdict = this.notStarted;
-			reason = "not started: auto-startup is false, and the application has not called its informer's start()";
+			reason = (snapshot.state() == State.STARTING)
+					? "not started: auto-startup is false, and the application has not called its informer's start()"
+					: "not started: auto-startup is false, and the application has stopped it";
 		}
 		else if (!snapshot.running() || snapshot.state() == State.STOPPED) {
 			verdict = this.notSynced;

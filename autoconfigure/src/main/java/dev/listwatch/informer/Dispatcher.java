@@ -115,6 +115,10 @@ final class Dispatcher {
 		if (next.type() != ResourceEvent.Type.MODIFIED || waiting.type() == ResourceEvent.Type.DELETED) {
 			return null;
 		}
+		if (next.resync()) {
+			// a resync carries no change: what waits (a replayed or initial ADDED too) stays as it is
+			return waiting;
+		}
 		// a resync folded with a real change is a real change
 		return new ResourceEvent(waiting.getSource(), waiting.watch(), waiting.type(), next.object(),
 				waiting.oldObject(), next.meta(), waiting.initialList() && next.initialList(), false,

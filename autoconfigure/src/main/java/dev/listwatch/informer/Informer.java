@@ -61,7 +61,8 @@ import org.springframework.context.SmartLifecycle;
  * <p>
  * <b>Listeners.</b> Each listener added with {@link #addListener} has its own queue and receives
  * events one at a time, in order per object, on the factory's dispatch threads (never on the
- * thread that reads the watch); a slow listener delays only itself. A listener added after the
+ * thread that reads the watch); a slow listener delays only itself on virtual threads, while on
+ * platform threads one that blocks holds one of the factory's dispatch threads until it returns. A listener added after the
  * cache holds objects first receives each of them as ADDED with {@link ResourceEvent#initialList()}
  * true, then every change made after that; none is missed or repeated. While the informer is
  * stopped its listeners stay registered and receive nothing; what waited for them is delivered
@@ -124,7 +125,7 @@ public final class Informer<T> implements SmartLifecycle {
 	 * @param watch the watch's name
 	 * @param type the Java type of the objects
 	 * @param listerWatchers what lists and watches the objects, by namespace for a namespace set
-	 * (in the declared order), else one under the key {@code null}
+	 * (in the order given), else one under the key {@code null}
 	 * @param store the cache
 	 * @param options how to list and watch
 	 * @param runtime the shared threads, clock and publisher
@@ -188,8 +189,8 @@ public final class Informer<T> implements SmartLifecycle {
 	}
 
 	/**
-	 * What lists and watches the objects: one per namespace for a namespace set, in the declared
-	 * order, else one.
+	 * What lists and watches the objects: one per namespace for a namespace set, in the order the
+	 * namespaces were given (name order for a {@link WatchDeclaration}), else one.
 	 * @return the lister-watchers
 	 */
 	public List<ListerWatcher<T>> listerWatchers() {
@@ -197,7 +198,8 @@ public final class Informer<T> implements SmartLifecycle {
 	}
 
 	/**
-	 * The namespaces of a namespace set, in the declared order.
+	 * The namespaces of a namespace set, in the order given (name order for a
+	 * {@link WatchDeclaration}).
 	 * @return the namespaces, or an empty list when the watch covers one namespace or all
 	 */
 	public List<String> namespaces() {
@@ -307,15 +309,16 @@ public final class Informer<T> implements SmartLifecycle {
 		Listener<T> added = new Listener<>(this, listener);
 		this.changes.lock();
 		try {
+			if (!isRunning()) {
+				// paused before anything is queued, so that nothing reaches it while stopped
+				added.dispatcher.pause();
+			}
 			for (Store.Entry<T> entry : this.store.entries()) {
 				added.dispatcher.enqueue(new ResourceEvent<>(this, this.watch, ResourceEvent.Type.ADDED, entry.object(),
 						null, entry.meta(), true, false, this.type));
 			}
 			if (this.syncAnnounced) {
 				added.dispatcher.enqueueAfterAll(new WatchSyncedEvent(this, this.watch, this.store.size()));
-			}
-			if (!isRunning()) {
-				added.dispatcher.pause();
 			}
 			this.listeners.add(added);
 		}
@@ -408,6 +411,8 @@ public final class Informer<T> implements SmartLifecycle {
 			if (run != null) {
 				this.runtime.unregister(this);
 				setCurrent(null);
+				// a start from now on waits for this run's threads before it resumes
+				this.previous = run;
 			}
 		}
 		finally {
@@ -424,16 +429,6 @@ public final class Informer<T> implements SmartLifecycle {
 			run.resync.cancel(false);
 		}
 		run.close();
-		this.lifecycle.lock();
-		try {
-			this.previous = run;
-			for (int i = 0; i < this.feeds.size(); i++) {
-				this.feeds.get(i).resyncPending = run.reflectors.get(i).needsResync();
-			}
-		}
-		finally {
-			this.lifecycle.unlock();
-		}
 		run.whenFinished(callback);
 	}
 
@@ -479,6 +474,10 @@ public final class Informer<T> implements SmartLifecycle {
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
+		}
+		for (int i = 0; i < this.feeds.size(); i++) {
+			// a reflector stopped after a failure must resync on the next start
+			this.feeds.get(i).resyncPending = run.reflectors.get(i).needsResync();
 		}
 		this.previous = null;
 	}
@@ -659,7 +658,7 @@ public final class Informer<T> implements SmartLifecycle {
 
 		private final ReflectorStatus status;
 
-		/** Whether its reflector stopped last with a resync pending (after a failure), which a start must do. */
+		/** Whether its reflector stopped last with a resync pending (after a failure), which a start must do; under the lifecycle lock. */
 		private boolean resyncPending;
 
 		Feed(@Nullable String namespace, ListerWatcher<T> listerWatcher, ReflectorStatus status) {

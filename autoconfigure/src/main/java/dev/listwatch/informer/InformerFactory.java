@@ -34,8 +34,9 @@ import org.springframework.core.task.SimpleAsyncTaskExecutor;
 
 /**
  * Makes {@link Informer}s, and holds what they share: the clock, the event publisher, the threads
- * that read watches (virtual threads on Java 21 and later, else one platform thread per watch),
- * the threads that dispatch events, and the watchdog that replaces watches gone silent.
+ * that read watches (a virtual thread per watch when {@link Settings#virtualThreads()}, else a
+ * platform thread per watch), the threads that dispatch events, the watchdog that replaces watches
+ * gone silent, and the informers shared by {@link WatchDeclaration}.
  * <p>
  * The auto-configuration makes one, as the {@code listwatchInformerFactory} bean, and the informer
  * of every declared watch from it. Safe to use from any thread. {@link #close()} stops the
@@ -242,8 +243,9 @@ public final class InformerFactory implements AutoCloseable {
 		// outside any lock: this may make the configured watch's bean, which shares it here
 		Informer<?> configured = this.declarations.configured(key);
 		if (configured != null) {
-			return (Informer<T>) configured;
+			return (Informer<T>) this.shared.getOrDefault(key, configured);
 		}
+		Informer<T> informer;
 		synchronized (this.shared) {
 			existing = this.shared.get(key);
 			if (existing != null) {
@@ -264,12 +266,19 @@ public final class InformerFactory implements AutoCloseable {
 				.withFieldSelector(key.fieldSelector())
 				.withResyncPeriod(key.resyncPeriod())
 				.withAutoStartup(false);
-			Informer<T> informer = informer(watch, key.type(), listerWatchers, options, List.of());
-			this.declarations.made(informer);
+			informer = informer(watch, key.type(), listerWatchers, options, List.of());
 			this.shared.put(key, informer);
-			this.madeForCode.add(informer);
-			return informer;
 		}
+		// outside the lock, since it takes the application context's: made a bean, in health and meters
+		try {
+			this.declarations.made(informer);
+		}
+		catch (RuntimeException ex) {
+			this.shared.remove(key, informer);
+			throw ex;
+		}
+		this.madeForCode.add(informer);
+		return informer;
 	}
 
 	/**

@@ -76,6 +76,20 @@ class DispatcherTests {
 	}
 
 	@Test
+	void aResyncBehindAWaitingInitialAddedLeavesItAsItIs() {
+		List<ResourceEvent<?>> events = new ArrayList<>();
+		List<Runnable> later = new ArrayList<>();
+		Dispatcher dispatcher = new Dispatcher("things", later::add, (event) -> events.add((ResourceEvent<?>) event));
+		dispatcher.enqueue(new ResourceEvent<>("test", "things", Type.ADDED, "1", null,
+				new ObjectMeta("ns", "a", "uid-a", "1", Map.of()), true, false, String.class));
+		dispatcher.enqueue(resync("a", "1"));
+		assertThat(dispatcher.backlog()).isEqualTo(1);
+		later.forEach(Runnable::run);
+		assertThat(events).extracting((e) -> e.type() + " " + e.initialList() + " " + e.resync())
+			.containsExactly("ADDED true false");
+	}
+
+	@Test
 	void deletesAreAlwaysDeliveredAndWhatFollowsThemStaysInOrder() {
 		this.dispatcher.enqueue(event(Type.MODIFIED, "a", "2", "1"));
 		this.dispatcher.enqueue(event(Type.DELETED, "a", "2", null));

@@ -73,6 +73,25 @@ class SharedInformerTests {
 	}
 
 	@Test
+	void aListenerAddedToAStoppedInformerReceivesTheCacheOnlyOnceItStartsAgain() throws Exception {
+		Script script = new Script().list("10", "a@1");
+		Informer<String> informer = informer(script);
+		informer.start();
+		assertThat(informer.awaitSynced(WAIT)).isTrue();
+		await().atMost(WAIT).until(() -> informer.status().backlog() == 0);
+		informer.stop();
+		Recorder added = new Recorder();
+		Informer.Registration registration = informer.addListener(added);
+		assertThat(informer.status().backlog()).as("the replay waits for the start: the ADDED and the sync")
+			.isEqualTo(2);
+		assertThat(added.events).isEmpty();
+		assertThat(registration.hasSynced()).isFalse();
+		informer.start();
+		await().atMost(WAIT).until(registration::hasSynced);
+		assertThat(added.events).containsExactly("ADDED a@1 initial");
+	}
+
+	@Test
 	void aBlockedListenerDelaysNoOtherAndARemovedOneReceivesNothingMore() throws Exception {
 		Script script = new Script().list("10", "a@1");
 		Informer<String> informer = informer(script);

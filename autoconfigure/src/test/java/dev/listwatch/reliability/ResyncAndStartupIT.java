@@ -106,10 +106,12 @@ class ResyncAndStartupIT {
 				assertThat(health.health().getStatus()).isEqualTo(Status.UP);
 				assertThat(health.health().getDetails()).doesNotContainKey("reason");
 
+				// stopped by the application (say, on losing leadership): as before its first start
 				informer.stop();
 				assertThat(informer.isRunning()).isFalse();
-				assertThat(health.health().getStatus()).isEqualTo(Status.OUT_OF_SERVICE);
-				assertThat((String) health.health().getDetails().get("reason")).isEqualTo("not running");
+				assertThat(health.health().getStatus()).isEqualTo(Status.UP);
+				assertThat((String) health.health().getDetails().get("reason"))
+					.isEqualTo("not started: auto-startup is false, and the application has stopped it");
 			});
 	}
 
