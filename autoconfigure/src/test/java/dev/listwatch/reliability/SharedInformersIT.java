@@ -154,9 +154,10 @@ class SharedInformersIT {
 				assertThat(informer.awaitSynced(WAIT)).isTrue();
 				assertThat(informer.lister().list()).extracting((o) -> ((KubernetesObject) o).key())
 					.containsExactlyInAnyOrder(shop + "/s", billing + "/b");
+				// the resourceVersion is recorded once the sync is handed on, just after it
+				await().atMost(WAIT).until(() -> informer.status().namespaces().get(shop).lastResourceVersion() != null);
 				WatchStatus status = informer.status();
 				assertThat(status.namespaces()).containsOnlyKeys(billing, shop);
-				assertThat(status.namespaces().get(shop).lastResourceVersion()).isNotNull();
 				assertThat(status.objects()).isEqualTo(2);
 				HealthIndicator health = (HealthIndicator) context
 					.getBean("listwatchHealthContributor", CompositeHealthContributor.class)
