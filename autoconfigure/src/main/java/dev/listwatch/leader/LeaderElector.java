@@ -50,8 +50,8 @@ import org.springframework.context.SmartLifecycle;
  * next period, never fatal.
  * <ul>
  * <li>It takes the Lease when there is none (it creates it), when nobody holds it (released), when
- * this replica holds it, or when the Lease has not changed for its {@code leaseDurationSeconds}
- * since this replica first saw it as it is. That time is measured on this replica's monotonic
+ * this replica holds it, or when the Lease has not changed (the same resourceVersion) for its
+ * {@code leaseDurationSeconds} since this replica first saw it as it is. That time is measured on this replica's monotonic
  * clock from when it saw the change, never by comparing the holder's {@code renewTime} with the
  * wall clock: clocks set apart by minutes change nothing.</li>
  * <li>The leader renews the Lease every {@code retryPeriod}, first with the object it wrote
@@ -510,6 +510,10 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 				if (ex.code() == 409) {
 					this.conflicts.incrementAndGet();
 				}
+				else if (deadline - this.ticker.getAsLong() <= 0) {
+					// no time left to read the Lease again: this is the failure to report
+					throw ex;
+				}
 				if (logger.isDebugEnabled()) {
 					logger.debug("Renewing Lease " + this.options.lease() + " failed, reading it again: "
 							+ ex.getMessage());
@@ -565,10 +569,14 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 		return true;
 	}
 
-	/** Remembers the Lease; its record's first sighting starts the expiry wait. */
+	/**
+	 * Remembers the Lease; a change starts the expiry wait again. Any change counts (a new
+	 * resourceVersion, not only a new record): a renewal always changes it, whatever the holder's
+	 * clock wrote as its renewTime.
+	 */
 	private void observe(Lease lease) {
 		Lease previous = this.observed;
-		if (previous == null || !previous.record().equals(lease.record())) {
+		if (previous == null || !previous.resourceVersion().equals(lease.resourceVersion())) {
 			this.observedAt = this.ticker.getAsLong();
 		}
 		this.observed = lease;

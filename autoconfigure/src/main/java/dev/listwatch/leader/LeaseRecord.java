@@ -4,9 +4,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * What leader election reads and writes of a Lease's {@code spec} (client-go's
- * {@code LeaderElectionRecord}); compared whole to tell whether the Lease changed since it was
- * last seen. The times are the server's {@code MicroTime} text, shown but never compared with a
- * clock.
+ * {@code LeaderElectionRecord}). The times are the server's {@code MicroTime} text, shown but
+ * never compared with a clock.
  *
  * @param holderIdentity the holder, empty or {@code null} when nobody holds the Lease
  * @param leaseDurationSeconds how long others wait, from when they see the Lease change, before
