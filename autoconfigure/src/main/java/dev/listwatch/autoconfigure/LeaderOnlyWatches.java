@@ -19,15 +19,22 @@ import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.ApplicationListener;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.core.env.Environment;
 
 /**
  * Runs the watches declared {@code leader-only: true} on the leader only: their informers do not
  * start with the context (leader-only means {@code auto-startup: false}), start when the
- * {@link LeaderElector} publishes a {@link LeadershipGrantedEvent} and stop, before the revoke's
- * other listeners return control to the elector, on its {@link LeadershipRevokedEvent}.
+ * {@link LeaderElector} publishes a {@link LeadershipGrantedEvent} and stop, before this listener
+ * returns to the elector, on its {@link LeadershipRevokedEvent}.
+ * <p>
+ * An explicit {@code ConfigurableApplicationContext.start()} (after a {@code stop()}) starts every
+ * lifecycle bean, those without auto-startup too: as a lifecycle bean of the phase right after the
+ * informers' (and before the elector's), this stops the leader-only informers again at once unless
+ * this replica is leader. They then run for the moment between the two phases, before their first
+ * list has been answered.
  */
-final class LeaderOnlyWatches implements ApplicationListener<LeadershipEvent> {
+final class LeaderOnlyWatches implements ApplicationListener<LeadershipEvent>, SmartLifecycle {
 
 	private static final Log logger = LogFactory.getLog(LeaderOnlyWatches.class);
 
@@ -38,6 +45,8 @@ final class LeaderOnlyWatches implements ApplicationListener<LeadershipEvent> {
 	private final List<String> watches;
 
 	private final ListableBeanFactory beanFactory;
+
+	private volatile boolean running;
 
 	LeaderOnlyWatches(LeaderElector elector, List<String> watches, ListableBeanFactory beanFactory) {
 		this.elector = elector;
@@ -119,6 +128,34 @@ final class LeaderOnlyWatches implements ApplicationListener<LeadershipEvent> {
 			stopAll();
 			logger.info("No longer leader: stopped leader-only watches " + this.watches);
 		}
+	}
+
+	/**
+	 * Stops the leader-only informers that an explicit context start started, unless this replica
+	 * is leader.
+	 */
+	@Override
+	public void start() {
+		if (!this.elector.isLeader() && this.watches.stream().anyMatch((watch) -> informer(watch).isRunning())) {
+			stopAll();
+			logger.info("Not leader: stopped leader-only watches " + this.watches + " that the context started");
+		}
+		this.running = true;
+	}
+
+	@Override
+	public void stop() {
+		this.running = false;
+	}
+
+	@Override
+	public boolean isRunning() {
+		return this.running;
+	}
+
+	@Override
+	public int getPhase() {
+		return Informer.PHASE + 1;
 	}
 
 	/** Stops the informers at once, each ending its writes before stop returns, and waits for their threads. */

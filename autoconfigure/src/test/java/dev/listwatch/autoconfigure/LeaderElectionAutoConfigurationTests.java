@@ -169,6 +169,20 @@ class LeaderElectionAutoConfigurationTests {
 	}
 
 	@Test
+	void aLeaderOnlyWatchStaysStoppedOnAFollowerWhenTheContextIsStoppedAndStartedAgain() {
+		electing("spring.application.name=app", "listwatch.watches.jobs.api-version=batch/v1",
+				"listwatch.watches.jobs.kind=Job", "listwatch.watches.jobs.leader-only=true")
+			.run((context) -> {
+				Informer<?> jobs = context.getBean("jobsInformer", Informer.class);
+				context.stop();
+				// Spring's explicit start starts lifecycle beans without auto-startup too
+				context.start();
+				assertThat(jobs.isRunning()).isFalse();
+				assertThat(context.getBean(LeaderElector.class).isRunning()).isTrue();
+			});
+	}
+
+	@Test
 	void aLeaderOnlyWatchWithoutLeaderElectionFailsStartup() {
 		this.runner
 			.withPropertyValues("listwatch.kubeconfig=" + kubeconfig, "listwatch.watches.jobs.api-version=batch/v1",
