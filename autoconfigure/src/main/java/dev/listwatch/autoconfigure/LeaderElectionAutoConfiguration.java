@@ -11,6 +11,7 @@ import java.util.regex.Pattern;
 
 import dev.listwatch.client.ApiServerClient;
 import dev.listwatch.cluster.Cluster;
+import dev.listwatch.informer.Informer;
 import dev.listwatch.leader.LeaderElectionOptions;
 import dev.listwatch.leader.LeaderElector;
 import org.jspecify.annotations.Nullable;
@@ -25,6 +26,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 import org.springframework.util.StringUtils;
@@ -68,6 +70,11 @@ public final class LeaderElectionAutoConfiguration {
 	LeaderOnlyWatches listwatchLeaderOnlyWatches(LeaderElector elector, Environment environment,
 			ListableBeanFactory beanFactory) {
 		return new LeaderOnlyWatches(elector, LeaderOnlyWatches.declared(environment), beanFactory);
+	}
+
+	@Bean
+	SmartLifecycle listwatchLeaderOnlyWatchesCheck(LeaderOnlyWatches leaderOnlyWatches) {
+		return new WatchStartupChecks.Phase(Informer.PHASE + 1, leaderOnlyWatches::stopUnlessLeader);
 	}
 
 	/**

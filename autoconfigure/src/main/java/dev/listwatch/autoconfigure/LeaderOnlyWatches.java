@@ -19,7 +19,6 @@ import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.ApplicationListener;
-import org.springframework.context.SmartLifecycle;
 import org.springframework.core.env.Environment;
 
 /**
@@ -29,12 +28,12 @@ import org.springframework.core.env.Environment;
  * returns to the elector, on its {@link LeadershipRevokedEvent}.
  * <p>
  * An explicit {@code ConfigurableApplicationContext.start()} (after a {@code stop()}) starts every
- * lifecycle bean, those without auto-startup too: as a lifecycle bean of the phase right after the
- * informers' (and before the elector's), this stops the leader-only informers again at once unless
- * this replica is leader. They then run for the moment between the two phases, before their first
+ * lifecycle bean, those without auto-startup too: {@link #stopUnlessLeader()}, run in the phase
+ * right after the informers' (and before the elector's), stops the leader-only informers again at
+ * once unless this replica is leader. They then run for the moment between the two phases, before their first
  * list has been answered.
  */
-final class LeaderOnlyWatches implements ApplicationListener<LeadershipEvent>, SmartLifecycle {
+final class LeaderOnlyWatches implements ApplicationListener<LeadershipEvent> {
 
 	private static final Log logger = LogFactory.getLog(LeaderOnlyWatches.class);
 
@@ -45,8 +44,6 @@ final class LeaderOnlyWatches implements ApplicationListener<LeadershipEvent>, S
 	private final List<String> watches;
 
 	private final ListableBeanFactory beanFactory;
-
-	private volatile boolean running;
 
 	LeaderOnlyWatches(LeaderElector elector, List<String> watches, ListableBeanFactory beanFactory) {
 		this.elector = elector;
@@ -132,30 +129,13 @@ final class LeaderOnlyWatches implements ApplicationListener<LeadershipEvent>, S
 
 	/**
 	 * Stops the leader-only informers that an explicit context start started, unless this replica
-	 * is leader.
+	 * is leader: run by a lifecycle bean of the phase right after the informers'.
 	 */
-	@Override
-	public void start() {
+	void stopUnlessLeader() {
 		if (!this.elector.isLeader() && this.watches.stream().anyMatch((watch) -> informer(watch).isRunning())) {
 			stopAll();
 			logger.info("Not leader: stopped leader-only watches " + this.watches + " that the context started");
 		}
-		this.running = true;
-	}
-
-	@Override
-	public void stop() {
-		this.running = false;
-	}
-
-	@Override
-	public boolean isRunning() {
-		return this.running;
-	}
-
-	@Override
-	public int getPhase() {
-		return Informer.PHASE + 1;
 	}
 
 	/** Stops the informers at once, each ending its writes before stop returns, and waits for their threads. */

@@ -72,9 +72,9 @@ import org.springframework.context.SmartLifecycle;
  * of the leader's last successful write, and take it over no earlier than {@code leaseDuration}
  * after that. The leader stops at {@code renewDeadline} after that same start. The margin,
  * {@code leaseDuration - renewDeadline} (5 s by default), must cover how long the leader's revoke
- * listeners take and how much faster the leader's monotonic clock may run slow relative to the
- * others' over one lease duration (rate skew: parts per million, not seconds). The offset
- * between the replicas' wall clocks plays no part. A write of the old leader still in flight when
+ * listeners take and how far the replicas' monotonic clocks drift apart over one lease duration
+ * (rate skew: parts per million, microseconds per lease, not seconds). The offset between the
+ * replicas' wall clocks plays no part. A write of the old leader still in flight when
  * another takes over fails with 409, because the take-over changed the resourceVersion.
  *
  * <h2>Threads</h2>
