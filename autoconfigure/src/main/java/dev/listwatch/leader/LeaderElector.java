@@ -318,7 +318,8 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 		}
 		this.lock.lock();
 		try {
-			if (this.thread == loop) {
+			// a loop that did not end in time stays registered: start() must not run a second one
+			if (this.thread == loop && finished.getCount() == 0) {
 				this.thread = null;
 			}
 		}
@@ -477,6 +478,10 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 		}
 		this.failures.incrementAndGet();
 		this.lastError = message;
+		if (stopRequested()) {
+			// a request aborted by stop(): nothing to warn about
+			return;
+		}
 		if (!this.failing) {
 			this.failing = true;
 			logger.warn("Leader election on Lease " + this.options.lease() + " failed, retrying every "

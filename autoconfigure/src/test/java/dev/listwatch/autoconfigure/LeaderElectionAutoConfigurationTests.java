@@ -105,6 +105,14 @@ class LeaderElectionAutoConfigurationTests {
 	}
 
 	@Test
+	void healthCanBeSwitchedOff() {
+		electing("spring.application.name=orders", "management.health.leaderelection.enabled=false")
+			.run((context) -> assertThat(context).hasNotFailed()
+				.hasSingleBean(LeaderElector.class)
+				.doesNotHaveBean(LeaderElectionHealthIndicator.class));
+	}
+
+	@Test
 	void aLeaseNameIsNeeded() {
 		electing().run((context) -> assertThat(failure(context.getStartupFailure())).satisfies((ex) -> {
 			assertThat(ex.getName()).isEqualTo("listwatch.leader-election.lease-name");

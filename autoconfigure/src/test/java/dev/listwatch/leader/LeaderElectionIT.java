@@ -13,6 +13,8 @@ import dev.listwatch.KubernetesObject;
 import dev.listwatch.Lister;
 import dev.listwatch.autoconfigure.LeaderElectionAutoConfiguration;
 import dev.listwatch.autoconfigure.ListwatchAutoConfiguration;
+import dev.listwatch.autoconfigure.health.LeaderElectionHealthContributorAutoConfiguration;
+import dev.listwatch.health.LeaderElectionHealthIndicator;
 import dev.listwatch.informer.Informer;
 import dev.listwatch.testsupport.ApiWriter;
 import dev.listwatch.testsupport.LocalApiServer;
@@ -31,6 +33,8 @@ import org.springframework.boot.Banner;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration;
 import org.springframework.context.ApplicationEvent;
@@ -100,6 +104,11 @@ class LeaderElectionIT {
 		assertThat(this.timeline.grants()).containsExactly(first.identity());
 		for (Instance instance : this.instances) {
 			assertThat(instance.elector().status().holder()).isEqualTo(first.identity());
+			Health health = instance.health();
+			assertThat(health.getStatus()).isEqualTo(Status.UP);
+			assertThat(health.getDetails()).containsEntry("role", (instance == first) ? "LEADER" : "FOLLOWER")
+				.containsEntry("holder", first.identity())
+				.containsEntry("lease", NAMESPACE + "/" + lease);
 			// the leader-only watch runs on the leader alone
 			assertThat(instance.jobs().isRunning()).isEqualTo(instance == first);
 		}
@@ -270,7 +279,8 @@ class LeaderElectionIT {
 
 	@Configuration(proxyBeanMethods = false)
 	@ImportAutoConfiguration({ JacksonAutoConfiguration.class, RestClientAutoConfiguration.class,
-			ListwatchAutoConfiguration.class, LeaderElectionAutoConfiguration.class })
+			ListwatchAutoConfiguration.class, LeaderElectionAutoConfiguration.class,
+			LeaderElectionHealthContributorAutoConfiguration.class })
 	static class App {
 
 	}
@@ -304,6 +314,10 @@ class LeaderElectionIT {
 		@SuppressWarnings("unchecked")
 		Lister<KubernetesObject> jobsLister() {
 			return this.context.getBean("jobsLister", Lister.class);
+		}
+
+		Health health() {
+			return this.context.getBean(LeaderElectionHealthIndicator.class).health();
 		}
 
 		boolean isLeader() {
