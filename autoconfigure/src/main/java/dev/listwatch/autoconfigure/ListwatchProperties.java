@@ -599,6 +599,13 @@ public class ListwatchProperties {
 		 */
 		private boolean enabled = true;
 
+		/**
+		 * Whether the watch runs only on the elected leader: it starts when this replica becomes
+		 * leader and stops when it no longer is. Needs listwatch.leader-election.enabled=true;
+		 * implies auto-startup false.
+		 */
+		private boolean leaderOnly = false;
+
 		public Duration getResyncPeriod() {
 			return this.resyncPeriod;
 		}
@@ -621,6 +628,14 @@ public class ListwatchProperties {
 
 		public void setEnabled(boolean enabled) {
 			this.enabled = enabled;
+		}
+
+		public boolean isLeaderOnly() {
+			return this.leaderOnly;
+		}
+
+		public void setLeaderOnly(boolean leaderOnly) {
+			this.leaderOnly = leaderOnly;
 		}
 
 		public String getApiVersion() {

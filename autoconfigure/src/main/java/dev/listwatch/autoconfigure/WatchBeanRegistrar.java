@@ -81,6 +81,7 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 				enabled.put(name, watch);
 			}
 		});
+		LeaderOnlyWatches.check(binder, enabled);
 		this.declared = Set.copyOf(enabled.keySet());
 		enabled.forEach((name, watch) -> register(registry, beanFactory, name, watch, metadataOnlyByDefault, defaults));
 	}
@@ -198,7 +199,9 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 				defaults.getBackoffMultiplier(), defaults.getBackoffJitter(), defaults.getBackoffResetAfter());
 		Long pageSize = (watch.getPageSize() != null) ? watch.getPageSize() : defaults.getPageSize();
 		Duration resyncPeriod = (watch.getResyncPeriod() != null) ? watch.getResyncPeriod() : defaults.getResyncPeriod();
-		boolean autoStartup = (watch.getAutoStartup() != null) ? watch.getAutoStartup() : defaults.isAutoStartup();
+		// a leader-only watch starts when this replica becomes leader (LeaderOnlyWatches)
+		boolean autoStartup = !watch.isLeaderOnly()
+				&& ((watch.getAutoStartup() != null) ? watch.getAutoStartup() : defaults.isAutoStartup());
 		return new InformerOptions(blankToNull(watch.getLabelSelector()), blankToNull(watch.getFieldSelector()),
 				(pageSize > 0) ? pageSize : null, defaults.isStreamingList(), defaults.getMinWatchTimeout(),
 				defaults.getMaxWatchTimeout(), defaults.getIdleTimeout(), backoff, resyncPeriod, autoStartup);

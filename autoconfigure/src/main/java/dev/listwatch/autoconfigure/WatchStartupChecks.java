@@ -100,8 +100,8 @@ final class WatchStartupChecks {
 		}
 	}
 
-	/** A step that runs once when the context starts, in a given lifecycle phase. */
-	private static final class Phase implements SmartLifecycle {
+	/** A step that runs whenever the context starts, in a given lifecycle phase. */
+	static final class Phase implements SmartLifecycle {
 
 		private final int phase;
 

@@ -28,6 +28,7 @@ import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpMethod;
 import org.springframework.http.MediaType;
 import org.springframework.http.client.ClientHttpResponse;
 import org.springframework.web.client.RestClient;
@@ -477,6 +478,52 @@ public final class ApiServerClient implements AutoCloseable {
 		catch (RestClientException | UncheckedIOException ex) {
 			// name the server: a connection failure is about where, not what
 			throw ApiErrors.connection("GET " + this.server + pathAndQuery, ex);
+		}
+	}
+
+	/**
+	 * Sends one request with a JSON body (or none) and returns the whole body of a 2xx response:
+	 * for the few plain reads and writes that are not lists or watches, such as a
+	 * {@code coordination.k8s.io/v1} Lease's GET, POST and PUT. Runs on the caller's thread; an
+	 * interrupt of that thread aborts the request (as {@code CONNECTION}).
+	 * @param method the method, e.g. {@link HttpMethod#PUT}
+	 * @param pathAndQuery the path (and query) below the server's URL, e.g.
+	 * {@code /apis/coordination.k8s.io/v1/namespaces/default/leases/app}
+	 * @param json the request's JSON body, or {@code null} for none
+	 * @return the response body, possibly empty
+	 * @throws KubernetesApiException on an error status (its {@code code()} tells, e.g. 404 or 409
+	 * Conflict), a failed connection ({@code CONNECTION}) or credentials that could not be obtained
+	 * ({@code CREDENTIALS}); the message names the request, never the body
+	 */
+	public byte[] exchangeJson(HttpMethod method, String pathAndQuery, byte @Nullable [] json) {
+		String request = method.name() + " " + pathAndQuery;
+		try {
+			RestClient.RequestBodySpec spec = this.restClient.method(method)
+				.uri(URI.create(this.server + pathAndQuery))
+				.header(HttpHeaders.ACCEPT, MediaType.APPLICATION_JSON_VALUE);
+			if (json != null) {
+				spec = spec.contentType(MediaType.APPLICATION_JSON).body(json);
+			}
+			return spec.exchange((req, response) -> {
+				if (!response.getStatusCode().is2xxSuccessful()) {
+					throw ApiErrors.fromResponse(request, response, this.clock);
+				}
+				try (InputStream in = response.getBody()) {
+					return in.readAllBytes();
+				}
+				catch (IOException ex) {
+					throw ApiErrors.connection(request, ex);
+				}
+			}, true);
+		}
+		catch (KubernetesApiException ex) {
+			throw ex;
+		}
+		catch (AuthorizationInterceptor.CredentialsUnavailable ex) {
+			throw ApiErrors.credentials(request, ex.getCause());
+		}
+		catch (RestClientException | UncheckedIOException ex) {
+			throw ApiErrors.connection(method.name() + " " + this.server + pathAndQuery, ex);
 		}
 	}
 

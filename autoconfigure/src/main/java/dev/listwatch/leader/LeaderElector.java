@@ -1,0 +1,716 @@
+package dev.listwatch.leader;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.Objects;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import java.util.random.RandomGenerator;
+
+import dev.listwatch.KubernetesApiException;
+import dev.listwatch.KubernetesApiException.Kind;
+import dev.listwatch.client.ApiServerClient;
+import dev.listwatch.informer.Informer;
+import dev.listwatch.leader.LeaderStatus.Role;
+import dev.listwatch.leader.LeadershipRevokedEvent.Reason;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * Elects one leader among the replicas of an application on a {@code coordination.k8s.io/v1}
+ * Lease, as client-go's {@code leaderelection} package does, and publishes a
+ * {@link LeadershipGrantedEvent} when this replica becomes leader and a
+ * {@link LeadershipRevokedEvent} when it stops being leader.
+ *
+ * <h2>The algorithm</h2>
+ * Every {@code retryPeriod} (a little less, at random, while following) the elector's thread
+ * tries to acquire or renew the Lease; every write carries the resourceVersion last seen, so of
+ * two replicas writing at once one fails with 409 Conflict, which is counted and retried at the
+ * next period, never fatal.
+ * <ul>
+ * <li>It takes the Lease when there is none (it creates it), when nobody holds it (released), when
+ * this replica holds it, or when the Lease has not changed (the same resourceVersion) for its
+ * {@code leaseDurationSeconds} since this replica first saw it as it is. That time is measured on this replica's monotonic
+ * clock from when it saw the change, never by comparing the holder's {@code renewTime} with the
+ * wall clock: clocks set apart by minutes change nothing.</li>
+ * <li>The leader renews the Lease every {@code retryPeriod}, first with the object it wrote
+ * last, on a conflict by reading the Lease again. It is leader only while fewer than
+ * {@code renewDeadline} have passed since the <em>start</em> of its last successful write: every
+ * request is cut off at that deadline, and at the deadline it stops acting (a revoke with
+ * {@link Reason#RENEW_DEADLINE_PASSED}) whether or not the API server can be reached. Seeing the
+ * Lease held by another replica revokes at once ({@link Reason#LOST}).</li>
+ * <li>On {@link #stop()} the leader first publishes the revoke ({@link Reason#STOPPED}), then
+ * releases the Lease (an empty holder, a lease duration of 1 s, as client-go's
+ * {@code ReleaseOnCancel}), so that another replica takes over at its next retry rather than after
+ * a lease duration.</li>
+ * </ul>
+ *
+ * <h2>Why two replicas never lead at once, and the clock skew this tolerates</h2>
+ * The API server commits a write after the request was sent, and another replica sees that write
+ * after it was committed; so others start waiting for the Lease to expire no earlier than the start
+ * of the leader's last successful write, and take it over no earlier than {@code leaseDuration}
+ * after that. The leader stops at {@code renewDeadline} after that same start. The margin,
+ * {@code leaseDuration - renewDeadline} (5 s by default), must cover how long the leader's revoke
+ * listeners take and how far the replicas' monotonic clocks drift apart over one lease duration
+ * (rate skew: parts per million, microseconds per lease, not seconds). The offset between the
+ * replicas' wall clocks plays no part. A write of the old leader still in flight when
+ * another takes over fails with 409, because the take-over changed the resourceVersion.
+ *
+ * <h2>Threads</h2>
+ * One thread ({@code listwatch-leader-<lease>}) runs the loop and publishes the events, one at a
+ * time, in order; requests run on short-lived helper threads so that the loop can give up on a
+ * request at its deadline (the request is then aborted). {@link #isLeader()} and
+ * {@link #status()} may be called from any thread.
+ */
+public final class LeaderElector implements SmartLifecycle, AutoCloseable {
+
+	/**
+	 * The lifecycle phase: after the informers ({@link Informer#PHASE}), so that it starts after them
+	 * and stops (releasing the Lease) before them.
+	 */
+	public static final int PHASE = Informer.PHASE + 1024;
+
+	private static final Log logger = LogFactory.getLog(LeaderElector.class);
+
+	/** The API server's {@code MicroTime}: RFC 3339 with microseconds, in UTC. */
+	private static final DateTimeFormatter MICRO_TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSSSSXXX")
+		.withZone(ZoneOffset.UTC);
+
+	/** How much shorter than {@code retryPeriod} a follower may wait, at random: up to 20%. */
+	private static final double FOLLOWER_JITTER = 0.2;
+
+	private static final AtomicInteger electors = new AtomicInteger();
+
+	private final LeaderElectionOptions options;
+
+	private final LeaseStore store;
+
+	private final Consumer<? super LeadershipEvent> publisher;
+
+	private final Clock clock;
+
+	private final LongSupplier ticker;
+
+	private final RandomGenerator random;
+
+	private final int leaseSeconds;
+
+	private final long renewNanos;
+
+	private final long retryNanos;
+
+	private final ExecutorService requests;
+
+	private final ReentrantLock lock = new ReentrantLock();
+
+	private final Condition wake = this.lock.newCondition();
+
+	/** The loop's thread, {@code null} when not running; guarded by {@link #lock}. */
+	private @Nullable Thread thread;
+
+	/** Counted down when the loop's thread has ended; guarded by {@link #lock}. */
+	private CountDownLatch done = new CountDownLatch(0);
+
+	/** Guarded by {@link #lock}. */
+	private boolean stopRequested;
+
+	/** Stop without revoke and release (a killed process); guarded by {@link #lock}. */
+	private boolean halted;
+
+	/** The request under way, if any; guarded by {@link #lock}. */
+	private @Nullable Future<?> inflight;
+
+	// written by the loop's thread only (or a test driving the steps)
+
+	private @Nullable Lease observed;
+
+	/** When {@link #observed}'s record was first seen as it is, on {@link #ticker}. */
+	private long observedAt;
+
+	private boolean failing;
+
+	// read by any thread
+
+	private volatile boolean leading;
+
+	/** When leadership ends unless renewed, on {@link #ticker}; meaningful while {@link #leading}. */
+	private volatile long leadingUntil;
+
+	private volatile boolean running;
+
+	private volatile @Nullable String holder;
+
+	private volatile int leaseTransitions;
+
+	private volatile @Nullable Instant since;
+
+	private volatile @Nullable Instant lastRenewal;
+
+	private volatile @Nullable String lastError;
+
+	private final AtomicLong conflicts = new AtomicLong();
+
+	private final AtomicLong failures = new AtomicLong();
+
+	LeaderElector(LeaderElectionOptions options, LeaseStore store, Consumer<? super LeadershipEvent> publisher,
+			Clock clock, LongSupplier ticker, RandomGenerator random) {
+		this.options = Objects.requireNonNull(options, "options");
+		this.store = Objects.requireNonNull(store, "store");
+		this.publisher = Objects.requireNonNull(publisher, "publisher");
+		this.clock = Objects.requireNonNull(clock, "clock");
+		this.ticker = Objects.requireNonNull(ticker, "ticker");
+		this.random = Objects.requireNonNull(random, "random");
+		this.leaseSeconds = (int) options.leaseDuration().toSeconds();
+		this.renewNanos = options.renewDeadline().toNanos();
+		this.retryNanos = options.retryPeriod().toNanos();
+		String prefix = "listwatch-leader-" + electors.incrementAndGet() + "-request-";
+		AtomicInteger count = new AtomicInteger();
+		this.requests = Executors.newCachedThreadPool((runnable) -> {
+			Thread t = new Thread(runnable, prefix + count.incrementAndGet());
+			t.setDaemon(true);
+			return t;
+		});
+	}
+
+	/**
+	 * Makes an elector on the API server of a client. Sends no request until {@link #start()}.
+	 * @param client the client (its connection, credentials and proxy)
+	 * @param mapper the mapper that reads and writes the Lease
+	 * @param options the Lease, this replica's identity and the durations
+	 * @param publisher where the events go, e.g. the application context
+	 * @return the elector, not started
+	 */
+	public static LeaderElector create(ApiServerClient client, JsonMapper mapper, LeaderElectionOptions options,
+			ApplicationEventPublisher publisher) {
+		Objects.requireNonNull(publisher, "publisher");
+		return new LeaderElector(options,
+				new HttpLeaseStore(client, mapper, options.leaseNamespace(), options.leaseName()),
+				publisher::publishEvent, Clock.systemUTC(), System::nanoTime, RandomGenerator.getDefault());
+	}
+
+	/**
+	 * The options.
+	 * @return the Lease, identity and durations
+	 */
+	public LeaderElectionOptions options() {
+		return this.options;
+	}
+
+	/**
+	 * Whether this replica is leader now: it was granted leadership and fewer than
+	 * {@code renewDeadline} have passed since the start of its last successful renewal. Turns
+	 * false at that deadline even before the {@link LeadershipRevokedEvent} is published, so work
+	 * that must not run on two replicas can check it right before it acts.
+	 * @return whether this replica is leader
+	 */
+	public boolean isLeader() {
+		return this.leading && this.ticker.getAsLong() - this.leadingUntil < 0;
+	}
+
+	/**
+	 * A snapshot of the elector's state.
+	 * @return the snapshot
+	 */
+	public LeaderStatus status() {
+		Role role = !this.running ? Role.STOPPED : isLeader() ? Role.LEADER : Role.FOLLOWER;
+		return new LeaderStatus(role, this.options.identity(), this.holder, this.options.lease(), this.since,
+				this.lastRenewal, this.leaseTransitions, this.conflicts.get(), this.failures.get(), this.lastError);
+	}
+
+	/**
+	 * Starts the elector's thread: it tries to acquire the Lease at once, then every retry period.
+	 * Does nothing when it runs already. A stopped elector may be started again; it then forgets
+	 * what it saw of the Lease and waits a whole lease duration before taking over a Lease held by
+	 * another.
+	 */
+	@Override
+	public void start() {
+		this.lock.lock();
+		try {
+			if (this.thread != null) {
+				return;
+			}
+			this.stopRequested = false;
+			this.halted = false;
+			this.observed = null;
+			this.failing = false;
+			this.leading = false;
+			CountDownLatch finished = new CountDownLatch(1);
+			this.done = finished;
+			Thread loop = new Thread(() -> run(finished), "listwatch-leader-" + this.options.leaseName());
+			loop.setDaemon(true);
+			this.thread = loop;
+			this.running = true;
+			loop.start();
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	/**
+	 * Stops the elector and waits for it: a leader publishes its {@link LeadershipRevokedEvent}
+	 * ({@link Reason#STOPPED}) first and then releases the Lease, so another replica takes over at
+	 * its next retry. Waits at most {@code renewDeadline} for the release (plus a request under way
+	 * when stop was called, which is aborted).
+	 */
+	@Override
+	public void stop() {
+		stop(false);
+	}
+
+	/**
+	 * Stops as a killed process would: no revoke, no release (for tests of a crashed leader).
+	 */
+	void halt() {
+		stop(true);
+	}
+
+	private void stop(boolean halt) {
+		CountDownLatch finished;
+		Thread loop;
+		this.lock.lock();
+		try {
+			loop = this.thread;
+			if (loop == null) {
+				return;
+			}
+			this.stopRequested = true;
+			this.halted = halt;
+			if (this.inflight != null) {
+				this.inflight.cancel(true);
+			}
+			this.wake.signalAll();
+			finished = this.done;
+		}
+		finally {
+			this.lock.unlock();
+		}
+		try {
+			if (loop != Thread.currentThread()
+					&& !finished.await(2 * this.renewNanos + TimeUnit.SECONDS.toNanos(5), TimeUnit.NANOSECONDS)) {
+				logger.warn("Leader election on Lease " + this.options.lease() + " did not stop in time");
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		this.lock.lock();
+		try {
+			// a loop that did not end in time stays registered: start() must not run a second one
+			if (this.thread == loop && finished.getCount() == 0) {
+				this.thread = null;
+			}
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	@Override
+	public boolean isRunning() {
+		this.lock.lock();
+		try {
+			return this.thread != null;
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	@Override
+	public int getPhase() {
+		return PHASE;
+	}
+
+	/**
+	 * Stops the elector (releasing the Lease) and its request threads.
+	 */
+	@Override
+	public void close() {
+		stop();
+		this.requests.shutdownNow();
+	}
+
+	// ---------------------------------------------------------------- the loop
+
+	private void run(CountDownLatch finished) {
+		try {
+			logger.info("Leader election on Lease " + this.options.lease() + " started as " + this.options.identity());
+			while (!stopRequested()) {
+				checkDeadline();
+				step();
+				checkDeadline();
+				if (!awaitNext(nextDelayNanos())) {
+					break;
+				}
+			}
+		}
+		catch (Throwable ex) {
+			this.lastError = "The elector stopped unexpectedly: " + ex;
+			logger.error("Leader election on Lease " + this.options.lease() + " stopped unexpectedly", ex);
+		}
+		finally {
+			try {
+				if (!isHalted()) {
+					if (this.leading) {
+						revoke(Reason.STOPPED);
+					}
+					release();
+				}
+			}
+			finally {
+				this.running = false;
+				finished.countDown();
+			}
+		}
+	}
+
+	private boolean stopRequested() {
+		this.lock.lock();
+		try {
+			return this.stopRequested;
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	private boolean isHalted() {
+		this.lock.lock();
+		try {
+			return this.halted;
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	/**
+	 * Waits for the next attempt.
+	 * @return false when the elector is asked to stop
+	 */
+	private boolean awaitNext(long nanos) throws InterruptedException {
+		this.lock.lock();
+		try {
+			long left = nanos;
+			while (!this.stopRequested && left > 0) {
+				left = this.wake.awaitNanos(left);
+			}
+			return !this.stopRequested;
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	/**
+	 * How long to wait before the next attempt: the retry period, but no later than the renew
+	 * deadline while leading (so the deadline is checked on time), and up to 20% less at random
+	 * while following (so that followers do not keep asking at the same moments).
+	 * @return nanoseconds
+	 */
+	long nextDelayNanos() {
+		if (this.leading) {
+			return Math.max(0, Math.min(this.retryNanos, this.leadingUntil - this.ticker.getAsLong()));
+		}
+		return (long) (this.retryNanos * (1 - FOLLOWER_JITTER * this.random.nextDouble()));
+	}
+
+	/**
+	 * Stops leading if the renew deadline has passed.
+	 */
+	void checkDeadline() {
+		if (this.leading && this.ticker.getAsLong() - this.leadingUntil >= 0) {
+			revoke(Reason.RENEW_DEADLINE_PASSED);
+		}
+	}
+
+	/**
+	 * One attempt to acquire or renew the Lease; every failure is counted and reported in the
+	 * status, none escapes.
+	 */
+	void step() {
+		long deadline = this.leading ? this.leadingUntil : this.ticker.getAsLong() + this.renewNanos;
+		try {
+			tryAcquireOrRenew(deadline);
+			if (this.failing) {
+				this.failing = false;
+				logger.info("Leader election on Lease " + this.options.lease() + " reaches the API server again");
+			}
+			this.lastError = null;
+		}
+		catch (RuntimeException ex) {
+			failed(ex);
+		}
+	}
+
+	private void failed(RuntimeException ex) {
+		String message = (ex.getMessage() != null) ? ex.getMessage() : ex.getClass().getName();
+		if (ex instanceof KubernetesApiException api && api.code() == 409) {
+			this.conflicts.incrementAndGet();
+			this.lastError = message;
+			if (logger.isDebugEnabled()) {
+				logger.debug("Conflict on Lease " + this.options.lease() + ", retried in the next period: " + message);
+			}
+			return;
+		}
+		this.failures.incrementAndGet();
+		this.lastError = message;
+		if (stopRequested()) {
+			// a request aborted by stop(): nothing to warn about
+			return;
+		}
+		if (!this.failing) {
+			this.failing = true;
+			logger.warn("Leader election on Lease " + this.options.lease() + " failed, retrying every "
+					+ this.options.retryPeriod().toMillis() + " ms: " + message);
+		}
+		else if (logger.isDebugEnabled()) {
+			logger.debug("Leader election on Lease " + this.options.lease() + " failed again: " + message);
+		}
+	}
+
+	/**
+	 * client-go's {@code tryAcquireOrRenew}: acquires or renews the Lease, each request cut off at
+	 * {@code deadline}.
+	 * @param deadline when to give up, on the ticker
+	 * @return whether this replica holds the Lease now, by a write that started before the renew
+	 * deadline
+	 */
+	private boolean tryAcquireOrRenew(long deadline) {
+		Instant now = this.clock.instant();
+		String time = MICRO_TIME.format(now);
+		Lease known = this.observed;
+		if (this.leading && known != null && known.record().heldBy(this.options.identity())) {
+			// the fast path: renew the Lease as written last
+			LeaseRecord renewed = new LeaseRecord(this.options.identity(), this.leaseSeconds,
+					known.record().acquireTime(), time, known.record().leaseTransitions());
+			long start = this.ticker.getAsLong();
+			try {
+				return wrote(call(() -> this.store.update(known, renewed), deadline), start, now);
+			}
+			catch (KubernetesApiException ex) {
+				if (ex.code() == 409) {
+					this.conflicts.incrementAndGet();
+				}
+				else if (deadline - this.ticker.getAsLong() <= 0) {
+					// no time left to read the Lease again: this is the failure to report
+					throw ex;
+				}
+				if (logger.isDebugEnabled()) {
+					logger.debug("Renewing Lease " + this.options.lease() + " failed, reading it again: "
+							+ ex.getMessage());
+				}
+			}
+		}
+		Lease current = call(this.store::get, deadline);
+		if (current == null) {
+			LeaseRecord created = new LeaseRecord(this.options.identity(), this.leaseSeconds, time, time, 0);
+			long start = this.ticker.getAsLong();
+			return wrote(call(() -> this.store.create(created), deadline), start, now);
+		}
+		observe(current);
+		LeaseRecord record = current.record();
+		boolean mine = record.heldBy(this.options.identity());
+		if (record.held() && !mine) {
+			if (this.leading) {
+				revoke(Reason.LOST);
+			}
+			long expiresAt = this.observedAt + TimeUnit.SECONDS.toNanos(record.leaseDurationSeconds());
+			if (this.ticker.getAsLong() - expiresAt <= 0) {
+				return false;
+			}
+		}
+		LeaseRecord next = mine
+				? new LeaseRecord(this.options.identity(), this.leaseSeconds,
+						(record.acquireTime() != null) ? record.acquireTime() : time, time, record.leaseTransitions())
+				: new LeaseRecord(this.options.identity(), this.leaseSeconds, time, time,
+						record.leaseTransitions() + 1);
+		long start = this.ticker.getAsLong();
+		return wrote(call(() -> this.store.update(current, next), deadline), start, now);
+	}
+
+	/**
+	 * This replica wrote the Lease as its holder, by a request that started at {@code start}: it
+	 * leads until {@code start + renewDeadline}, unless the answer came later than that.
+	 */
+	private boolean wrote(Lease written, long start, Instant now) {
+		observe(written);
+		this.lastRenewal = now;
+		long until = start + this.renewNanos;
+		if (this.ticker.getAsLong() - until >= 0) {
+			// answered after the deadline: too late to act on; the next attempt renews
+			return false;
+		}
+		this.leadingUntil = until;
+		if (!this.leading) {
+			this.leading = true;
+			this.since = this.clock.instant();
+			logger.info(this.options.identity() + " is now leader on Lease " + this.options.lease());
+			publish(new LeadershipGrantedEvent(this, this.options.identity(), this.options.lease()));
+		}
+		return true;
+	}
+
+	/**
+	 * Remembers the Lease; a change starts the expiry wait again. Any change counts (a new
+	 * resourceVersion, not only a new record): a renewal always changes it, whatever the holder's
+	 * clock wrote as its renewTime.
+	 */
+	private void observe(Lease lease) {
+		Lease previous = this.observed;
+		if (previous == null || !previous.resourceVersion().equals(lease.resourceVersion())) {
+			this.observedAt = this.ticker.getAsLong();
+		}
+		this.observed = lease;
+		LeaseRecord record = lease.record();
+		this.holder = record.held() ? record.holderIdentity() : null;
+		this.leaseTransitions = record.leaseTransitions();
+	}
+
+	private void revoke(Reason reason) {
+		this.leading = false;
+		this.since = this.clock.instant();
+		String text = this.options.identity() + " is no longer leader on Lease " + this.options.lease() + " ("
+				+ reason + ")";
+		if (reason == Reason.STOPPED) {
+			logger.info(text);
+		}
+		else {
+			logger.warn(text + ((this.lastError != null) ? ": " + this.lastError : ""));
+		}
+		publish(new LeadershipRevokedEvent(this, this.options.identity(), this.options.lease(), reason));
+	}
+
+	private void publish(LeadershipEvent event) {
+		try {
+			this.publisher.accept(event);
+		}
+		catch (RuntimeException ex) {
+			// a failing listener must not stop the election: the others still need to hear
+			logger.error("A listener of " + event + " failed", ex);
+		}
+	}
+
+	/**
+	 * client-go's {@code ReleaseOnCancel}: if this replica holds the Lease, writes an empty holder
+	 * with a lease duration of 1 s, so that another replica takes it at its next retry. A failure
+	 * is logged: the others then take over after a lease duration.
+	 */
+	void release() {
+		Lease known = this.observed;
+		if (known == null || !known.record().heldBy(this.options.identity())) {
+			return;
+		}
+		long deadline = this.ticker.getAsLong() + this.renewNanos;
+		String time = MICRO_TIME.format(this.clock.instant());
+		LeaseRecord released = new LeaseRecord("", 1, time, time, known.record().leaseTransitions());
+		try {
+			Lease written;
+			try {
+				written = call(() -> this.store.update(known, released), deadline);
+			}
+			catch (KubernetesApiException ex) {
+				if (ex.code() != 409) {
+					throw ex;
+				}
+				// a renewal of ours may have landed without its answer: read what is there
+				Lease current = call(this.store::get, deadline);
+				if (current == null || !current.record().heldBy(this.options.identity())) {
+					return;
+				}
+				written = call(() -> this.store.update(current, released), deadline);
+			}
+			observe(written);
+			logger.info(this.options.identity() + " released Lease " + this.options.lease());
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not release Lease " + this.options.lease()
+					+ "; another replica takes it over once it expires: " + ex.getMessage());
+		}
+	}
+
+	/**
+	 * Runs a request on a helper thread and waits for it until {@code deadline}, then aborts it.
+	 */
+	private <T> T call(Supplier<T> request, long deadline) {
+		long left = deadline - this.ticker.getAsLong();
+		if (left <= 0) {
+			throw new KubernetesApiException(Kind.CONNECTION,
+					"No time left for a request on Lease " + this.options.lease() + " before the renew deadline", null);
+		}
+		Future<T> future = this.requests.submit(request::get);
+		this.lock.lock();
+		try {
+			this.inflight = future;
+		}
+		finally {
+			this.lock.unlock();
+		}
+		try {
+			return future.get(left, TimeUnit.NANOSECONDS);
+		}
+		catch (TimeoutException ex) {
+			future.cancel(true);
+			throw new KubernetesApiException(Kind.CONNECTION, "A request on Lease " + this.options.lease()
+					+ " got no answer within " + Duration.ofNanos(left).toMillis() + " ms", null);
+		}
+		catch (CancellationException ex) {
+			throw new KubernetesApiException(Kind.CONNECTION,
+					"A request on Lease " + this.options.lease() + " was aborted: the elector stops", null);
+		}
+		catch (ExecutionException ex) {
+			Throwable cause = ex.getCause();
+			if (cause instanceof RuntimeException runtime) {
+				throw runtime;
+			}
+			if (cause instanceof Error error) {
+				throw error;
+			}
+			throw new IllegalStateException(cause);
+		}
+		catch (InterruptedException ex) {
+			future.cancel(true);
+			Thread.currentThread().interrupt();
+			throw new KubernetesApiException(Kind.CONNECTION,
+					"Interrupted while waiting for a request on Lease " + this.options.lease(), null);
+		}
+		finally {
+			this.lock.lock();
+			try {
+				this.inflight = null;
+			}
+			finally {
+				this.lock.unlock();
+			}
+		}
+	}
+
+	@Override
+	public String toString() {
+		return "LeaderElector[" + this.options.identity() + " on " + this.options.lease() + "]";
+	}
+
+}

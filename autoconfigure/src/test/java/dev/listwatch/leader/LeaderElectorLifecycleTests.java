@@ -1,0 +1,88 @@
+package dev.listwatch.leader;
+
+import java.time.Duration;
+import java.util.List;
+
+import dev.listwatch.leader.FakeLeases.Replica;
+import dev.listwatch.leader.LeaderStatus.Role;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The elector's own thread on a Lease in memory, in real time (short durations: lease 2 s, renew
+ * deadline 1 s, retry period 0.1 s): stop, a crash, and requests that never answer.
+ */
+class LeaderElectorLifecycleTests {
+
+	private static final Duration LEASE = Duration.ofSeconds(2);
+
+	private static final Duration RENEW = Duration.ofSeconds(1);
+
+	private static final Duration RETRY = Duration.ofMillis(100);
+
+	private final FakeLeases server = new FakeLeases();
+
+	private final Replica a = this.server.realTimeReplica("a", LEASE, RENEW, RETRY);
+
+	@AfterEach
+	void close() {
+		this.a.elector().close();
+	}
+
+	@Test
+	void stopPublishesTheRevokeAndThenReleasesTheLease() {
+		this.a.elector().start();
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.server.log().contains("granted a"));
+		assertThat(this.a.elector().status().role()).isEqualTo(Role.LEADER);
+		this.a.elector().stop();
+		List<String> log = this.server.log();
+		assertThat(log.subList(log.indexOf("revoked a STOPPED"), log.size()))
+			.containsExactly("revoked a STOPPED", "write a holder=");
+		assertThat(this.server.current().record().held()).isFalse();
+		assertThat(this.a.elector().isRunning()).isFalse();
+		assertThat(this.a.elector().status().role()).isEqualTo(Role.STOPPED);
+	}
+
+	@Test
+	void aStoppedElectorStartsAgain() {
+		this.a.elector().start();
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.server.log().contains("granted a"));
+		this.a.elector().stop();
+		this.a.elector().start();
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> this.server.log().stream().filter("granted a"::equals).count() == 2);
+		assertThat(this.a.elector().isLeader()).isTrue();
+	}
+
+	@Test
+	void aHaltedElectorNeitherRevokesNorReleases() {
+		this.a.elector().start();
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.server.log().contains("granted a"));
+		this.a.elector().halt();
+		assertThat(this.server.log()).doesNotContain("revoked a STOPPED");
+		assertThat(this.server.current().record().holderIdentity()).isEqualTo("a");
+	}
+
+	@Test
+	void requestsThatNeverAnswerAreAbortedAndTheLeaderStopsAtItsRenewDeadline() {
+		this.a.elector().start();
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.server.log().contains("granted a"));
+		long cut = System.nanoTime();
+		this.a.connection().hang = true;
+		await().atMost(Duration.ofSeconds(5)).until(() -> this.server.log().contains("revoked a RENEW_DEADLINE_PASSED"));
+		long revokedAfter = Duration.ofNanos(System.nanoTime() - cut).toMillis();
+		// the last renewal started at most one retry period before the cut; the revoke comes at its
+		// start + 1 s, whatever the hanging request does
+		assertThat(revokedAfter).isLessThanOrEqualTo(RENEW.toMillis() + 250);
+		assertThat(revokedAfter).isGreaterThanOrEqualTo(RENEW.toMillis() - RETRY.toMillis() - 50);
+		assertThat(this.server.aborted.get()).isPositive();
+		assertThat(this.a.elector().status().lastError()).contains("no answer within");
+		this.a.connection().hang = false;
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> this.server.log().stream().filter("granted a"::equals).count() == 2);
+	}
+
+}
