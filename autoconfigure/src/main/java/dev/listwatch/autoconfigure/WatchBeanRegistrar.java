@@ -83,13 +83,17 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 
 	private void register(BeanDefinitionRegistry registry, ConfigurableListableBeanFactory beanFactory, String name,
 			ListwatchProperties.Watch watch, boolean metadataOnlyByDefault) {
-		Class<?> type = validate(name, watch, this.classLoader);
-		boolean metadataOnly = metadataOnly(name, watch, type, metadataOnlyByDefault);
+		// source: etcd -> the etcd ListerWatcher bean (EtcdWatches); its informer and lister are the usual ones
+		boolean etcd = EtcdWatches.isEtcd(name, watch);
+		Class<?> type = etcd ? EtcdWatches.validate(name, watch, this.environment, this.classLoader)
+				: validate(name, watch, this.classLoader);
+		boolean metadataOnly = !etcd && metadataOnly(name, watch, type, metadataOnlyByDefault);
 		String listerWatcherName = name + LISTER_WATCHER;
 		if (!registry.containsBeanDefinition(listerWatcherName)) {
 			RootBeanDefinition listerWatcher = new RootBeanDefinition(ListerWatcher.class);
 			listerWatcher.setTargetType(ResolvableType.forClassWithGenerics(ListerWatcher.class, type));
-			listerWatcher.setInstanceSupplier(() -> beanFactory.getBean(ApiServerClient.class)
+			listerWatcher.setInstanceSupplier(etcd ? EtcdWatches.listerWatcher(beanFactory, watch, type)
+					: () -> beanFactory.getBean(ApiServerClient.class)
 				.listerWatcher(new ApiServerClient.Target(watch.getApiVersion(), blankToNull(watch.getKind()),
 						blankToNull(watch.getResource()), blankToNull(watch.getNamespace())), type,
 						new ApiServerClient.Decoding(metadataOnly, keepManagedFields(beanFactory, watch),
@@ -140,7 +144,10 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 		Duration resyncPeriod = (watch.getResyncPeriod() != null) ? watch.getResyncPeriod() : defaults.getResyncPeriod();
 		boolean autoStartup = (watch.getAutoStartup() != null) ? watch.getAutoStartup() : defaults.isAutoStartup();
 		return new InformerOptions(blankToNull(watch.getLabelSelector()), blankToNull(watch.getFieldSelector()),
-				(pageSize > 0) ? pageSize : null, defaults.isStreamingList(), defaults.getMinWatchTimeout(),
+				(pageSize > 0) ? pageSize : null,
+				// source: etcd -> no streaming list (etcd lists with a range read)
+				defaults.isStreamingList() && !"etcd".equalsIgnoreCase(String.valueOf(watch.getSource()).trim()),
+				defaults.getMinWatchTimeout(),
 				defaults.getMaxWatchTimeout(), defaults.getIdleTimeout(), backoff, resyncPeriod, autoStartup);
 	}
 
