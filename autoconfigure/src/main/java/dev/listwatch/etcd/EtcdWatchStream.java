@@ -16,7 +16,9 @@ import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.exc.JacksonIOException;
+import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectReader;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -34,7 +36,8 @@ final class EtcdWatchStream<T> implements WatchStream<T> {
 
 	private final JsonParser parser;
 
-	private final JsonMapper mapper;
+	/** Reads one object of the stream at a time: more follow, which are not trailing garbage. */
+	private final ObjectReader frames;
 
 	private final ValueDecoder<T> decoder;
 
@@ -49,8 +52,8 @@ final class EtcdWatchStream<T> implements WatchStream<T> {
 	EtcdWatchStream(String what, InputStream body, JsonMapper mapper, ValueDecoder<T> decoder, Gateway gateway) {
 		this.what = what;
 		this.body = body;
-		this.mapper = mapper;
 		this.parser = mapper.createParser(body);
+		this.frames = mapper.readerFor(JsonNode.class).without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 		this.decoder = decoder;
 		this.gateway = gateway;
 	}
@@ -107,7 +110,7 @@ final class EtcdWatchStream<T> implements WatchStream<T> {
 			if (this.parser.nextToken() == null) {
 				return null;
 			}
-			return this.mapper.readTree(this.parser);
+			return this.frames.readValue(this.parser);
 		}
 		catch (JacksonException ex) {
 			boolean byClose = this.closed;
@@ -120,7 +123,7 @@ final class EtcdWatchStream<T> implements WatchStream<T> {
 						this.what + " broke off: " + ((ex.getCause() != null) ? ex.getCause() : ex.getClass().getSimpleName()), ex);
 			}
 			throw new KubernetesApiException(KubernetesApiException.Kind.DECODE,
-					this.what + ": the gateway sent something that is not JSON", null);
+					this.what + ": the gateway sent something that is not JSON (" + ex.getOriginalMessage() + ")", null);
 		}
 		catch (RuntimeException ex) {
 			boolean byClose = this.closed;
