@@ -103,7 +103,7 @@ public final class LocalEtcd implements AutoCloseable {
 				this.peerPort = freePort();
 				if (this.options.tls()) {
 					Pki pki = Pki.create();
-					ClientCertificate serving = pki.servingCertificate();
+					ClientCertificate serving = pki.peerCertificate();
 					ClientCertificate client = pki.clientCertificate(KeyType.EC, KeyFormat.PKCS8, "listwatch");
 					Pki.write(caCertificatePath(), pki.caCertificatePem());
 					Pki.write(this.dir.resolve("server.crt"), serving.certificatePem());
