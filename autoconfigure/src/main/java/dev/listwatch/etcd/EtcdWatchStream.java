@@ -123,7 +123,8 @@ final class EtcdWatchStream<T> implements WatchStream<T> {
 						this.what + " broke off: " + ((ex.getCause() != null) ? ex.getCause() : ex.getClass().getSimpleName()), ex);
 			}
 			throw new KubernetesApiException(KubernetesApiException.Kind.DECODE,
-					this.what + ": the gateway sent something that is not JSON (" + ex.getOriginalMessage() + ")", null);
+					this.what + ": the gateway sent something that is not JSON" + ((ex.getLocation() != null)
+							? " (at byte " + ex.getLocation().getByteOffset() + ")" : ""), null);
 		}
 		catch (RuntimeException ex) {
 			boolean byClose = this.closed;
