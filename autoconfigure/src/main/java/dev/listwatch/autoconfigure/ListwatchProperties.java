@@ -606,6 +606,35 @@ public class ListwatchProperties {
 		 */
 		private boolean leaderOnly = false;
 
+		/**
+		 * Where the objects come from: "kubernetes" (the API server, the default) or "etcd" (the
+		 * keys under key-prefix, read from listwatch.etcd.endpoints without an API server).
+		 */
+		private String source;
+
+		/**
+		 * For source etcd: the key prefix to list and watch, for example "/config/" (a "/" is
+		 * added when missing). A key "&lt;prefix&gt;&lt;name&gt;" is an object without a namespace,
+		 * "&lt;prefix&gt;&lt;namespace&gt;/&lt;name&gt;" one in a namespace.
+		 */
+		private String keyPrefix;
+
+		public String getSource() {
+			return this.source;
+		}
+
+		public void setSource(String source) {
+			this.source = source;
+		}
+
+		public String getKeyPrefix() {
+			return this.keyPrefix;
+		}
+
+		public void setKeyPrefix(String keyPrefix) {
+			this.keyPrefix = keyPrefix;
+		}
+
 		public Duration getResyncPeriod() {
 			return this.resyncPeriod;
 		}

@@ -102,12 +102,16 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 
 	private void register(BeanDefinitionRegistry registry, ConfigurableListableBeanFactory beanFactory, String name,
 			ListwatchProperties.Watch watch, boolean metadataOnlyByDefault, ListwatchProperties.Defaults defaults) {
-		Class<?> type = validate(name, watch, this.classLoader);
-		boolean metadataOnly = metadataOnly(name, watch, type, metadataOnlyByDefault);
-		WatchDeclaration<?> declaration = declaration(watch, type, metadataOnly, defaults);
+		// source: etcd -> the etcd ListerWatcher bean (EtcdWatches); its informer and lister are the usual
+		// ones, not shared by declaration (a WatchDeclaration names an API server resource)
+		boolean etcd = EtcdWatches.isEtcd(name, watch);
+		Class<?> type = etcd ? EtcdWatches.validate(name, watch, this.environment, this.classLoader)
+				: validate(name, watch, this.classLoader);
+		boolean metadataOnly = !etcd && metadataOnly(name, watch, type, metadataOnlyByDefault);
+		WatchDeclaration<?> declaration = etcd ? null : declaration(watch, type, metadataOnly, defaults);
 		String listerWatcherName = name + LISTER_WATCHER;
 		boolean own = registry.containsBeanDefinition(listerWatcherName);
-		boolean namespaceSet = declaration.namespaces().size() > 1;
+		boolean namespaceSet = declaration != null && declaration.namespaces().size() > 1;
 		if (own && namespaceSet) {
 			throw new WatchDeclarationException(name, "namespaces", "are set, but the application defines the bean '"
 					+ listerWatcherName + "', which would stand for one of the namespaces' watches",
@@ -115,21 +119,23 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 							+ " bean (the watch then has one lister-watcher per namespace).",
 					null);
 		}
-		if (!own) {
+		if (!own && declaration != null) {
 			// of several watches that declare the same, code shares the first
 			this.shareable.putIfAbsent(declaration, name);
 		}
 		if (!own && !namespaceSet) {
 			RootBeanDefinition listerWatcher = new RootBeanDefinition(ListerWatcher.class);
 			listerWatcher.setTargetType(ResolvableType.forClassWithGenerics(ListerWatcher.class, type));
-			listerWatcher.setInstanceSupplier(() -> ConfiguredDeclarations.listerWatcher(beanFactory, declaration,
-					declaration.namespaces().isEmpty() ? null : declaration.namespaces().get(0),
-					watch.getKeepManagedFields()));
+			listerWatcher.setInstanceSupplier(etcd ? EtcdWatches.listerWatcher(beanFactory, watch, type)
+					: () -> ConfiguredDeclarations.listerWatcher(beanFactory, declaration,
+							declaration.namespaces().isEmpty() ? null : declaration.namespaces().get(0),
+							watch.getKeepManagedFields()));
 			registry.registerBeanDefinition(listerWatcherName, listerWatcher);
 		}
 		RootBeanDefinition informer = new RootBeanDefinition(Informer.class);
 		informer.setTargetType(ResolvableType.forClassWithGenerics(Informer.class, type));
-		informer.setInstanceSupplier(() -> informer(beanFactory, name, watch, declaration, !own, this.declared));
+		informer.setInstanceSupplier(
+				() -> informer(beanFactory, name, watch, type, declaration, !own && declaration != null, this.declared));
 		registry.registerBeanDefinition(name + INFORMER, informer);
 		RootBeanDefinition lister = new RootBeanDefinition(Lister.class);
 		lister.setTargetType(ResolvableType.forClassWithGenerics(Lister.class, type));
@@ -158,10 +164,11 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 
 	@SuppressWarnings({ "unchecked", "rawtypes" })
 	private static Informer<?> informer(ConfigurableListableBeanFactory beanFactory, String name,
-			ListwatchProperties.Watch watch, WatchDeclaration<?> declaration, boolean shared, Set<String> declared) {
+			ListwatchProperties.Watch watch, Class<?> type, @Nullable WatchDeclaration<?> declaration, boolean shared,
+			Set<String> declared) {
 		ListwatchProperties properties = beanFactory.getBean(ListwatchProperties.class);
 		List<ListerWatcher> listerWatchers = new ArrayList<>();
-		if (declaration.namespaces().size() <= 1) {
+		if (declaration == null || declaration.namespaces().size() <= 1) {
 			listerWatchers.add(beanFactory.getBean(name + LISTER_WATCHER, ListerWatcher.class));
 		}
 		else {
@@ -190,7 +197,7 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 					ex);
 		}
 		InformerFactory factory = beanFactory.getBean(InformerFactory.class);
-		Informer informer = factory.informer(name, (Class) declaration.type(), (List) listerWatchers, options, indexes);
+		Informer informer = factory.informer(name, (Class) type, (List) listerWatchers, options, indexes);
 		return shared ? factory.share((WatchDeclaration) declaration, informer) : informer;
 	}
 
@@ -203,7 +210,10 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 		boolean autoStartup = !watch.isLeaderOnly()
 				&& ((watch.getAutoStartup() != null) ? watch.getAutoStartup() : defaults.isAutoStartup());
 		return new InformerOptions(blankToNull(watch.getLabelSelector()), blankToNull(watch.getFieldSelector()),
-				(pageSize > 0) ? pageSize : null, defaults.isStreamingList(), defaults.getMinWatchTimeout(),
+				(pageSize > 0) ? pageSize : null,
+				// source: etcd -> no streaming list (etcd lists with a range read)
+				defaults.isStreamingList() && !"etcd".equalsIgnoreCase(String.valueOf(watch.getSource()).trim()),
+				defaults.getMinWatchTimeout(),
 				defaults.getMaxWatchTimeout(), defaults.getIdleTimeout(), backoff, resyncPeriod, autoStartup);
 	}
 

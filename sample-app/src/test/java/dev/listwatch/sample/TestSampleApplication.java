@@ -7,6 +7,7 @@ import java.util.List;
 
 import dev.listwatch.testsupport.ApiWriter;
 import dev.listwatch.testsupport.LocalApiServer;
+import dev.listwatch.testsupport.LocalEtcd;
 
 import org.springframework.boot.SpringApplication;
 
@@ -14,7 +15,10 @@ import org.springframework.boot.SpringApplication;
  * Runs the sample against a throwaway local API server (a real kube-apiserver and etcd, see
  * {@code testcluster/}), for when no cluster is at hand:
  * {@code ./mvnw -pl sample-app spring-boot:test-run}. The server is seeded with a few ConfigMaps
- * and a Deployment, and stopped with the JVM.
+ * and a Deployment, and stopped with the JVM. Beside it runs an etcd of its own (kube-api-test does
+ * not expose the API server's, and application keys do not belong among {@code /registry}'s) with
+ * two feature flags under {@code /flags/}, which the watch {@code flags} ({@code source: etcd})
+ * keeps in a cache without the API server.
  */
 public class TestSampleApplication {
 
@@ -24,7 +28,13 @@ public class TestSampleApplication {
 		LocalApiServer server = LocalApiServer.shared();
 		seed(server.writer());
 		Path kubeconfig = server.kubeconfig();
+		LocalEtcd etcd = new LocalEtcd(LocalEtcd.Options.defaults()).start();
+		Runtime.getRuntime().addShutdownHook(new Thread(etcd::close, "listwatch-etcd-shutdown"));
+		etcd.put("/flags/dark-mode", "{\"enabled\":true}");
+		etcd.put("/flags/beta/new-checkout", "{\"enabled\":false,\"percent\":10}");
 		List<String> arguments = new ArrayList<>(Arrays.asList(args));
+		arguments.addAll(List.of("--listwatch.etcd.endpoints=" + etcd.endpoint(), "--listwatch.watches.flags.source=etcd",
+				"--listwatch.watches.flags.key-prefix=/flags/"));
 		if (arguments.stream().noneMatch((arg) -> arg.startsWith(KUBECONFIG_PROPERTY))) {
 			arguments.add(0, KUBECONFIG_PROPERTY + kubeconfig);
 		}
@@ -52,9 +62,18 @@ public class TestSampleApplication {
 				        curl localhost:%3$s/configmaps   (also /configmaps/x, /configmaps?selector=app=web,
 				                                          /configmaps/by-app/web, /secrets, /services,
 				                                          /events, /actuator/health)
-				Stop with Ctrl-C; the API server and etcd stop with it.
+				and an etcd at %4$s, whose keys under /flags/ the watch 'flags' caches:
+				  try:  curl -s %4$s/v3/kv/put -d '{"key":"%5$s","value":"%6$s"}'
+				        (the key /flags/beta/x, the value {"enabled":true}, base64 as etcd's gateway wants them)
+				        curl localhost:%3$s/actuator/listwatch
+				Stop with Ctrl-C; the API server and both etcds stop with it.
 
-				""", server.serverUrl(), kubeconfig, port);
+				""", server.serverUrl(), kubeconfig, port, etcd.endpoint(), base64("/flags/beta/x"),
+				base64("{\"enabled\":true}"));
+	}
+
+	private static String base64(String text) {
+		return java.util.Base64.getEncoder().encodeToString(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
 	}
 
 	static void seed(ApiWriter writer) {

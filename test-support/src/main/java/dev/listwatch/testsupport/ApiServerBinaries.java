@@ -103,7 +103,7 @@ final class ApiServerBinaries {
 		writeWatchdog(target.resolve("etcd"), versionDir().resolve("etcd"), jvm, "\"$data\" \"$wal\"");
 	}
 
-	private static void writeWatchdog(Path script, Path binary, long jvm, String leftovers) throws IOException {
+	static void writeWatchdog(Path script, Path binary, long jvm, String leftovers) throws IOException {
 		Files.writeString(script, """
 				#!/bin/sh
 				# Runs %1$s; kills it when the JVM that started it (pid %2$d) is gone.

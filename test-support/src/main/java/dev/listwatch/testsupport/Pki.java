@@ -142,7 +142,29 @@ final class Pki {
 		write(dir.resolve("apiserver.key"), serving.privateKeyPem());
 	}
 
+	/**
+	 * A serving certificate that is a client certificate too (for {@code localhost} and
+	 * {@code 127.0.0.1}), signed by the CA: etcd's JSON gateway dials etcd's own gRPC port with the
+	 * serving certificate, which {@code --client-cert-auth} checks as a client's.
+	 * @return the certificate followed by the CA, and the key
+	 */
+	ClientCertificate peerCertificate() {
+		KeyPair keyPair = generate(KeyType.EC);
+		GeneralNames names = new GeneralNames(new GeneralName[] { new GeneralName(GeneralName.dNSName, "localhost"),
+				new GeneralName(GeneralName.iPAddress, "127.0.0.1") });
+		X509CertificateHolder certificate = issue(name("etcd"), keyPair,
+				KeyUsage.digitalSignature | KeyUsage.keyEncipherment,
+				new KeyPurposeId[] { KeyPurposeId.id_kp_serverAuth, KeyPurposeId.id_kp_clientAuth }, names);
+		return new ClientCertificate(pem("CERTIFICATE", encoded(certificate)) + caCertificatePem(),
+				privateKeyPem(keyPair, KeyFormat.SEC1));
+	}
+
 	private X509CertificateHolder issue(X500Name subject, KeyPair keyPair, int keyUsage, KeyPurposeId purpose,
+			GeneralNames subjectAlternativeNames) {
+		return issue(subject, keyPair, keyUsage, new KeyPurposeId[] { purpose }, subjectAlternativeNames);
+	}
+
+	private X509CertificateHolder issue(X500Name subject, KeyPair keyPair, int keyUsage, KeyPurposeId[] purposes,
 			GeneralNames subjectAlternativeNames) {
 		Instant now = Instant.now();
 		X509v3CertificateBuilder builder = new JcaX509v3CertificateBuilder(this.caCertificate.getSubject(), serial(),
@@ -152,7 +174,7 @@ final class Pki {
 			JcaX509ExtensionUtils utils = new JcaX509ExtensionUtils();
 			builder.addExtension(Extension.basicConstraints, true, new BasicConstraints(false));
 			builder.addExtension(Extension.keyUsage, true, new KeyUsage(keyUsage));
-			builder.addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(purpose));
+			builder.addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(purposes));
 			builder.addExtension(Extension.authorityKeyIdentifier, false,
 					utils.createAuthorityKeyIdentifier(this.caCertificate.getSubjectPublicKeyInfo()));
 			if (subjectAlternativeNames != null) {

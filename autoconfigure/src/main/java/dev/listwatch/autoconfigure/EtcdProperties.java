@@ -1,0 +1,111 @@
+package dev.listwatch.autoconfigure;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Where etcd is, for watches with {@code source: etcd} ({@code listwatch.etcd.*}).
+ */
+@ConfigurationProperties("listwatch.etcd")
+public class EtcdProperties {
+
+	/**
+	 * etcd's client URLs, for example http://127.0.0.1:2379 (https:// for TLS). Requests go to
+	 * one until it cannot be reached, then to the next. Setting it enables etcd watches.
+	 */
+	private List<String> endpoints = new ArrayList<>();
+
+	/**
+	 * Path of the PEM file (or the PEM text) of the certificate authorities that sign etcd's
+	 * serving certificate. Default: the JVM's trust store.
+	 */
+	private String certificateAuthority;
+
+	/**
+	 * Path of the PEM file (or the PEM text) of the client certificate, for etcd's
+	 * --client-cert-auth. Needs client-key.
+	 */
+	private String clientCertificate;
+
+	/**
+	 * Path of the PEM file (or the PEM text) of the client certificate's private key (PKCS#1,
+	 * PKCS#8 or SEC1). Needs client-certificate.
+	 */
+	private String clientKey;
+
+	/**
+	 * etcd user to authenticate as (etcd's auth, /v3/auth/authenticate); the token is renewed
+	 * when etcd rejects it.
+	 */
+	private String username;
+
+	/**
+	 * Password of the etcd user. Hidden by the actuator, never logged.
+	 */
+	private String password;
+
+	/**
+	 * Timeout to establish a connection to etcd.
+	 */
+	private Duration connectTimeout = Duration.ofSeconds(10);
+
+	public List<String> getEndpoints() {
+		return this.endpoints;
+	}
+
+	public void setEndpoints(List<String> endpoints) {
+		this.endpoints = endpoints;
+	}
+
+	public String getCertificateAuthority() {
+		return this.certificateAuthority;
+	}
+
+	public void setCertificateAuthority(String certificateAuthority) {
+		this.certificateAuthority = certificateAuthority;
+	}
+
+	public String getClientCertificate() {
+		return this.clientCertificate;
+	}
+
+	public void setClientCertificate(String clientCertificate) {
+		this.clientCertificate = clientCertificate;
+	}
+
+	public String getClientKey() {
+		return this.clientKey;
+	}
+
+	public void setClientKey(String clientKey) {
+		this.clientKey = clientKey;
+	}
+
+	public String getUsername() {
+		return this.username;
+	}
+
+	public void setUsername(String username) {
+		this.username = username;
+	}
+
+	public String getPassword() {
+		return this.password;
+	}
+
+	public void setPassword(String password) {
+		this.password = password;
+	}
+
+	public Duration getConnectTimeout() {
+		return this.connectTimeout;
+	}
+
+	public void setConnectTimeout(Duration connectTimeout) {
+		this.connectTimeout = connectTimeout;
+	}
+
+}

@@ -1,0 +1,141 @@
+package dev.listwatch.autoconfigure;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.Supplier;
+
+import dev.listwatch.KubernetesObject;
+import dev.listwatch.ListerWatcher;
+import dev.listwatch.etcd.EtcdClient;
+
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.core.env.Environment;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.StringUtils;
+
+/**
+ * The etcd side of a watch declaration ({@code source: etcd}): what {@link WatchBeanRegistrar}
+ * asks in its one etcd branch, so that the rest of a watch (its informer, lister, health and meters)
+ * is made as for any other.
+ */
+final class EtcdWatches {
+
+	static final String ENDPOINTS = "listwatch.etcd.endpoints";
+
+	private EtcdWatches() {
+	}
+
+	/**
+	 * Whether a watch's source is etcd.
+	 * @param name the watch's name
+	 * @param watch the declaration
+	 * @return {@code true} for {@code source: etcd}, {@code false} for {@code kubernetes} or none
+	 * @throws WatchDeclarationException for another source, or a key-prefix on a Kubernetes watch
+	 */
+	static boolean isEtcd(String name, ListwatchProperties.Watch watch) {
+		String source = StringUtils.hasText(watch.getSource()) ? watch.getSource().trim() : null;
+		if (source == null || "kubernetes".equalsIgnoreCase(source)) {
+			if (StringUtils.hasText(watch.getKeyPrefix())) {
+				throw new WatchDeclarationException(name, "key-prefix", "is set, but the watch's source is kubernetes",
+						"Set listwatch.watches." + name + ".source=etcd to watch the keys under it in etcd, or remove "
+								+ "key-prefix.",
+						null);
+			}
+			return false;
+		}
+		if ("etcd".equalsIgnoreCase(source)) {
+			return true;
+		}
+		throw new WatchDeclarationException(name, "source", "is '" + source + "', which is not a source",
+				"Write 'kubernetes' (the API server, the default) or 'etcd' (the keys under key-prefix in etcd).", null);
+	}
+
+	/**
+	 * Checks an etcd watch's declaration and finds its Java type.
+	 * @param name the watch's name
+	 * @param watch the declaration
+	 * @param environment where listwatch.etcd.endpoints is looked up
+	 * @param classLoader where to load the type from
+	 * @return the Java type
+	 * @throws WatchDeclarationException when the declaration cannot work
+	 */
+	static Class<?> validate(String name, ListwatchProperties.Watch watch, Environment environment,
+			ClassLoader classLoader) {
+		if (!StringUtils.hasText(watch.getKeyPrefix())) {
+			throw new WatchDeclarationException(name, "key-prefix", "is not set, and the watch's source is etcd",
+					"Set listwatch.watches." + name + ".key-prefix to the etcd key prefix to list and watch, for "
+							+ "example /config/.",
+					null);
+		}
+		if (!endpointsSet(environment)) {
+			throw new WatchDeclarationException(name, "source", "is etcd, but " + ENDPOINTS + " is not set",
+					"Set " + ENDPOINTS + " to etcd's client URLs, for example http://127.0.0.1:2379, or remove "
+							+ "listwatch.watches." + name + ".source to watch the API server.",
+					null);
+		}
+		Map<String, String> kubernetesOnly = new LinkedHashMap<>();
+		kubernetesOnly.put("api-version", watch.getApiVersion());
+		kubernetesOnly.put("kind", watch.getKind());
+		kubernetesOnly.put("resource", watch.getResource());
+		kubernetesOnly.put("namespace", watch.getNamespace());
+		kubernetesOnly.put("label-selector", watch.getLabelSelector());
+		kubernetesOnly.put("field-selector", watch.getFieldSelector());
+		kubernetesOnly.put("metadata-only", Boolean.TRUE.equals(watch.getMetadataOnly()) ? "true" : null);
+		kubernetesOnly.forEach((property, value) -> {
+			if (StringUtils.hasText(value)) {
+				throw new WatchDeclarationException(name, property, "is set, but means nothing to an etcd watch",
+						"Remove it: an etcd watch is addressed by key-prefix alone (a key <prefix><namespace>/<name> "
+								+ "is an object in a namespace), and etcd serves no selectors or metadata-only reads; "
+								+ "give the keys to watch a prefix of their own instead.",
+						null);
+			}
+		});
+		if (!StringUtils.hasText(watch.getType())) {
+			return KubernetesObject.class;
+		}
+		try {
+			return ClassUtils.forName(watch.getType().trim(), classLoader);
+		}
+		catch (ClassNotFoundException | LinkageError ex) {
+			throw new WatchDeclarationException(name, "type", "names class '" + watch.getType()
+					+ "', which cannot be loaded (" + ex + ")", "Give the fully qualified name of a class on the "
+							+ "application's classpath, or remove the property to receive dev.listwatch.KubernetesObject.",
+					ex);
+		}
+	}
+
+	/**
+	 * What makes the watch's {@code <name>ListerWatcher} bean: the {@link EtcdClient}'s
+	 * lister-watcher of its key prefix.
+	 * @param beanFactory where the client and the properties are
+	 * @param watch the declaration
+	 * @param type its Java type
+	 * @return the supplier of the bean
+	 */
+	static Supplier<ListerWatcher<?>> listerWatcher(ConfigurableListableBeanFactory beanFactory,
+			ListwatchProperties.Watch watch, Class<?> type) {
+		return () -> {
+			ListwatchProperties.Defaults defaults = beanFactory.getBean(ListwatchProperties.class).getDefaults();
+			boolean keepManagedFields = (watch.getKeepManagedFields() != null) ? watch.getKeepManagedFields()
+					: defaults.isKeepManagedFields();
+			int maxValueBytes = (int) Math.min(Integer.MAX_VALUE - 16, Math.max(1024, defaults.getMaxEventSize().toBytes()));
+			return beanFactory.getBean(EtcdClient.class)
+				.listerWatcher(watch.getKeyPrefix(), type, keepManagedFields, maxValueBytes);
+		};
+	}
+
+	/**
+	 * Whether {@code listwatch.etcd.endpoints} names at least one endpoint.
+	 * @param environment the environment
+	 * @return whether it does
+	 */
+	static boolean endpointsSet(Environment environment) {
+		return Binder.get(environment)
+			.bind(ENDPOINTS, Bindable.listOf(String.class))
+			.map((endpoints) -> endpoints.stream().anyMatch(StringUtils::hasText))
+			.orElse(false);
+	}
+
+}

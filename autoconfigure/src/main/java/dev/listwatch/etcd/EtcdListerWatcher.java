@@ -1,0 +1,265 @@
+package dev.listwatch.etcd;
+
+import java.net.http.HttpResponse;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.List;
+
+import dev.listwatch.KubernetesApiException;
+import dev.listwatch.ListOptions;
+import dev.listwatch.ListerWatcher;
+import dev.listwatch.ObjectList;
+import dev.listwatch.Resource;
+import dev.listwatch.Status;
+import dev.listwatch.UnbindableObject;
+import dev.listwatch.WatchStream;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * Lists and watches the keys under one prefix in etcd, mapped onto list-watch:
+ * <ul>
+ * <li><b>list</b> is a range read of the prefix ({@code /v3/kv/range}, keys in order) at one
+ * revision, paged: {@code limit} is the range's limit, and the continue token carries the first
+ * page's revision and the key after the last one read, so that every page is read at the revision
+ * of the first. The list's resourceVersion is that revision (the header's revision of the first
+ * page). {@code resourceVersion} with {@code resourceVersionMatch=Exact} reads at that revision;
+ * otherwise a list reads the newest state.</li>
+ * <li><b>watch</b> is an etcd watch of the prefix ({@code /v3/watch}, streamed) from the
+ * resourceVersion + 1 (without one: from now), with progress notifications. A PUT is ADDED when it
+ * created the key ({@code version} 1), else MODIFIED; a DELETE is DELETED, with the key's metadata
+ * and no object (etcd's delete carries only the key; the informer publishes the last cached state).
+ * Each event's resourceVersion is its {@code mod_revision}. A progress notification is a BOOKMARK
+ * at the header's revision. etcd has no server-side watch timeout: {@code timeout} is not sent, and
+ * the informer's idle timeout replaces a watch that stays silent (etcd's progress notifications
+ * come every 10 minutes by default, {@code --watch-progress-notify-interval}).</li>
+ * <li><b>410.</b> A list, or a watch, from a revision etcd has compacted fails as etcd's "required
+ * revision has been compacted": a list throws a {@link KubernetesApiException} of kind GONE, a watch
+ * already open sends an ERROR event with status 410 Expired, as the API server does for a too old
+ * resourceVersion; the reflector then relists and publishes the difference (deletes with final
+ * state unknown). A revision etcd has not reached (an etcd restored from a backup) is 410 Gone, and
+ * relists too.</li>
+ * <li><b>Values</b> are JSON, decoded per key by {@link ValueDecoder} (which also says how a key
+ * maps to namespace and name): a value that cannot be held is an {@link UnbindableObject} in the
+ * list's {@code unbindable()} or an event's {@code unbindable()}, under the same rule as for the API
+ * server: never dropped as if deleted, never killing the watch.</li>
+ * <li>Not served: label and field selectors (refused with 400 BadRequest) and streaming lists
+ * ({@code sendInitialEvents}, refused with 400 BadRequest, so that the reflector lists instead).</li>
+ * </ul>
+ * Thread-safe.
+ *
+ * @param <T> the Java type of the objects
+ */
+final class EtcdListerWatcher<T> implements ListerWatcher<T> {
+
+	static final String RANGE = "/v3/kv/range";
+
+	static final String WATCH = "/v3/watch";
+
+	private final Gateway gateway;
+
+	private final JsonMapper mapper;
+
+	private final String prefix;
+
+	private final byte[] rangeEnd;
+
+	private final ValueDecoder<T> decoder;
+
+	private final Resource resource;
+
+	EtcdListerWatcher(Gateway gateway, JsonMapper mapper, String prefix, ValueDecoder<T> decoder) {
+		this.gateway = gateway;
+		this.mapper = mapper;
+		this.prefix = prefix;
+		this.rangeEnd = rangeEnd(prefix.getBytes(StandardCharsets.UTF_8));
+		this.decoder = decoder;
+		this.resource = new Resource("etcd", "v3", prefix, null, true, null);
+	}
+
+	@Override
+	public ObjectList<T> list(ListOptions options) {
+		String what = "range of " + this.prefix;
+		refuseSelectors(options, what);
+		long revision = 0;
+		byte[] from = this.prefix.getBytes(StandardCharsets.UTF_8);
+		if (options.continueToken() != null && !options.continueToken().isEmpty()) {
+			Continue token = Continue.parse(options.continueToken(), what);
+			revision = token.revision();
+			from = token.key();
+		}
+		else if (options.resourceVersion() != null && !"0".equals(options.resourceVersion())
+				&& ListOptions.EXACT.equals(options.resourceVersionMatch())) {
+			revision = revision(options.resourceVersion(), what);
+		}
+		ObjectNode body = this.mapper.createObjectNode()
+			.put("key", base64(from))
+			.put("range_end", base64(this.rangeEnd));
+		if (options.limit() != null) {
+			body.put("limit", options.limit());
+		}
+		if (revision > 0) {
+			body.put("revision", revision);
+		}
+		JsonNode answer = this.gateway.call(RANGE, body, what);
+		long listRevision = (revision > 0) ? revision : number(answer.path("header").path("revision"));
+		JsonNode kvs = answer.path("kvs");
+		List<ObjectList.Item<T>> items = new ArrayList<>(kvs.size());
+		List<UnbindableObject> unbindable = new ArrayList<>();
+		byte[] lastKey = null;
+		for (JsonNode kv : kvs) {
+			lastKey = Base64.getDecoder().decode(kv.path("key").asString(""));
+			byte[] value = Base64.getDecoder().decode(kv.path("value").asString(""));
+			ValueDecoder.Decoded<T> decoded = this.decoder.decode(new String(lastKey, StandardCharsets.UTF_8), value,
+					number(kv.path("mod_revision")));
+			if (decoded.item() != null) {
+				items.add(decoded.item());
+			}
+			else {
+				unbindable.add(decoded.unbindable());
+			}
+		}
+		boolean more = answer.path("more").asBoolean(false) && lastKey != null;
+		String continueToken = more ? new Continue(listRevision, next(lastKey)).toString() : null;
+		Long remaining = more ? Math.max(0, number(answer.path("count")) - kvs.size()) : null;
+		return new ObjectList<>(items, Long.toString(listRevision), continueToken, remaining, unbindable);
+	}
+
+	@Override
+	public WatchStream<T> watch(ListOptions options) {
+		String what = "watch of " + this.prefix;
+		if (Boolean.TRUE.equals(options.sendInitialEvents())) {
+			throw KubernetesApiException.of("etcd " + what, new Status(400, "BadRequest",
+					"etcd watches do not serve streaming lists (sendInitialEvents): list, then watch"), null);
+		}
+		refuseSelectors(options, what);
+		String resourceVersion = options.resourceVersion();
+		long start = (resourceVersion == null || resourceVersion.isEmpty() || "0".equals(resourceVersion)) ? 0
+				: revision(resourceVersion, what) + 1;
+		ObjectNode create = this.mapper.createObjectNode()
+			.put("key", base64(this.prefix.getBytes(StandardCharsets.UTF_8)))
+			.put("range_end", base64(this.rangeEnd))
+			.put("progress_notify", true);
+		if (start > 0) {
+			create.put("start_revision", start);
+		}
+		ObjectNode body = this.mapper.createObjectNode();
+		body.set("create_request", create);
+		for (int attempt = 0;; attempt++) {
+			HttpResponse<InputStream> response = this.gateway.send(WATCH, body, what);
+			EtcdWatchStream<T> stream = new EtcdWatchStream<>("etcd " + what + " at " + response.uri().resolve("/"),
+					response.body(), this.mapper, this.decoder, this.gateway);
+			Status refused;
+			try {
+				refused = stream.awaitCreated();
+			}
+			catch (RuntimeException ex) {
+				stream.close();
+				throw ex;
+			}
+			if (refused == null) {
+				return stream;
+			}
+			stream.close();
+			if (refused.code() == 401 && this.gateway.authenticates() && attempt == 0) {
+				// the token expired between the request and etcd's check: authenticate again, once
+				this.gateway.tokenRejected();
+				continue;
+			}
+			throw KubernetesApiException.of("etcd " + what, refused, null);
+		}
+	}
+
+	@Override
+	public Resource resource() {
+		return this.resource;
+	}
+
+	private static void refuseSelectors(ListOptions options, String what) {
+		if (hasText(options.labelSelector()) || hasText(options.fieldSelector())) {
+			throw KubernetesApiException.of("etcd " + what,
+					new Status(400, "BadRequest", "etcd watches serve no label or field selectors"), null);
+		}
+	}
+
+	private static long revision(String resourceVersion, String what) {
+		try {
+			return Long.parseLong(resourceVersion);
+		}
+		catch (NumberFormatException ex) {
+			throw KubernetesApiException.of("etcd " + what, new Status(400, "BadRequest",
+					"resourceVersion '" + resourceVersion + "' is not an etcd revision"), null);
+		}
+	}
+
+	/** An int64 of the gateway's JSON, which writes them as strings (and leaves out zeros). */
+	static long number(JsonNode node) {
+		if (node.isNumber()) {
+			return node.asLong();
+		}
+		String text = node.asString("");
+		return text.isEmpty() ? 0 : Long.parseLong(text);
+	}
+
+	static String base64(byte[] bytes) {
+		return Base64.getEncoder().encodeToString(bytes);
+	}
+
+	/** The end of the range of keys that start with {@code prefix}: the prefix with its last byte (below 0xff) one higher. */
+	static byte[] rangeEnd(byte[] prefix) {
+		byte[] end = Arrays.copyOf(prefix, prefix.length);
+		for (int i = end.length - 1; i >= 0; i--) {
+			if (end[i] != (byte) 0xff) {
+				end[i]++;
+				return Arrays.copyOf(end, i + 1);
+			}
+		}
+		// all 0xff: to the end of the key space
+		return new byte[] { 0 };
+	}
+
+	/** The smallest key after {@code key}: the key and a zero byte. */
+	private static byte[] next(byte[] key) {
+		return Arrays.copyOf(key, key.length + 1);
+	}
+
+	private static boolean hasText(@Nullable String value) {
+		return value != null && !value.isBlank();
+	}
+
+	@Override
+	public String toString() {
+		return "EtcdListerWatcher[" + this.prefix + " on " + this.gateway + "]";
+	}
+
+	/**
+	 * A continue token: the revision of the list's first page and the key to read on from,
+	 * {@code <revision>:<key, base64url>}.
+	 */
+	record Continue(long revision, byte[] key) {
+
+		static Continue parse(String token, String what) {
+			int colon = token.indexOf(':');
+			try {
+				return new Continue(Long.parseLong(token.substring(0, colon)),
+						Base64.getUrlDecoder().decode(token.substring(colon + 1)));
+			}
+			catch (RuntimeException ex) {
+				throw KubernetesApiException.of("etcd " + what,
+						new Status(400, "BadRequest", "the continue token is not one this lister-watcher made"), null);
+			}
+		}
+
+		@Override
+		public String toString() {
+			return this.revision + ":" + Base64.getUrlEncoder().withoutPadding().encodeToString(this.key);
+		}
+
+	}
+
+}

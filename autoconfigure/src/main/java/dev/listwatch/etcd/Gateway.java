@@ -1,0 +1,317 @@
+package dev.listwatch.etcd;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.listwatch.KubernetesApiException;
+import dev.listwatch.Status;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * etcd's JSON gateway ({@code /v3/...}, served on etcd's client URLs next to gRPC) over the JDK
+ * HTTP client: unary calls, streamed calls (a watch), the endpoints in turn, and the auth token.
+ * <p>
+ * Endpoints: requests go to one endpoint until it cannot be reached, then to the next; a call
+ * tries each endpoint once before it fails. Auth: with a user name, the token from
+ * {@code /v3/auth/authenticate} goes in the {@code Authorization} header of every call; a call
+ * that etcd answers with "invalid auth token" (an expired simple token, a restarted etcd)
+ * authenticates again and is sent once more. Failures are {@link KubernetesApiException}s whose
+ * {@link Status} translates etcd's gRPC code (see {@link #status(int, String)}); neither the
+ * password nor the token ever appears in a message or log. Thread-safe.
+ */
+final class Gateway implements AutoCloseable {
+
+	static final String AUTHENTICATE = "/v3/auth/authenticate";
+
+	private static final Log logger = LogFactory.getLog(Gateway.class);
+
+	private static final AtomicInteger gateways = new AtomicInteger();
+
+	private static final int THREADS = 2;
+
+	private final List<URI> endpoints;
+
+	private final HttpClient http;
+
+	private final ThreadPoolExecutor executor;
+
+	private final JsonMapper mapper;
+
+	private final @Nullable String username;
+
+	private final @Nullable String password;
+
+	private final java.time.Duration connectTimeout;
+
+	private final Object authenticating = new Object();
+
+	/** The auth token; {@code ""} when etcd does not have auth enabled; {@code null} until known. */
+	private volatile @Nullable String token;
+
+	private volatile int current;
+
+	Gateway(EtcdConnection connection, JsonMapper mapper) {
+		this.endpoints = connection.endpoints();
+		this.mapper = mapper;
+		this.username = connection.username();
+		this.password = connection.password();
+		this.connectTimeout = connection.connectTimeout();
+		String prefix = "listwatch-etcd-" + gateways.incrementAndGet() + "-";
+		AtomicInteger count = new AtomicInteger();
+		this.executor = new ThreadPoolExecutor(THREADS, THREADS, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+				(runnable) -> {
+					Thread thread = new Thread(runnable, prefix + count.incrementAndGet());
+					thread.setDaemon(true);
+					return thread;
+				});
+		this.executor.allowCoreThreadTimeOut(true);
+		HttpClient.Builder builder = HttpClient.newBuilder()
+			.version(HttpClient.Version.HTTP_1_1)
+			.followRedirects(HttpClient.Redirect.NEVER)
+			.connectTimeout(connection.connectTimeout())
+			.executor(this.executor);
+		if (connection.ssl() != null) {
+			builder.sslContext(connection.ssl().createSslContext());
+		}
+		this.http = builder.build();
+	}
+
+	/**
+	 * Sends a unary call and reads its answer.
+	 * @param path the gateway path, for example {@code /v3/kv/range}
+	 * @param body the request
+	 * @param what what the call does, for messages, for example {@code range of /config/}
+	 * @return the answer
+	 * @throws KubernetesApiException when no endpoint can be reached, or etcd refuses the call
+	 */
+	JsonNode call(String path, ObjectNode body, String what) {
+		HttpResponse<InputStream> response = send(path, body, what);
+		try (InputStream in = response.body()) {
+			return this.mapper.readTree(in);
+		}
+		catch (IOException | JacksonException ex) {
+			throw new KubernetesApiException(KubernetesApiException.Kind.CONNECTION,
+					"etcd " + what + " at " + response.uri().resolve("/") + " broke off: " + ex.getClass().getSimpleName(),
+					ex);
+		}
+	}
+
+	/**
+	 * Sends a call and hands back its answer as it streams in (a watch): the caller reads and
+	 * closes the body.
+	 * @param path the gateway path
+	 * @param body the request
+	 * @param what what the call does, for messages
+	 * @return the response, status 200
+	 * @throws KubernetesApiException when no endpoint can be reached, or etcd refuses the call
+	 */
+	HttpResponse<InputStream> send(String path, ObjectNode body, String what) {
+		byte[] bytes = this.mapper.writeValueAsBytes(body);
+		boolean reauthenticated = false;
+		KubernetesApiException failure = null;
+		int start = this.current;
+		for (int attempt = 0; attempt < this.endpoints.size(); attempt++) {
+			int index = (start + attempt) % this.endpoints.size();
+			URI endpoint = this.endpoints.get(index);
+			String description = "etcd " + what + " at " + endpoint;
+			HttpResponse<InputStream> response;
+			try {
+				response = exchange(endpoint.resolve(path), bytes, authorization(endpoint));
+			}
+			catch (IOException ex) {
+				failure = new KubernetesApiException(KubernetesApiException.Kind.CONNECTION,
+						description + " failed: " + ex.getClass().getSimpleName()
+								+ ((ex.getMessage() != null) ? " " + ex.getMessage() : ""),
+						ex);
+				this.current = (index + 1) % this.endpoints.size();
+				continue;
+			}
+			if (response.statusCode() == 200) {
+				this.current = index;
+				return response;
+			}
+			Status status = error(response);
+			if (status.code() == 401 && this.username != null && !reauthenticated) {
+				// an expired or unknown token (etcd restarted): authenticate again, then once more
+				reauthenticated = true;
+				this.token = null;
+				attempt--;
+				continue;
+			}
+			throw KubernetesApiException.of(description, status, null);
+		}
+		throw failure;
+	}
+
+	private HttpResponse<InputStream> exchange(URI uri, byte[] body, @Nullable String authorization)
+			throws IOException {
+		HttpRequest.Builder request = HttpRequest.newBuilder(uri)
+			.POST(HttpRequest.BodyPublishers.ofByteArray(body))
+			.header("Content-Type", "application/json")
+			.header("Accept", "application/json");
+		if (authorization != null) {
+			request.header("Authorization", authorization);
+		}
+		try {
+			return this.http.send(request.build(), HttpResponse.BodyHandlers.ofInputStream());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IOException("interrupted", ex);
+		}
+	}
+
+	/** The token for a call, authenticating first when there is none yet. */
+	private @Nullable String authorization(URI endpoint) throws IOException {
+		if (this.username == null) {
+			return null;
+		}
+		String token = this.token;
+		if (token == null) {
+			synchronized (this.authenticating) {
+				token = this.token;
+				if (token == null) {
+					token = authenticate(endpoint);
+					this.token = token;
+				}
+			}
+		}
+		return token.isEmpty() ? null : token;
+	}
+
+	private String authenticate(URI endpoint) throws IOException {
+		ObjectNode body = this.mapper.createObjectNode().put("name", this.username).put("password", this.password);
+		HttpResponse<InputStream> response = exchange(endpoint.resolve(AUTHENTICATE),
+				this.mapper.writeValueAsBytes(body), null);
+		if (response.statusCode() != 200) {
+			Status status = error(response);
+			if (status.message() != null && status.message().contains("authentication is not enabled")) {
+				logger.warn("etcd at " + endpoint + " does not have authentication enabled; listwatch.etcd.username "
+						+ "and password are not used");
+				return "";
+			}
+			String fix = "; check listwatch.etcd.username and listwatch.etcd.password";
+			throw KubernetesApiException.of("etcd authentication of user '" + this.username + "' at " + endpoint,
+					new Status((status.code() == 400) ? 401 : status.code(), "Unauthorized", status.message() + fix),
+					null);
+		}
+		try (InputStream in = response.body()) {
+			JsonNode answer = this.mapper.readTree(in);
+			String token = answer.path("token").asString("");
+			if (token.isEmpty()) {
+				throw new IOException("etcd answered the authentication without a token");
+			}
+			return token;
+		}
+		catch (JacksonException ex) {
+			throw new IOException("etcd's answer to the authentication is not JSON", ex);
+		}
+	}
+
+	/** The status of a failed call, from the gateway's {@code {"code": <gRPC code>, "message": ...}}. */
+	private Status error(HttpResponse<InputStream> response) {
+		String message = "HTTP " + response.statusCode();
+		int code = -1;
+		try (InputStream in = response.body()) {
+			JsonNode body = this.mapper.readTree(in.readNBytes(64 * 1024));
+			JsonNode error = body.has("error") && body.get("error").isObject() ? body.get("error") : body;
+			code = error.path("code").asInt(error.path("grpc_code").asInt(-1));
+			message = error.path("message").asString(message);
+		}
+		catch (IOException | JacksonException ex) {
+			// not the gateway's JSON: the HTTP status says what there is to say
+		}
+		return (code >= 0) ? status(code, message) : new Status(response.statusCode(), null, message);
+	}
+
+	/**
+	 * The Kubernetes status that stands for an etcd failure, so that the reflector acts on it as on
+	 * the API server's: a compacted revision (the resourceVersion is too old) is 410 Expired, a
+	 * revision etcd has not reached (a restored etcd) 410 Gone: both relist. Otherwise by gRPC
+	 * code: Unauthenticated 401, PermissionDenied 403, InvalidArgument 400, NotFound 404,
+	 * ResourceExhausted 429, Unavailable 503, DeadlineExceeded 504, anything else 500.
+	 * @param grpcCode the gRPC status code etcd answered with
+	 * @param message etcd's message
+	 * @return the status, its message prefixed with {@code etcd: }
+	 */
+	static Status status(int grpcCode, String message) {
+		String lower = message.toLowerCase(Locale.ROOT);
+		String text = "etcd: " + message;
+		if (lower.contains("required revision has been compacted")) {
+			return new Status(410, "Expired", text);
+		}
+		if (lower.contains("required revision is a future revision")) {
+			return new Status(410, "Gone", text);
+		}
+		return switch (grpcCode) {
+			case 16 -> new Status(401, "Unauthorized", text);
+			case 7 -> new Status(403, "Forbidden", text);
+			case 3 -> new Status(400, "BadRequest", text);
+			case 5 -> new Status(404, "NotFound", text);
+			case 8 -> new Status(429, "TooManyRequests", text);
+			case 14 -> new Status(503, "ServiceUnavailable", text);
+			case 4 -> new Status(504, "Timeout", text);
+			default -> new Status(500, "InternalError", text);
+		};
+	}
+
+	/**
+	 * The status of a watch that etcd cancelled, from its {@code cancel_reason} (for example
+	 * {@code rpc error: code = Unauthenticated desc = etcdserver: invalid auth token}).
+	 * @param reason the reason, or {@code null}
+	 * @return the status
+	 */
+	static Status cancelled(@Nullable String reason) {
+		String text = (reason != null && !reason.isBlank()) ? reason : "the watch was cancelled";
+		int code = 2;
+		String[][] codes = { { "Unauthenticated", "16" }, { "PermissionDenied", "7" }, { "InvalidArgument", "3" },
+				{ "NotFound", "5" }, { "ResourceExhausted", "8" }, { "Unavailable", "14" },
+				{ "DeadlineExceeded", "4" } };
+		for (String[] candidate : codes) {
+			if (text.contains("code = " + candidate[0])) {
+				code = Integer.parseInt(candidate[1]);
+			}
+		}
+		return status(code, text);
+	}
+
+	/** Forgets the token (a watch was cancelled for an invalid one), so the next call authenticates. */
+	void tokenRejected() {
+		this.token = null;
+	}
+
+	boolean authenticates() {
+		return this.username != null;
+	}
+
+	java.time.Duration connectTimeout() {
+		return this.connectTimeout;
+	}
+
+	@Override
+	public void close() {
+		this.executor.shutdownNow();
+	}
+
+	@Override
+	public String toString() {
+		return "etcd " + this.endpoints + ((this.username != null) ? " as " + this.username : "");
+	}
+
+}
