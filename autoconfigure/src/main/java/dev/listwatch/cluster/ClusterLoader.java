@@ -80,7 +80,10 @@ final class ClusterLoader {
 		}
 		String description = (spec.sslBundle != null)
 				? spec.description + " with SSL bundle '" + settings.sslBundleName() + "'" : spec.description;
-		Cluster cluster = new Cluster(spec.server, ssl, spec.insecure, spec.tlsServerName, spec.credentials, spec.proxy,
+		// the kubeconfig's proxy-url wins; else HTTPS_PROXY/HTTP_PROXY and NO_PROXY, as client-go reads them
+		Cluster.Proxy proxy = (spec.proxy != null) ? spec.proxy
+				: EnvironmentProxy.forServer(spec.server, settings.environment());
+		Cluster cluster = new Cluster(spec.server, ssl, spec.insecure, spec.tlsServerName, spec.credentials, proxy,
 				settings.connectTimeout(), namespace, description);
 		if (logger.isDebugEnabled()) {
 			logger.debug("Loaded " + cluster);
