@@ -4,7 +4,6 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Supplier;
 
-import dev.listwatch.KubernetesObject;
 import dev.listwatch.ListerWatcher;
 import dev.listwatch.etcd.EtcdClient;
 
@@ -12,7 +11,6 @@ import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.core.env.Environment;
-import org.springframework.util.ClassUtils;
 import org.springframework.util.StringUtils;
 
 /**
@@ -92,18 +90,7 @@ final class EtcdWatches {
 						null);
 			}
 		});
-		if (!StringUtils.hasText(watch.getType())) {
-			return KubernetesObject.class;
-		}
-		try {
-			return ClassUtils.forName(watch.getType().trim(), classLoader);
-		}
-		catch (ClassNotFoundException | LinkageError ex) {
-			throw new WatchDeclarationException(name, "type", "names class '" + watch.getType()
-					+ "', which cannot be loaded (" + ex + ")", "Give the fully qualified name of a class on the "
-							+ "application's classpath, or remove the property to receive dev.listwatch.KubernetesObject.",
-					ex);
-		}
+		return WatchBeanRegistrar.type(name, watch, classLoader);
 	}
 
 	/**

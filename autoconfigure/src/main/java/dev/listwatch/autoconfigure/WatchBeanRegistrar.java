@@ -300,6 +300,18 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 						"Write a field selector such as 'metadata.name=x' or 'status.phase!=Running'.", ex);
 			}
 		}
+		return type(name, watch, classLoader);
+	}
+
+	/**
+	 * The Java type a watch declares ({@code type}), else {@link KubernetesObject}.
+	 * @param name the watch's name
+	 * @param watch the declaration
+	 * @param classLoader where to load the type from
+	 * @return the type
+	 * @throws WatchDeclarationException when the class cannot be loaded
+	 */
+	static Class<?> type(String name, ListwatchProperties.Watch watch, ClassLoader classLoader) {
 		if (!StringUtils.hasText(watch.getType())) {
 			return KubernetesObject.class;
 		}
