@@ -31,6 +31,7 @@ public final class BenchMain {
 			case "sync" -> sync(subject, opts);
 			case "latency" -> latency(subject, opts);
 			case "requests" -> requests(subject, opts);
+			case "live" -> live(subject, opts);
 			default -> throw new IllegalArgumentException("unknown benchmark " + args[0]);
 		}
 		System.out.flush();
@@ -52,13 +53,18 @@ public final class BenchMain {
 		long events = Long.parseLong(o.get("events"));
 		int rounds = Integer.parseInt(o.get("rounds"));
 		int warmup = Integer.parseInt(o.get("warmup"));
-		long finalRv = Pods.eventRv(pods, events - pods);
+		// finalRv: the first resourceVersion of the last round-robin pass over the objects (every
+		// object's final state has one at least this high); given by the driver for etcd
+		long finalRv = o.containsKey("finalRv") ? Long.parseLong(o.get("finalRv")) : Pods.eventRv(pods, events - pods);
+		// stopRv: objects from this resourceVersion on are no final states (etcd: the live benchmark's stop key)
+		long stopRv = o.containsKey("stopRv") ? Long.parseLong(o.get("stopRv")) : Long.MAX_VALUE;
 		for (int round = 0; round < warmup + rounds; round++) {
 			LongAdder calls = new LongAdder();
 			CountDownLatch finals = new CountDownLatch(pods);
 			Consumer<T> handler = (object) -> {
 				calls.increment();
-				if (Long.parseLong(subject.resourceVersion(object)) >= finalRv) {
+				long rv = Long.parseLong(subject.resourceVersion(object));
+				if (rv >= finalRv && rv < stopRv) {
 					finals.countDown();
 				}
 			};
@@ -82,6 +88,49 @@ public final class BenchMain {
 						"cpuMsPer1kEvents", String.format("%.3f", (cpu1 - cpuSync) / 1e6 / events * 1000),
 						"handlerCalls", calls.sum() - callsAtSync, "syncCpuMs", (cpuSync - cpu0) / 1_000_000);
 			}
+		}
+	}
+
+	/**
+	 * A watch while the driver writes: synced from the list at {@code listRv}, prints {@code READY},
+	 * and times from the first event after the list until the object named {@code stop}, which the
+	 * driver writes after its {@code events} writes, has reached the handler. Reports the
+	 * {@code System.nanoTime()} of both (one clock for all processes on Linux), so that the driver
+	 * can set them beside its own write times.
+	 */
+	private static <T> void live(Subject<T> subject, Map<String, String> o) throws Exception {
+		long listRv = Long.parseLong(o.get("listRv"));
+		long events = Long.parseLong(o.get("events"));
+		AtomicLong first = new AtomicLong();
+		LongAdder calls = new LongAdder();
+		CountDownLatch stop = new CountDownLatch(1);
+		Consumer<T> handler = (object) -> {
+			if (Long.parseLong(subject.resourceVersion(object)) > listRv) {
+				first.compareAndSet(0, System.nanoTime());
+				calls.increment();
+				if ("stop".equals(subject.name(object))) {
+					stop.countDown();
+				}
+			}
+		};
+		try (Subject.Running running = subject.start(new Subject.Target(o.get("url"), null, "pods", null, 500),
+				handler)) {
+			if (!running.awaitSynced(Duration.ofSeconds(600))) {
+				throw new IllegalStateException("not synced");
+			}
+			long cpu0 = cpu();
+			System.out.println("READY");
+			System.out.flush();
+			if (!stop.await(1800, TimeUnit.SECONDS)) {
+				throw new IllegalStateException("no stop after " + calls.sum() + " handler calls");
+			}
+			long end = System.nanoTime();
+			long cpu1 = cpu();
+			double seconds = (end - first.get()) / 1e9;
+			result("live", subject.name(), "firstNanos", first.get(), "endNanos", end, "eventsPerSec",
+					String.format("%.0f", events / seconds), "seconds", String.format("%.3f", seconds),
+					"cpuMsPer1kEvents", String.format("%.3f", (cpu1 - cpu0) / 1e6 / events * 1000), "handlerCalls",
+					calls.sum());
 		}
 	}
 

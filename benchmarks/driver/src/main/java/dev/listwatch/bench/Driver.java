@@ -20,13 +20,16 @@ import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import dev.listwatch.testsupport.ApiWriter;
 import dev.listwatch.testsupport.LocalApiServer;
+import dev.listwatch.testsupport.LocalEtcd;
 
 /**
  * Runs the benchmarks: for each client one JVM (same flags for all) against the same server, then
- * prints the tables in Markdown. {@code Driver <all|throughput,sync,latency,requests,startup> [key=value...]};
+ * prints the tables in Markdown. {@code Driver <all|throughput,sync,latency,requests,startup,metadata,etcd> [key=value...]};
  * see README.md for the keys.
  */
 public final class Driver {
@@ -39,6 +42,7 @@ public final class Driver {
 		CLIENTS.put("listwatch-decode", new String[] { "listwatch-runner", "dev.listwatch.bench.ListwatchRunner", "decode" });
 		CLIENTS.put("listwatch", new String[] { "listwatch-runner", "dev.listwatch.bench.ListwatchRunner", null });
 		CLIENTS.put("listwatch-boot", new String[] { "listwatch-runner", "dev.listwatch.bench.BootRunner", null });
+		CLIENTS.put("listwatch-etcd", new String[] { "listwatch-runner", "dev.listwatch.bench.EtcdRunner", null });
 		CLIENTS.put("fabric8", new String[] { "fabric8-runner", "dev.listwatch.bench.Fabric8Runner", null });
 		CLIENTS.put("client-java", new String[] { "clientjava-runner", "dev.listwatch.bench.ClientJavaRunner", null });
 	}
@@ -74,6 +78,11 @@ public final class Driver {
 		this.opts.put("cuts", "50");
 		this.opts.put("perWatch", "20");
 		this.opts.put("startupRounds", "5");
+		this.opts.put("etcdPods", "20000");
+		this.opts.put("etcdEvents", "40000");
+		this.opts.put("etcdRounds", "3");
+		this.opts.put("etcdWarmup", "1");
+		this.opts.put("etcdWriters", "32");
 		for (int i = 1; i < args.length; i++) {
 			int eq = args[i].indexOf('=');
 			if (eq < 0) {
@@ -88,7 +97,7 @@ public final class Driver {
 
 	public static void main(String[] args) throws Exception {
 		if (args.length == 0) {
-			System.err.println("usage: Driver <all|throughput,sync,latency,requests,startup,metadata> [key=value...]");
+			System.err.println("usage: Driver <all|throughput,sync,latency,requests,startup,metadata,etcd> [key=value...]");
 			System.exit(2);
 		}
 		Driver driver = new Driver(args);
@@ -103,6 +112,7 @@ public final class Driver {
 				case "requests" -> driver.requests();
 				case "startup" -> driver.startup();
 				case "metadata" -> driver.metadata();
+				case "etcd" -> driver.etcd();
 				default -> throw new IllegalArgumentException("unknown benchmark " + bench);
 			}
 		}
@@ -469,6 +479,189 @@ public final class Driver {
 		print("metadata-only retained / whole: **" + ratio(partialRetained, wholeRetained) + "** ("
 				+ f0(partialRetained) + " vs " + f0(wholeRetained) + " bytes per Pod).");
 		print("");
+	}
+
+	// ------------------------------------------------------------------ 7. etcd against the API server path
+
+	/**
+	 * listwatch's informer over etcd (keys {@code /pods/<namespace>/<name>}, the same Pod JSON as
+	 * values) beside the same informer over the API server path (the fake server), in one run:
+	 * heap per cached object after a sync, and watch events/s, both while etcd is written and
+	 * replaying the same history from an old revision.
+	 */
+	void etcd() throws Exception {
+		int pods = i("etcdPods");
+		int passes = (int) Math.max(1, (Long.parseLong(this.opts.get("etcdEvents")) + pods - 1) / pods);
+		long events = (long) passes * pods;
+		int rounds = i("etcdRounds");
+		int warmup = i("etcdWarmup");
+		int writers = i("etcdWriters");
+		String page = this.opts.get("page");
+		int[] sizes = new Pods().sizes();
+		Map<String, List<Map<String, String>>> sync = new LinkedHashMap<>();
+		Map<String, List<Map<String, String>>> watch = new LinkedHashMap<>();
+		Map<String, String> live = Map.of();
+		List<Map<String, String>> gateway = new ArrayList<>();
+		double replayEtcdCpuMsPer1k = Double.NaN;
+		double loadRate;
+		double writeRate;
+		long writeStart;
+		long writeEnd;
+		long dbBytes;
+		try (LocalEtcd etcd = new LocalEtcd(LocalEtcd.Options.defaults()).start();
+				EtcdLoad load = new EtcdLoad(etcd.endpoint(), writers)) {
+			// the objects, one put each; the list revision the replay starts from
+			long t0 = System.nanoTime();
+			long listRv = load.pass(pods, 0);
+			loadRate = pods / ((System.nanoTime() - t0) / 1e9);
+			System.err.println("[etcd] " + pods + " Pods written at " + f0(loadRate) + " puts/s, revision " + listRv);
+			// 1. sync, each round in a fresh JVM, etcd then the API server path
+			List<Map<String, String>> results = new ArrayList<>();
+			for (int round = 0; round < rounds; round++) {
+				Run run = launch("sync", "listwatch-etcd", List.of(), "url=" + etcd.endpoint(), "pods=" + pods,
+						"page=" + page, "rounds=1");
+				run.waitFor(3600);
+				results.addAll(run.results);
+			}
+			sync.put("listwatch-etcd", results);
+			try (FakeApiServer server = new FakeApiServer(new FakeApiServer.Scenario(pods, 0, 0, 0, true))) {
+				results = new ArrayList<>();
+				for (int round = 0; round < rounds; round++) {
+					Run run = launch("sync", "listwatch", List.of(), "url=" + server.url(), "pods=" + pods,
+							"page=" + page, "rounds=1");
+					run.waitFor(3600);
+					results.addAll(run.results);
+				}
+				sync.put("listwatch", results);
+			}
+			// 2. a watch while etcd is written: `passes` passes over every Pod, one put each, then the stop key
+			Run liveRun = launch("live", "listwatch-etcd", List.of("-Dbench.etcd.listRevision=" + listRv),
+					"url=" + etcd.endpoint(), "listRv=" + listRv, "events=" + events);
+			if (!liveRun.ready.await(600, TimeUnit.SECONDS)) {
+				throw new IllegalStateException("the live etcd watch did not sync");
+			}
+			long beforeLast = listRv;
+			writeStart = System.nanoTime();
+			for (int pass = 1; pass <= passes; pass++) {
+				long max = load.pass(pods, pass);
+				if (pass < passes) {
+					beforeLast = max;
+				}
+			}
+			writeEnd = System.nanoTime();
+			writeRate = events / ((writeEnd - writeStart) / 1e9);
+			long stopRv = load.put("/pods/bench/stop", "{}".getBytes(StandardCharsets.UTF_8));
+			System.err.println("[etcd] " + events + " events written at " + f0(writeRate) + " puts/s, revisions "
+					+ (listRv + 1) + ".." + stopRv);
+			liveRun.waitFor(1800);
+			if (!liveRun.results.isEmpty()) {
+				live = liveRun.results.get(0);
+			}
+			dbBytes = dbSize(etcd);
+			// the gateway alone: the same history read and dropped, once (etcd's ceiling, not listwatch's)
+			for (int round = 0; round < 1; round++) {
+				long cpu0 = EtcdLoad.etcdCpuMs();
+				double[] drained = load.drain(listRv + 1, "/pods/bench/stop");
+				long cpu1 = EtcdLoad.etcdCpuMs();
+				gateway.add(Map.of("eventsPerSec", Double.toString(events / drained[0]), "mbPerSec",
+						Double.toString(drained[1] / drained[0] / 1e6), "bytesPerEvent", Double.toString(drained[1] / (double) events),
+						"etcdCpuMsPer1kEvents", Double.toString((cpu1 - cpu0) / (double) events * 1000)));
+				System.err.println("  gateway alone: " + gateway.get(gateway.size() - 1));
+			}
+			long replayCpu0 = EtcdLoad.etcdCpuMs();
+			// 3. the same history replayed: list at listRv, watch from listRv + 1, as fast as the watch reads
+			Run replay = launch("throughput", "listwatch-etcd", List.of("-Dbench.etcd.listRevision=" + listRv),
+					"url=" + etcd.endpoint(), "pods=" + pods, "events=" + events, "rounds=" + rounds,
+					"warmup=" + warmup, "finalRv=" + (beforeLast + 1), "stopRv=" + stopRv);
+			replay.waitFor(3600);
+			replayEtcdCpuMsPer1k = (EtcdLoad.etcdCpuMs() - replayCpu0) / (double) (events * (rounds + warmup)) * 1000;
+			watch.put("listwatch-etcd", replay.results);
+		}
+		try (FakeApiServer server = new FakeApiServer(new FakeApiServer.Scenario(pods, events, events, 0, true))) {
+			Run run = launch("throughput", "listwatch", List.of(), "url=" + server.url(), "pods=" + pods,
+					"events=" + events, "rounds=" + rounds, "warmup=" + warmup);
+			run.waitFor(3600);
+			watch.put("listwatch", run.results);
+			serverLog("etcd-throughput", "listwatch", server);
+		}
+		double apiRetained = median(sync.get("listwatch"), "retainedBytesPerObject");
+		double etcdRetained = median(sync.get("listwatch-etcd"), "retainedBytesPerObject");
+		double apiRate = median(watch.get("listwatch"), "eventsPerSec");
+		double etcdRate = median(watch.get("listwatch-etcd"), "eventsPerSec");
+		double liveRate = live.containsKey("eventsPerSec") ? Double.parseDouble(live.get("eventsPerSec")) : Double.NaN;
+		double lagMs = live.containsKey("endNanos") ? (Long.parseLong(live.get("endNanos")) - writeEnd) / 1e6 : Double.NaN;
+		double firstMs = live.containsKey("firstNanos") ? (Long.parseLong(live.get("firstNanos")) - writeStart) / 1e6
+				: Double.NaN;
+		print("## 7. etcd against the API server path");
+		print("");
+		print("listwatch's informer over etcd (`EtcdClient` over etcd's JSON gateway; a real etcd 3.6 from"
+				+ " `LocalEtcd` on loopback) beside the same informer over the API server path (the fake server), in"
+				+ " one run with the same " + pods + " Pods and the same JSON: in etcd each Pod is the key"
+				+ " `/pods/<namespace>/<name>` with the Pod's JSON (" + sizes[0] + " bytes, managedFields included)"
+				+ " as its value, written with one `/v3/kv/put` each (one revision each), from " + writers
+				+ " writer threads of the driver at once. Loading the " + pods + " Pods ran at " + f0(loadRate)
+				+ " puts/s. managedFields are dropped from the cache on both paths (the default).");
+		print("");
+		print("**Heap.** " + pods + " Pods listed in pages of " + page + "; median of " + rounds
+				+ " rounds, each in a fresh JVM. Retained = used heap after 3× System.gc() with the informer running"
+				+ " minus before it started, per cached object.");
+		print("");
+		print("| source | synced ms | CPU ms | retained bytes / object | ÷ JSON kept (" + sizes[1] + ") | vs API server |");
+		print("|---|---:|---:|---:|---:|---:|");
+		for (String client : List.of("listwatch", "listwatch-etcd")) {
+			List<Map<String, String>> r = sync.get(client);
+			double retained = median(r, "retainedBytesPerObject");
+			print("| " + (client.equals("listwatch") ? "API server path (fake server)" : "etcd") + " | "
+					+ f0(median(r, "syncedMs")) + " | " + f0(median(r, "cpuMs")) + " | " + f0(retained) + " | "
+					+ f2(retained / sizes[1]) + " | " + ratio(retained, apiRetained) + " |");
+		}
+		print("");
+		print("**Watch events/s.** " + events + " MODIFIED events: " + passes + " passes over the " + pods
+				+ " Pods. *Replay*: etcd had them written before (by the live run); each round lists at the revision"
+				+ " before them and watches from the next, so etcd sends its history as fast as the watch reads it."
+				+ " The fake server streams its own events as fast as the client reads. Median of " + rounds
+				+ " rounds after " + warmup + " warm-up round(s) in the same JVM, timed from synced until the"
+				+ " handler has seen every Pod's final state. *Live*: one watch while the driver writes the events"
+				+ " with " + writers + " threads, timed from the first event to the last (a stop key written after"
+				+ " them); CPU = process CPU time (all threads) per 1,000 events.");
+		print("");
+		print("| source | events/s | client CPU ms / 1k events | etcd CPU ms / 1k events | handler calls per round | vs API server |");
+		print("|---|---:|---:|---:|---:|---:|");
+		List<Map<String, String>> api = watch.get("listwatch");
+		print("| API server path (fake server) | " + f0(apiRate) + " | " + f2(median(api, "cpuMsPer1kEvents")) + " | | "
+				+ f0(median(api, "handlerCalls")) + " | 1.00× |");
+		List<Map<String, String>> replayed = watch.get("listwatch-etcd");
+		print("| etcd, replay from an old revision | " + f0(etcdRate) + " | "
+				+ f2(median(replayed, "cpuMsPer1kEvents")) + " | " + f2(replayEtcdCpuMsPer1k) + " | "
+				+ f0(median(replayed, "handlerCalls")) + " | " + ratio(etcdRate, apiRate) + " |");
+		double gatewayRate = median(gateway, "eventsPerSec");
+		print("| etcd's gateway alone, the same replay read and dropped (" + f0(median(gateway, "bytesPerEvent"))
+				+ " bytes / event, " + f0(median(gateway, "mbPerSec")) + " MB/s) | " + f0(gatewayRate) + " | | "
+				+ f2(median(gateway, "etcdCpuMsPer1kEvents")) + " | | " + ratio(gatewayRate, apiRate) + " |");
+		print("| etcd, live while written | " + f0(liveRate) + " | " + f2(number(live, "cpuMsPer1kEvents")) + " | | "
+				+ f0(number(live, "handlerCalls")) + " | " + ratio(liveRate, apiRate) + " |");
+		print("| (the writer: etcd puts/s, " + writers + " threads) | " + f0(writeRate) + " | | | | "
+				+ ratio(writeRate, apiRate) + " |");
+		print("");
+		print("etcd / API server path: heap per cached object **" + ratio(etcdRetained, apiRetained) + "** ("
+				+ f0(etcdRetained) + " vs " + f0(apiRetained) + " bytes), watch events/s **" + ratio(etcdRate, apiRate)
+				+ "** (" + f0(etcdRate) + " vs " + f0(apiRate) + "); listwatch over etcd / etcd's gateway alone: **"
+				+ ratio(etcdRate, gatewayRate) + "**. Live, the watch's first event came "
+				+ f0(firstMs) + " ms after the first write started, and the last " + f0(lagMs)
+				+ " ms after the last write returned" + ((liveRate <= writeRate * 1.05 && lagMs < 1000)
+						? ": the watch kept up, the writer bounds the live rate." : ".")
+				+ " etcd's database after the writes: " + f0(dbBytes / 1048576.0) + " MiB.");
+		print("");
+	}
+
+	static double number(Map<String, String> result, String key) {
+		return result.containsKey(key) ? Double.parseDouble(result.get(key)) : Double.NaN;
+	}
+
+	/** etcd's database size, from {@code /v3/maintenance/status}. */
+	static long dbSize(LocalEtcd etcd) {
+		Matcher m = Pattern.compile("\"dbSize\":\"?(\\d+)").matcher(etcd.call("/v3/maintenance/status", "{}"));
+		return m.find() ? Long.parseLong(m.group(1)) : -1;
 	}
 
 	// ------------------------------------------------------------------ 4. requests under disconnects

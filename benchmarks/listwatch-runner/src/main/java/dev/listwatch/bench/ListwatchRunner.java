@@ -65,6 +65,15 @@ public final class ListwatchRunner implements Subject<KubernetesObject> {
 		// -Dbench.metadataOnly=true (the metadata benchmark): list and watch PartialObjectMetadata only
 		ListerWatcher<KubernetesObject> listerWatcher = client.listerWatcher(resource, KubernetesObject.class,
 				ApiServerClient.Decoding.DEFAULTS.withMetadataOnly(Boolean.getBoolean("bench.metadataOnly")));
+		return informer(target, listerWatcher, onUpsert, client::close);
+	}
+
+	/**
+	 * An informer over a lister-watcher, wired as the auto-configuration wires one, whose publisher
+	 * calls {@code onUpsert} for every ADDED and MODIFIED event; {@code close} runs after it stops.
+	 */
+	static Running informer(Target target, ListerWatcher<KubernetesObject> listerWatcher,
+			Consumer<KubernetesObject> onUpsert, Runnable close) {
 		InformerFactory runtime = new InformerFactory(Clock.systemUTC(), (event) -> {
 			if (event instanceof ResourceEvent<?> e && e.type() != ResourceEvent.Type.DELETED) {
 				onUpsert.accept((KubernetesObject) e.object());
@@ -98,7 +107,7 @@ public final class ListwatchRunner implements Subject<KubernetesObject> {
 			public void close() {
 				informer.stop();
 				runtime.close();
-				client.close();
+				close.run();
 			}
 
 		};
