@@ -1,5 +1,6 @@
 package dev.listwatch.autoconfigure;
 
+import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -26,6 +27,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.event.EventListener;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * {@code metadata-only} on a real kube-apiserver, through the auto-configuration: the cached
@@ -74,9 +76,11 @@ class MetadataOnlyIT {
 				ResourceEvent<KubernetesObject> listed = listener.next("secrets");
 				assertThat(listed.type()).isEqualTo(ResourceEvent.Type.ADDED);
 				assertThat(listed.initialList()).isTrue();
-				// the server serves streaming lists: asked for one, the sync was one
-				assertThat(context.getBean("secretsInformer", Informer.class).status().streamingList())
-					.isEqualTo(streamingList);
+				// the server serves streaming lists: asked for one, the sync was one (recorded once the
+				// reflector has handed the sync on, which may be just after its first event is published)
+				Informer<?> secretsInformer = context.getBean("secretsInformer", Informer.class);
+				await().atMost(Duration.ofSeconds(30)).until(() -> secretsInformer.status().streamingList() != null);
+				assertThat(secretsInformer.status().streamingList()).isEqualTo(streamingList);
 				KubernetesObject cached = secretsLister.get(ns, "listed").orElseThrow();
 				assertMetadataOnly(cached, "listed", ownerUid);
 				// the whole-object watch beside it does hold its data: the server had it to give

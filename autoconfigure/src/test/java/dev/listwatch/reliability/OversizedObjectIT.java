@@ -52,7 +52,8 @@ class OversizedObjectIT {
 				Informer<?> informer = context.getBean("cmsInformer", Informer.class);
 				EventRecorder recorder = context.getBean(EventRecorder.class);
 				Lister<KubernetesObject> lister = context.getBean("cmsLister", Lister.class);
-				await().atMost(WAIT).until(() -> informer.status().synced());
+				// streamingList is recorded once the reflector has handed the sync on, just after synced
+				await().atMost(WAIT).until(() -> informer.status().synced() && informer.status().streamingList() != null);
 				assertThat(informer.status().streamingList()).isEqualTo(streaming);
 				assertThat(lister.list().stream().map(KubernetesObject::name)).containsExactly("small");
 				assertThat(informer.status().unbindable()).singleElement().satisfies((object) -> {
