@@ -23,7 +23,8 @@ final class ListwatchSanitizingFunction implements SanitizingFunction {
 
 	private static final String PREFIX = "listwatch.";
 
-	private static final Set<String> SECRET_NAMES = Set.of("token", "password", "passphrase");
+	/** Also listwatch.etcd.client-key, which may hold the PEM text of a private key rather than its path. */
+	private static final Set<String> SECRET_NAMES = Set.of("token", "password", "passphrase", "clientkey");
 
 	@Override
 	public SanitizableData apply(SanitizableData data) {

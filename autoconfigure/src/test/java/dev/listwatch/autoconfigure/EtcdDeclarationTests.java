@@ -130,10 +130,13 @@ class EtcdDeclarationTests {
 	}
 
 	@Test
-	void theEtcdPasswordIsHiddenByTheActuator() {
+	void theEtcdPasswordAndClientKeyAreHiddenByTheActuator() {
 		assertThat(ListwatchSanitizingFunction.isSecret("listwatch.etcd.password")).isTrue();
+		// it may hold the PEM text of the key itself
+		assertThat(ListwatchSanitizingFunction.isSecret("listwatch.etcd.client-key")).isTrue();
+		assertThat(ListwatchSanitizingFunction.isSecret("LISTWATCH_ETCD_CLIENTKEY")).isTrue();
+		assertThat(ListwatchSanitizingFunction.isSecret("listwatch.etcd.client-certificate")).isFalse();
 		assertThat(ListwatchSanitizingFunction.isSecret("LISTWATCH_ETCD_PASSWORD")).isTrue();
-		assertThat(ListwatchSanitizingFunction.isSecret("listwatch.etcd.client-key")).isFalse();
 	}
 
 	private void assertDeclarationFailure(List<String> properties, String property, String description, String action) {
