@@ -2,7 +2,6 @@ package dev.listwatch.autoconfigure;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -19,15 +18,13 @@ import dev.listwatch.informer.InformerOptions;
 import dev.listwatch.informer.WatchDeclaration;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.aot.AotDetector;
 import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.beans.factory.support.BeanDefinitionRegistryPostProcessor;
-import org.springframework.beans.factory.support.RootBeanDefinition;
-import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.core.Ordered;
-import org.springframework.core.ResolvableType;
 import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.StringUtils;
@@ -68,22 +65,12 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 	@Override
 	public void postProcessBeanDefinitionRegistry(BeanDefinitionRegistry registry) throws BeansException {
 		Binder binder = Binder.get(this.environment);
-		Map<String, ListwatchProperties.Watch> watches = binder
-			.bind("listwatch.watches", Bindable.mapOf(String.class, ListwatchProperties.Watch.class))
-			.orElse(Map.of());
 		ListwatchProperties.Defaults defaults = binder.bind("listwatch.defaults", ListwatchProperties.Defaults.class)
 			.orElseGet(ListwatchProperties.Defaults::new);
-		boolean metadataOnlyByDefault = defaults.isMetadataOnly();
-		ConfigurableListableBeanFactory beanFactory = (ConfigurableListableBeanFactory) registry;
-		Map<String, ListwatchProperties.Watch> enabled = new LinkedHashMap<>();
-		watches.forEach((name, watch) -> {
-			if (watch.isEnabled()) {
-				enabled.put(name, watch);
-			}
-		});
+		Map<String, ListwatchProperties.Watch> enabled = WatchBeans.enabled(binder);
 		LeaderOnlyWatches.check(binder, enabled);
 		this.declared = Set.copyOf(enabled.keySet());
-		enabled.forEach((name, watch) -> register(registry, beanFactory, name, watch, metadataOnlyByDefault, defaults));
+		enabled.forEach((name, watch) -> register(registry, name, watch, defaults));
 	}
 
 	/**
@@ -100,16 +87,32 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 	public void postProcessBeanFactory(ConfigurableListableBeanFactory beanFactory) throws BeansException {
 	}
 
-	private void register(BeanDefinitionRegistry registry, ConfigurableListableBeanFactory beanFactory, String name,
-			ListwatchProperties.Watch watch, boolean metadataOnlyByDefault, ListwatchProperties.Defaults defaults) {
+	private void register(BeanDefinitionRegistry registry, String name, ListwatchProperties.Watch watch,
+			ListwatchProperties.Defaults defaults) {
 		// source: etcd -> the etcd ListerWatcher bean (EtcdWatches); its informer and lister are the usual
 		// ones, not shared by declaration (a WatchDeclaration names an API server resource)
-		boolean etcd = EtcdWatches.isEtcd(name, watch);
-		Class<?> type = etcd ? EtcdWatches.validate(name, watch, this.environment, this.classLoader)
-				: validate(name, watch, this.classLoader);
-		boolean metadataOnly = !etcd && metadataOnly(name, watch, type, metadataOnlyByDefault);
-		WatchDeclaration<?> declaration = etcd ? null : declaration(watch, type, metadataOnly, defaults);
+		WatchBeans.Resolved resolved = WatchBeans.resolve(name, watch, defaults, this.environment,
+				this.classLoader);
+		Class<?> type = resolved.type();
+		WatchDeclaration<?> declaration = resolved.declaration();
 		String listerWatcherName = name + LISTER_WATCHER;
+		if (AotDetector.useGeneratedArtifacts()) {
+			// the beans are registered by the code generated ahead of time (WatchBeans); what code may
+			// share is read from the informer's definition, as the build decided it
+			Boolean shared = registry.containsBeanDefinition(name + INFORMER)
+					? WatchBeans.shared(registry.getBeanDefinition(name + INFORMER)) : null;
+			if (shared == null) {
+				throw new WatchDeclarationException(name, null,
+						"is declared, but was not when the application was processed ahead of time, so it has no beans",
+						"Process the application ahead of time again (spring-boot:process-aot) with this "
+								+ "configuration, or run it without -Dspring.aot.enabled=true.",
+						null);
+			}
+			if (shared && declaration != null) {
+				this.shareable.putIfAbsent(declaration, name);
+			}
+			return;
+		}
 		boolean own = registry.containsBeanDefinition(listerWatcherName);
 		boolean namespaceSet = declaration != null && declaration.namespaces().size() > 1;
 		if (own && namespaceSet) {
@@ -124,23 +127,11 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 			this.shareable.putIfAbsent(declaration, name);
 		}
 		if (!own && !namespaceSet) {
-			RootBeanDefinition listerWatcher = new RootBeanDefinition(ListerWatcher.class);
-			listerWatcher.setTargetType(ResolvableType.forClassWithGenerics(ListerWatcher.class, type));
-			listerWatcher.setInstanceSupplier(etcd ? EtcdWatches.listerWatcher(beanFactory, watch, type)
-					: () -> ConfiguredDeclarations.listerWatcher(beanFactory, declaration,
-							declaration.namespaces().isEmpty() ? null : declaration.namespaces().get(0),
-							watch.getKeepManagedFields()));
-			registry.registerBeanDefinition(listerWatcherName, listerWatcher);
+			registry.registerBeanDefinition(listerWatcherName, WatchBeans.listerWatcherDefinition(name, type));
 		}
-		RootBeanDefinition informer = new RootBeanDefinition(Informer.class);
-		informer.setTargetType(ResolvableType.forClassWithGenerics(Informer.class, type));
-		informer.setInstanceSupplier(
-				() -> informer(beanFactory, name, watch, type, declaration, !own && declaration != null, this.declared));
-		registry.registerBeanDefinition(name + INFORMER, informer);
-		RootBeanDefinition lister = new RootBeanDefinition(Lister.class);
-		lister.setTargetType(ResolvableType.forClassWithGenerics(Lister.class, type));
-		lister.setInstanceSupplier(() -> beanFactory.getBean(name + INFORMER, Informer.class).lister());
-		registry.registerBeanDefinition(name + LISTER, lister);
+		registry.registerBeanDefinition(name + INFORMER,
+				WatchBeans.informerDefinition(name, type, !own && declaration != null));
+		registry.registerBeanDefinition(name + LISTER, WatchBeans.listerDefinition(name, type));
 	}
 
 	/**
@@ -163,7 +154,7 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 	}
 
 	@SuppressWarnings({ "unchecked", "rawtypes" })
-	private static Informer<?> informer(ConfigurableListableBeanFactory beanFactory, String name,
+	static Informer<?> informer(ConfigurableListableBeanFactory beanFactory, String name,
 			ListwatchProperties.Watch watch, Class<?> type, @Nullable WatchDeclaration<?> declaration, boolean shared,
 			Set<String> declared) {
 		ListwatchProperties properties = beanFactory.getBean(ListwatchProperties.class);
