@@ -40,6 +40,7 @@ import org.springframework.core.test.tools.TestCompiler;
 import org.springframework.javapoet.ClassName;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatException;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
@@ -101,6 +102,17 @@ class WatchBeansAotTests {
 			.withMessageContaining("'late'")
 			.withMessageContaining("processed ahead of time")
 			.satisfies((ex) -> assertThat(ex.watch()).isEqualTo("late"));
+	}
+
+	@Test
+	void aWatchRemovedAfterProcessingFailsNamingTheFix() {
+		TestPropertyValues runtime = properties().and("listwatch.watches.typed.enabled=false");
+		assertThatException().isThrownBy(() -> processAndRun(properties(), runtime, (context) -> {
+		}))
+			.havingRootCause()
+			.isInstanceOf(WatchDeclarationException.class)
+			.withMessageContaining("'typed'")
+			.withMessageContaining("not declared (or not enabled) in this run");
 	}
 
 	@Test
