@@ -9,7 +9,6 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 
 import dev.listwatch.KubernetesObject;
-import dev.listwatch.Lister;
 import dev.listwatch.ListerWatcher;
 import dev.listwatch.WatchIndex;
 import dev.listwatch.informer.Informer;
@@ -33,7 +32,10 @@ import org.springframework.util.StringUtils;
  * Registers the beans of each watch declared under {@code listwatch.watches.<name>}:
  * {@code <name>ListerWatcher} (unless the application defines one), {@code <name>Informer} and
  * {@code <name>Lister}. Declarations that cannot work fail here, before any bean is made, with a
- * {@link WatchDeclarationException}.
+ * {@link WatchDeclarationException}. The definitions name static factory methods of
+ * {@link WatchBeans}, so that ahead-of-time processing can generate them; in a run of the
+ * generated code ({@code spring.aot.enabled}) this checks the declarations and records which
+ * informers code may share, but registers nothing.
  */
 final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, Ordered {
 
@@ -46,8 +48,6 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 	private final Environment environment;
 
 	private final ClassLoader classLoader;
-
-	private Set<String> declared = Set.of();
 
 	/** The names of the watches whose declaration code can share, by declaration. */
 	private final Map<WatchDeclaration<?>, String> shareable = new ConcurrentHashMap<>();
@@ -69,7 +69,6 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 			.orElseGet(ListwatchProperties.Defaults::new);
 		Map<String, ListwatchProperties.Watch> enabled = WatchBeans.enabled(binder);
 		LeaderOnlyWatches.check(binder, enabled);
-		this.declared = Set.copyOf(enabled.keySet());
 		enabled.forEach((name, watch) -> register(registry, name, watch, defaults));
 	}
 

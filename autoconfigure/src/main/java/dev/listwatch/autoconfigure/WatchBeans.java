@@ -89,6 +89,13 @@ final class WatchBeans {
 		return (argument != null && argument.getValue() instanceof Boolean shared) ? shared : null;
 	}
 
+	/**
+	 * Makes a watch's lister-watcher: from its declaration, or etcd's for {@code source: etcd}.
+	 * @param name the watch's name
+	 * @param beanFactory the bean factory
+	 * @param environment the environment the watch is declared in
+	 * @return the lister-watcher
+	 */
 	static ListerWatcher<?> listerWatcher(String name, ConfigurableListableBeanFactory beanFactory,
 			Environment environment) {
 		Resolved watch = resolve(name, environment);
@@ -101,6 +108,14 @@ final class WatchBeans {
 				watch.properties().getKeepManagedFields());
 	}
 
+	/**
+	 * Makes a watch's informer.
+	 * @param name the watch's name
+	 * @param shared whether code that declares the same watch shares it
+	 * @param beanFactory the bean factory
+	 * @param environment the environment the watch is declared in
+	 * @return the informer
+	 */
 	static Informer<?> informer(String name, boolean shared, ConfigurableListableBeanFactory beanFactory,
 			Environment environment) {
 		Resolved watch = resolve(name, environment);
@@ -108,6 +123,12 @@ final class WatchBeans {
 				shared, Set.copyOf(enabled(Binder.get(environment)).keySet()));
 	}
 
+	/**
+	 * A watch's lister: its informer's.
+	 * @param name the watch's name
+	 * @param beanFactory the bean factory
+	 * @return the lister
+	 */
 	static Lister<?> lister(String name, ConfigurableListableBeanFactory beanFactory) {
 		return beanFactory.getBean(name + WatchBeanRegistrar.INFORMER, Informer.class).lister();
 	}
