@@ -5,6 +5,7 @@ import java.util.function.Supplier;
 import dev.listwatch.autoconfigure.ListwatchConnectionDetails;
 import dev.listwatch.testsupport.ApiWriter;
 import dev.listwatch.testsupport.LocalApiServer;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.beans.factory.support.RootBeanDefinition;
@@ -45,7 +46,7 @@ final class LocalApiServerContextCustomizer implements ContextCustomizer {
 	}
 
 	@Override
-	public boolean equals(Object other) {
+	public boolean equals(@Nullable Object other) {
 		return other != null && other.getClass() == getClass();
 	}
 
