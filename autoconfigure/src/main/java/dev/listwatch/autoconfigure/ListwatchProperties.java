@@ -519,7 +519,8 @@ public class ListwatchProperties {
 	public static class Watch {
 
 		/**
-		 * Group/version of the resource, for example "v1" or "apps/v1".
+		 * Group/version of the resource, for example "v1" or "apps/v1". Required (except with
+		 * source etcd).
 		 */
 		private String apiVersion;
 

@@ -245,6 +245,17 @@ public final class InformerFactory implements AutoCloseable {
 		if (configured != null) {
 			return (Informer<T>) this.shared.getOrDefault(key, configured);
 		}
+		// made outside the lock too (they come from the application context); unused if another caller wins
+		List<ListerWatcher<T>> listerWatchers = new ArrayList<>();
+		if (key.namespaces().size() <= 1) {
+			listerWatchers.add(this.declarations.listerWatcher(key,
+					key.namespaces().isEmpty() ? null : key.namespaces().get(0)));
+		}
+		else {
+			for (String namespace : key.namespaces()) {
+				listerWatchers.add(this.declarations.listerWatcher(key, namespace));
+			}
+		}
 		Informer<T> informer;
 		synchronized (this.shared) {
 			existing = this.shared.get(key);
@@ -252,16 +263,6 @@ public final class InformerFactory implements AutoCloseable {
 				return (Informer<T>) existing;
 			}
 			checkName(watch, key);
-			List<ListerWatcher<T>> listerWatchers = new ArrayList<>();
-			if (key.namespaces().size() <= 1) {
-				listerWatchers.add(this.declarations.listerWatcher(key,
-						key.namespaces().isEmpty() ? null : key.namespaces().get(0)));
-			}
-			else {
-				for (String namespace : key.namespaces()) {
-					listerWatchers.add(this.declarations.listerWatcher(key, namespace));
-				}
-			}
 			InformerOptions options = this.defaults.withLabelSelector(key.labelSelector())
 				.withFieldSelector(key.fieldSelector())
 				.withResyncPeriod(key.resyncPeriod())

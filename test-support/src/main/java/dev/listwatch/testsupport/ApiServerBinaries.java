@@ -2,6 +2,7 @@ package dev.listwatch.testsupport;
 
 import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
@@ -9,6 +10,7 @@ import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
@@ -19,6 +21,13 @@ import org.slf4j.LoggerFactory;
 /**
  * Where the kube-apiserver, etcd and kubectl binaries live, and building them with
  * {@code testcluster/build.sh} when they are missing.
+ * <p>
+ * The binaries are looked for in kube-api-test's layout under {@code $KUBEAPITEST_DIR} (else
+ * {@code ~/.kubeapitest}). When they are missing and Go is on the PATH, they are built from the
+ * {@code testcluster} Go module: the folder named by {@value #TESTCLUSTER_DIR_PROPERTY}, else the
+ * repository's {@code testcluster/} above the working directory, else the copy of its sources
+ * that this jar carries (under {@value #RESOURCES}), extracted next to the binaries. So a
+ * project outside this repository builds them too.
  */
 final class ApiServerBinaries {
 
@@ -29,6 +38,13 @@ final class ApiServerBinaries {
 
 	/** System property naming the {@code testcluster} folder. */
 	static final String TESTCLUSTER_DIR_PROPERTY = "listwatch.testcluster.dir";
+
+	/** Where this jar carries the sources of the {@code testcluster} Go module. */
+	static final String RESOURCES = "dev/listwatch/testsupport/testcluster/";
+
+	/** The files of the {@code testcluster} Go module, relative to its folder. */
+	static final List<String> SOURCES = List.of("build.sh", "go.mod", "go.sum", "cmd/kube-apiserver/main.go",
+			"cmd/etcd/main.go");
 
 	private static final Logger logger = LoggerFactory.getLogger(ApiServerBinaries.class);
 
@@ -128,12 +144,10 @@ final class ApiServerBinaries {
 	}
 
 	private static void build() throws IOException {
-		Path script = testclusterDir().resolve("build.sh");
 		if (!onPath("go")) {
-			throw new IllegalStateException("kube-apiserver " + VERSION + " is not in " + versionDir()
-					+ " and Go is not on the PATH to build it from its Go modules: install Go (https://go.dev/doc/install)"
-					+ " and run " + script + ", or rerun the tests");
+			throw new IllegalStateException(missingMessage());
 		}
+		Path script = testclusterDir().resolve("build.sh");
 		logger.info("kube-apiserver {} is not in {}: building it with {} (a cold build takes several minutes)",
 				VERSION, versionDir(), script);
 		long started = System.nanoTime();
@@ -169,7 +183,9 @@ final class ApiServerBinaries {
 
 	/**
 	 * The {@code testcluster} folder: the system property {@value #TESTCLUSTER_DIR_PROPERTY},
-	 * else the first {@code testcluster/build.sh} found walking up from {@code user.dir}.
+	 * else the first {@code testcluster/} with {@code build.sh} and {@code go.mod} found walking up
+	 * from {@code user.dir}, else the sources this jar carries, extracted into
+	 * {@code <kube-api-test folder>/listwatch-testcluster/<version>}.
 	 */
 	static Path testclusterDir() {
 		String configured = System.getProperty(TESTCLUSTER_DIR_PROPERTY);
@@ -183,13 +199,51 @@ final class ApiServerBinaries {
 		}
 		Path start = Path.of(System.getProperty("user.dir")).toAbsolutePath();
 		for (Path dir = start; dir != null; dir = dir.getParent()) {
-			if (Files.isRegularFile(dir.resolve("testcluster/build.sh"))) {
+			if (Files.isRegularFile(dir.resolve("testcluster/build.sh"))
+					&& Files.isRegularFile(dir.resolve("testcluster/go.mod"))) {
 				return dir.resolve("testcluster");
 			}
 		}
-		throw new IllegalStateException("kube-apiserver " + VERSION + " is not in " + versionDir()
-				+ " and no testcluster/build.sh was found above " + start + " to build it; set -D"
-				+ TESTCLUSTER_DIR_PROPERTY + " to the repository's testcluster folder");
+		return extractSources(k8sDir().getParent().resolve("listwatch-testcluster").resolve(VERSION));
+	}
+
+	/**
+	 * Writes the {@code testcluster} sources that this jar carries into a folder, replacing what
+	 * an earlier extraction left there.
+	 * @param dir the folder, created if need be
+	 * @return the folder
+	 */
+	static Path extractSources(Path dir) {
+		try {
+			for (String name : SOURCES) {
+				Path target = dir.resolve(name);
+				Files.createDirectories(target.getParent());
+				try (InputStream in = ApiServerBinaries.class.getClassLoader().getResourceAsStream(RESOURCES + name)) {
+					if (in == null) {
+						throw new IllegalStateException("The listwatch-test-support jar lacks " + RESOURCES + name
+								+ ": it was built without the testcluster sources");
+					}
+					Files.copy(in, target, StandardCopyOption.REPLACE_EXISTING);
+				}
+			}
+			Files.setPosixFilePermissions(dir.resolve("build.sh"), PosixFilePermissions.fromString("rwxr-xr-x"));
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Cannot extract the testcluster sources into " + dir, ex);
+		}
+		logger.debug("Extracted the testcluster sources into {}", dir);
+		return dir;
+	}
+
+	/**
+	 * What to do when the binaries are missing and Go is not on the PATH to build them.
+	 */
+	static String missingMessage() {
+		return "kube-apiserver " + VERSION + " is not in " + versionDir() + " and Go is not on the PATH to build it."
+				+ " Either install Go 1.24 or later (https://go.dev/doc/install) and kubectl, and rerun: the"
+				+ " kube-apiserver and etcd binaries are built from their Go modules (several minutes the first time);"
+				+ " or put kube-apiserver " + VERSION + ", etcd 3.6 and kubectl, executable, into " + versionDir()
+				+ " (io.fabric8:kube-api-test's layout: set KUBEAPITEST_DIR to use another folder than ~/.kubeapitest)";
 	}
 
 	private static boolean onPath(String command) {

@@ -1,10 +1,14 @@
 package dev.listwatch.testsupport;
 
 import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -24,6 +28,42 @@ class ApiServerBinariesTests {
 		// to exist, and on a new machine nothing has built it yet
 		assertThat(ApiServerBinaries.versionDir().getFileName()).hasToString(kubernetes.group(1) + "-linux-amd64");
 		assertThat(ApiServerBinaries.versionDir().getParent()).isEqualTo(ApiServerBinaries.k8sDir());
+	}
+
+	@Test
+	void theJarCarriesEveryFileOfTheTestclusterModule() throws Exception {
+		Path testcluster = ApiServerBinaries.testclusterDir();
+		List<String> files;
+		try (Stream<Path> paths = Files.walk(testcluster)) {
+			files = paths.filter(Files::isRegularFile)
+				.map((path) -> testcluster.relativize(path).toString())
+				.filter((name) -> !name.startsWith("bin/"))
+				.toList();
+		}
+		assertThat(ApiServerBinaries.SOURCES).containsExactlyInAnyOrderElementsOf(files);
+		for (String name : ApiServerBinaries.SOURCES) {
+			assertThat(getClass().getClassLoader().getResource(ApiServerBinaries.RESOURCES + name)).as(name)
+				.isNotNull();
+		}
+	}
+
+	@Test
+	void extractsTheSourcesWithAnExecutableScript(@TempDir Path dir) throws Exception {
+		Path extracted = ApiServerBinaries.extractSources(dir.resolve("testcluster"));
+		Path testcluster = ApiServerBinaries.testclusterDir();
+		for (String name : ApiServerBinaries.SOURCES) {
+			assertThat(extracted.resolve(name)).hasSameBinaryContentAs(testcluster.resolve(name));
+		}
+		assertThat(extracted.resolve("build.sh")).isExecutable();
+		Files.writeString(extracted.resolve("go.mod"), "stale");
+		ApiServerBinaries.extractSources(extracted);
+		assertThat(extracted.resolve("go.mod")).hasSameBinaryContentAs(testcluster.resolve("go.mod"));
+	}
+
+	@Test
+	void theMessageWithoutGoNamesBothWaysOut() {
+		assertThat(ApiServerBinaries.missingMessage()).contains("install Go", "KUBEAPITEST_DIR",
+				ApiServerBinaries.versionDir().toString(), "kube-apiserver " + ApiServerBinaries.VERSION);
 	}
 
 }
