@@ -20,6 +20,12 @@ import org.springframework.http.client.ClientHttpResponse;
  */
 final class HttpWatchStream<T> implements WatchStream<T> {
 
+	/**
+	 * The frame reader's buffer to begin with: room for several events of a few KB, so that one
+	 * read takes what has arrived and the events in it are handed to listeners together.
+	 */
+	static final int FRAME_BUFFER = 64 * 1024;
+
 	private final String request;
 
 	private final ClientHttpResponse response;
@@ -43,7 +49,7 @@ final class HttpWatchStream<T> implements WatchStream<T> {
 		this.request = request;
 		this.response = response;
 		this.body = body;
-		this.frames = new JsonFrameReader(body, maxEventBytes);
+		this.frames = new JsonFrameReader(body, maxEventBytes, FRAME_BUFFER);
 		this.events = decoder::decodeEvent;
 		this.oversized = (buf, start, limit) -> decoder.decodeOversizedEvent(buf, start, limit, maxEventBytes);
 	}
@@ -79,6 +85,15 @@ final class HttpWatchStream<T> implements WatchStream<T> {
 		}
 		this.next = event;
 		return true;
+	}
+
+	/**
+	 * Whether an event is waiting, or a whole line of the stream after the last event has been read
+	 * (the API server writes one event per line).
+	 */
+	@Override
+	public boolean hasBuffered() {
+		return this.next != null || (!this.closed && !this.ended && this.frames.lineBuffered());
 	}
 
 	@Override

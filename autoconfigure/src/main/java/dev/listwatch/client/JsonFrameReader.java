@@ -538,6 +538,16 @@ final class JsonFrameReader {
 
 	}
 
+	/**
+	 * Whether, on a stream that ends its frames with newlines, a newline follows the separator
+	 * after the last frame: the next frame has most likely arrived whole. {@code false} when
+	 * unknown.
+	 * @return whether a line after the last frame has been read
+	 */
+	boolean lineBuffered() {
+		return this.newlines == NEWLINES_ON && this.frameEnd < this.limit && newlineAfter(this.frameEnd);
+	}
+
 	/** Reads more bytes, growing the buffer when full. */
 	private boolean fill() throws IOException {
 		if (this.limit == this.buf.length) {

@@ -30,6 +30,9 @@ final class Dispatcher {
 	/** Events published per turn on the executor, so one busy watch does not hold a thread. */
 	private static final int BATCH = 512;
 
+	/** Events held back for {@link #release()} at most, before a dispatch thread is woken anyway. */
+	static final int HOLD = 64;
+
 	private final String watch;
 
 	private final Executor executor;
@@ -45,6 +48,9 @@ final class Dispatcher {
 	private final LongAdder published = new LongAdder();
 
 	private int backlog;
+
+	/** Events queued and held back, no dispatch thread woken for them yet. */
+	private int held;
 
 	private boolean scheduled;
 
@@ -65,6 +71,18 @@ final class Dispatcher {
 	 * @param event the event
 	 */
 	void enqueue(ResourceEvent<?> event) {
+		enqueue(event, false);
+	}
+
+	/**
+	 * Queues a resource event behind the waiting events of the same object. When {@code hold}, and
+	 * fewer than {@link #HOLD} events are held, no dispatch thread is woken for it until
+	 * {@link #release()} (or an event not held): the reading thread hands over what arrived
+	 * together in one go, instead of waking a thread per event. The caller must release.
+	 * @param event the event
+	 * @param hold whether the event may wait for {@link #release()}
+	 */
+	void enqueue(ResourceEvent<?> event, boolean hold) {
 		synchronized (this.lock) {
 			String key = event.key();
 			Object waiting = this.pending.get(key);
@@ -97,7 +115,19 @@ final class Dispatcher {
 					this.backlog++;
 				}
 			}
+			if (hold && !this.scheduled && ++this.held < HOLD) {
+				return;
+			}
 			scheduleIfNeeded();
+		}
+	}
+
+	/** Wakes a dispatch thread for the events held back by {@link #enqueue(ResourceEvent, boolean)}. */
+	void release() {
+		synchronized (this.lock) {
+			if (this.held > 0) {
+				scheduleIfNeeded();
+			}
 		}
 	}
 
@@ -130,6 +160,7 @@ final class Dispatcher {
 	}
 
 	private void scheduleIfNeeded() {
+		this.held = 0;
 		if (!this.scheduled && !this.paused) {
 			this.scheduled = true;
 			try {
