@@ -93,6 +93,27 @@ class JsonFrameReaderTests {
 	}
 
 	@Test
+	void tellsWhetherTheNextLineHasArrivedWhole() throws IOException {
+		String a = "{\"n\":1,\"s\":\"x\"}";
+		String b = "{\"n\":2}";
+		String c = "{\"n\":3,\"s\":\"}\"}";
+		byte[] stream = (a + "\n" + b + "\n" + c + "\n" + "{\"n\":4,").getBytes(StandardCharsets.UTF_8);
+		// all in one read; a read past the bytes would wait (and fails here)
+		JsonFrameReader reader = new JsonFrameReader(new Chunked(stream, Integer.MAX_VALUE, false), 1 << 20);
+		Counting counting = new Counting();
+		assertThat(reader.lineBuffered()).as("nothing read yet").isFalse();
+		assertThat(reader.next(counting)).isEqualTo(a);
+		assertThat(reader.lineBuffered()).as("not yet known that newlines end frames").isFalse();
+		assertThat(reader.next(counting)).isEqualTo(b);
+		assertThat(reader.lineBuffered()).as("c's line is whole").isTrue();
+		assertThat(reader.lineBuffered()).as("asked twice").isTrue();
+		assertThat(reader.next(counting)).isEqualTo(c);
+		assertThat(reader.lineBuffered()).as("only part of the next frame").isFalse();
+		assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> reader.next(counting))
+			.withMessageContaining("would wait");
+	}
+
+	@Test
 	void cutsPrettyPrintedFramesWhoseNewlinesAreInside() throws IOException {
 		String a = "{\n  \"type\": \"ADDED\",\n  \"object\": {\n    \"a\": [1, 2],\n    \"s\": \"}\"\n  }\n}";
 		String b = "{\n  \"type\": \"MODIFIED\",\n  \"object\": {}\n}";

@@ -186,6 +186,35 @@ class DispatcherTests {
 	}
 
 	@Test
+	void heldEventsWakeNoThreadUntilReleasedOrUntilTooManyAreHeld() {
+		this.dispatcher.enqueue(event(Type.ADDED, "a", "1", null), true);
+		this.dispatcher.enqueue(event(Type.ADDED, "b", "1", null), true);
+		assertThat(this.tasks).isEmpty();
+		assertThat(this.dispatcher.backlog()).isEqualTo(2);
+		this.dispatcher.release();
+		assertThat(this.tasks).hasSize(1);
+		this.dispatcher.release();
+		assertThat(this.tasks).as("released once").hasSize(1);
+		runAll();
+		assertThat(this.published).containsExactly("ADDED a 1 old=null", "ADDED b 1 old=null");
+		// at most HOLD events wait for a release
+		for (int i = 1; i < Dispatcher.HOLD; i++) {
+			this.dispatcher.enqueue(event(Type.ADDED, "o" + i, "1", null), true);
+		}
+		assertThat(this.tasks).isEmpty();
+		this.dispatcher.enqueue(event(Type.ADDED, "last", "1", null), true);
+		assertThat(this.tasks).hasSize(1);
+		runAll();
+		assertThat(this.published).hasSize(2 + Dispatcher.HOLD);
+		// an event not held wakes a thread for those held before it
+		this.dispatcher.enqueue(event(Type.ADDED, "c", "1", null), true);
+		this.dispatcher.enqueue(event(Type.ADDED, "d", "1", null));
+		assertThat(this.tasks).hasSize(1);
+		runAll();
+		assertThat(this.published).endsWith("ADDED c 1 old=null", "ADDED d 1 old=null");
+	}
+
+	@Test
 	void aSlowListenerNeverBlocksTheWriterAndTheBacklogStaysBoundedPerObject() throws Exception {
 		ExecutorService executor = Executors.newFixedThreadPool(2);
 		CountDownLatch entered = new CountDownLatch(1);
