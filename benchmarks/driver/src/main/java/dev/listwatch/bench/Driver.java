@@ -374,6 +374,18 @@ public final class Driver {
 				+ " tokenize: **" + ratio(listwatch, tokenize) + "** (target ≥ 0.60×).");
 		print("");
 		multicasterCost(all, tokenize);
+		StringBuilder waits = new StringBuilder();
+		for (String client : clients) {
+			double perK = median(all.getOrDefault(client, List.of()), "waitsPer1kEvents");
+			if (!Double.isNaN(perK)) {
+				waits.append(waits.isEmpty() ? "" : ", ").append(client).append(" ").append(f0(perK));
+			}
+		}
+		if (!waits.isEmpty()) {
+			print("Hand-overs: voluntary context switches of all the client's threads per 1,000 events (a thread that"
+					+ " waited, mostly until another woke it): " + waits + ".");
+			print("");
+		}
 	}
 
 	/**
