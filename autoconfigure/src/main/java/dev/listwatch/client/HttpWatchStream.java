@@ -21,10 +21,11 @@ import org.springframework.http.client.ClientHttpResponse;
 final class HttpWatchStream<T> implements WatchStream<T> {
 
 	/**
-	 * The frame reader's buffer to begin with: room for several events of a few KB, so that one
-	 * read takes what has arrived and the events in it are handed to listeners together.
+	 * The frame reader's buffer once the watch is busy (a read filled it): room for several events
+	 * of a few KB, so that one read takes what has arrived and the events in it are handed to
+	 * listeners together. A quiet watch keeps the reader's smaller first buffer.
 	 */
-	static final int FRAME_BUFFER = 64 * 1024;
+	static final int BUSY_FRAME_BUFFER = 64 * 1024;
 
 	private final String request;
 
@@ -49,7 +50,8 @@ final class HttpWatchStream<T> implements WatchStream<T> {
 		this.request = request;
 		this.response = response;
 		this.body = body;
-		this.frames = new JsonFrameReader(body, maxEventBytes, FRAME_BUFFER);
+		this.frames = new JsonFrameReader(body, maxEventBytes);
+		this.frames.growWhenBusy(BUSY_FRAME_BUFFER);
 		this.events = decoder::decodeEvent;
 		this.oversized = (buf, start, limit) -> decoder.decodeOversizedEvent(buf, start, limit, maxEventBytes);
 	}

@@ -114,6 +114,28 @@ class JsonFrameReaderTests {
 	}
 
 	@Test
+	void growsItsBufferOnlyOnceAReadHasFilledIt() throws IOException {
+		String a = "{\"a\":\"" + "x".repeat(3000) + "\"}";
+		byte[] stream = (a + "\n").repeat(40).getBytes(StandardCharsets.UTF_8);
+		// a quiet stream: reads of one event never fill the first buffer
+		JsonFrameReader quiet = new JsonFrameReader(new Chunked(stream, a.length() + 1), 1 << 20, 16 * 1024);
+		quiet.growWhenBusy(64 * 1024);
+		Counting counting = new Counting();
+		for (int i = 0; i < 40; i++) {
+			assertThat(quiet.next(counting)).isEqualTo(a);
+		}
+		assertThat(quiet.buffer()).hasSize(16 * 1024);
+		// a busy one: all has arrived, a read fills the buffer
+		JsonFrameReader busy = new JsonFrameReader(new Chunked(stream, Integer.MAX_VALUE), 1 << 20, 16 * 1024);
+		busy.growWhenBusy(64 * 1024);
+		for (int i = 0; i < 40; i++) {
+			assertThat(busy.next(counting)).isEqualTo(a);
+		}
+		assertThat(busy.buffer()).hasSize(64 * 1024);
+		assertThat(busy.next(counting)).isNull();
+	}
+
+	@Test
 	void cutsPrettyPrintedFramesWhoseNewlinesAreInside() throws IOException {
 		String a = "{\n  \"type\": \"ADDED\",\n  \"object\": {\n    \"a\": [1, 2],\n    \"s\": \"}\"\n  }\n}";
 		String b = "{\n  \"type\": \"MODIFIED\",\n  \"object\": {}\n}";

@@ -42,7 +42,7 @@ public final class Driver {
 		CLIENTS.put("listwatch-decode", new String[] { "listwatch-runner", "dev.listwatch.bench.ListwatchRunner", "decode" });
 		CLIENTS.put("listwatch", new String[] { "listwatch-runner", "dev.listwatch.bench.ListwatchRunner", null });
 		CLIENTS.put("listwatch-boot", new String[] { "listwatch-runner", "dev.listwatch.bench.BootRunner", null });
-		CLIENTS.put("listwatch-apache", new String[] { "listwatch-runner", "dev.listwatch.bench.ApacheRunner", null });
+		CLIENTS.put("listwatch-apache", new String[] { "apache-runner", "dev.listwatch.bench.ApacheRunner", null });
 		CLIENTS.put("listwatch-etcd", new String[] { "listwatch-runner", "dev.listwatch.bench.EtcdRunner", null });
 		CLIENTS.put("fabric8", new String[] { "fabric8-runner", "dev.listwatch.bench.Fabric8Runner", null });
 		CLIENTS.put("client-java", new String[] { "clientjava-runner", "dev.listwatch.bench.ClientJavaRunner", null });
