@@ -16,6 +16,17 @@ import java.util.Iterator;
 public interface WatchStream<T> extends Iterator<WatchEvent<T>>, AutoCloseable {
 
 	/**
+	 * Whether the next event (or the end) has arrived already, so that {@link #hasNext()} would
+	 * not wait for the server. A hint: {@code false} when unknown, which is always correct. The
+	 * informer hands the events that arrived together to its listeners' threads together, and
+	 * wakes them at the latest when this is {@code false}.
+	 * @return whether the next event has arrived
+	 */
+	default boolean hasBuffered() {
+		return false;
+	}
+
+	/**
 	 * Ends the stream and releases its connection. Idempotent.
 	 */
 	@Override

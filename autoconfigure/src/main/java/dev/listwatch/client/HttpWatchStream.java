@@ -20,6 +20,13 @@ import org.springframework.http.client.ClientHttpResponse;
  */
 final class HttpWatchStream<T> implements WatchStream<T> {
 
+	/**
+	 * The frame reader's buffer once the watch is busy (a read filled it): room for several events
+	 * of a few KB, so that one read takes what has arrived and the events in it are handed to
+	 * listeners together. A quiet watch keeps the reader's smaller first buffer.
+	 */
+	static final int BUSY_FRAME_BUFFER = 64 * 1024;
+
 	private final String request;
 
 	private final ClientHttpResponse response;
@@ -44,6 +51,7 @@ final class HttpWatchStream<T> implements WatchStream<T> {
 		this.response = response;
 		this.body = body;
 		this.frames = new JsonFrameReader(body, maxEventBytes);
+		this.frames.growWhenBusy(BUSY_FRAME_BUFFER);
 		this.events = decoder::decodeEvent;
 		this.oversized = (buf, start, limit) -> decoder.decodeOversizedEvent(buf, start, limit, maxEventBytes);
 	}
@@ -79,6 +87,15 @@ final class HttpWatchStream<T> implements WatchStream<T> {
 		}
 		this.next = event;
 		return true;
+	}
+
+	/**
+	 * Whether an event is waiting, or a whole line of the stream after the last event has been read
+	 * (the API server writes one event per line).
+	 */
+	@Override
+	public boolean hasBuffered() {
+		return this.next != null || (!this.closed && !this.ended && this.frames.lineBuffered());
 	}
 
 	@Override

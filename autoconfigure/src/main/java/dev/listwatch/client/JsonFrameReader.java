@@ -61,6 +61,12 @@ final class JsonFrameReader {
 	/** No newline before here comes after {@link #lastNewline}: bytes from here are not searched yet. */
 	private int searched;
 
+	/** The buffer's size once a read has filled it (see {@link #growWhenBusy}). */
+	private int busyCapacity;
+
+	/** A read filled the buffer: grow it to {@link #busyCapacity} when it is next empty. */
+	private boolean busy;
+
 	JsonFrameReader(InputStream in, int maxFrameBytes) {
 		this(in, maxFrameBytes, INITIAL_CAPACITY);
 	}
@@ -79,6 +85,16 @@ final class JsonFrameReader {
 
 	byte[] buffer() {
 		return this.buf;
+	}
+
+	/**
+	 * Lets the buffer grow to {@code capacity} once a read has filled it whole (more had arrived
+	 * than it holds), so that on a busy stream one read takes several frames; a quiet stream keeps
+	 * the buffer it began with.
+	 * @param capacity the buffer's size on a busy stream
+	 */
+	void growWhenBusy(int capacity) {
+		this.busyCapacity = capacity;
 	}
 
 	int start() {
@@ -238,6 +254,10 @@ final class JsonFrameReader {
 
 	/** Drops the bytes held (all of them read already). */
 	private void clear() {
+		if (this.busy) {
+			this.busy = false;
+			this.buf = new byte[Math.max(this.buf.length, this.busyCapacity)];
+		}
 		this.frameStart = 0;
 		this.frameEnd = 0;
 		this.limit = 0;
@@ -290,9 +310,12 @@ final class JsonFrameReader {
 				return head;
 			}
 			if (this.frameStart > 0) {
-				// move the partial frame to the front before reading more
+				// move the partial frame to the front before reading more (of a larger buffer once busy)
 				int shift = this.frameStart;
-				System.arraycopy(this.buf, shift, this.buf, 0, available);
+				byte[] to = this.busy ? new byte[Math.max(this.buf.length, this.busyCapacity)] : this.buf;
+				this.busy = false;
+				System.arraycopy(this.buf, shift, to, 0, available);
+				this.buf = to;
 				this.frameStart = 0;
 				this.limit = available;
 				this.lastNewline -= shift;
@@ -538,6 +561,16 @@ final class JsonFrameReader {
 
 	}
 
+	/**
+	 * Whether, on a stream that ends its frames with newlines, a newline follows the separator
+	 * after the last frame: the next frame has most likely arrived whole. {@code false} when
+	 * unknown.
+	 * @return whether a line after the last frame has been read
+	 */
+	boolean lineBuffered() {
+		return this.newlines == NEWLINES_ON && this.frameEnd < this.limit && newlineAfter(this.frameEnd);
+	}
+
 	/** Reads more bytes, growing the buffer when full. */
 	private boolean fill() throws IOException {
 		if (this.limit == this.buf.length) {
@@ -554,6 +587,9 @@ final class JsonFrameReader {
 			return false;
 		}
 		this.limit += n;
+		if (this.limit == this.buf.length && this.buf.length < this.busyCapacity) {
+			this.busy = true;
+		}
 		return true;
 	}
 

@@ -6,11 +6,11 @@ import java.net.PasswordAuthentication;
 import java.net.ProxySelector;
 import java.net.URI;
 import java.net.http.HttpClient;
+import java.util.List;
+import java.util.concurrent.AbstractExecutorService;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.SSLContext;
@@ -32,29 +32,25 @@ import org.springframework.http.client.ClientHttpRequestFactory;
  * The HTTP transport to one cluster: a request factory on the JDK HTTP client (HTTP/1.1) set up
  * with the cluster's TLS ({@code tls-server-name} as SNI and as the name the certificate is
  * checked against, {@code insecure-skip-tls-verify}), proxy and connect timeout, with no read
- * timeout (watches stream for minutes) and no redirect following; and what it holds open: the
- * threads on which the JDK client delivers responses, and the loopback relay that adds
- * credentials to the CONNECT requests of an {@code https} server's proxy. It does not add the
- * {@code Authorization} header.
+ * timeout (watches stream for minutes) and no redirect following, whose tasks run on the thread
+ * that hands them over (see {@link InlineExecutor}); and what it holds open: the loopback relay
+ * that adds credentials to the CONNECT requests of an {@code https} server's proxy. It does not
+ * add the {@code Authorization} header.
  *
- * <p>{@link #close()} stops both; requests afterwards fail. Thread-safe.
+ * <p>{@link #close()} stops the client's tasks and the relay; requests afterwards fail.
+ * Thread-safe.
  */
 final class Transport implements AutoCloseable {
-
-	/** How many threads deliver response bytes: handing bytes to a body only queues them. */
-	static final int THREADS = 4;
-
-	private static final AtomicInteger transports = new AtomicInteger();
 
 	private final URI server;
 
 	private final ClientHttpRequestFactory requestFactory;
 
-	private final ThreadPoolExecutor executor;
+	private final InlineExecutor executor;
 
 	private final @Nullable ProxyRelay relay;
 
-	private Transport(URI server, ClientHttpRequestFactory requestFactory, ThreadPoolExecutor executor,
+	private Transport(URI server, ClientHttpRequestFactory requestFactory, InlineExecutor executor,
 			@Nullable ProxyRelay relay) {
 		this.server = server;
 		this.requestFactory = requestFactory;
@@ -64,13 +60,12 @@ final class Transport implements AutoCloseable {
 
 	/**
 	 * Builds the transport to a cluster. Opens the proxy relay when an {@code https} server is
-	 * reached through a proxy that wants credentials; starts no thread otherwise (the executor's
-	 * threads start with the first response and end after 30 idle seconds).
+	 * reached through a proxy that wants credentials; starts no thread otherwise.
 	 * @param cluster the cluster
 	 * @return the transport, to be closed by its owner
 	 */
 	static Transport create(Cluster cluster) {
-		ThreadPoolExecutor executor = newExecutor();
+		InlineExecutor executor = new InlineExecutor();
 		boolean https = "https".equalsIgnoreCase(cluster.server().getScheme());
 		Cluster.Proxy proxy = cluster.proxy();
 		ProxyRelay relay = null;
@@ -107,20 +102,51 @@ final class Transport implements AutoCloseable {
 	}
 
 	/**
-	 * The threads on which the JDK client delivers responses. Its default is an unbounded cached
-	 * pool that grows with the open watches; a few threads serve any number of watches.
+	 * Where the JDK client runs its tasks: on the thread that hands them over, until closed, then
+	 * none (refused, so later requests fail as closed). Its selector thread then hands response
+	 * bytes to a body itself, which only queues them (and a reading thread that asks for more
+	 * lets the client read on): no further thread between the socket and the reading thread,
+	 * which on a busy watch woke once per buffer. The JDK client's default is a cached pool that
+	 * grows with the open watches.
 	 */
-	private static ThreadPoolExecutor newExecutor() {
-		String prefix = "listwatch-http-" + transports.incrementAndGet() + "-";
-		AtomicInteger count = new AtomicInteger();
-		ThreadPoolExecutor pool = new ThreadPoolExecutor(THREADS, THREADS, 30, TimeUnit.SECONDS,
-				new LinkedBlockingQueue<>(), (runnable) -> {
-					Thread thread = new Thread(runnable, prefix + count.incrementAndGet());
-					thread.setDaemon(true);
-					return thread;
-				});
-		pool.allowCoreThreadTimeOut(true);
-		return pool;
+	static final class InlineExecutor extends AbstractExecutorService {
+
+		private volatile boolean shutdown;
+
+		@Override
+		public void execute(Runnable task) {
+			if (this.shutdown) {
+				throw new RejectedExecutionException("the API server client is closed");
+			}
+			task.run();
+		}
+
+		@Override
+		public void shutdown() {
+			this.shutdown = true;
+		}
+
+		@Override
+		public List<Runnable> shutdownNow() {
+			this.shutdown = true;
+			return List.of();
+		}
+
+		@Override
+		public boolean isShutdown() {
+			return this.shutdown;
+		}
+
+		@Override
+		public boolean isTerminated() {
+			return this.shutdown;
+		}
+
+		@Override
+		public boolean awaitTermination(long timeout, TimeUnit unit) {
+			return this.shutdown;
+		}
+
 	}
 
 	/**
@@ -216,7 +242,7 @@ final class Transport implements AutoCloseable {
 	}
 
 	/**
-	 * The threads that deliver responses (for tests).
+	 * Where the JDK client runs its tasks (for tests).
 	 * @return the executor
 	 */
 	ExecutorService executor() {
@@ -232,8 +258,8 @@ final class Transport implements AutoCloseable {
 	}
 
 	/**
-	 * Stops the relay (cutting its tunnels) and the delivering threads (interrupting what they
-	 * run). Idempotent; returns without waiting for the threads to end.
+	 * Stops the relay (cutting its tunnels) and the JDK client's tasks (open responses break, later
+	 * requests fail). Idempotent; returns without waiting.
 	 */
 	@Override
 	public void close() {

@@ -26,6 +26,18 @@ import org.springframework.core.ResolvableTypeProvider;
  */
 public final class ResourceEvent<T> extends ApplicationEvent implements ResolvableTypeProvider {
 
+	/**
+	 * {@code ResourceEvent<type>} per watched type, made once: Spring asks every event for its
+	 * type and looks its listeners up by it, so a new instance per event would cost a generic
+	 * resolution and a hash per event.
+	 */
+	private static final ClassValue<ResolvableType> TYPES = new ClassValue<>() {
+		@Override
+		protected ResolvableType computeValue(Class<?> type) {
+			return ResolvableType.forClassWithGenerics(ResourceEvent.class, type);
+		}
+	};
+
 	private final String watch;
 
 	private final Type type;
@@ -172,7 +184,7 @@ public final class ResourceEvent<T> extends ApplicationEvent implements Resolvab
 	 */
 	@Override
 	public ResolvableType getResolvableType() {
-		return ResolvableType.forClassWithGenerics(ResourceEvent.class, this.objectType);
+		return TYPES.get(this.objectType);
 	}
 
 	@Override

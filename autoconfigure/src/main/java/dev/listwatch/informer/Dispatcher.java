@@ -12,6 +12,7 @@ import java.util.function.Consumer;
 import dev.listwatch.event.ResourceEvent;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.ApplicationEvent;
 
@@ -29,6 +30,9 @@ final class Dispatcher {
 	/** Events published per turn on the executor, so one busy watch does not hold a thread. */
 	private static final int BATCH = 512;
 
+	/** Events held back for {@link #release()} at most, before a dispatch thread is woken anyway. */
+	static final int HOLD = 64;
+
 	private final String watch;
 
 	private final Executor executor;
@@ -45,10 +49,16 @@ final class Dispatcher {
 
 	private int backlog;
 
+	/** Events queued and held back, no dispatch thread woken for them yet. */
+	private int held;
+
 	private boolean scheduled;
 
 	/** Paused (the watch is stopped): events wait, none is published until resumed. */
-	private boolean paused;
+	private volatile boolean paused;
+
+	/** Events taken by the running drain and not yet being published (part of the backlog). */
+	private volatile int inFlight;
 
 	Dispatcher(String watch, Executor executor, Consumer<ApplicationEvent> publisher) {
 		this.watch = watch;
@@ -61,6 +71,18 @@ final class Dispatcher {
 	 * @param event the event
 	 */
 	void enqueue(ResourceEvent<?> event) {
+		enqueue(event, false);
+	}
+
+	/**
+	 * Queues a resource event behind the waiting events of the same object. When {@code hold}, and
+	 * fewer than {@link #HOLD} events are held, no dispatch thread is woken for it until
+	 * {@link #release()} (or an event not held): the reading thread hands over what arrived
+	 * together in one go, instead of waking a thread per event. The caller must release.
+	 * @param event the event
+	 * @param hold whether the event may wait for {@link #release()}
+	 */
+	void enqueue(ResourceEvent<?> event, boolean hold) {
 		synchronized (this.lock) {
 			String key = event.key();
 			Object waiting = this.pending.get(key);
@@ -93,7 +115,19 @@ final class Dispatcher {
 					this.backlog++;
 				}
 			}
+			if (hold && !this.scheduled && ++this.held < HOLD) {
+				return;
+			}
 			scheduleIfNeeded();
+		}
+	}
+
+	/** Wakes a dispatch thread for the events held back by {@link #enqueue(ResourceEvent, boolean)}. */
+	void release() {
+		synchronized (this.lock) {
+			if (this.held > 0) {
+				scheduleIfNeeded();
+			}
 		}
 	}
 
@@ -126,6 +160,7 @@ final class Dispatcher {
 	}
 
 	private void scheduleIfNeeded() {
+		this.held = 0;
 		if (!this.scheduled && !this.paused) {
 			this.scheduled = true;
 			try {
@@ -138,25 +173,51 @@ final class Dispatcher {
 		}
 	}
 
+	/**
+	 * Publishes up to {@link #BATCH} waiting entries, taken from the queue under one lock (not one
+	 * lock per event, which the reading thread would contend for on every event); an entry taken
+	 * stays counted in the backlog until it is being published. A pause seen between two events
+	 * puts what was taken and not published back in front of the queue.
+	 */
 	private void drain() {
-		for (int i = 0; i < BATCH; i++) {
-			Object next;
-			synchronized (this.lock) {
-				Iterator<Map.Entry<Object, Object>> first = this.pending.entrySet().iterator();
-				if (this.paused || !first.hasNext()) {
-					this.scheduled = false;
-					return;
-				}
-				next = first.next().getValue();
-				first.remove();
-				this.backlog -= (next instanceof List<?> list) ? list.size() : 1;
+		Object[] batch;
+		int taken;
+		synchronized (this.lock) {
+			if (this.paused || this.pending.isEmpty()) {
+				this.scheduled = false;
+				return;
 			}
+			taken = Math.min(BATCH, this.pending.size());
+			batch = new Object[taken];
+			int events = 0;
+			Iterator<Map.Entry<Object, Object>> entries = this.pending.entrySet().iterator();
+			for (int i = 0; i < taken; i++) {
+				Object next = entries.next().getValue();
+				entries.remove();
+				batch[i] = next;
+				events += (next instanceof List<?> list) ? list.size() : 1;
+			}
+			this.backlog -= events;
+			this.inFlight = events;
+		}
+		for (int i = 0; i < taken; i++) {
+			Object next = batch[i];
 			if (next instanceof List<?> sequence) {
-				for (Object event : sequence) {
-					publish((ApplicationEvent) event);
+				for (int j = 0; j < sequence.size(); j++) {
+					if (this.paused) {
+						requeue(batch, i, sequence.subList(j, sequence.size()));
+						return;
+					}
+					this.inFlight--;
+					publish((ApplicationEvent) sequence.get(j));
 				}
 			}
 			else {
+				if (this.paused) {
+					requeue(batch, i, null);
+					return;
+				}
+				this.inFlight--;
 				publish((ApplicationEvent) next);
 			}
 		}
@@ -166,6 +227,53 @@ final class Dispatcher {
 				scheduleIfNeeded();
 			}
 		}
+	}
+
+	/**
+	 * Puts the entries of a batch from {@code from} on (the first of them reduced to {@code rest}
+	 * when not {@code null}) back in front of the queue, ahead of what was queued since; the
+	 * events of one object stay in order.
+	 */
+	@SuppressWarnings("unchecked")
+	private void requeue(Object[] batch, int from, @Nullable List<?> rest) {
+		synchronized (this.lock) {
+			LinkedHashMap<Object, Object> merged = new LinkedHashMap<>();
+			int events = 0;
+			for (int i = from; i < batch.length; i++) {
+				Object entry = (i == from && rest != null) ? new ArrayList<>(rest) : batch[i];
+				merged.put(key(entry), entry);
+				events += (entry instanceof List<?> list) ? list.size() : 1;
+			}
+			for (Map.Entry<Object, Object> entry : this.pending.entrySet()) {
+				Object ahead = merged.get(entry.getKey());
+				if (ahead == null) {
+					merged.put(entry.getKey(), entry.getValue());
+					continue;
+				}
+				List<Object> sequence = (ahead instanceof List<?> list) ? (List<Object>) list : new ArrayList<>(List.of(ahead));
+				if (entry.getValue() instanceof List<?> more) {
+					sequence.addAll(more);
+				}
+				else {
+					sequence.add(entry.getValue());
+				}
+				merged.put(entry.getKey(), sequence);
+			}
+			this.pending.clear();
+			this.pending.putAll(merged);
+			this.backlog += events;
+			this.inFlight = 0;
+			this.scheduled = false;
+			if (!this.paused) {
+				scheduleIfNeeded();
+			}
+		}
+	}
+
+	/** The queue key of an entry: its object's key, or the entry itself (a marker). */
+	private static Object key(Object entry) {
+		Object first = (entry instanceof List<?> list) ? list.get(0) : entry;
+		return (first instanceof ResourceEvent<?> event) ? event.key() : first;
 	}
 
 	private void publish(ApplicationEvent event) {
@@ -184,7 +292,7 @@ final class Dispatcher {
 	/** @return the events waiting to be published */
 	int backlog() {
 		synchronized (this.lock) {
-			return this.backlog;
+			return this.backlog + this.inFlight;
 		}
 	}
 

@@ -106,6 +106,9 @@ public final class Informer<T> implements SmartLifecycle {
 
 	private final List<Listener<T>> listeners = new CopyOnWriteArrayList<>();
 
+	/** Whether a reflector's event is being applied, so that what it publishes may be held; under {@link #changes}. */
+	private boolean holding;
+
 	/** Whether the watch's first sync was announced ({@link WatchSyncedEvent}); under {@link #changes}. */
 	private boolean syncAnnounced;
 
@@ -617,9 +620,10 @@ public final class Informer<T> implements SmartLifecycle {
 
 	/** Queues an event for the application's listeners and for each added listener; under {@link #changes}. */
 	private void enqueue(ResourceEvent<T> event) {
-		this.dispatcher.enqueue(event);
+		boolean hold = this.holding;
+		this.dispatcher.enqueue(event, hold);
 		for (Listener<T> listener : this.listeners) {
-			listener.dispatcher.enqueue(event);
+			listener.dispatcher.enqueue(event, hold);
 		}
 	}
 
@@ -787,11 +791,22 @@ public final class Informer<T> implements SmartLifecycle {
 					Informer.this.changes.lock();
 					try {
 						ensureOpen();
+						// what it publishes waits for release(), up to Dispatcher.HOLD events
+						Informer.this.holding = true;
 						Informer.this.apply(event);
 					}
 					finally {
+						Informer.this.holding = false;
 						Informer.this.changes.unlock();
 						Run.this.gate.unlock();
+					}
+				}
+
+				@Override
+				public void release() {
+					Informer.this.dispatcher.release();
+					for (Listener<T> listener : Informer.this.listeners) {
+						listener.dispatcher.release();
 					}
 				}
 

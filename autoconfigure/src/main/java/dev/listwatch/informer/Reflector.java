@@ -650,9 +650,13 @@ final class Reflector<T> implements Runnable {
 					case ERROR -> throw KubernetesApiException.of("watch " + this.listerWatcher.resource(),
 							event.status(), null);
 				}
+				if (!stream.hasBuffered()) {
+					this.handler.release();
+				}
 			}
 		}
 		finally {
+			this.handler.release();
 			this.watchdog.closed();
 		}
 	}

@@ -32,4 +32,11 @@ interface ReflectorHandler<T> {
 	 */
 	void apply(WatchEvent<T> event);
 
+	/**
+	 * The reflector is about to wait for the server (or stops reading): what {@link #apply} held
+	 * back to hand over in one go must go now.
+	 */
+	default void release() {
+	}
+
 }

@@ -93,6 +93,53 @@ class JsonFrameReaderTests {
 	}
 
 	@Test
+	void tellsWhetherTheNextLineHasArrivedWhole() throws IOException {
+		String a = "{\"n\":1,\"s\":\"x\"}";
+		String b = "{\"n\":2}";
+		String c = "{\"n\":3,\"s\":\"}\"}";
+		byte[] stream = (a + "\n" + b + "\n" + c + "\n" + "{\"n\":4,").getBytes(StandardCharsets.UTF_8);
+		// all in one read; a read past the bytes would wait (and fails here)
+		JsonFrameReader reader = new JsonFrameReader(new Chunked(stream, Integer.MAX_VALUE, false), 1 << 20);
+		Counting counting = new Counting();
+		assertThat(reader.lineBuffered()).as("nothing read yet").isFalse();
+		assertThat(reader.next(counting)).isEqualTo(a);
+		assertThat(reader.lineBuffered()).as("not yet known that newlines end frames").isFalse();
+		assertThat(reader.next(counting)).isEqualTo(b);
+		assertThat(reader.lineBuffered()).as("c's line is whole").isTrue();
+		assertThat(reader.lineBuffered()).as("asked twice").isTrue();
+		assertThat(reader.next(counting)).isEqualTo(c);
+		assertThat(reader.lineBuffered()).as("only part of the next frame").isFalse();
+		assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> reader.next(counting))
+			.withMessageContaining("would wait");
+	}
+
+	@Test
+	void growsItsBufferOnlyOnceAReadHasFilledIt() throws IOException {
+		String a = "{\"a\":\"" + "x".repeat(3000) + "\"}";
+		byte[] stream = (a + "\n").repeat(40).getBytes(StandardCharsets.UTF_8);
+		// a quiet stream: reads of one event never fill the first buffer
+		JsonFrameReader quiet = new JsonFrameReader(new Chunked(stream, a.length() + 1), 1 << 20, 16 * 1024);
+		quiet.growWhenBusy(64 * 1024);
+		Counting counting = new Counting();
+		for (int i = 0; i < 40; i++) {
+			assertThat(quiet.next(counting)).isEqualTo(a);
+		}
+		assertThat(quiet.buffer()).hasSize(16 * 1024);
+		// a busy one: all has arrived, a read fills the buffer
+		JsonFrameReader busy = new JsonFrameReader(new Chunked(stream, Integer.MAX_VALUE), 1 << 20, 16 * 1024);
+		busy.growWhenBusy(64 * 1024);
+		for (int i = 0; i < 10; i++) {
+			assertThat(busy.next(counting)).isEqualTo(a);
+		}
+		// grown while frames went on past the first read (a part of one moved to the larger buffer)
+		assertThat(busy.buffer()).hasSize(64 * 1024);
+		for (int i = 10; i < 40; i++) {
+			assertThat(busy.next(counting)).isEqualTo(a);
+		}
+		assertThat(busy.next(counting)).isNull();
+	}
+
+	@Test
 	void cutsPrettyPrintedFramesWhoseNewlinesAreInside() throws IOException {
 		String a = "{\n  \"type\": \"ADDED\",\n  \"object\": {\n    \"a\": [1, 2],\n    \"s\": \"}\"\n  }\n}";
 		String b = "{\n  \"type\": \"MODIFIED\",\n  \"object\": {}\n}";

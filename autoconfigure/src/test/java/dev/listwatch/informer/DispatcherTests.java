@@ -154,6 +154,67 @@ class DispatcherTests {
 	}
 
 	@Test
+	void aPauseWhilePublishingATakenBatchPutsTheRestBackAheadOfNewerEventsOfTheSameObjects() {
+		List<String> seen = new ArrayList<>();
+		Dispatcher[] self = new Dispatcher[1];
+		Dispatcher dispatcher = new Dispatcher("things", this.tasks::add, (event) -> {
+			ResourceEvent<?> resource = (ResourceEvent<?>) event;
+			seen.add(resource.type() + " " + resource.meta().name() + " " + resource.object());
+			if (resource.meta().name().equals("a")) {
+				// while the first event of the batch is published, more are queued, then the watch stops
+				self[0].enqueue(event(Type.ADDED, "b", "2", null));
+				self[0].enqueue(event(Type.MODIFIED, "c", "2", "1"));
+				self[0].enqueue(event(Type.ADDED, "d", "1", null));
+				self[0].pause();
+			}
+		});
+		self[0] = dispatcher;
+		dispatcher.enqueue(event(Type.ADDED, "a", "1", null));
+		dispatcher.enqueue(event(Type.ADDED, "b", "1", null));
+		dispatcher.enqueue(event(Type.DELETED, "b", "1", null));
+		dispatcher.enqueue(event(Type.ADDED, "c", "1", null));
+		runAll();
+		// b's two events and c's one were taken and not published: 3, and the 3 queued meanwhile
+		assertThat(seen).containsExactly("ADDED a 1");
+		assertThat(dispatcher.backlog()).isEqualTo(6);
+		dispatcher.resume();
+		runAll();
+		assertThat(seen).containsExactly("ADDED a 1", "ADDED b 1", "DELETED b 1", "ADDED b 2", "ADDED c 1",
+				"MODIFIED c 2", "ADDED d 1");
+		assertThat(dispatcher.backlog()).isZero();
+		assertThat(dispatcher.published()).isEqualTo(7);
+	}
+
+	@Test
+	void heldEventsWakeNoThreadUntilReleasedOrUntilTooManyAreHeld() {
+		this.dispatcher.enqueue(event(Type.ADDED, "a", "1", null), true);
+		this.dispatcher.enqueue(event(Type.ADDED, "b", "1", null), true);
+		assertThat(this.tasks).isEmpty();
+		assertThat(this.dispatcher.backlog()).isEqualTo(2);
+		this.dispatcher.release();
+		assertThat(this.tasks).hasSize(1);
+		this.dispatcher.release();
+		assertThat(this.tasks).as("released once").hasSize(1);
+		runAll();
+		assertThat(this.published).containsExactly("ADDED a 1 old=null", "ADDED b 1 old=null");
+		// at most HOLD events wait for a release
+		for (int i = 1; i < Dispatcher.HOLD; i++) {
+			this.dispatcher.enqueue(event(Type.ADDED, "o" + i, "1", null), true);
+		}
+		assertThat(this.tasks).isEmpty();
+		this.dispatcher.enqueue(event(Type.ADDED, "last", "1", null), true);
+		assertThat(this.tasks).hasSize(1);
+		runAll();
+		assertThat(this.published).hasSize(2 + Dispatcher.HOLD);
+		// an event not held wakes a thread for those held before it
+		this.dispatcher.enqueue(event(Type.ADDED, "c", "1", null), true);
+		this.dispatcher.enqueue(event(Type.ADDED, "d", "1", null));
+		assertThat(this.tasks).hasSize(1);
+		runAll();
+		assertThat(this.published).endsWith("ADDED c 1 old=null", "ADDED d 1 old=null");
+	}
+
+	@Test
 	void aSlowListenerNeverBlocksTheWriterAndTheBacklogStaysBoundedPerObject() throws Exception {
 		ExecutorService executor = Executors.newFixedThreadPool(2);
 		CountDownLatch entered = new CountDownLatch(1);

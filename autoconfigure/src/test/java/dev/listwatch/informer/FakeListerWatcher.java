@@ -236,6 +236,12 @@ final class FakeListerWatcher implements ListerWatcher<String> {
 			return this.closed;
 		}
 
+		/** Whether a scripted item (an event, a failure or the end) waits to be read. */
+		@Override
+		public boolean hasBuffered() {
+			return this.peeked != null || !this.items.isEmpty();
+		}
+
 		@Override
 		public boolean hasNext() {
 			if (this.peeked != null) {

@@ -49,6 +49,14 @@ final class RecordingHandler implements ReflectorHandler<String> {
 		record(event.type() + " " + ((event.unbindable() != null) ? "unbindable " + event.meta().key() : event.object()));
 	}
 
+	/** How many calls had been recorded at each {@link #release()}. */
+	final LinkedBlockingQueue<Integer> releases = new LinkedBlockingQueue<>();
+
+	@Override
+	public void release() {
+		this.releases.add(this.calls.size());
+	}
+
 	private void record(String call) {
 		this.calls.add(call);
 		this.arrivals.add(call);

@@ -67,6 +67,21 @@ class ReflectorTests {
 	// ---------------------------------------------------------------- list, then watch
 
 	@Test
+	void releasesWhatTheHandlerHeldWhenNoEventWaitsAndWhenTheWatchEnds() throws InterruptedException {
+		FakeStream stream = new FakeStream().events(event(WatchEvent.Type.ADDED, "d@11"),
+				event(WatchEvent.Type.MODIFIED, "d@12"), event(WatchEvent.Type.MODIFIED, "d@13"));
+		this.listerWatcher.page("10", null, "a@5").stream(stream);
+		start(options(false));
+		assertThat(nextCalls(4)).containsExactly("replace initial=true [a@5]", "ADDED d@11", "MODIFIED d@12",
+				"MODIFIED d@13");
+		// the three events arrived together: one release, after the last (none after the list)
+		assertThat(this.handler.releases.poll(10, TimeUnit.SECONDS)).isEqualTo(4);
+		assertThat(this.handler.releases).isEmpty();
+		this.reflector.stop();
+		assertThat(this.handler.releases.poll(10, TimeUnit.SECONDS)).as("when the watch ends").isEqualTo(4);
+	}
+
+	@Test
 	void pagedFirstListFromTheWatchCacheThenWatchFromTheListsResourceVersion() {
 		this.listerWatcher.page("10", "c1", "a@5", "b@6")
 			.page("10", null, "c@7")

@@ -75,6 +75,7 @@ public final class BenchMain {
 				}
 				long t0 = System.nanoTime();
 				long cpuSync = cpu();
+				long switchesAtSync = voluntarySwitches();
 				long callsAtSync = calls.sum();
 				if (!finals.await(600, TimeUnit.SECONDS)) {
 					throw new IllegalStateException("only " + (pods - finals.getCount()) + " of " + pods
@@ -82,11 +83,13 @@ public final class BenchMain {
 				}
 				long t1 = System.nanoTime();
 				long cpu1 = cpu();
+				long switches = voluntarySwitches() - switchesAtSync;
 				double seconds = (t1 - t0) / 1e9;
 				result("throughput", subject.name(), "round", round, "warmup", round < warmup, "eventsPerSec",
 						String.format("%.0f", events / seconds), "seconds", String.format("%.3f", seconds),
 						"cpuMsPer1kEvents", String.format("%.3f", (cpu1 - cpuSync) / 1e6 / events * 1000),
-						"handlerCalls", calls.sum() - callsAtSync, "syncCpuMs", (cpuSync - cpu0) / 1_000_000);
+						"handlerCalls", calls.sum() - callsAtSync, "syncCpuMs", (cpuSync - cpu0) / 1_000_000,
+						"waitsPer1kEvents", String.format("%.1f", switches * 1000.0 / events));
 			}
 		}
 	}
@@ -244,6 +247,33 @@ public final class BenchMain {
 			Thread.sleep(100);
 		}
 		return memory.getHeapMemoryUsage().getUsed();
+	}
+
+	/**
+	 * The voluntary context switches of all the JVM's threads so far (Linux: each is a thread that
+	 * waited, mostly to be woken by another: a hand-over), or 0 where /proc is not there.
+	 */
+	private static long voluntarySwitches() {
+		long sum = 0;
+		try (java.nio.file.DirectoryStream<java.nio.file.Path> tasks = java.nio.file.Files
+			.newDirectoryStream(java.nio.file.Path.of("/proc/self/task"))) {
+			for (java.nio.file.Path task : tasks) {
+				try {
+					for (String line : java.nio.file.Files.readAllLines(task.resolve("status"))) {
+						if (line.startsWith("voluntary_ctxt_switches:")) {
+							sum += Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+						}
+					}
+				}
+				catch (java.io.IOException | RuntimeException ex) {
+					// the thread ended meanwhile
+				}
+			}
+		}
+		catch (java.io.IOException ex) {
+			return 0;
+		}
+		return sum;
 	}
 
 	private static long cpu() {

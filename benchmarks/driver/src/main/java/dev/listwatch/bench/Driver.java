@@ -42,6 +42,7 @@ public final class Driver {
 		CLIENTS.put("listwatch-decode", new String[] { "listwatch-runner", "dev.listwatch.bench.ListwatchRunner", "decode" });
 		CLIENTS.put("listwatch", new String[] { "listwatch-runner", "dev.listwatch.bench.ListwatchRunner", null });
 		CLIENTS.put("listwatch-boot", new String[] { "listwatch-runner", "dev.listwatch.bench.BootRunner", null });
+		CLIENTS.put("listwatch-apache", new String[] { "apache-runner", "dev.listwatch.bench.ApacheRunner", null });
 		CLIENTS.put("listwatch-etcd", new String[] { "listwatch-runner", "dev.listwatch.bench.EtcdRunner", null });
 		CLIENTS.put("fabric8", new String[] { "fabric8-runner", "dev.listwatch.bench.Fabric8Runner", null });
 		CLIENTS.put("client-java", new String[] { "clientjava-runner", "dev.listwatch.bench.ClientJavaRunner", null });
@@ -212,6 +213,7 @@ public final class Driver {
 		command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
 		command.addAll(jvmFlags());
 		command.addAll(extraJvm);
+		command.addAll(flightRecording(bench, client));
 		command.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
 		command.add("-cp");
 		command.add(classpath);
@@ -260,6 +262,19 @@ public final class Driver {
 		run.reader.start();
 		System.err.println("[" + bench + "] " + client + " (log: " + log + ")");
 		return run;
+	}
+
+	/**
+	 * With {@code jfr=<settings>} (e.g. {@code jfr=profile}): a flight recording of each client
+	 * JVM, written beside its log as {@code <benchmark>-<client>.jfr}; none by default.
+	 */
+	List<String> flightRecording(String bench, String client) {
+		String settings = this.opts.get("jfr");
+		if (settings == null || settings.isEmpty()) {
+			return List.of();
+		}
+		Path file = this.logs.resolve(bench + "-" + client + ".jfr").toAbsolutePath();
+		return List.of("-XX:StartFlightRecording=settings=" + settings + ",filename=" + file + ",dumponexit=true");
 	}
 
 	/** The first requests the fake server saw, beside the client's log. */
@@ -357,6 +372,40 @@ public final class Driver {
 		print("");
 		print("listwatch / fastest peer: **" + ratio(listwatch, fastestPeer) + "** (target ≥ 2×); listwatch / Jackson"
 				+ " tokenize: **" + ratio(listwatch, tokenize) + "** (target ≥ 0.60×).");
+		print("");
+		multicasterCost(all, tokenize);
+		StringBuilder waits = new StringBuilder();
+		for (String client : clients) {
+			double perK = median(all.getOrDefault(client, List.of()), "waitsPer1kEvents");
+			if (!Double.isNaN(perK)) {
+				waits.append(waits.isEmpty() ? "" : ", ").append(client).append(" ").append(f0(perK));
+			}
+		}
+		if (!waits.isEmpty()) {
+			print("Hand-overs: voluntary context switches of all the client's threads per 1,000 events (a thread that"
+					+ " waited, mostly until another woke it): " + waits + ".");
+			print("");
+		}
+	}
+
+	/**
+	 * What the user's path costs over the direct one: {@code listwatch-boot} (Spring's multicaster
+	 * and an {@code @EventListener}) minus {@code listwatch} (the publisher calls the handler), in
+	 * CPU µs per event, and the user's path against Jackson's tokenize rate.
+	 */
+	void multicasterCost(Map<String, List<Map<String, String>>> all, double tokenize) {
+		List<Map<String, String>> boot = all.get("listwatch-boot");
+		List<Map<String, String>> direct = all.get("listwatch");
+		if (boot == null || direct == null) {
+			return;
+		}
+		double bootCpu = median(boot, "cpuMsPer1kEvents");
+		double directCpu = median(direct, "cpuMsPer1kEvents");
+		print("Through `@EventListener` (`listwatch-boot`) against the publisher calling the handler (`listwatch`): "
+				+ f2(bootCpu) + " against " + f2(directCpu) + " CPU µs per event, so Spring's event multicaster and"
+				+ " the listener's invocation cost **" + f2(bootCpu - directCpu) + " µs per event** ("
+				+ f0(100 * (bootCpu - directCpu) / bootCpu) + "% of the user's path); listwatch-boot / Jackson"
+				+ " tokenize: **" + ratio(median(boot, "eventsPerSec"), tokenize) + "** (target ≥ 1.0×).");
 		print("");
 	}
 
