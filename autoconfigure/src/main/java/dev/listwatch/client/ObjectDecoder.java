@@ -15,6 +15,7 @@ import dev.listwatch.ObjectMeta;
 import dev.listwatch.Status;
 import dev.listwatch.UnbindableObject;
 import dev.listwatch.WatchEvent;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
@@ -104,6 +105,9 @@ final class ObjectDecoder<T> {
 
 	private final ObjectMapper mapper;
 
+	/** Binds the objects of a type other than {@link KubernetesObject}; {@code null} for that. */
+	private final @Nullable TypedBinding<T> binding;
+
 	private final boolean keepManagedFields;
 
 	/**
@@ -124,6 +128,8 @@ final class ObjectDecoder<T> {
 		this.mapper = mapper;
 		this.keepManagedFields = keepManagedFields;
 		this.metadataOnly = metadataOnly;
+		this.binding = (type == KubernetesObject.class || type == Object.class) ? null
+				: new TypedBinding<>(mapper, type);
 	}
 
 	boolean metadataOnly() {
@@ -409,13 +415,15 @@ final class ObjectDecoder<T> {
 	 */
 	private T bind(Scan scan, ObjectMeta meta, byte[] buf, int off) {
 		byte[] json = scan.bytes(buf, off, this.keepManagedFields);
-		KubernetesObject object = KubernetesObject.of(meta, intern(scan.apiVersion, this.pool),
-				intern(scan.kind, this.pool), json);
-		if (this.type == KubernetesObject.class || this.type == Object.class) {
+		TypedBinding<T> binding = this.binding;
+		if (binding == null) {
+			KubernetesObject object = KubernetesObject.of(meta, intern(scan.apiVersion, this.pool),
+					intern(scan.kind, this.pool), json);
 			return this.type.cast(object);
 		}
 		try {
-			return object.as(this.type, this.mapper);
+			// straight from the bytes, no KubernetesObject in between (see TypedBinding)
+			return binding.bind(json, meta);
 		}
 		catch (JacksonException ex) {
 			// never the exception itself, nor its message: Jackson's messages quote the value
