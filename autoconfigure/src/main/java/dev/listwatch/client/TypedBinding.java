@@ -42,7 +42,8 @@ import com.fasterxml.jackson.annotation.Nulls;
  * read-only {@link CompactMap}s and {@link CompactList}s (one array each) instead of
  * {@code LinkedHashMap}s and {@code ArrayList}s, their string values shared through a small
  * bounded pool of the watch (most repeat from object to object: images, node names, condition
- * types, {@code "True"}), numbers and booleans as Jackson binds them;</li>
+ * types, {@code "True"}), so are integers and the keys of maps of the same shape (the containers of
+ * all Pods), numbers and booleans as Jackson binds them;</li>
  * <li>the object's own {@code metadata}, when the type holds it as {@link ObjectMeta}, as the
  * instance the decoder already read (the cache holds it anyway), instead of a second one.</li>
  * </ul>
@@ -86,13 +87,27 @@ final class TypedBinding<T> {
 	}
 
 	/**
-	 * Shares equal strings: a direct-mapped table of the last string seen per hash slot, looked up
-	 * from the parser's characters so that a string seen before is not even created again. Racy
-	 * by design and safe (a slot holds a whole immutable string or another one).
+	 * Shares equal strings, and the keys of maps of the same shape: direct-mapped tables of the
+	 * last one seen per hash slot, strings looked up from the parser's characters so that a string
+	 * seen before is not even created again. Racy by design and safe (a slot holds a whole
+	 * immutable string or keys, or another one).
 	 */
 	static final class StringPool {
 
+		/** Slots for map keys (a power of two). */
+		private static final int KEYS_SLOTS = 1024;
+
+		/** Slots for integers beyond the JDK's own cache (a power of two). */
+		private static final int INTEGER_SLOTS = 256;
+
+		/** Maps with more keys than this have keys of their own. */
+		private static final int KEYS_MAX = 64;
+
 		private final String[] slots;
+
+		private final CompactMap.Keys[] keys = new CompactMap.Keys[KEYS_SLOTS];
+
+		private final Integer[] integers = new Integer[INTEGER_SLOTS];
 
 		private final int maxLength;
 
@@ -129,8 +144,45 @@ final class TypedBinding<T> {
 			return get(p.getStringCharacters(), p.getStringOffset(), p.getStringLength());
 		}
 
-	}
+		/** An {@code Integer} equal to the value, shared with others seen before (ports, sizes...). */
+		Integer integer(int value) {
+			if (value >= -128 && value <= 127) {
+				return value;
+			}
+			int slot = (value ^ (value >>> 16)) & (this.integers.length - 1);
+			Integer shared = this.integers[slot];
+			if (shared != null && shared == value) {
+				return shared;
+			}
+			Integer integer = value;
+			this.integers[slot] = integer;
+			return integer;
+		}
 
+		/**
+		 * The keys of these names, shared with the maps of the same shape.
+		 * @param names the distinct names in order (may be kept)
+		 * @return the keys
+		 */
+		CompactMap.Keys keys(String[] names) {
+			if (names.length > KEYS_MAX) {
+				return new CompactMap.Keys(names);
+			}
+			int hash = 1;
+			for (String name : names) {
+				hash = 31 * hash + name.hashCode();
+			}
+			int slot = (hash ^ (hash >>> 16)) & (KEYS_SLOTS - 1);
+			CompactMap.Keys shared = this.keys[slot];
+			if (shared != null && shared.sameAs(names)) {
+				return shared;
+			}
+			CompactMap.Keys keys = new CompactMap.Keys(names);
+			this.keys[slot] = keys;
+			return keys;
+		}
+
+	}
 
 	/** Puts the lean deserializers in front of Jackson's standard ones, and nowhere else. */
 	private static final class Modifier extends ValueDeserializerModifier {
@@ -191,9 +243,12 @@ final class TypedBinding<T> {
 
 		private final transient StringPool pool;
 
+		private final transient java.util.function.Function<String[], CompactMap.Keys> keys;
+
 		Untyped(ValueDeserializer<?> delegate, StringPool pool) {
 			super(delegate);
 			this.pool = pool;
+			this.keys = pool::keys;
 		}
 
 		@Override
@@ -231,6 +286,10 @@ final class TypedBinding<T> {
 					return list(p, ctxt);
 				case JsonTokenId.ID_STRING:
 					return this.pool.get(p);
+				case JsonTokenId.ID_NUMBER_INT:
+					// as Jackson's vanilla one without coercions: an Integer when the value fits one
+					return (p.getNumberType() == JsonParser.NumberType.INT) ? this.pool.integer(p.getIntValue())
+							: this._delegatee.deserialize(p, ctxt);
 				case JsonTokenId.ID_TRUE:
 					return Boolean.TRUE;
 				case JsonTokenId.ID_FALSE:
@@ -258,7 +317,7 @@ final class TypedBinding<T> {
 				entries[2 * size + 1] = value(p, ctxt);
 				size++;
 			}
-			return CompactMap.of(entries, size);
+			return CompactMap.build(entries, size, this.keys);
 		}
 
 		/** An array's elements, from its start to its end. */

@@ -83,8 +83,13 @@ class TypedBindingTests {
 		assertThat(one.spec().get("nodeName")).isEqualTo(two.spec().get("nodeName"))
 			.isSameAs(two.spec().get("nodeName"));
 		Map<?, ?> container = (Map<?, ?>) ((List<?>) two.spec().get("containers")).get(0);
-		assertThat(container.get("image"))
-			.isSameAs(((Map<?, ?>) ((List<?>) one.spec().get("containers")).get(0)).get("image"));
+		Map<?, ?> first = (Map<?, ?>) ((List<?>) one.spec().get("containers")).get(0);
+		Object port = ((Map<?, ?>) ((List<?>) container.get("ports")).get(0)).get("containerPort");
+		assertThat(port).isEqualTo(8080).isSameAs(((Map<?, ?>) ((List<?>) first.get("ports")).get(0)).get("containerPort"));
+		assertThat(container.get("image")).isSameAs(first.get("image"));
+		// maps of the same shape share their keys
+		assertThat(List.copyOf(container.keySet())).isEqualTo(List.copyOf(first.keySet()));
+		assertThat(container.keySet().iterator().next()).isSameAs(first.keySet().iterator().next());
 	}
 
 	@Test
@@ -204,6 +209,14 @@ class TypedBindingTests {
 		assertThat(jdk).isEqualTo(map);
 		assertThat(map.getOrDefault("c", "d")).isEqualTo("d");
 		assertThat(map.getOrDefault("b", "d")).isNull();
+		assertThat(map.containsValue(null)).isTrue();
+		assertThat(map.containsValue(2)).isTrue();
+		assertThat(map.containsValue(1)).isFalse();
+		assertThat(map.keySet()).containsExactly("a", "b");
+		assertThat(map.values()).containsExactly(2, null);
+		assertThat(map).isNotEqualTo(Map.of("a", 2, "c", 3)).isNotEqualTo(Map.of("a", 2));
+		assertThatExceptionOfType(UnsupportedOperationException.class).isThrownBy(() -> map.putIfAbsent("c", 1));
+		assertThatExceptionOfType(UnsupportedOperationException.class).isThrownBy(() -> map.merge("a", 1, (x, y) -> y));
 		CompactList list = CompactList.of(new Object[] { 1, null, "x" }, 3);
 		List<Object> jdkList = new ArrayList<>();
 		jdkList.add(1);
