@@ -33,7 +33,9 @@ import tools.jackson.databind.exc.UnrecognizedPropertyException;
  * (not tokenized: a syntax error deep inside a skipped value, such as a missing colon in
  * {@code spec}, surfaces only when the object is bound or parsed), and each object keeps its own
  * bytes (without {@code metadata.managedFields} unless asked to keep them). Objects bound
- * to a Java type other than {@link KubernetesObject} are then bound from those bytes. A list page
+ * to a Java type other than {@link KubernetesObject} are then bound from those bytes, leanly (see
+ * {@link TypedBinding}: read-only untyped maps and lists, shared strings, the metadata read here),
+ * and the bytes dropped. A list page
  * is decoded as it streams in, item by item, never held whole.
  * <p>
  * An object the server has that cannot be held, because it does not bind to the Java type or is
@@ -103,8 +105,6 @@ final class ObjectDecoder<T> {
 
 	private final Class<T> type;
 
-	private final ObjectMapper mapper;
-
 	/** Binds the objects of a type other than {@link KubernetesObject}; {@code null} for that. */
 	private final @Nullable TypedBinding<T> binding;
 
@@ -125,7 +125,6 @@ final class ObjectDecoder<T> {
 
 	ObjectDecoder(Class<T> type, ObjectMapper mapper, boolean keepManagedFields, boolean metadataOnly) {
 		this.type = type;
-		this.mapper = mapper;
 		this.keepManagedFields = keepManagedFields;
 		this.metadataOnly = metadataOnly;
 		this.binding = (type == KubernetesObject.class || type == Object.class) ? null

@@ -201,7 +201,9 @@ final class TypedBinding<T> {
 			if (deserializer instanceof UntypedObjectDeserializer) {
 				return new Untyped(deserializer, this.pool);
 			}
-			if (beanDesc.getBeanClass() == ObjectMeta.class && deserializer instanceof BeanDeserializerBase) {
+			// ObjectMeta as listwatch declares it (no mix-in of the application's changes how it binds)
+			if (beanDesc.getBeanClass() == ObjectMeta.class && deserializer instanceof BeanDeserializerBase
+					&& config.findMixInClassFor(ObjectMeta.class) == null) {
 				return new ScannedMeta(deserializer);
 			}
 			return deserializer;

@@ -40,6 +40,7 @@ public final class Driver {
 	static {
 		CLIENTS.put("jackson-tokenize", new String[] { "listwatch-runner", "dev.listwatch.bench.ListwatchRunner", "tokenize" });
 		CLIENTS.put("listwatch-decode", new String[] { "listwatch-runner", "dev.listwatch.bench.ListwatchRunner", "decode" });
+		CLIENTS.put("listwatch-decode-typed", new String[] { "listwatch-runner", "dev.listwatch.bench.ListwatchRunner", "decode-typed" });
 		CLIENTS.put("listwatch", new String[] { "listwatch-runner", "dev.listwatch.bench.ListwatchRunner", null });
 		CLIENTS.put("listwatch-boot", new String[] { "listwatch-runner", "dev.listwatch.bench.BootRunner", null });
 		// a watch bound to a user record (TypedRunner.Pod) instead of KubernetesObject
@@ -304,6 +305,10 @@ public final class Driver {
 		long events = Long.parseLong(this.opts.get("events"));
 		List<String> clients = new ArrayList<>(List.of("jackson-tokenize", "listwatch-decode"));
 		clients.addAll(clients("clients"));
+		if (clients.contains("listwatch-typed")) {
+			// the typed watch's decoding alone, beside listwatch-decode
+			clients.add(2, "listwatch-decode-typed");
+		}
 		Map<String, List<Map<String, String>>> all = new LinkedHashMap<>();
 		int eventBytes = 0;
 		for (String client : clients) {
