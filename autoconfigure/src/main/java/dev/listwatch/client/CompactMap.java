@@ -349,11 +349,12 @@ final class CompactMap implements Map<String, Object> {
 			this.index = (names.length > SCAN) ? index(names) : null;
 		}
 
-		boolean sameAs(String[] names) {
-			if (names.length != this.names.length) {
+		/** Whether these are the first {@code size} of {@code names}, in order. */
+		boolean sameAs(String[] names, int size) {
+			if (size != this.names.length) {
 				return false;
 			}
-			for (int i = 0; i < names.length; i++) {
+			for (int i = 0; i < size; i++) {
 				if (names[i] != this.names[i] && !names[i].equals(this.names[i])) {
 					return false;
 				}

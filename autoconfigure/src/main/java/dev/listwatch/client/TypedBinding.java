@@ -87,10 +87,10 @@ final class TypedBinding<T> {
 	}
 
 	/**
-	 * Shares equal strings, and the keys of maps of the same shape: direct-mapped tables of the
-	 * last one seen per hash slot, strings looked up from the parser's characters so that a string
-	 * seen before is not even created again. Racy by design and safe (a slot holds a whole
-	 * immutable string or keys, or another one).
+	 * Shares equal strings, integers, and the keys of maps of the same shape: direct-mapped tables
+	 * of the last one seen per hash slot, strings looked up from the parser's characters so that a
+	 * string seen before is not even created again. Racy by design and safe: a slot holds one
+	 * immutable object (a string with its characters, keys, an integer) or another one.
 	 */
 	static final class StringPool {
 
@@ -103,7 +103,11 @@ final class TypedBinding<T> {
 		/** Maps with more keys than this have keys of their own. */
 		private static final int KEYS_MAX = 64;
 
-		private final String[] slots;
+		/** A string and its characters (compared as one range), published together. */
+		private record Pooled(String string, char[] chars) {
+		}
+
+		private final Pooled[] slots;
 
 		private final CompactMap.Keys[] keys = new CompactMap.Keys[KEYS_SLOTS];
 
@@ -112,7 +116,7 @@ final class TypedBinding<T> {
 		private final int maxLength;
 
 		StringPool(int slots, int maxLength) {
-			this.slots = new String[slots];
+			this.slots = new Pooled[slots];
 			this.maxLength = maxLength;
 		}
 
@@ -120,23 +124,29 @@ final class TypedBinding<T> {
 			if (length > this.maxLength) {
 				return new String(chars, offset, length);
 			}
-			int hash = 0;
-			for (int i = offset; i < offset + length; i++) {
-				hash = 31 * hash + chars[i];
+			// at most 16 characters hashed: the first and last 8 (names and ids differ at the end)
+			int hash = length;
+			int end = offset + length;
+			if (length <= 16) {
+				for (int i = offset; i < end; i++) {
+					hash = 31 * hash + chars[i];
+				}
+			}
+			else {
+				for (int i = offset; i < offset + 8; i++) {
+					hash = 31 * hash + chars[i];
+				}
+				for (int i = end - 8; i < end; i++) {
+					hash = 31 * hash + chars[i];
+				}
 			}
 			int slot = (hash ^ (hash >>> 16)) & (this.slots.length - 1);
-			String shared = this.slots[slot];
-			if (shared != null && shared.length() == length) {
-				int i = 0;
-				while (i < length && shared.charAt(i) == chars[offset + i]) {
-					i++;
-				}
-				if (i == length) {
-					return shared;
-				}
+			Pooled seen = this.slots[slot];
+			if (seen != null && java.util.Arrays.equals(seen.chars, 0, seen.chars.length, chars, offset, end)) {
+				return seen.string;
 			}
 			String string = new String(chars, offset, length);
-			this.slots[slot] = string;
+			this.slots[slot] = new Pooled(string, java.util.Arrays.copyOfRange(chars, offset, end));
 			return string;
 		}
 
@@ -160,6 +170,28 @@ final class TypedBinding<T> {
 		}
 
 		/**
+		 * The keys of a map of this shape seen before, if they are still in the pool.
+		 * @param names the names in order (not kept)
+		 * @param size how many
+		 * @return the keys, or {@code null}
+		 */
+		CompactMap.@Nullable Keys sharedKeys(String[] names, int size) {
+			if (size > KEYS_MAX) {
+				return null;
+			}
+			CompactMap.Keys shared = this.keys[slot(names, size)];
+			return (shared != null && shared.sameAs(names, size)) ? shared : null;
+		}
+
+		private static int slot(String[] names, int size) {
+			int hash = 1;
+			for (int i = 0; i < size; i++) {
+				hash = 31 * hash + names[i].hashCode();
+			}
+			return (hash ^ (hash >>> 16)) & (KEYS_SLOTS - 1);
+		}
+
+		/**
 		 * The keys of these names, shared with the maps of the same shape.
 		 * @param names the distinct names in order (may be kept)
 		 * @return the keys
@@ -168,13 +200,9 @@ final class TypedBinding<T> {
 			if (names.length > KEYS_MAX) {
 				return new CompactMap.Keys(names);
 			}
-			int hash = 1;
-			for (String name : names) {
-				hash = 31 * hash + name.hashCode();
-			}
-			int slot = (hash ^ (hash >>> 16)) & (KEYS_SLOTS - 1);
+			int slot = slot(names, names.length);
 			CompactMap.Keys shared = this.keys[slot];
-			if (shared != null && shared.sameAs(names)) {
+			if (shared != null && shared.sameAs(names, names.length)) {
 				return shared;
 			}
 			CompactMap.Keys keys = new CompactMap.Keys(names);
@@ -308,16 +336,28 @@ final class TypedBinding<T> {
 			if (name == null) {
 				return CompactMap.EMPTY;
 			}
-			Object[] entries = new Object[16];
+			String[] names = new String[8];
+			Object[] values = new Object[8];
 			int size = 0;
 			for (String key = name; key != null; key = p.nextName()) {
 				p.nextToken();
-				if (2 * size == entries.length) {
-					entries = java.util.Arrays.copyOf(entries, entries.length * 2);
+				if (size == names.length) {
+					names = java.util.Arrays.copyOf(names, size * 2);
+					values = java.util.Arrays.copyOf(values, size * 2);
 				}
-				entries[2 * size] = key;
-				entries[2 * size + 1] = value(p, ctxt);
+				names[size] = key;
+				values[size] = value(p, ctxt);
 				size++;
+			}
+			// most maps have the shape of one seen before (whose names are distinct)
+			CompactMap.Keys shared = this.pool.sharedKeys(names, size);
+			if (shared != null) {
+				return new CompactMap(shared, java.util.Arrays.copyOf(values, size));
+			}
+			Object[] entries = new Object[2 * size];
+			for (int i = 0; i < size; i++) {
+				entries[2 * i] = names[i];
+				entries[2 * i + 1] = values[i];
 			}
 			return CompactMap.build(entries, size, this.keys);
 		}
