@@ -253,7 +253,8 @@ final class TypedBinding<T> {
 		@Override
 		public ValueDeserializer<?> modifyCollectionDeserializer(DeserializationConfig config, CollectionType type,
 				BeanDescription.Supplier beanDesc, ValueDeserializer<?> deserializer) {
-			if ((type.getRawClass() == List.class || type.getRawClass() == ArrayList.class) && type.getContentType().getRawClass() == Object.class
+			if ((type.getRawClass() == List.class || type.getRawClass() == ArrayList.class)
+					&& type.getContentType().getRawClass() == Object.class
 					&& deserializer.getClass() == CollectionDeserializer.class) {
 				return new Container(deserializer, this.pool, true);
 			}
@@ -288,7 +289,8 @@ final class TypedBinding<T> {
 
 		/** Whether Jackson's own is the vanilla one (package-private in Jackson: by name). */
 		boolean vanilla() {
-			return this._delegatee.getClass().getName().equals("tools.jackson.databind.deser.jdk.UntypedObjectDeserializerNR");
+			return this._delegatee.getClass().getName()
+				.equals("tools.jackson.databind.deser.jdk.UntypedObjectDeserializerNR");
 		}
 
 		/** Whether this one may stand for Jackson's own: the vanilla one, no features that change its values. */
