@@ -15,6 +15,7 @@ import dev.listwatch.ObjectMeta;
 import dev.listwatch.Status;
 import dev.listwatch.UnbindableObject;
 import dev.listwatch.WatchEvent;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
@@ -32,7 +33,9 @@ import tools.jackson.databind.exc.UnrecognizedPropertyException;
  * (not tokenized: a syntax error deep inside a skipped value, such as a missing colon in
  * {@code spec}, surfaces only when the object is bound or parsed), and each object keeps its own
  * bytes (without {@code metadata.managedFields} unless asked to keep them). Objects bound
- * to a Java type other than {@link KubernetesObject} are then bound from those bytes. A list page
+ * to a Java type other than {@link KubernetesObject} are then bound from those bytes, leanly (see
+ * {@link TypedBinding}: read-only untyped maps and lists, shared strings, the metadata read here),
+ * and the bytes dropped. A list page
  * is decoded as it streams in, item by item, never held whole.
  * <p>
  * An object the server has that cannot be held, because it does not bind to the Java type or is
@@ -102,7 +105,8 @@ final class ObjectDecoder<T> {
 
 	private final Class<T> type;
 
-	private final ObjectMapper mapper;
+	/** Binds the objects of a type other than {@link KubernetesObject}; {@code null} for that. */
+	private final @Nullable TypedBinding<T> binding;
 
 	private final boolean keepManagedFields;
 
@@ -121,9 +125,10 @@ final class ObjectDecoder<T> {
 
 	ObjectDecoder(Class<T> type, ObjectMapper mapper, boolean keepManagedFields, boolean metadataOnly) {
 		this.type = type;
-		this.mapper = mapper;
 		this.keepManagedFields = keepManagedFields;
 		this.metadataOnly = metadataOnly;
+		this.binding = (type == KubernetesObject.class || type == Object.class) ? null
+				: new TypedBinding<>(mapper, type);
 	}
 
 	boolean metadataOnly() {
@@ -409,13 +414,15 @@ final class ObjectDecoder<T> {
 	 */
 	private T bind(Scan scan, ObjectMeta meta, byte[] buf, int off) {
 		byte[] json = scan.bytes(buf, off, this.keepManagedFields);
-		KubernetesObject object = KubernetesObject.of(meta, intern(scan.apiVersion, this.pool),
-				intern(scan.kind, this.pool), json);
-		if (this.type == KubernetesObject.class || this.type == Object.class) {
+		TypedBinding<T> binding = this.binding;
+		if (binding == null) {
+			KubernetesObject object = KubernetesObject.of(meta, intern(scan.apiVersion, this.pool),
+					intern(scan.kind, this.pool), json);
 			return this.type.cast(object);
 		}
 		try {
-			return object.as(this.type, this.mapper);
+			// straight from the bytes, no KubernetesObject in between (see TypedBinding)
+			return binding.bind(json, meta);
 		}
 		catch (JacksonException ex) {
 			// never the exception itself, nor its message: Jackson's messages quote the value

@@ -40,9 +40,12 @@ public final class Driver {
 	static {
 		CLIENTS.put("jackson-tokenize", new String[] { "listwatch-runner", "dev.listwatch.bench.ListwatchRunner", "tokenize" });
 		CLIENTS.put("listwatch-decode", new String[] { "listwatch-runner", "dev.listwatch.bench.ListwatchRunner", "decode" });
+		CLIENTS.put("listwatch-decode-typed", new String[] { "listwatch-runner", "dev.listwatch.bench.ListwatchRunner", "decode-typed" });
 		CLIENTS.put("listwatch", new String[] { "listwatch-runner", "dev.listwatch.bench.ListwatchRunner", null });
 		CLIENTS.put("listwatch-boot", new String[] { "listwatch-runner", "dev.listwatch.bench.BootRunner", null });
 		CLIENTS.put("listwatch-apache", new String[] { "apache-runner", "dev.listwatch.bench.ApacheRunner", null });
+		// a watch bound to a user record (TypedRunner.Pod) instead of KubernetesObject
+		CLIENTS.put("listwatch-typed", new String[] { "listwatch-runner", "dev.listwatch.bench.TypedRunner", null });
 		CLIENTS.put("listwatch-etcd", new String[] { "listwatch-runner", "dev.listwatch.bench.EtcdRunner", null });
 		CLIENTS.put("fabric8", new String[] { "fabric8-runner", "dev.listwatch.bench.Fabric8Runner", null });
 		CLIENTS.put("client-java", new String[] { "clientjava-runner", "dev.listwatch.bench.ClientJavaRunner", null });
@@ -64,7 +67,7 @@ public final class Driver {
 	Driver(String[] args) throws IOException {
 		this.opts.put("home", "benchmarks");
 		this.opts.put("heap", "8g");
-		this.opts.put("clients", "listwatch,listwatch-boot,fabric8,client-java");
+		this.opts.put("clients", "listwatch,listwatch-boot,listwatch-typed,fabric8,client-java");
 		this.opts.put("pods", "1000");
 		this.opts.put("events", "200000");
 		this.opts.put("rounds", "5");
@@ -317,6 +320,10 @@ public final class Driver {
 		long events = Long.parseLong(this.opts.get("events"));
 		List<String> clients = new ArrayList<>(List.of("jackson-tokenize", "listwatch-decode"));
 		clients.addAll(clients("clients"));
+		if (clients.contains("listwatch-typed")) {
+			// the typed watch's decoding alone, beside listwatch-decode
+			clients.add(2, "listwatch-decode-typed");
+		}
 		Map<String, List<Map<String, String>>> all = new LinkedHashMap<>();
 		int eventBytes = 0;
 		for (String client : clients) {
@@ -374,6 +381,7 @@ public final class Driver {
 				+ " tokenize: **" + ratio(listwatch, tokenize) + "** (target ≥ 0.60×).");
 		print("");
 		multicasterCost(all, tokenize);
+		typedThroughput(all, tokenize);
 		StringBuilder waits = new StringBuilder();
 		for (String client : clients) {
 			double perK = median(all.getOrDefault(client, List.of()), "waitsPer1kEvents");
@@ -407,6 +415,16 @@ public final class Driver {
 				+ f0(100 * (bootCpu - directCpu) / bootCpu) + "% of the user's path); listwatch-boot / Jackson"
 				+ " tokenize: **" + ratio(median(boot, "eventsPerSec"), tokenize) + "** (target ≥ 1.0×).");
 		print("");
+	}
+
+	/** The typed watch (issue 17, goal 1) against Jackson's tokenizer, when it ran. */
+	void typedThroughput(Map<String, List<Map<String, String>>> all, double tokenize) {
+		if (all.containsKey("listwatch-typed")) {
+			double typed = median(all.get("listwatch-typed"), "eventsPerSec");
+			print("listwatch-typed (a record with `ObjectMeta metadata`, `Map<String, Object>` spec and status) /"
+					+ " Jackson tokenize: **" + ratio(typed, tokenize) + "** (target ≥ 0.60×).");
+			print("");
+		}
 	}
 
 	// ------------------------------------------------------------------ 2. initial sync
@@ -467,6 +485,18 @@ public final class Driver {
 		print("listwatch retained / leanest peer: **" + ratio(listwatch, leanest) + "** (target ≤ 0.50×); listwatch"
 				+ " retained / JSON size: **" + ratio(listwatch, sizes[0]) + "** (target ≤ 2×).");
 		print("");
+		typedSync(all);
+	}
+
+	/** The typed watch's heap per object (issue 17, goal 1) against client-java's typed V1Pod, when both ran. */
+	void typedSync(Map<String, List<Map<String, String>>> all) {
+		if (all.containsKey("listwatch-typed") && all.containsKey("client-java")) {
+			double typed = median(all.get("listwatch-typed"), "retainedBytesPerObject");
+			double clientJava = median(all.get("client-java"), "retainedBytesPerObject");
+			print("listwatch-typed retained / client-java's typed V1Pod: **" + ratio(typed, clientJava)
+					+ "** (target ≤ 0.50×).");
+			print("");
+		}
 	}
 
 	// ------------------------------------------------------------------ 6. metadata-only heap

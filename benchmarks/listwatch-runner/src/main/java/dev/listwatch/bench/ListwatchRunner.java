@@ -34,7 +34,7 @@ public final class ListwatchRunner implements Subject<KubernetesObject> {
 
 	public static void main(String[] args) throws Exception {
 		switch (args[0]) {
-			case "tokenize", "decode" -> dev.listwatch.client.Decode.main(args);
+			case "tokenize", "decode", "decode-typed" -> dev.listwatch.client.Decode.main(args);
 			default -> BenchMain.run(new ListwatchRunner(), args);
 		}
 	}

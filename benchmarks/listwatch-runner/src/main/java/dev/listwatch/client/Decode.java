@@ -9,6 +9,7 @@ import dev.listwatch.bench.BenchMain;
 import dev.listwatch.bench.Bytes;
 import dev.listwatch.bench.Pods;
 import dev.listwatch.bench.Stats;
+import dev.listwatch.bench.TypedRunner;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
 import tools.jackson.core.ObjectReadContext;
@@ -20,7 +21,8 @@ import tools.jackson.databind.json.JsonMapper;
  * {@code tokenize} is Jackson 3's {@code JsonParser.nextToken()} over the whole stream;
  * {@code decode} is listwatch's own framing and decoding ({@link JsonFrameReader} driving
  * {@link ObjectDecoder} in one pass, as a watch does) without HTTP, cache or dispatch. In this package because both are
- * package-private.
+ * package-private. {@code decode-typed} is {@code decode} bound to {@link TypedRunner.Pod}, as
+ * {@code listwatch-typed} is.
  */
 public final class Decode {
 
@@ -46,6 +48,9 @@ public final class Decode {
 		JsonFactory factory = JsonFactory.builder().build();
 		ObjectDecoder<KubernetesObject> decoder = new ObjectDecoder<>(KubernetesObject.class,
 				JsonMapper.builder().build(), false);
+		// decode-typed: the same, bound to the typed benchmark's record (listwatch-typed)
+		ObjectDecoder<TypedRunner.Pod> typed = new ObjectDecoder<>(TypedRunner.Pod.class, JsonMapper.builder().build(),
+				false);
 		double[] rates = new double[rounds];
 		for (int round = 0; round < warmup + rounds; round++) {
 			long sink = 0;
@@ -57,6 +62,13 @@ public final class Decode {
 						while ((t = p.nextToken()) != null) {
 							sink += t.ordinal();
 						}
+					}
+				}
+				else if (args[0].equals("decode-typed")) {
+					JsonFrameReader frames = new JsonFrameReader(new ByteArrayInputStream(stream), 16 << 20);
+					WatchEvent<TypedRunner.Pod> e;
+					while ((e = frames.next(typed::decodeEvent)) != null) {
+						sink += e.object().spec().size();
 					}
 				}
 				else {
@@ -72,7 +84,12 @@ public final class Decode {
 			if (round >= warmup) {
 				rates[round - warmup] = rate;
 			}
-			BenchMain.result("throughput", args[0].equals("tokenize") ? "jackson-tokenize" : "listwatch-decode",
+			String client = switch (args[0]) {
+				case "tokenize" -> "jackson-tokenize";
+				case "decode-typed" -> "listwatch-decode-typed";
+				default -> "listwatch-decode";
+			};
+			BenchMain.result("throughput", client,
 					"round", round, "warmup", round < warmup, "eventsPerSec", String.format("%.0f", rate), "seconds",
 					String.format("%.3f", seconds), "cpuMsPer1kEvents", String.format("%.3f", seconds * 1e6 / total),
 					"handlerCalls", (args[0].equals("tokenize") ? 0 : total), "sink", sink % 10);
