@@ -1,0 +1,123 @@
+package dev.listwatch;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Makes {@link KubernetesObject}s that hold their JSON compressed (DEFLATE with a preset
+ * dictionary, from the JDK's {@code java.util.zip}), for a large cache held in little heap. One
+ * compressor serves one watch: its dictionary is learned from that watch's first objects, which
+ * are held as they are while it learns (at most {@value #SAMPLES} objects or
+ * {@value JsonDictionary#MAX_SIZE} bytes of JSON, whichever comes first, usually part of the first
+ * list page); every later object is compressed with it. The dictionary is then fixed for the
+ * life of the compressor: objects whose shape drifts away from the first ones are compressed less
+ * well, never wrongly, and an object that would not get smaller is held as it is.
+ * <p>
+ * Objects so made keep their API and semantics: their metadata is decoded as before (keys,
+ * labels and indexes never inflate anything), {@link KubernetesObject#json()} and the methods
+ * that parse inflate the JSON on each call, and equality is still by JSON. Compressing costs the
+ * writing thread some CPU per object, each read of the body some more.
+ * <p>
+ * Thread-safe.
+ */
+public final class ObjectCompressor {
+
+	/** The most objects the dictionary is learned from. */
+	static final int SAMPLES = 16;
+
+	private final Object lock = new Object();
+
+	/** The JSON sampled so far, in order; {@code null} once learned. */
+	private byte @Nullable [][] samples = new byte[SAMPLES][];
+
+	private int sampled;
+
+	private int sampledBytes;
+
+	private volatile @Nullable JsonDictionary dictionary;
+
+	private ObjectCompressor() {
+	}
+
+	/**
+	 * A compressor that learns its dictionary from the first objects it is given.
+	 * @return a new compressor, for one watch
+	 */
+	public static ObjectCompressor learning() {
+		return new ObjectCompressor();
+	}
+
+	/**
+	 * Makes an object from its parts, as {@link KubernetesObject#of} does, that holds its JSON
+	 * compressed once the dictionary is learned. The array is taken as it is and must not be
+	 * changed.
+	 * @param metadata the metadata read from {@code json}
+	 * @param apiVersion the {@code apiVersion} read from {@code json}, or {@code null}
+	 * @param kind the {@code kind} read from {@code json}, or {@code null}
+	 * @param json the object's UTF-8 JSON
+	 * @return the object
+	 */
+	public KubernetesObject object(ObjectMeta metadata, @Nullable String apiVersion, @Nullable String kind,
+			byte[] json) {
+		JsonDictionary dictionary = this.dictionary;
+		if (dictionary == null) {
+			dictionary = sample(json);
+			if (dictionary == null) {
+				return KubernetesObject.of(metadata, apiVersion, kind, json);
+			}
+		}
+		byte[] packed = dictionary.deflate(json);
+		return (packed != null) ? KubernetesObject.compressed(metadata, apiVersion, kind, packed, dictionary)
+				: KubernetesObject.of(metadata, apiVersion, kind, json);
+	}
+
+	/**
+	 * The size of the learned dictionary.
+	 * @return its bytes, 0 while it is being learned
+	 */
+	int dictionarySize() {
+		JsonDictionary dictionary = this.dictionary;
+		return (dictionary != null) ? dictionary.size() : 0;
+	}
+
+	/**
+	 * Takes one more sample; learns the dictionary when there are enough.
+	 * @return the dictionary, or {@code null} while it is being learned (this object included)
+	 */
+	private @Nullable JsonDictionary sample(byte[] json) {
+		synchronized (this.lock) {
+			byte[][] samples = this.samples;
+			if (samples == null) {
+				return this.dictionary;
+			}
+			samples[this.sampled++] = json;
+			this.sampledBytes += json.length;
+			if (this.sampled < SAMPLES && this.sampledBytes < JsonDictionary.MAX_SIZE) {
+				return null;
+			}
+			// the latest samples last, nearest to what is compressed, up to the window
+			int size = Math.min(this.sampledBytes, JsonDictionary.MAX_SIZE);
+			byte[] bytes = new byte[size];
+			int end = size;
+			for (int i = this.sampled - 1; i >= 0 && end > 0; i--) {
+				byte[] sample = samples[i];
+				int n = Math.min(sample.length, end);
+				System.arraycopy(sample, sample.length - n, bytes, end - n, n);
+				end -= n;
+			}
+			this.samples = null;
+			if (size == 0) {
+				// nothing to learn from (empty JSON): hold every object as it is
+				return null;
+			}
+			JsonDictionary learned = new JsonDictionary(bytes);
+			this.dictionary = learned;
+			return learned;
+		}
+	}
+
+	@Override
+	public String toString() {
+		return "ObjectCompressor[dictionary " + dictionarySize() + " bytes]";
+	}
+
+}
