@@ -20,8 +20,11 @@ final class JsonDictionary {
 	/** The most a dictionary holds: DEFLATE's window, beyond which a dictionary is not read. */
 	static final int MAX_SIZE = 32 * 1024;
 
-	/** Fast, and with a dictionary within a few percent of the default level's size here. */
-	static final int LEVEL = 1;
+	/**
+	 * The compression level: with a dictionary, level 3 costs no more CPU than level 1 and is
+	 * about 20% smaller on Pods; the default level 6 is 10% smaller again for 50% more CPU.
+	 */
+	static final int LEVEL = 3;
 
 	/** Shorter JSON is held as it is: its compressed form would hardly be smaller. */
 	private static final int MIN_LENGTH = 32;

@@ -94,18 +94,9 @@ public final class ObjectCompressor {
 			if (this.sampled < SAMPLES && this.sampledBytes < JsonDictionary.MAX_SIZE) {
 				return null;
 			}
-			// the latest samples last, nearest to what is compressed, up to the window
-			int size = Math.min(this.sampledBytes, JsonDictionary.MAX_SIZE);
-			byte[] bytes = new byte[size];
-			int end = size;
-			for (int i = this.sampled - 1; i >= 0 && end > 0; i--) {
-				byte[] sample = samples[i];
-				int n = Math.min(sample.length, end);
-				System.arraycopy(sample, sample.length - n, bytes, end - n, n);
-				end -= n;
-			}
+			byte[] bytes = learn(samples, this.sampled);
 			this.samples = null;
-			if (size == 0) {
+			if (bytes.length == 0) {
 				// nothing to learn from (empty JSON): hold every object as it is
 				return null;
 			}
@@ -113,6 +104,39 @@ public final class ObjectCompressor {
 			this.dictionary = learned;
 			return learned;
 		}
+	}
+
+	/**
+	 * A dictionary from samples: the latest sample, then each earlier one that the dictionary so far
+	 * does not already compress to a quarter of its size, up to {@link JsonDictionary#MAX_SIZE}
+	 * bytes (the latest samples nearest the end, where DEFLATE finds them closest). Objects of one
+	 * shape thus give a dictionary of about one object, which costs less CPU for each object
+	 * compressed (DEFLATE hashes the whole dictionary every time), and objects of several shapes one
+	 * of each.
+	 * @param samples the samples, in order
+	 * @param count how many
+	 * @return the dictionary's bytes, empty when the samples are
+	 */
+	static byte[] learn(byte[][] samples, int count) {
+		byte[] bytes = new byte[0];
+		for (int i = count - 1; i >= 0 && bytes.length < JsonDictionary.MAX_SIZE; i--) {
+			byte[] sample = samples[i];
+			if (sample.length == 0) {
+				continue;
+			}
+			if (bytes.length > 0) {
+				byte[] packed = new JsonDictionary(bytes).deflate(sample);
+				if (packed != null && packed.length <= sample.length / 4) {
+					continue; // the dictionary already holds most of it
+				}
+			}
+			int n = Math.min(sample.length, JsonDictionary.MAX_SIZE - bytes.length);
+			byte[] grown = new byte[bytes.length + n];
+			System.arraycopy(sample, sample.length - n, grown, 0, n);
+			System.arraycopy(bytes, 0, grown, n, bytes.length);
+			bytes = grown;
+		}
+		return bytes;
 	}
 
 	@Override

@@ -76,7 +76,8 @@ class ObjectCompressorTests {
 		// about 1.3 KB each: the sample count bounds it before the 32 KB do
 		assertThat(length * ObjectCompressor.SAMPLES).isLessThan(JsonDictionary.MAX_SIZE);
 		assertThat(samples).isEqualTo(ObjectCompressor.SAMPLES);
-		assertThat(compressor.dictionarySize()).isBetween(length * (samples - 1), length * samples + samples * 8);
+		// Pods of one shape: the latest one, the others adding little to it
+		assertThat(compressor.dictionarySize()).isBetween(length - 8, length + 8);
 		KubernetesObject next = make(compressor, pod(1000));
 		assertThat(next.isCompressed()).isTrue();
 		assertThat(next.heldSize()).isLessThan(length / 5);
@@ -85,13 +86,38 @@ class ObjectCompressorTests {
 	@Test
 	void theDictionaryIsBoundedTo32KiBOfTheLatestSamples() {
 		ObjectCompressor compressor = ObjectCompressor.learning();
-		String big = "{\"data\":\"" + "x".repeat(20_000) + "\"}";
 		assertThat(compressor.object(new ObjectMeta(null, "a", null, "1", Map.of()), "v1", "ConfigMap",
-				big.getBytes(StandardCharsets.UTF_8)).isCompressed()).isFalse();
+				noise(1, 20_000).getBytes(StandardCharsets.UTF_8)).isCompressed()).isFalse();
 		assertThat(compressor.dictionarySize()).isZero();
 		compressor.object(new ObjectMeta(null, "b", null, "2", Map.of()), "v1", "ConfigMap",
-				big.getBytes(StandardCharsets.UTF_8));
+				noise(2, 20_000).getBytes(StandardCharsets.UTF_8));
 		assertThat(compressor.dictionarySize()).isEqualTo(JsonDictionary.MAX_SIZE);
+	}
+
+	@Test
+	void objectsOfSeveralShapesEachGiveTheDictionaryOneSample() {
+		ObjectCompressor compressor = ObjectCompressor.learning();
+		String configMap = "{\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"c\"},\"data\":{\"lines\":\""
+				+ "the quick brown fox jumps over the lazy dog; ".repeat(30) + "\"}}";
+		int pod = pod(0).length();
+		for (int i = 0; i < ObjectCompressor.SAMPLES; i++) {
+			make(compressor, (i % 2 == 0) ? pod(i) : configMap.replace("\"c\"", "\"c" + i + "\""));
+		}
+		// the latest ConfigMap and the latest Pod, nothing of the others
+		assertThat(compressor.dictionarySize()).isBetween(pod + configMap.length(), pod + configMap.length() + 16);
+		assertThat(make(compressor, configMap).heldSize()).isLessThan(configMap.length() / 10);
+		assertThat(make(compressor, pod(99)).heldSize()).isLessThan(pod / 5);
+	}
+
+	/** A JSON object with {@code length} random letters and digits, which hardly compress. */
+	static String noise(int seed, int length) {
+		String alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+		Random random = new Random(seed);
+		StringBuilder noise = new StringBuilder();
+		for (int i = 0; i < length; i++) {
+			noise.append(alphabet.charAt(random.nextInt(alphabet.length())));
+		}
+		return "{\"metadata\":{\"name\":\"n\"},\"data\":\"" + noise + "\"}";
 	}
 
 	@Test
@@ -149,13 +175,7 @@ class ObjectCompressorTests {
 		assertThat(different.isCompressed()).isTrue();
 		assertThat(different.json()).isEqualTo(configMap);
 		// random text hardly compresses: held as it is or a little smaller, never larger
-		String alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-		Random random = new Random(17);
-		StringBuilder noise = new StringBuilder();
-		for (int i = 0; i < 4000; i++) {
-			noise.append(alphabet.charAt(random.nextInt(alphabet.length())));
-		}
-		String noisy = "{\"metadata\":{\"name\":\"n\"},\"data\":\"" + noise + "\"}";
+		String noisy = noise(17, 4000);
 		KubernetesObject incompressible = make(compressor, noisy);
 		assertThat(incompressible.json()).isEqualTo(noisy);
 		assertThat(incompressible.heldSize()).isLessThanOrEqualTo(noisy.length());
