@@ -6,11 +6,13 @@ import org.jspecify.annotations.Nullable;
  * Makes {@link KubernetesObject}s that hold their JSON compressed (DEFLATE with a preset
  * dictionary, from the JDK's {@code java.util.zip}), for a large cache held in little heap. One
  * compressor serves one watch: its dictionary is learned from that watch's first objects, which
- * are held as they are while it learns (at most {@value #SAMPLES} objects or
- * {@value JsonDictionary#MAX_SIZE} bytes of JSON, whichever comes first, usually part of the first
- * list page); every later object is compressed with it. The dictionary is then fixed for the
- * life of the compressor: objects whose shape drifts away from the first ones are compressed less
- * well, never wrongly, and an object that would not get smaller is held as it is.
+ * are held as they are while it learns (16 objects or 32 KB of JSON, whichever comes first,
+ * usually part of the first list page; the object that completes them is the first one
+ * compressed). The dictionary keeps one sample of each shape found among them (the latest one,
+ * then each earlier one it does not already compress to a quarter of its size), at most 32 KB. It
+ * is then fixed for the life of the compressor, relists included: objects whose shape drifts away
+ * from the first ones are compressed less well, never wrongly, and an object that would not get
+ * smaller is held as it is.
  * <p>
  * Objects so made keep their API and semantics: their metadata is decoded as before (keys,
  * labels and indexes never inflate anything), {@link KubernetesObject#json()} and the methods
