@@ -427,15 +427,16 @@ final class ObjectDecoder<T> {
 	 */
 	private T bind(Scan scan, ObjectMeta meta, byte[] buf, int off) {
 		byte[] json = scan.bytes(buf, off, this.keepManagedFields);
-		if (this.type == KubernetesObject.class || this.type == Object.class) {
-			String apiVersion = intern(scan.apiVersion, this.pool);
-			String kind = intern(scan.kind, this.pool);
-			// compressed here, on the watch's reading thread, when the watch asks for it
-			return this.type.cast((this.compressor != null) ? this.compressor.object(meta, apiVersion, kind, json)
-					: KubernetesObject.of(meta, apiVersion, kind, json));
+		if (compressesObjects()) {
+			// compressed here, on the watch's reading thread
+			return this.type.cast(this.compressor.object(meta, intern(scan.apiVersion, this.pool),
+					intern(scan.kind, this.pool), json));
 		}
 		KubernetesObject object = KubernetesObject.of(meta, intern(scan.apiVersion, this.pool),
 				intern(scan.kind, this.pool), json);
+		if (this.type == KubernetesObject.class || this.type == Object.class) {
+			return this.type.cast(object);
+		}
 		try {
 			return object.as(this.type, this.mapper);
 		}
