@@ -17,12 +17,22 @@ import tools.jackson.databind.util.RawValue;
  * once while decoding. Nothing else is parsed until asked for: {@link #toTree()}, {@link #at(String)}
  * and {@link #as(Class)} parse the bytes on each call.
  * <p>
- * Instances are immutable and thread-safe. Two objects are equal when their JSON bytes are. Jackson
- * writes an instance as its JSON, so a web endpoint can return it as it is.
+ * An object made by an {@link ObjectCompressor} (a watch with {@code compress-objects}) holds its
+ * JSON compressed instead, and inflates it on each call that needs it ({@link #json()},
+ * {@link #toByteArray()}, {@link #toTree()}, {@link #at(String)}, {@link #as(Class)}); its metadata
+ * is held decoded all the same. Nothing else tells the two apart.
+ * <p>
+ * Instances are immutable and thread-safe. Two objects are equal when their JSON bytes are,
+ * compressed or not. Jackson writes an instance as its JSON, so a web endpoint can return it as it
+ * is.
  */
 public final class KubernetesObject {
 
+	/** The JSON, or its compressed form when {@link #dictionary} is set. */
 	private final byte[] json;
+
+	/** The dictionary the JSON is compressed with, or {@code null} when it is held as it is. */
+	private final @Nullable JsonDictionary dictionary;
 
 	private final ObjectMeta metadata;
 
@@ -30,8 +40,10 @@ public final class KubernetesObject {
 
 	private final @Nullable String kind;
 
-	private KubernetesObject(byte[] json, ObjectMeta metadata, @Nullable String apiVersion, @Nullable String kind) {
+	private KubernetesObject(byte[] json, @Nullable JsonDictionary dictionary, ObjectMeta metadata,
+			@Nullable String apiVersion, @Nullable String kind) {
 		this.json = json;
+		this.dictionary = dictionary;
 		this.metadata = metadata;
 		this.apiVersion = apiVersion;
 		this.kind = kind;
@@ -48,7 +60,29 @@ public final class KubernetesObject {
 	 */
 	public static KubernetesObject of(ObjectMeta metadata, @Nullable String apiVersion, @Nullable String kind,
 			byte[] json) {
-		return new KubernetesObject(json, metadata, apiVersion, kind);
+		return new KubernetesObject(json, null, metadata, apiVersion, kind);
+	}
+
+	/** An object whose JSON is held compressed with a dictionary (see {@link ObjectCompressor}). */
+	static KubernetesObject compressed(ObjectMeta metadata, @Nullable String apiVersion, @Nullable String kind,
+			byte[] packed, JsonDictionary dictionary) {
+		return new KubernetesObject(packed, dictionary, metadata, apiVersion, kind);
+	}
+
+	/** Whether the JSON is held compressed. */
+	boolean isCompressed() {
+		return this.dictionary != null;
+	}
+
+	/** The bytes held: the JSON, or its compressed form. */
+	int heldSize() {
+		return this.json.length;
+	}
+
+	/** The JSON bytes: the array held, or a new one inflated. Never handed out as it is. */
+	private byte[] bytes() {
+		JsonDictionary dictionary = this.dictionary;
+		return (dictionary != null) ? dictionary.inflate(this.json) : this.json;
 	}
 
 	/**
@@ -128,7 +162,7 @@ public final class KubernetesObject {
 	 * @return the JSON text
 	 */
 	public String json() {
-		return new String(this.json, StandardCharsets.UTF_8);
+		return new String(bytes(), StandardCharsets.UTF_8);
 	}
 
 	/**
@@ -136,7 +170,7 @@ public final class KubernetesObject {
 	 * @return the bytes
 	 */
 	public byte[] toByteArray() {
-		return this.json.clone();
+		return (this.dictionary != null) ? bytes() : this.json.clone();
 	}
 
 	/**
@@ -144,7 +178,7 @@ public final class KubernetesObject {
 	 * @return the size
 	 */
 	public int jsonSize() {
-		return this.json.length;
+		return (this.dictionary != null) ? JsonDictionary.jsonLength(this.json) : this.json.length;
 	}
 
 	/**
@@ -152,7 +186,7 @@ public final class KubernetesObject {
 	 * @return the tree
 	 */
 	public JsonNode toTree() {
-		return JsonMapper.shared().readTree(this.json);
+		return JsonMapper.shared().readTree(bytes());
 	}
 
 	/**
@@ -182,7 +216,7 @@ public final class KubernetesObject {
 	 * @return the bound object
 	 */
 	public <T> T as(Class<T> type, ObjectMapper mapper) {
-		return mapper.readValue(this.json, type);
+		return mapper.readValue(bytes(), type);
 	}
 
 	@JsonValue
@@ -192,12 +226,22 @@ public final class KubernetesObject {
 
 	@Override
 	public boolean equals(@Nullable Object other) {
-		return (this == other) || (other instanceof KubernetesObject that && Arrays.equals(this.json, that.json));
+		if (this == other) {
+			return true;
+		}
+		if (!(other instanceof KubernetesObject that)) {
+			return false;
+		}
+		if (this.dictionary == that.dictionary) {
+			// both as they are, or both compressed with one dictionary, which is deterministic
+			return Arrays.equals(this.json, that.json);
+		}
+		return jsonSize() == that.jsonSize() && Arrays.equals(bytes(), that.bytes());
 	}
 
 	@Override
 	public int hashCode() {
-		return Arrays.hashCode(this.json);
+		return Arrays.hashCode(bytes());
 	}
 
 	@Override

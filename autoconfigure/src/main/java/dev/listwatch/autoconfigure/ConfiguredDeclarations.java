@@ -33,7 +33,7 @@ final class ConfiguredDeclarations implements InformerFactory.Declarations {
 
 	@Override
 	public <T> ListerWatcher<T> listerWatcher(WatchDeclaration<T> declaration, @Nullable String namespace) {
-		return listerWatcher(this.beanFactory, declaration, namespace, null);
+		return listerWatcher(this.beanFactory, declaration, namespace, null, null);
 	}
 
 	/**
@@ -44,15 +44,18 @@ final class ConfiguredDeclarations implements InformerFactory.Declarations {
 	 * @param declaration what to list and watch
 	 * @param namespace the namespace, or {@code null} for all
 	 * @param keepManagedFields the watch's own setting, or {@code null} for the default
+	 * @param compressObjects the watch's own setting, or {@code null} for the default
 	 * @return the lister-watcher
 	 */
 	static <T> ListerWatcher<T> listerWatcher(ConfigurableListableBeanFactory beanFactory,
-			WatchDeclaration<T> declaration, @Nullable String namespace, @Nullable Boolean keepManagedFields) {
+			WatchDeclaration<T> declaration, @Nullable String namespace, @Nullable Boolean keepManagedFields,
+			@Nullable Boolean compressObjects) {
 		ListwatchProperties.Defaults defaults = beanFactory.getBean(ListwatchProperties.class).getDefaults();
 		long maxEventBytes = defaults.getMaxEventSize().toBytes();
 		ApiServerClient.Decoding decoding = new ApiServerClient.Decoding(declaration.metadataOnly(),
 				(keepManagedFields != null) ? keepManagedFields : defaults.isKeepManagedFields(),
-				(int) Math.min(Integer.MAX_VALUE - 16, Math.max(1024, maxEventBytes)));
+				(int) Math.min(Integer.MAX_VALUE - 16, Math.max(1024, maxEventBytes)),
+				(compressObjects != null) ? compressObjects : defaults.isCompressObjects());
 		return beanFactory.getBean(ApiServerClient.class)
 			.listerWatcher(new ApiServerClient.Target(declaration.apiVersion(), declaration.kind(),
 					declaration.resource(), namespace), declaration.type(), decoding);

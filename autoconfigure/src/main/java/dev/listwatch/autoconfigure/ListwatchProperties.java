@@ -323,6 +323,15 @@ public class ListwatchProperties {
 		private boolean metadataOnly = false;
 
 		/**
+		 * Whether watches of dev.listwatch.KubernetesObject hold each cached object's JSON
+		 * compressed (DEFLATE with a dictionary learned from the watch's first objects), its
+		 * metadata decoded as ever: a large cache in a fraction of the heap, at some CPU for each
+		 * object written and each read of its body (json, toTree, at, as). Watches bound to
+		 * another type are not affected.
+		 */
+		private boolean compressObjects = false;
+
+		/**
 		 * Largest watch event or list item accepted; a larger one is reported and the watch
 		 * resumes.
 		 */
@@ -460,6 +469,14 @@ public class ListwatchProperties {
 			this.metadataOnly = metadataOnly;
 		}
 
+		public boolean isCompressObjects() {
+			return this.compressObjects;
+		}
+
+		public void setCompressObjects(boolean compressObjects) {
+			this.compressObjects = compressObjects;
+		}
+
 		public DataSize getMaxEventSize() {
 			return this.maxEventSize;
 		}
@@ -577,6 +594,15 @@ public class ListwatchProperties {
 		 * listwatch.defaults.metadata-only.
 		 */
 		private Boolean metadataOnly;
+
+		/**
+		 * Whether cached objects hold their JSON compressed with a dictionary learned from the
+		 * watch's first objects (metadata, labels and indexes stay decoded; json, toTree, at and
+		 * as inflate it on each call): for a large cache in little heap. Only for
+		 * dev.listwatch.KubernetesObject (without a type); watches over etcd ignore it. Default:
+		 * listwatch.defaults.compress-objects.
+		 */
+		private Boolean compressObjects;
 
 		/**
 		 * Page size of lists. Default: listwatch.defaults.page-size.
@@ -746,6 +772,14 @@ public class ListwatchProperties {
 
 		public void setMetadataOnly(Boolean metadataOnly) {
 			this.metadataOnly = metadataOnly;
+		}
+
+		public Boolean getCompressObjects() {
+			return this.compressObjects;
+		}
+
+		public void setCompressObjects(Boolean compressObjects) {
+			this.compressObjects = compressObjects;
 		}
 
 		public Long getPageSize() {

@@ -164,7 +164,7 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 		else {
 			for (String namespace : declaration.namespaces()) {
 				listerWatchers.add(ConfiguredDeclarations.listerWatcher(beanFactory, declaration, namespace,
-						watch.getKeepManagedFields()));
+						watch.getKeepManagedFields(), watch.getCompressObjects()));
 			}
 		}
 		List<WatchIndex<?>> indexes = (List) beanFactory.getBeanProvider(WatchIndex.class).orderedStream().toList();

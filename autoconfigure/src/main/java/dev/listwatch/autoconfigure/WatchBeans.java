@@ -105,7 +105,7 @@ final class WatchBeans {
 		WatchDeclaration<?> declaration = watch.declaration();
 		return ConfiguredDeclarations.listerWatcher(beanFactory, declaration,
 				declaration.namespaces().isEmpty() ? null : declaration.namespaces().get(0),
-				watch.properties().getKeepManagedFields());
+				watch.properties().getKeepManagedFields(), watch.properties().getCompressObjects());
 	}
 
 	/**

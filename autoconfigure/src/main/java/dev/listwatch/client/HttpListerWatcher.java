@@ -124,7 +124,8 @@ final class HttpListerWatcher<T> implements ListerWatcher<T> {
 
 	@Override
 	public String toString() {
-		return "ListerWatcher[" + this.resource + (this.decoder.metadataOnly() ? ", metadata only" : "") + "]";
+		return "ListerWatcher[" + this.resource + (this.decoder.metadataOnly() ? ", metadata only" : "")
+				+ (this.decoder.compressesObjects() ? ", objects compressed" : "") + "]";
 	}
 
 }

@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 import dev.listwatch.KubernetesObject;
+import dev.listwatch.ObjectCompressor;
 import dev.listwatch.ObjectList;
 import dev.listwatch.ObjectMeta;
 import dev.listwatch.Status;
@@ -119,11 +120,23 @@ final class ObjectDecoder<T> {
 	/** Shares the strings that repeat across objects (namespaces, label keys and values, kinds). */
 	private final Map<String, String> pool = new ConcurrentHashMap<>();
 
+	/** Shares the label sets that repeat across objects (the Pods of one ReplicaSet). */
+	private final Map<Map<String, String>, Map<String, String>> labelPool = new ConcurrentHashMap<>();
+
+	/** Compresses the JSON of {@link KubernetesObject}s, or {@code null} to hold it as it is. */
+	private final ObjectCompressor compressor;
+
 	ObjectDecoder(Class<T> type, ObjectMapper mapper, boolean keepManagedFields) {
 		this(type, mapper, keepManagedFields, false);
 	}
 
 	ObjectDecoder(Class<T> type, ObjectMapper mapper, boolean keepManagedFields, boolean metadataOnly) {
+		this(type, mapper, keepManagedFields, metadataOnly, null);
+	}
+
+	ObjectDecoder(Class<T> type, ObjectMapper mapper, boolean keepManagedFields, boolean metadataOnly,
+			ObjectCompressor compressor) {
+		this.compressor = compressor;
 		this.type = type;
 		this.keepManagedFields = keepManagedFields;
 		this.metadataOnly = metadataOnly;
@@ -133,6 +146,11 @@ final class ObjectDecoder<T> {
 
 	boolean metadataOnly() {
 		return this.metadataOnly;
+	}
+
+	/** Whether {@link KubernetesObject}s hold their JSON compressed. */
+	boolean compressesObjects() {
+		return this.compressor != null && (this.type == KubernetesObject.class || this.type == Object.class);
 	}
 
 	Class<T> type() {
@@ -181,7 +199,7 @@ final class ObjectDecoder<T> {
 					type = json.stringOrSkip();
 				}
 				else if (json.keyIs(key, OBJECT) && json.peek() == '{') {
-					object = new Scan(this.pool);
+					object = new Scan(this.pool, this.labelPool);
 					// only a bookmark's annotations matter; the type usually comes first
 					object.readAnnotations = (type == null) || "BOOKMARK".equals(type);
 					object.start = json.position() - off;
@@ -261,7 +279,7 @@ final class ObjectDecoder<T> {
 					type = json.stringOrSkip();
 				}
 				else if (json.keyIs(key, OBJECT) && json.peek() == '{' && object == null) {
-					object = new Scan(this.pool);
+					object = new Scan(this.pool, this.labelPool);
 					scanObject(json, object);
 				}
 				else {
@@ -416,6 +434,11 @@ final class ObjectDecoder<T> {
 		byte[] json = scan.bytes(buf, off, this.keepManagedFields);
 		TypedBinding<T> binding = this.binding;
 		if (binding == null) {
+			if (compressesObjects()) {
+				// compressed here, on the watch's reading thread
+				return this.type.cast(this.compressor.object(meta, intern(scan.apiVersion, this.pool),
+						intern(scan.kind, this.pool), json));
+			}
 			KubernetesObject object = KubernetesObject.of(meta, intern(scan.apiVersion, this.pool),
 					intern(scan.kind, this.pool), json);
 			return this.type.cast(object);
@@ -712,7 +735,7 @@ final class ObjectDecoder<T> {
 		/** One item, from its '{': bound, or what could not be bound; {@code null} when too large. */
 		Decoded<T> item(byte[] buf, int start, int limit, int[] end) {
 			JsonScanner json = new JsonScanner(buf, start, limit - start);
-			Scan item = new Scan(ObjectDecoder.this.pool);
+			Scan item = new Scan(ObjectDecoder.this.pool, ObjectDecoder.this.labelPool);
 			scanObject(json, item);
 			item.end = json.position() - start;
 			end[0] = json.position();
@@ -734,7 +757,7 @@ final class ObjectDecoder<T> {
 		/** An item over the limit, from its first bytes: its metadata, if they hold it. */
 		Decoded<T> oversizedItem(byte[] buf, int start, int limit) {
 			JsonScanner json = new JsonScanner(buf, start, limit - start);
-			Scan item = new Scan(ObjectDecoder.this.pool);
+			Scan item = new Scan(ObjectDecoder.this.pool, ObjectDecoder.this.labelPool);
 			try {
 				scanObject(json, item);
 			}
@@ -828,8 +851,12 @@ final class ObjectDecoder<T> {
 		/** Whether the scan is inside {@code metadata.managedFields}. */
 		boolean inManagedFields;
 
-		Scan(Map<String, String> pool) {
+		/** Shares the label sets that repeat across objects. */
+		final Map<Map<String, String>, Map<String, String>> labelPool;
+
+		Scan(Map<String, String> pool, Map<Map<String, String>, Map<String, String>> labelPool) {
 			this.pool = pool;
+			this.labelPool = labelPool;
 		}
 
 		/**
@@ -847,12 +874,16 @@ final class ObjectDecoder<T> {
 			if (this.labels == null || this.labels.isEmpty()) {
 				labels = Map.of();
 			}
-			else if (this.labels.size() == 1) {
-				Map.Entry<String, String> label = this.labels.entrySet().iterator().next();
-				labels = Map.of(label.getKey(), label.getValue());
-			}
 			else {
-				labels = java.util.Collections.unmodifiableMap(this.labels);
+				// one immutable map for each set of labels that repeats (the Pods of one ReplicaSet)
+				labels = this.labelPool.get(this.labels);
+				if (labels == null) {
+					labels = Map.copyOf(this.labels);
+					if (this.labelPool.size() < POOL_LIMIT) {
+						Map<String, String> shared = this.labelPool.putIfAbsent(labels, labels);
+						labels = (shared != null) ? shared : labels;
+					}
+				}
 			}
 			return new ObjectMeta(intern(this.namespace, this.pool), this.name, this.uid, this.resourceVersion, labels);
 		}

@@ -75,7 +75,8 @@ final class ResolvingListerWatcher<T> implements ListerWatcher<T> {
 
 	@Override
 	public String toString() {
-		return "ListerWatcher[" + resource() + (this.decoder.metadataOnly() ? ", metadata only" : "") + "]";
+		return "ListerWatcher[" + resource() + (this.decoder.metadataOnly() ? ", metadata only" : "")
+				+ (this.decoder.compressesObjects() ? ", objects compressed" : "") + "]";
 	}
 
 }

@@ -392,8 +392,9 @@ final class Store<T> {
 				// the other namespaces' objects stay, filed again into the new indices as they were
 				for (Entry<T> kept : current.items.values()) {
 					if (!namespace.equals(namespaceValue(kept.meta()))) {
-						entries.put(kept.key(), kept);
-						fileAll(indices, kept);
+						String key = kept.key();
+						entries.put(key, kept);
+						fileAll(indices, kept, key);
 					}
 				}
 			}
@@ -421,7 +422,7 @@ final class Store<T> {
 					}
 				}
 				entries.put(key, entry);
-				fileAll(indices, entry);
+				fileAll(indices, entry, key);
 			}
 			Collections.reverse(added);
 			Collections.reverse(modified);
@@ -447,9 +448,11 @@ final class Store<T> {
 		}
 	}
 
-	/** Files an entry in the namespace index and its values in every user index. */
-	private void fileAll(HashMap<String, Object>[] indices, Entry<T> entry) {
-		String key = entry.key();
+	/**
+	 * Files an entry in the namespace index and its values in every user index, under the key
+	 * instance the map holds (one string per object, not one more per index).
+	 */
+	private void fileAll(HashMap<String, Object>[] indices, Entry<T> entry, String key) {
 		file(indices[0], namespaceValue(entry.meta()), key);
 		Object filed = filed(entry);
 		for (int j = 1; j <= this.userIndexes; j++) {

@@ -57,7 +57,7 @@ public final class FakeApiServer implements AutoCloseable {
 
 	private final Scenario scenario;
 
-	private final Pods pods = new Pods();
+	private final Pods pods;
 
 	private final ServerSocket socket;
 
@@ -97,7 +97,13 @@ public final class FakeApiServer implements AutoCloseable {
 	public final List<String> log = Collections.synchronizedList(new ArrayList<>());
 
 	public FakeApiServer(Scenario scenario) throws IOException {
+		this(scenario, new Pods());
+	}
+
+	/** A server of the given Pods (for example varied ones, {@code new Pods(true)}). */
+	public FakeApiServer(Scenario scenario, Pods pods) throws IOException {
 		this.scenario = scenario;
+		this.pods = pods;
 		int templates = (int) Math.min(scenario.pods(), Math.max(1, scenario.totalEvents()));
 		this.eventTemplates = new byte[templates][];
 		this.rvOffsets = new int[templates];

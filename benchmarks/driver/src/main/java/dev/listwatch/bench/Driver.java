@@ -29,7 +29,7 @@ import dev.listwatch.testsupport.LocalEtcd;
 
 /**
  * Runs the benchmarks: for each client one JVM (same flags for all) against the same server, then
- * prints the tables in Markdown. {@code Driver <all|throughput,sync,latency,requests,startup,metadata,etcd> [key=value...]};
+ * prints the tables in Markdown. {@code Driver <all|throughput,sync,latency,requests,startup,metadata,etcd,bigcache> [key=value...]};
  * see README.md for the keys.
  */
 public final class Driver {
@@ -87,6 +87,11 @@ public final class Driver {
 		this.opts.put("etcdRounds", "3");
 		this.opts.put("etcdWarmup", "1");
 		this.opts.put("etcdWriters", "32");
+		this.opts.put("bigPods", "100000");
+		this.opts.put("bigVaried", "false,true");
+		this.opts.put("bigReads", "1000000");
+		this.opts.put("bigPeers", "client-java");
+		this.opts.put("bigPeerPods", "100000");
 		for (int i = 1; i < args.length; i++) {
 			int eq = args[i].indexOf('=');
 			if (eq < 0) {
@@ -101,7 +106,7 @@ public final class Driver {
 
 	public static void main(String[] args) throws Exception {
 		if (args.length == 0) {
-			System.err.println("usage: Driver <all|throughput,sync,latency,requests,startup,metadata,etcd> [key=value...]");
+			System.err.println("usage: Driver <all|throughput,sync,latency,requests,startup,metadata,etcd,bigcache> [key=value...]");
 			System.exit(2);
 		}
 		Driver driver = new Driver(args);
@@ -117,6 +122,7 @@ public final class Driver {
 				case "startup" -> driver.startup();
 				case "metadata" -> driver.metadata();
 				case "etcd" -> driver.etcd();
+				case "bigcache" -> driver.bigcache();
 				default -> throw new IllegalArgumentException("unknown benchmark " + bench);
 			}
 		}
@@ -497,6 +503,103 @@ public final class Driver {
 					+ "** (target ≤ 0.50×).");
 			print("");
 		}
+	}
+
+	// ------------------------------------------------------------------ 8. big caches, compressed
+
+	/**
+	 * The {@code bigcache} benchmark: listwatch syncs {@code bigPods} Pods in pages with
+	 * {@code compress-objects} off and on (one fresh JVM each), for the template's Pods and for
+	 * varied ones ({@code bigVaried}), and reports the heap retained and the Lister read rates (see
+	 * {@code BigCache}); the peers in {@code bigPeers} run the sync benchmark over
+	 * {@code bigPeerPods} of the same Pods, for their heap per Pod.
+	 */
+	void bigcache() throws Exception {
+		int pods = i("bigPods");
+		String page = this.opts.get("page");
+		List<String> rows = new ArrayList<>();
+		for (String variedText : this.opts.get("bigVaried").split(",")) {
+			boolean varied = Boolean.parseBoolean(variedText);
+			Pods template = new Pods(varied);
+			String podsName = varied ? "varied" : "template";
+			Map<Boolean, Map<String, String>> byMode = new LinkedHashMap<>();
+			try (FakeApiServer server = new FakeApiServer(new FakeApiServer.Scenario(pods, 0, 0, 0, true), template)) {
+				for (boolean compress : new boolean[] { false, true }) {
+					Run run = launch("bigcache", "listwatch", List.of("-Dbench.compress=" + compress),
+							"url=" + server.url(), "pods=" + pods, "page=" + page, "reads=" + this.opts.get("bigReads"));
+					int exit = run.waitFor(3600);
+					if (exit != 0 || run.results.isEmpty()) {
+						System.err.println("  bigcache listwatch compress=" + compress + " exited with " + exit);
+						continue;
+					}
+					byMode.put(compress, run.results.get(0));
+				}
+				serverLog("bigcache-" + podsName, "listwatch", server);
+			}
+			Map<String, String> plain = byMode.get(false);
+			for (Map.Entry<Boolean, Map<String, String>> mode : byMode.entrySet()) {
+				Map<String, String> r = mode.getValue();
+				rows.add("| listwatch" + (mode.getKey() ? ", compress-objects" : "") + " | " + podsName + " | "
+						+ r.get("cached") + " | " + f0(number(r, "syncedMs")) + " | " + f0(number(r, "cpuMs")) + " | "
+						+ f0(number(r, "retainedBytesPerObject")) + " | " + f1(number(r, "retainedMB")) + " | "
+						+ f0(number(r, "getsPerSec")) + " | " + f1(number(r, "labelListsPerSec")) + " | "
+						+ f1(number(r, "namespaceListsPerSec")) + " | " + f1(number(r, "indexListsPerSec")) + " | "
+						+ f0(number(r, "jsonReadsPerSec")) + " | "
+						+ ((plain != null) ? ratio(number(r, "retainedBytesPerObject"),
+								number(plain, "retainedBytesPerObject")) : "n/a")
+						+ " |");
+			}
+			for (String peer : this.opts.get("bigPeers").split(",")) {
+				if (peer.isBlank()) {
+					continue;
+				}
+				int peerPods = i("bigPeerPods");
+				try (FakeApiServer server = new FakeApiServer(new FakeApiServer.Scenario(peerPods, 0, 0, 0, true),
+						template)) {
+					Run run = launch("sync", peer, List.of(), "url=" + server.url(), "pods=" + peerPods,
+							"page=" + page, "rounds=1");
+					int exit = run.waitFor(3600);
+					serverLog("bigcache-" + podsName, peer, server);
+					if (exit != 0 || run.results.isEmpty()) {
+						rows.add("| " + peer + " | " + podsName + " | " + peerPods + " | did not finish (exit " + exit
+								+ ") | | | | | | | | | |");
+						continue;
+					}
+					Map<String, String> r = run.results.get(0);
+					double perPod = number(r, "retainedBytesPerObject");
+					rows.add("| " + peer + " | " + podsName + " | " + r.get("cached") + " | "
+							+ f0(number(r, "syncedMs")) + " | " + f0(number(r, "cpuMs")) + " | " + f0(perPod) + " | "
+							+ f1(perPod * peerPods / 1e6) + " (" + f1(perPod * pods / 1e6) + " at " + pods
+							+ ") | | | | | | "
+							+ ((plain != null) ? ratio(perPod, number(plain, "retainedBytesPerObject")) : "n/a") + " |");
+				}
+			}
+		}
+		int[] sizes = new Pods().sizes();
+		int[] variedSizes = new Pods(true).sizes();
+		print("## 8. Big caches: " + pods + " Pods with and without compress-objects");
+		print("");
+		print("listwatch syncs " + pods + " Pods listed in pages of " + page + " into one watch (with a user index"
+				+ " by the app.kubernetes.io/instance label), once caching the JSON as it is and once with"
+				+ " compress-objects (DEFLATE with a dictionary learned from the watch's first objects), each in a"
+				+ " fresh JVM; retained = used heap after 3× System.gc() with the informer running minus before it"
+				+ " started. Then, with the informer running, Lister reads over a fixed workload (once to warm up,"
+				+ " then timed): get = get(namespace, name) of random Pods; label = listByLabels of 1 Pod in 50 (a"
+				+ " scan of the cache); namespace = list(namespace), 1 Pod in 20 (the namespace index); index ="
+				+ " byIndex of the user index, 1 Pod in 50; json = get(...).json() of random Pods (the body read"
+				+ " whole, inflated when compressed). Template Pods (" + sizes[1] + " bytes without managedFields)"
+				+ " differ only in name, namespace, node, IPs and resourceVersion, which a dictionary compresses"
+				+ " unrealistically well; varied Pods (" + variedSizes[1] + " bytes) also differ per Pod in uid,"
+				+ " container IDs, token volume suffix and timestamps, and per Deployment shard (1 in 50) in image"
+				+ " tags, digests and owner uid. Peers run the sync benchmark (they keep managedFields, "
+				+ sizes[0] + " bytes as served; client-java lists in one response) over " + i("bigPeerPods")
+				+ " Pods; their MB at " + pods + " is extrapolated per Pod.");
+		print("");
+		print("| client | Pods | cached | synced ms | CPU ms | retained bytes / Pod | retained MB | get/s | label lists/s"
+				+ " | namespace lists/s | index lists/s | json reads/s | heap vs listwatch plain |");
+		print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+		rows.forEach(this::print);
+		print("");
 	}
 
 	// ------------------------------------------------------------------ 6. metadata-only heap

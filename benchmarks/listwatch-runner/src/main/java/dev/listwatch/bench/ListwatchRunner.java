@@ -35,6 +35,7 @@ public final class ListwatchRunner implements Subject<KubernetesObject> {
 	public static void main(String[] args) throws Exception {
 		switch (args[0]) {
 			case "tokenize", "decode", "decode-typed" -> dev.listwatch.client.Decode.main(args);
+			case "bigcache" -> BigCache.run(args);
 			default -> BenchMain.run(new ListwatchRunner(), args);
 		}
 	}
