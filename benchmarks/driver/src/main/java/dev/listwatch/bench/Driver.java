@@ -78,7 +78,7 @@ public final class Driver {
 		this.opts.put("cuts", "50");
 		this.opts.put("perWatch", "20");
 		this.opts.put("startupRounds", "5");
-		this.opts.put("startupPeers", "fabric8,client-java");
+		this.opts.put("startupPeers", "client-java");
 		this.opts.put("etcdPods", "20000");
 		this.opts.put("etcdEvents", "40000");
 		this.opts.put("etcdRounds", "3");
