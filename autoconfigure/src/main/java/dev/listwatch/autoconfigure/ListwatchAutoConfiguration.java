@@ -11,6 +11,8 @@ import dev.listwatch.informer.InformerOptions;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.AnnotatedBeanDefinition;
+import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -18,6 +20,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.restclient.RestClientCustomizer;
 import org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration;
 import org.springframework.boot.ssl.SslBundles;
 import org.springframework.boot.thread.Threading;
@@ -62,10 +65,39 @@ public final class ListwatchAutoConfiguration {
 
 	@Bean(destroyMethod = "close")
 	@ConditionalOnMissingBean
-	ApiServerClient listwatchApiServerClient(Cluster cluster, ObjectProvider<RestClient.Builder> restClientBuilder,
+	ApiServerClient listwatchApiServerClient(Cluster cluster, ConfigurableListableBeanFactory beanFactory,
+			ObjectProvider<RestClient.Builder> restClientBuilder, ObjectProvider<RestClientCustomizer> customizers,
 			ObjectProvider<JsonMapper> jsonMapper) {
-		return ApiServerClient.create(cluster, restClientBuilder.getIfAvailable(RestClient::builder),
+		return ApiServerClient.create(cluster, restClientBuilder(beanFactory, restClientBuilder, customizers),
 				jsonMapper.getIfAvailable(JsonMapper::shared), Clock.systemUTC());
+	}
+
+	/**
+	 * The builder the client builds on: the application's own {@code RestClient.Builder} bean
+	 * when it has one; else what Boot's auto-configured builder is, without the request factory
+	 * Boot builds for it first (a JDK HTTP client, with the JVM's default SSL context, that
+	 * {@link ApiServerClient#create} replaces at once): {@code RestClient.builder()} with the
+	 * {@link RestClientCustomizer} beans applied in order, as Boot applies them.
+	 */
+	static RestClient.Builder restClientBuilder(ConfigurableListableBeanFactory beanFactory,
+			ObjectProvider<RestClient.Builder> restClientBuilder, ObjectProvider<RestClientCustomizer> customizers) {
+		String[] names = beanFactory.getBeanNamesForType(RestClient.Builder.class, true, false);
+		if (names.length == 1 && isBootsOwn(beanFactory, names[0])) {
+			RestClient.Builder builder = RestClient.builder();
+			customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
+			return builder;
+		}
+		return restClientBuilder.getIfAvailable(RestClient::builder);
+	}
+
+	private static boolean isBootsOwn(ConfigurableListableBeanFactory beanFactory, String name) {
+		if (!beanFactory.containsBeanDefinition(name)) {
+			return false;
+		}
+		BeanDefinition definition = beanFactory.getBeanDefinition(name);
+		return definition instanceof AnnotatedBeanDefinition annotated && annotated.getFactoryMethodMetadata() != null
+				&& RestClientAutoConfiguration.class.getName()
+					.equals(annotated.getFactoryMethodMetadata().getDeclaringClassName());
 	}
 
 	@Bean(destroyMethod = "close")

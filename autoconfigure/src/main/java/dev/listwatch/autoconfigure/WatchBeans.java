@@ -1,8 +1,12 @@
 package dev.listwatch.autoconfigure;
 
+import java.lang.ref.WeakReference;
+import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.WeakHashMap;
 
 import dev.listwatch.Lister;
 import dev.listwatch.ListerWatcher;
@@ -18,7 +22,9 @@ import org.springframework.beans.factory.support.RootBeanDefinition;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.core.ResolvableType;
+import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.Environment;
+import org.springframework.core.env.PropertySource;
 
 /**
  * The static factory methods behind the beans of a watch declared under
@@ -120,7 +126,7 @@ final class WatchBeans {
 			Environment environment) {
 		Resolved watch = resolve(name, environment);
 		return WatchBeanRegistrar.informer(beanFactory, name, watch.properties(), watch.type(), watch.declaration(),
-				shared, Set.copyOf(enabled(Binder.get(environment)).keySet()));
+				shared, Set.copyOf(Bound.of(environment).enabled().keySet()));
 	}
 
 	/**
@@ -174,8 +180,8 @@ final class WatchBeans {
 	}
 
 	private static Resolved resolve(String name, Environment environment) {
-		Binder binder = Binder.get(environment);
-		ListwatchProperties.Watch watch = enabled(binder).get(name);
+		Bound bound = Bound.of(environment);
+		ListwatchProperties.Watch watch = bound.enabled().get(name);
 		if (watch == null) {
 			// only after ahead-of-time processing: the beans were fixed by the build's configuration
 			throw new WatchDeclarationException(name, null,
@@ -185,9 +191,56 @@ final class WatchBeans {
 							+ "ahead of time again (spring-boot:process-aot) with this configuration.",
 					null);
 		}
-		ListwatchProperties.Defaults defaults = binder.bind("listwatch.defaults", ListwatchProperties.Defaults.class)
-			.orElseGet(ListwatchProperties.Defaults::new);
-		return resolve(name, watch, defaults, environment, WatchBeans.class.getClassLoader());
+		return resolve(name, watch, bound.defaults(), environment, WatchBeans.class.getClassLoader());
+	}
+
+	/**
+	 * The watches and defaults bound from an environment, once for all the beans of all the
+	 * watches (binding {@code listwatch.watches} for each of them made start-up quadratic in the
+	 * watches), and again whenever the environment's property sources are no longer the same.
+	 */
+	record Bound(List<WeakReference<PropertySource<?>>> sources, Map<String, ListwatchProperties.Watch> enabled,
+			ListwatchProperties.Defaults defaults) {
+
+		private static final Map<Environment, Bound> cache = Collections.synchronizedMap(new WeakHashMap<>());
+
+		static Bound of(Environment environment) {
+			List<PropertySource<?>> sources = sources(environment);
+			Bound bound = cache.get(environment);
+			if (bound != null && sameSources(bound.sources, sources)) {
+				return bound;
+			}
+			Binder binder = Binder.get(environment);
+			// weakly: the environment, the cache's weak key, must not be held through its sources
+			List<WeakReference<PropertySource<?>>> held = (sources != null)
+					? sources.stream().map((source) -> new WeakReference<PropertySource<?>>(source)).toList() : List.of();
+			bound = new Bound(held, WatchBeans.enabled(binder),
+					binder.bind("listwatch.defaults", ListwatchProperties.Defaults.class)
+						.orElseGet(ListwatchProperties.Defaults::new));
+			if (sources != null) {
+				cache.put(environment, bound);
+			}
+			return bound;
+		}
+
+		private static @Nullable List<PropertySource<?>> sources(Environment environment) {
+			return (environment instanceof ConfigurableEnvironment configurable)
+					? configurable.getPropertySources().stream().toList() : null;
+		}
+
+		private static boolean sameSources(List<WeakReference<PropertySource<?>>> held,
+				@Nullable List<PropertySource<?>> now) {
+			if (now == null || held.size() != now.size()) {
+				return false;
+			}
+			for (int i = 0; i < now.size(); i++) {
+				if (held.get(i).get() != now.get(i)) {
+					return false;
+				}
+			}
+			return true;
+		}
+
 	}
 
 	/**

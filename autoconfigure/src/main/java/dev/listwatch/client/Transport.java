@@ -76,6 +76,11 @@ final class Transport implements AutoCloseable {
 					null, https ? sslBundle(cluster) : null);
 			JdkHttpClientBuilder builder = new JdkHttpClientBuilder().withExecutor(executor)
 				.withCustomizer((client) -> client.version(HttpClient.Version.HTTP_1_1));
+			if (!https) {
+				// never speaks TLS: spare the start-up the JVM's default SSL context
+				builder = builder.withCustomizer(
+						(client) -> client.sslContext(new DeferredSslContext()).sslParameters(DeferredSslContext.parameters()));
+			}
 			if (relay != null) {
 				// an https server through a proxy that wants credentials: the relay adds them to the
 				// CONNECT, which the JDK client never does (see ProxyRelay)

@@ -6,6 +6,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -14,7 +15,6 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
-import java.util.random.RandomGenerator;
 import java.util.stream.Collectors;
 
 import dev.listwatch.Lister;
@@ -343,7 +343,9 @@ public final class Informer<T> implements SmartLifecycle {
 			for (Feed<T> feed : this.feeds) {
 				String name = (feed.namespace != null) ? this.watch + "[" + feed.namespace + "]" : this.watch;
 				Reflector<T> reflector = new Reflector<>(name, feed.listerWatcher, run.handler(feed), this.options,
-						this.runtime.ticker(), RandomGenerator.getDefault(), feed.status);
+						// java.util.Random: thread-safe and loaded already (RandomGenerator.getDefault()
+						// loads every generator the JDK has to pick one)
+						this.runtime.ticker(), new Random(), feed.status);
 				if (feed.status.hasSynced() && !feed.resyncPending) {
 					// started again after a stop: the cache is whole up to the last resourceVersion the
 					// reflector handed on, so a watch from there brings what changed meanwhile, without a list

@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.listwatch.Items;
 import dev.listwatch.KubernetesObject;
@@ -43,6 +44,8 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.http.client.ClientHttpRequestFactoryBuilder;
+import org.springframework.boot.restclient.RestClientCustomizer;
 import org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
@@ -50,6 +53,7 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.ResolvableType;
+import org.springframework.http.client.SimpleClientHttpRequestFactory;
 import org.springframework.web.client.RestClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -195,6 +199,46 @@ class ListwatchAutoConfigurationTests {
 				assertThat(context).getBean(ApiServerClient.class).isSameAs(own);
 				assertThat(context.getBean("configmapsListerWatcher", ListerWatcher.class).resource().kind())
 					.isEqualTo("ConfigMap");
+			});
+	}
+
+	@Test
+	void bootsRestClientCustomizersShapeTheClientWithoutBootBuildingARequestFactoryForIt() {
+		AtomicInteger customized = new AtomicInteger();
+		AtomicInteger requestFactories = new AtomicInteger();
+		this.runner
+			.withBean("counting", RestClientCustomizer.class, () -> (builder) -> customized.incrementAndGet())
+			.withBean(ClientHttpRequestFactoryBuilder.class, () -> (settings) -> {
+				requestFactories.incrementAndGet();
+				return new SimpleClientHttpRequestFactory();
+			})
+			.withPropertyValues(base())
+			.run((context) -> {
+				assertThat(context).hasNotFailed().hasSingleBean(ApiServerClient.class);
+				assertThat(customized).as("the customizer applied to the client's builder").hasValue(1);
+				assertThat(requestFactories).as("request factories Boot built for a builder listwatch replaces")
+					.hasValue(0);
+				// Boot's builder itself still builds its request factory for everyone else
+				context.getBean(RestClient.Builder.class);
+				assertThat(requestFactories).hasValue(1);
+				assertThat(customized).hasValue(2);
+			});
+	}
+
+	@Test
+	void anApplicationsOwnRestClientBuilderIsTheOneTheClientBuildsOn() {
+		AtomicInteger made = new AtomicInteger();
+		AtomicInteger customized = new AtomicInteger();
+		this.runner.withBean("myRestClientBuilder", RestClient.Builder.class, () -> {
+			made.incrementAndGet();
+			return RestClient.builder();
+		})
+			.withBean("counting", RestClientCustomizer.class, () -> (builder) -> customized.incrementAndGet())
+			.withPropertyValues(base())
+			.run((context) -> {
+				assertThat(context).hasNotFailed().hasSingleBean(ApiServerClient.class);
+				assertThat(made).hasValue(1);
+				assertThat(customized).as("the application's builder is taken as it is").hasValue(0);
 			});
 	}
 

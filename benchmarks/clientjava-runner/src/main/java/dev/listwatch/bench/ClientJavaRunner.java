@@ -11,10 +11,26 @@ import io.kubernetes.client.informer.ResourceEventHandler;
 import io.kubernetes.client.informer.SharedIndexInformer;
 import io.kubernetes.client.informer.SharedInformerFactory;
 import io.kubernetes.client.openapi.ApiClient;
+import io.kubernetes.client.openapi.models.CoreV1Event;
+import io.kubernetes.client.openapi.models.CoreV1EventList;
 import io.kubernetes.client.openapi.models.V1ConfigMap;
 import io.kubernetes.client.openapi.models.V1ConfigMapList;
+import io.kubernetes.client.openapi.models.V1Endpoints;
+import io.kubernetes.client.openapi.models.V1EndpointsList;
+import io.kubernetes.client.openapi.models.V1LimitRange;
+import io.kubernetes.client.openapi.models.V1LimitRangeList;
+import io.kubernetes.client.openapi.models.V1PersistentVolumeClaim;
+import io.kubernetes.client.openapi.models.V1PersistentVolumeClaimList;
 import io.kubernetes.client.openapi.models.V1Pod;
 import io.kubernetes.client.openapi.models.V1PodList;
+import io.kubernetes.client.openapi.models.V1ReplicationController;
+import io.kubernetes.client.openapi.models.V1ReplicationControllerList;
+import io.kubernetes.client.openapi.models.V1Secret;
+import io.kubernetes.client.openapi.models.V1SecretList;
+import io.kubernetes.client.openapi.models.V1Service;
+import io.kubernetes.client.openapi.models.V1ServiceAccount;
+import io.kubernetes.client.openapi.models.V1ServiceAccountList;
+import io.kubernetes.client.openapi.models.V1ServiceList;
 import io.kubernetes.client.util.ClientBuilder;
 import io.kubernetes.client.util.KubeConfig;
 import io.kubernetes.client.util.generic.GenericKubernetesApi;
@@ -27,7 +43,59 @@ import io.kubernetes.client.util.generic.GenericKubernetesApi;
 public final class ClientJavaRunner implements Subject<KubernetesObject> {
 
 	public static void main(String[] args) throws Exception {
+		if (args[0].equals("startup")) {
+			startup(args);
+			return;
+		}
 		BenchMain.run(new ClientJavaRunner(), args);
+	}
+
+	/**
+	 * Startup ({@code startup url= watches=}): a client and an informer on each of the core
+	 * resources (all namespaces, typed), started and synced; what that adds to a JVM that has
+	 * done nothing yet.
+	 */
+	static void startup(String[] argv) throws Exception {
+		String url = argv[1].substring("url=".length());
+		int watches = Integer.parseInt(argv[2].substring("watches=".length()));
+		long heapBefore = BenchMain.settledHeap();
+		long t0 = System.nanoTime();
+		ApiClient api = new ClientBuilder().setBasePath(url).build();
+		api.setHttpClient(api.getHttpClient().newBuilder().readTimeout(0, TimeUnit.SECONDS).build());
+		SharedInformerFactory factory = new SharedInformerFactory(api);
+		java.util.List<SharedIndexInformer<?>> informers = new java.util.ArrayList<>();
+		for (String resource : BenchMain.STARTUP_RESOURCES.subList(0, watches)) {
+			informers.add(switch (resource) {
+				case "pods" -> informer(factory, api, resource, V1Pod.class, V1PodList.class);
+				case "configmaps" -> informer(factory, api, resource, V1ConfigMap.class, V1ConfigMapList.class);
+				case "secrets" -> informer(factory, api, resource, V1Secret.class, V1SecretList.class);
+				case "services" -> informer(factory, api, resource, V1Service.class, V1ServiceList.class);
+				case "endpoints" -> informer(factory, api, resource, V1Endpoints.class, V1EndpointsList.class);
+				case "serviceaccounts" ->
+					informer(factory, api, resource, V1ServiceAccount.class, V1ServiceAccountList.class);
+				case "events" -> informer(factory, api, resource, CoreV1Event.class, CoreV1EventList.class);
+				case "persistentvolumeclaims" -> informer(factory, api, resource, V1PersistentVolumeClaim.class,
+						V1PersistentVolumeClaimList.class);
+				case "replicationcontrollers" -> informer(factory, api, resource, V1ReplicationController.class,
+						V1ReplicationControllerList.class);
+				case "limitranges" -> informer(factory, api, resource, V1LimitRange.class, V1LimitRangeList.class);
+				default -> throw new IllegalArgumentException(resource);
+			});
+		}
+		factory.startAllRegisteredInformers();
+		// client-java offers no future for the sync: polled as its own waitForCacheSync does
+		long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(300);
+		while (!informers.stream().allMatch(SharedIndexInformer::hasSynced) && System.nanoTime() < end) {
+			Thread.sleep(1);
+		}
+		BenchMain.startupResult("client-java", watches, t0, heapBefore);
+		System.exit(0);
+	}
+
+	private static <T extends KubernetesObject, L extends io.kubernetes.client.common.KubernetesListObject> SharedIndexInformer<T> informer(
+			SharedInformerFactory factory, ApiClient api, String resource, Class<T> type, Class<L> listType) {
+		return factory.sharedIndexInformerFor(new GenericKubernetesApi<>(type, listType, "", "v1", resource, api),
+				type, 0);
 	}
 
 	@Override

@@ -4,6 +4,7 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -36,6 +37,46 @@ public final class BenchMain {
 		}
 		System.out.flush();
 		System.exit(0);
+	}
+
+	/** The names of the ten core resources the startup benchmark watches, in order. */
+	public static final List<String> STARTUP_RESOURCES = List.of("pods", "configmaps", "secrets", "services",
+			"endpoints", "serviceaccounts", "events", "persistentvolumeclaims", "replicationcontrollers",
+			"limitranges");
+
+	/**
+	 * The heap in use after three full collections, in bytes (the startup benchmark's heap).
+	 * @return the bytes
+	 */
+	public static long settledHeap() throws InterruptedException {
+		for (int i = 0; i < 3; i++) {
+			System.gc();
+			Thread.sleep(100);
+		}
+		return java.lang.management.ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+	}
+
+	/** The CPU time of the whole JVM so far (JIT and GC threads too), in ns; -1 where unknown. */
+	public static long processCpuNanos() {
+		return (java.lang.management.ManagementFactory
+			.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) ? os.getProcessCpuTime()
+					: -1;
+	}
+
+	/**
+	 * A peer's startup row: {@code watches} informers, started from {@code main} at {@code t0} and
+	 * all synced now; the heap they added is the settled heap now less {@code heapBefore} (the
+	 * settled heap at {@code t0}).
+	 */
+	public static void startupResult(String client, int watches, long t0, long heapBefore) throws InterruptedException {
+		long synced = System.nanoTime();
+		long uptime = java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime();
+		long cpu = processCpuNanos();
+		long heap = settledHeap();
+		result("startup", client, "watches", watches, "runMs", (synced - t0) / 1_000_000, "jvmUptimeMs", uptime,
+				"cpuMs", cpu / 1_000_000, "heapKb", heap / 1024, "addedHeapKb", (heap - heapBefore) / 1024, "threads",
+				Thread.activeCount(), "classes",
+				java.lang.management.ManagementFactory.getClassLoadingMXBean().getLoadedClassCount());
 	}
 
 	public static void result(String bench, String client, Object... kv) {

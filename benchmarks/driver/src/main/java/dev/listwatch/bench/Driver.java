@@ -82,6 +82,7 @@ public final class Driver {
 		this.opts.put("cuts", "50");
 		this.opts.put("perWatch", "20");
 		this.opts.put("startupRounds", "5");
+		this.opts.put("startupPeers", "client-java");
 		this.opts.put("etcdPods", "20000");
 		this.opts.put("etcdEvents", "40000");
 		this.opts.put("etcdRounds", "3");
@@ -944,39 +945,80 @@ public final class Driver {
 
 	void startup() throws Exception {
 		int rounds = i("startupRounds");
-		Map<Integer, List<Map<String, String>>> all = new LinkedHashMap<>();
-		try (FakeApiServer server = new FakeApiServer(new FakeApiServer.Scenario(i("pods"), 0, 0, 0, true))) {
-			// alternating, so that a slow spell of the machine falls on both
+		List<String> peers = new ArrayList<>();
+		for (String peer : this.opts.get("startupPeers").split(",")) {
+			if (!peer.isBlank() && !peer.equals("none")) {
+				peers.add(peer.trim());
+			}
+		}
+		// what each row is: client, watches, and whether its server holds the Pods
+		record Case(String label, String client, int watches, boolean pods) {
+		}
+		List<Case> cases = new ArrayList<>();
+		cases.add(new Case("listwatch-boot, listwatch disabled", "listwatch-boot", 0, true));
+		cases.add(new Case("listwatch-boot, 10 watches, all empty", "listwatch-boot", 10, false));
+		cases.add(new Case("listwatch-boot, 10 watches, " + i("pods") + " Pods", "listwatch-boot", 10, true));
+		for (String peer : peers) {
+			cases.add(new Case(peer + ", 10 informers, " + i("pods") + " Pods", peer, 10, true));
+		}
+		Map<Case, List<Map<String, String>>> all = new LinkedHashMap<>();
+		try (FakeApiServer server = new FakeApiServer(new FakeApiServer.Scenario(i("pods"), 0, 0, 0, true));
+				FakeApiServer empty = new FakeApiServer(new FakeApiServer.Scenario(0, 0, 0, 0, true))) {
+			// alternating, so that a slow spell of the machine falls on every case
 			for (int r = 0; r < rounds; r++) {
-				for (int watches : new int[] { 0, 10 }) {
+				for (Case c : cases) {
 					// not pre-touched: touching 8 GiB would be most of a start-up
-					Run run = launch("startup", "listwatch-boot", List.of("-XX:-AlwaysPreTouch"),
-							"url=" + server.url(), "watches=" + watches);
+					Run run = launch("startup", c.client(), List.of("-XX:-AlwaysPreTouch"),
+							"url=" + (c.pods() ? server.url() : empty.url()), "watches=" + c.watches());
 					run.waitFor(300);
-					all.computeIfAbsent(watches, (w) -> new ArrayList<>()).addAll(run.results);
+					all.computeIfAbsent(c, (k) -> new ArrayList<>()).addAll(run.results);
 				}
 			}
 		}
 		print("## 5. Startup cost of the starter");
 		print("");
 		print("A non-web Spring Boot application (spring-boot-starter + listwatch), fresh JVM each time, median of "
-				+ rounds + ": with listwatch disabled vs. 10 declared watches (pods with " + i("pods")
-				+ " objects + 9 empty core resources) against the local server, wait-for-sync on. run = SpringApplication.run;"
-				+ " heap = used after 3× System.gc().");
+				+ rounds + ": with listwatch disabled vs. 10 declared watches (pods + 9 empty core resources) against"
+				+ " the local server, wait-for-sync on, once with " + i("pods") + " Pods and once with none (so the"
+				+ " difference is the sync of the Pods, which wait-for-sync asks for). ms = SpringApplication.run; for"
+				+ " the peers (a plain main, no Spring) ms = from building the client to all 10 informers synced, and"
+				+ " their added heap = heap then less heap before the client. cpu = CPU time of the whole JVM at"
+				+ " that point (JIT and GC threads too; less at the mercy of a busy machine than ms). heap = used"
+				+ " after 3× System.gc().");
 		print("");
-		print("| watches | run ms | JVM uptime at ready ms | heap KiB | threads | loaded classes |");
-		print("|---:|---:|---:|---:|---:|---:|");
-		for (Map.Entry<Integer, List<Map<String, String>>> e : all.entrySet()) {
+		print("| case | ms | JVM uptime ms | cpu ms | heap KiB | threads | loaded classes |");
+		print("|---|---:|---:|---:|---:|---:|---:|");
+		for (Map.Entry<Case, List<Map<String, String>>> e : all.entrySet()) {
 			List<Map<String, String>> r = e.getValue();
-			print("| " + e.getKey() + " | " + f0(median(r, "runMs")) + " | " + f0(median(r, "jvmUptimeMs")) + " | "
-					+ f0(median(r, "heapKb")) + " | " + f0(median(r, "threads")) + " | " + f0(median(r, "classes")) + " |");
+			print("| " + e.getKey().label() + " | " + f0(median(r, "runMs")) + " | " + f0(median(r, "jvmUptimeMs"))
+					+ " | " + f0(median(r, "cpuMs")) + " | " + f0(median(r, "heapKb")) + " | "
+					+ f0(median(r, "threads")) + " | " + f0(median(r, "classes")) + " |");
 		}
-		List<Map<String, String>> base = all.get(0);
-		List<Map<String, String>> ten = all.get(10);
-		print("");
-		print("10 watches add: **" + f0(median(ten, "runMs") - median(base, "runMs")) + " ms** to run, **"
-				+ f0(median(ten, "heapKb") - median(base, "heapKb")) + " KiB** of heap (" + i("pods")
-				+ " cached Pods included), " + f0(median(ten, "threads") - median(base, "threads")) + " threads.");
+		List<Map<String, String>> base = all.get(cases.get(0));
+		List<Map<String, String>> noPods = all.get(cases.get(1));
+		List<Map<String, String>> ten = all.get(cases.get(2));
+		if (base != null && ten != null && noPods != null) {
+			double addedMs = median(ten, "runMs") - median(base, "runMs");
+			double syncMs = median(ten, "runMs") - median(noPods, "runMs");
+			double addedKb = median(ten, "heapKb") - median(base, "heapKb");
+			double podsKb = median(ten, "heapKb") - median(noPods, "heapKb");
+			print("");
+			print("10 watches add: **" + f0(addedMs) + " ms** to run (of which the sync of the " + i("pods")
+					+ " Pods: " + f0(syncMs) + " ms; without them: " + f0(addedMs - syncMs) + " ms), **"
+					+ String.format(java.util.Locale.ROOT, "%.1f", addedKb * 1024 / 1e6) + " MB** of heap (" + f0(addedKb)
+					+ " KiB; the cached Pods: "
+					+ f0(podsKb) + " KiB), " + f0(median(ten, "cpuMs") - median(base, "cpuMs")) + " ms of CPU, "
+					+ f0(median(ten, "threads") - median(base, "threads")) + " threads, "
+					+ f0(median(ten, "classes") - median(base, "classes")) + " classes.");
+			for (int p = 0; p < peers.size(); p++) {
+				List<Map<String, String>> peer = all.get(cases.get(3 + p));
+				if (peer != null && !peer.isEmpty()) {
+					print(peers.get(p) + "'s 10 informers add: " + f0(median(peer, "runMs")) + " ms ("
+							+ ratio(median(peer, "runMs"), addedMs) + " listwatch's), " + f0(median(peer, "addedHeapKb"))
+							+ " KiB of heap (" + ratio(median(peer, "addedHeapKb"), addedKb) + ").");
+				}
+			}
+		}
 		print("");
 	}
 
