@@ -111,7 +111,7 @@ public final class Driver {
 			System.exit(2);
 		}
 		Driver driver = new Driver(args);
-		List<String> benches = args[0].equals("all") ? List.of("throughput", "sync", "requests", "latency", "startup")
+		List<String> benches = args[0].equals("all") ? List.of("throughput", "sync", "requests", "latency", "startup", "bigcache")
 				: List.of(args[0].split(","));
 		driver.header(String.join(",", benches));
 		for (String bench : benches) {

@@ -80,15 +80,7 @@ public final class ListwatchRunner implements Subject<KubernetesObject> {
 				onUpsert.accept((KubernetesObject) e.object());
 			}
 		}, 2, Duration.ofSeconds(10));
-		// list + watch, as the peers do (the fake server refuses streaming lists anyway)
-		// -Dbench.fastRetry=true (the request-count benchmark): retry after 100 ms to 1 s instead of
-		// client-go's 800 ms to 30 s, so that 50 cuts take seconds, not half an hour
-		InformerOptions.BackoffPolicy backoff = Boolean.getBoolean("bench.fastRetry")
-				? new InformerOptions.BackoffPolicy(Duration.ofMillis(100), Duration.ofSeconds(1), 2.0, 0.2,
-						Duration.ofMinutes(2))
-				: InformerOptions.BackoffPolicy.CLIENT_GO;
-		InformerOptions options = new InformerOptions(null, null, target.pageSize(), false, Duration.ofMinutes(5),
-				Duration.ofMinutes(10), Duration.ofMinutes(3), backoff, null, true);
+		InformerOptions options = options(target);
 		Informer<KubernetesObject> informer = runtime.informer(target.resource(), KubernetesObject.class, listerWatcher,
 				options, List.of());
 		informer.start();
@@ -112,6 +104,21 @@ public final class ListwatchRunner implements Subject<KubernetesObject> {
 			}
 
 		};
+	}
+
+	/**
+	 * The informer options of the listwatch runners: list + watch, as the peers do (the fake
+	 * server refuses streaming lists anyway); with {@code -Dbench.fastRetry=true} (the
+	 * request-count benchmark) retries after 100 ms to 1 s instead of client-go's 800 ms to 30 s,
+	 * so that 50 cuts take seconds, not half an hour.
+	 */
+	static InformerOptions options(Subject.Target target) {
+		InformerOptions.BackoffPolicy backoff = Boolean.getBoolean("bench.fastRetry")
+				? new InformerOptions.BackoffPolicy(Duration.ofMillis(100), Duration.ofSeconds(1), 2.0, 0.2,
+						Duration.ofMinutes(2))
+				: InformerOptions.BackoffPolicy.CLIENT_GO;
+		return new InformerOptions(null, null, target.pageSize(), false, Duration.ofMinutes(5),
+				Duration.ofMinutes(10), Duration.ofMinutes(3), backoff, null, true);
 	}
 
 	@Override

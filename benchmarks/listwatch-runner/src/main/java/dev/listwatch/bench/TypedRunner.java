@@ -56,8 +56,8 @@ public final class TypedRunner implements Subject<TypedRunner.Pod> {
 				onUpsert.accept((Pod) e.object());
 			}
 		}, 2, Duration.ofSeconds(10));
-		InformerOptions options = new InformerOptions(null, null, target.pageSize(), false, Duration.ofMinutes(5),
-				Duration.ofMinutes(10), Duration.ofMinutes(3), InformerOptions.BackoffPolicy.CLIENT_GO, null, true);
+		// the same options as listwatch's, -Dbench.fastRetry included
+		InformerOptions options = ListwatchRunner.options(target);
 		Informer<Pod> informer = runtime.informer(target.resource(), Pod.class, listerWatcher, options, List.of());
 		informer.start();
 		return new Running() {
