@@ -75,14 +75,20 @@ public final class ListwatchRunner implements Subject<KubernetesObject> {
 	 */
 	static Running informer(Target target, ListerWatcher<KubernetesObject> listerWatcher,
 			Consumer<KubernetesObject> onUpsert, Runnable close) {
+		return informer(target, KubernetesObject.class, listerWatcher, onUpsert, close);
+	}
+
+	/**
+	 * {@link #informer(Target, ListerWatcher, Consumer, Runnable)} for objects of any type.
+	 */
+	static <T> Running informer(Target target, Class<T> type, ListerWatcher<T> listerWatcher, Consumer<T> onUpsert,
+			Runnable close) {
 		InformerFactory runtime = new InformerFactory(Clock.systemUTC(), (event) -> {
 			if (event instanceof ResourceEvent<?> e && e.type() != ResourceEvent.Type.DELETED) {
-				onUpsert.accept((KubernetesObject) e.object());
+				onUpsert.accept(type.cast(e.object()));
 			}
 		}, 2, Duration.ofSeconds(10));
-		InformerOptions options = options(target);
-		Informer<KubernetesObject> informer = runtime.informer(target.resource(), KubernetesObject.class, listerWatcher,
-				options, List.of());
+		Informer<T> informer = runtime.informer(target.resource(), type, listerWatcher, options(target), List.of());
 		informer.start();
 		return new Running() {
 

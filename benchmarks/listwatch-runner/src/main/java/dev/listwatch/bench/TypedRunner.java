@@ -1,8 +1,6 @@
 package dev.listwatch.bench;
 
 import java.time.Clock;
-import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 
@@ -11,10 +9,6 @@ import dev.listwatch.ObjectMeta;
 import dev.listwatch.Resource;
 import dev.listwatch.client.ApiServerClient;
 import dev.listwatch.cluster.Cluster;
-import dev.listwatch.event.ResourceEvent;
-import dev.listwatch.informer.Informer;
-import dev.listwatch.informer.InformerFactory;
-import dev.listwatch.informer.InformerOptions;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.web.client.RestClient;
@@ -51,35 +45,8 @@ public final class TypedRunner implements Subject<TypedRunner.Pod> {
 		String kind = target.resource().equals("pods") ? "Pod" : "ConfigMap";
 		Resource resource = new Resource("", "v1", target.resource(), kind, true, target.namespace());
 		ListerWatcher<Pod> listerWatcher = client.listerWatcher(resource, Pod.class, ApiServerClient.Decoding.DEFAULTS);
-		InformerFactory runtime = new InformerFactory(Clock.systemUTC(), (event) -> {
-			if (event instanceof ResourceEvent<?> e && e.type() != ResourceEvent.Type.DELETED) {
-				onUpsert.accept((Pod) e.object());
-			}
-		}, 2, Duration.ofSeconds(10));
-		// the same options as listwatch's, -Dbench.fastRetry included
-		InformerOptions options = ListwatchRunner.options(target);
-		Informer<Pod> informer = runtime.informer(target.resource(), Pod.class, listerWatcher, options, List.of());
-		informer.start();
-		return new Running() {
-
-			@Override
-			public boolean awaitSynced(Duration timeout) throws Exception {
-				return informer.awaitSynced(timeout);
-			}
-
-			@Override
-			public int cacheSize() {
-				return informer.status().objects();
-			}
-
-			@Override
-			public void close() {
-				informer.stop();
-				runtime.close();
-				client.close();
-			}
-
-		};
+		// wired as listwatch's, -Dbench.fastRetry included
+		return ListwatchRunner.informer(target, Pod.class, listerWatcher, onUpsert, client::close);
 	}
 
 	@Override
