@@ -117,6 +117,7 @@ public final class BenchMain {
 				long t0 = System.nanoTime();
 				long cpuSync = cpu();
 				long switchesAtSync = voluntarySwitches();
+				ThreadCpu threadsAtSync = ThreadCpu.now();
 				long callsAtSync = calls.sum();
 				if (!finals.await(600, TimeUnit.SECONDS)) {
 					throw new IllegalStateException("only " + (pods - finals.getCount()) + " of " + pods
@@ -125,12 +126,16 @@ public final class BenchMain {
 				long t1 = System.nanoTime();
 				long cpu1 = cpu();
 				long switches = voluntarySwitches() - switchesAtSync;
+				List<Object> byThread = ThreadCpu.now().since(threadsAtSync, events);
 				double seconds = (t1 - t0) / 1e9;
-				result("throughput", subject.name(), "round", round, "warmup", round < warmup, "eventsPerSec",
-						String.format("%.0f", events / seconds), "seconds", String.format("%.3f", seconds),
-						"cpuMsPer1kEvents", String.format("%.3f", (cpu1 - cpuSync) / 1e6 / events * 1000),
-						"handlerCalls", calls.sum() - callsAtSync, "syncCpuMs", (cpuSync - cpu0) / 1_000_000,
-						"waitsPer1kEvents", String.format("%.1f", switches * 1000.0 / events));
+				List<Object> kv = new java.util.ArrayList<>(List.of("round", round, "warmup", round < warmup,
+						"eventsPerSec", String.format("%.0f", events / seconds), "seconds",
+						String.format("%.3f", seconds), "cpuMsPer1kEvents",
+						String.format("%.3f", (cpu1 - cpuSync) / 1e6 / events * 1000), "handlerCalls",
+						calls.sum() - callsAtSync, "syncCpuMs", (cpuSync - cpu0) / 1_000_000, "waitsPer1kEvents",
+						String.format("%.1f", switches * 1000.0 / events)));
+				kv.addAll(byThread);
+				result("throughput", subject.name(), kv.toArray());
 			}
 		}
 	}
