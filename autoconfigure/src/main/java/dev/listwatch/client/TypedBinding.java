@@ -1,5 +1,6 @@
 package dev.listwatch.client;
 
+import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -9,6 +10,7 @@ import dev.listwatch.ObjectMeta;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
+import tools.jackson.core.JsonToken;
 import tools.jackson.core.JsonTokenId;
 import tools.jackson.core.TokenStreamContext;
 import tools.jackson.databind.BeanDescription;
@@ -68,11 +70,15 @@ final class TypedBinding<T> {
 
 	private final ObjectReader reader;
 
+	/** The reader of {@link #bind(InputStream, ObjectMeta, long[])}: stops at the end of the object. */
+	private final ObjectReader streamReader;
+
 	TypedBinding(ObjectMapper mapper, Class<T> type) {
 		SimpleModule module = new SimpleModule("dev.listwatch.client.TypedBinding");
 		module.setDeserializerModifier(new Modifier(new StringPool(POOL_SLOTS, POOL_MAX_LENGTH)));
 		ObjectMapper lean = mapper.rebuild().addModule(module).build();
 		this.reader = lean.readerFor(type);
+		this.streamReader = this.reader.without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 	}
 
 	/**
@@ -83,7 +89,43 @@ final class TypedBinding<T> {
 	 * @throws JacksonException when it does not bind
 	 */
 	T bind(byte[] json, ObjectMeta meta) {
-		return this.reader.withAttribute(META, meta).readValue(json);
+		return this.reader.withAttribute(META, new Scanned(meta)).readValue(json);
+	}
+
+	/**
+	 * Binds the object that starts the stream and reads no further than its end, provided its
+	 * top-level {@code metadata} is bound as the metadata the decoder read (so that what the
+	 * stream holds as that value is never read: the decoder gives {@code {}} there).
+	 * @param in the object's bytes and whatever follows them
+	 * @param meta its metadata as the decoder read them
+	 * @param consumed receives how many bytes of the stream the object took
+	 * @return the object, or {@code null} when its {@code metadata} was not bound from {@code meta}
+	 * (the stream's value would have counted: the object must be bound from its own bytes)
+	 * @throws JacksonException when it does not bind, or the stream is not one JSON object
+	 */
+	@Nullable T bind(InputStream in, ObjectMeta meta, long[] consumed) {
+		Scanned scanned = new Scanned(meta);
+		try (JsonParser p = this.streamReader.createParser(in)) {
+			T value = this.streamReader.withAttribute(META, scanned).readValue(p);
+			if (!scanned.used || p.getLastClearedToken() != JsonToken.END_OBJECT) {
+				return null;
+			}
+			consumed[0] = p.currentLocation().getByteOffset();
+			return value;
+		}
+	}
+
+	/** The metadata the decoder read, and whether the object's own {@code metadata} was bound to them. */
+	private static final class Scanned {
+
+		final ObjectMeta meta;
+
+		boolean used;
+
+		Scanned(ObjectMeta meta) {
+			this.meta = meta;
+		}
+
 	}
 
 	/**
@@ -480,13 +522,14 @@ final class TypedBinding<T> {
 
 		@Override
 		public Object deserialize(JsonParser p, DeserializationContext ctxt) throws JacksonException {
-			Object meta = ctxt.getAttribute(META);
-			if (meta != null && p.currentTokenId() == JsonTokenId.ID_START_OBJECT && topLevelMetadata(p)
+			Object scanned = ctxt.getAttribute(META);
+			if (scanned instanceof Scanned meta && p.currentTokenId() == JsonTokenId.ID_START_OBJECT && topLevelMetadata(p)
 					&& !ctxt.isEnabled(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
 					&& !ctxt.isEnabled(DeserializationFeature.FAIL_ON_NULL_CREATOR_PROPERTIES)
 					&& !ctxt.isEnabled(DeserializationFeature.FAIL_ON_MISSING_CREATOR_PROPERTIES)) {
 				p.skipChildren();
-				return meta;
+				meta.used = true;
+				return meta.meta;
 			}
 			return this._delegatee.deserialize(p, ctxt);
 		}
