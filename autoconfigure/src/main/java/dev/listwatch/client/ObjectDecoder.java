@@ -209,7 +209,8 @@ final class ObjectDecoder<T> {
 					type = json.stringOrSkip();
 				}
 				else if (json.keyIs(key, OBJECT) && json.peek() == '{' && object == null
-						&& (bound = bindInOnePass(buf, off, json.position(), limit, type)) != null) {
+						&& ("MODIFIED".equals(type) || "ADDED".equals(type) || "DELETED".equals(type))
+						&& (bound = bindInOnePass(buf, off, json.position(), limit)) != null) {
 					object = bound.scan;
 					value = bound.value;
 					json = new JsonScanner(buf, off + object.end, limit - off - object.end);
@@ -275,8 +276,8 @@ final class ObjectDecoder<T> {
 	}
 
 	/**
-	 * Binds a typed watch's event object in one pass over its bytes, when the event is an ADDED,
-	 * MODIFIED or DELETED one (its {@code type} came first, as the API server writes it): the
+	 * Binds a typed watch's object in one pass over its bytes (a list item, or the object of an
+	 * ADDED, MODIFIED or DELETED event whose {@code type} came first, as the API server writes it): the
 	 * object's envelope and metadata are read up to the end of its {@code metadata} (which the API
 	 * server writes before {@code spec}), and Jackson binds the object from its start with
 	 * {@code {}} in place of the metadata (which the binding takes as read here, see
@@ -285,16 +286,14 @@ final class ObjectDecoder<T> {
 	 * the rest or missing, a type that binds its {@code metadata} itself, an object that does not
 	 * bind or is not whole in the bytes) is left to the usual two passes, which decide how it ends.
 	 * @param buf the bytes
-	 * @param off where the event starts
+	 * @param off where the event (or item) starts: the scan's positions are relative to it
 	 * @param start where the object starts (its '{')
 	 * @param limit where the bytes read end
-	 * @param type the event's type, if read before the object
 	 * @return the object bound and its scan (its end set), or {@code null}
 	 */
-	private @Nullable OnePass<T> bindInOnePass(byte[] buf, int off, int start, int limit, @Nullable String type) {
+	private @Nullable OnePass<T> bindInOnePass(byte[] buf, int off, int start, int limit) {
 		TypedBinding<T> binding = this.binding;
-		if (binding == null || !this.onePass || this.metadataOnly
-				|| !("MODIFIED".equals(type) || "ADDED".equals(type) || "DELETED".equals(type))) {
+		if (binding == null || !this.onePass || this.metadataOnly) {
 			return null;
 		}
 		Scan scan = new Scan(this.pool, this.labelPool);
@@ -906,6 +905,13 @@ final class ObjectDecoder<T> {
 
 		/** One item, from its '{': bound, or what could not be bound; {@code null} when too large. */
 		Decoded<T> item(byte[] buf, int start, int limit, int[] end) {
+			OnePass<T> bound = bindInOnePass(buf, start, start, limit);
+			if (bound != null) {
+				end[0] = start + bound.scan.end;
+				// over the limit: not held, as below
+				return (bound.scan.end > this.maxItemBytes) ? null
+						: new Decoded<>(new ObjectList.Item<>(bound.scan.meta(), bound.value), null);
+			}
 			JsonScanner json = new JsonScanner(buf, start, limit - start);
 			Scan item = new Scan(ObjectDecoder.this.pool, ObjectDecoder.this.labelPool);
 			scanObject(json, item);

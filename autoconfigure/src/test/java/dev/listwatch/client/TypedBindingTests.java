@@ -1,5 +1,6 @@
 package dev.listwatch.client;
 
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.math.BigInteger;
@@ -245,6 +246,24 @@ class TypedBindingTests {
 		Map<String, Object> copy = new LinkedHashMap<>(metadata);
 		copy.remove("managedFields");
 		return copy;
+	}
+
+	@Test
+	void aListItemOverTheSizeLimitIsHandedUpAsTooLargeAndTheOthersBind() throws IOException {
+		String a = "{\"metadata\":{\"name\":\"a\",\"namespace\":\"ns\",\"resourceVersion\":\"1\"},\"spec\":{\"x\":1}}";
+		String c = a.replace("\"a\"", "\"c\"");
+		byte[] list = ("{\"kind\":\"PodList\",\"metadata\":{\"resourceVersion\":\"3\"},\"items\":[" + a + ","
+				+ pod("web-1", "ns", "2") + "," + c + "]}")
+			.getBytes(StandardCharsets.UTF_8);
+		for (int max : new int[] { 2000, 4000, 7000 }) {
+			ObjectList<Pod> page = decoder(Pod.class, MAPPER).decodeList(new ByteArrayInputStream(list), max);
+			assertThat(page.items()).extracting((item) -> item.meta().name()).containsExactly("a", "c");
+			assertThat(page.objects()).containsExactly(MAPPER.readValue(a, Pod.class), MAPPER.readValue(c, Pod.class));
+			assertThat(page.unbindable()).singleElement().satisfies((u) -> {
+				assertThat(u.key()).isEqualTo("ns/web-1");
+				assertThat(u.reason()).isEqualTo("larger than max-event-size (" + max + " bytes)");
+			});
+		}
 	}
 
 	@Test
