@@ -59,8 +59,11 @@ import com.fasterxml.jackson.annotation.Nulls;
  */
 final class TypedBinding<T> {
 
-	/** The attribute of a binding that holds the object's metadata as the decoder read it. */
-	private static final Object META = new Object();
+	/**
+	 * The object's metadata as the decoder read them, while this thread binds it (a thread-local
+	 * rather than an attribute of the binding: no reader and configuration made per object).
+	 */
+	private static final ThreadLocal<@Nullable Scanned> SCANNED = new ThreadLocal<>();
 
 	/** Slots of the string pool (a power of two). */
 	static final int POOL_SLOTS = 4096;
@@ -89,7 +92,14 @@ final class TypedBinding<T> {
 	 * @throws JacksonException when it does not bind
 	 */
 	T bind(byte[] json, ObjectMeta meta) {
-		return this.reader.withAttribute(META, new Scanned(meta)).readValue(json);
+		Scanned previous = SCANNED.get();
+		SCANNED.set(new Scanned(meta));
+		try {
+			return this.reader.readValue(json);
+		}
+		finally {
+			SCANNED.set(previous);
+		}
 	}
 
 	/**
@@ -105,13 +115,18 @@ final class TypedBinding<T> {
 	 */
 	@Nullable T bind(InputStream in, ObjectMeta meta, long[] consumed) {
 		Scanned scanned = new Scanned(meta);
+		Scanned previous = SCANNED.get();
+		SCANNED.set(scanned);
 		try (JsonParser p = this.streamReader.createParser(in)) {
-			T value = this.streamReader.withAttribute(META, scanned).readValue(p);
+			T value = this.streamReader.readValue(p);
 			if (!scanned.used || p.getLastClearedToken() != JsonToken.END_OBJECT) {
 				return null;
 			}
 			consumed[0] = p.currentLocation().getByteOffset();
 			return value;
+		}
+		finally {
+			SCANNED.set(previous);
 		}
 	}
 
@@ -522,8 +537,8 @@ final class TypedBinding<T> {
 
 		@Override
 		public Object deserialize(JsonParser p, DeserializationContext ctxt) throws JacksonException {
-			Object scanned = ctxt.getAttribute(META);
-			if (scanned instanceof Scanned meta && p.currentTokenId() == JsonTokenId.ID_START_OBJECT && topLevelMetadata(p)
+			Scanned meta = SCANNED.get();
+			if (meta != null && p.currentTokenId() == JsonTokenId.ID_START_OBJECT && topLevelMetadata(p)
 					&& !ctxt.isEnabled(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
 					&& !ctxt.isEnabled(DeserializationFeature.FAIL_ON_NULL_CREATOR_PROPERTIES)
 					&& !ctxt.isEnabled(DeserializationFeature.FAIL_ON_MISSING_CREATOR_PROPERTIES)) {
