@@ -34,9 +34,10 @@ import tools.jackson.databind.exc.UnrecognizedPropertyException;
  * (not tokenized: a syntax error deep inside a skipped value, such as a missing colon in
  * {@code spec}, surfaces only when the object is bound or parsed), and each object keeps its own
  * bytes (without {@code metadata.managedFields} unless asked to keep them). Objects bound
- * to a Java type other than {@link KubernetesObject} are then bound from those bytes, leanly (see
- * {@link TypedBinding}: read-only untyped maps and lists, shared strings, the metadata read here),
- * and the bytes dropped. A list page
+ * to a Java type other than {@link KubernetesObject} are bound leanly (see {@link TypedBinding}:
+ * read-only untyped maps and lists, shared strings, the metadata read here), in one pass where
+ * they can be (Jackson reads them from where they start, the metadata read here in place of
+ * theirs, and says where they end), else from their own bytes afterwards, and the bytes dropped. A list page
  * is decoded as it streams in, item by item, never held whole.
  * <p>
  * An object the server has that cannot be held, because it does not bind to the Java type or is

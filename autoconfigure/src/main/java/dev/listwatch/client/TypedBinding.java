@@ -47,7 +47,8 @@ import com.fasterxml.jackson.annotation.Nulls;
  * types, {@code "True"}), so are integers and the keys of maps of the same shape (the containers of
  * all Pods), numbers and booleans as Jackson binds them;</li>
  * <li>the object's own {@code metadata}, when the type holds it as {@link ObjectMeta}, as the
- * instance the decoder already read (the cache holds it anyway), instead of a second one.</li>
+ * instance the decoder already read (the cache holds it anyway), instead of a second one; so that
+ * the decoder need not even hand over its JSON (see {@link #bind(InputStream, ObjectMeta, long[])}).</li>
  * </ul>
  * The objects bound are equal to what the mapper alone binds. A type or property that has a
  * deserializer of its own, Jackson annotations on an untyped {@code Map} or {@code List} property,
