@@ -34,9 +34,10 @@ import tools.jackson.databind.exc.UnrecognizedPropertyException;
  * (not tokenized: a syntax error deep inside a skipped value, such as a missing colon in
  * {@code spec}, surfaces only when the object is bound or parsed), and each object keeps its own
  * bytes (without {@code metadata.managedFields} unless asked to keep them). Objects bound
- * to a Java type other than {@link KubernetesObject} are then bound from those bytes, leanly (see
- * {@link TypedBinding}: read-only untyped maps and lists, shared strings, the metadata read here),
- * and the bytes dropped. A list page
+ * to a Java type other than {@link KubernetesObject} are bound leanly (see {@link TypedBinding}:
+ * read-only untyped maps and lists, shared strings, the metadata read here), in one pass where
+ * they can be (Jackson reads them from where they start, the metadata read here in place of
+ * theirs, and says where they end), else from their own bytes afterwards, and the bytes dropped. A list page
  * is decoded as it streams in, item by item, never held whole.
  * <p>
  * An object the server has that cannot be held, because it does not bind to the Java type or is
@@ -110,6 +111,13 @@ final class ObjectDecoder<T> {
 	private final @Nullable TypedBinding<T> binding;
 
 	private final boolean keepManagedFields;
+
+	/**
+	 * Whether a typed watch's event objects are bound in one pass (see {@link #bindInOnePass}):
+	 * until the type turns out to bind its metadata itself. Racy and safe: a stale value only
+	 * costs one more try.
+	 */
+	private boolean onePass = true;
 
 	/**
 	 * Whether objects are {@code PartialObjectMetadata} (a metadata-only list-watch): lists must be
@@ -192,13 +200,24 @@ final class ObjectDecoder<T> {
 		JsonScanner json = new JsonScanner(buf, off, limit - off);
 		String type = null;
 		Scan object = null;
+		// the object when bound in one pass (see bindInOnePass)
+		T value = null;
+		OnePass<T> bound;
 		try {
 			json.beginObject();
 			for (int key = json.nextKey(true); key >= 0; key = json.nextKey(false)) {
 				if (json.keyIs(key, TYPE)) {
 					type = json.stringOrSkip();
 				}
+				else if (json.keyIs(key, OBJECT) && json.peek() == '{' && object == null
+						&& ("MODIFIED".equals(type) || "ADDED".equals(type) || "DELETED".equals(type))
+						&& (bound = bindInOnePass(buf, off, json.position(), limit)) != null) {
+					object = bound.scan;
+					value = bound.value;
+					json = new JsonScanner(buf, off + object.end, limit - off - object.end);
+				}
 				else if (json.keyIs(key, OBJECT) && json.peek() == '{') {
+					value = null;
 					object = new Scan(this.pool, this.labelPool);
 					// only a bookmark's annotations matter; the type usually comes first
 					object.readAnnotations = (type == null) || "BOOKMARK".equals(type);
@@ -243,6 +262,9 @@ final class ObjectDecoder<T> {
 							PARTIAL_OBJECT_METADATA);
 				}
 				ObjectMeta meta = object.meta();
+				if (value != null) {
+					yield new WatchEvent<>(eventType, value, meta, null, false);
+				}
 				try {
 					yield new WatchEvent<>(eventType, bind(object, meta, buf, off), meta, null, false);
 				}
@@ -252,6 +274,156 @@ final class ObjectDecoder<T> {
 				}
 			}
 		};
+	}
+
+	/**
+	 * Binds a typed watch's object in one pass over its bytes (a list item, or the object of an
+	 * ADDED, MODIFIED or DELETED event whose {@code type} came first, as the API server writes it): the
+	 * object's envelope and metadata are read up to the end of its {@code metadata} (which the API
+	 * server writes before {@code spec}), and Jackson binds the object from its start with
+	 * {@code {}} in place of the metadata (which the binding takes as read here, see
+	 * {@link TypedBinding}) and tells where it ends, so that the rest of the object is neither
+	 * skipped first nor copied. Anything else (no binding, another event type, the metadata after
+	 * the rest or missing, a type that binds its {@code metadata} itself, an object that does not
+	 * bind or is not whole in the bytes) is left to the usual two passes, which decide how it ends.
+	 * @param buf the bytes
+	 * @param off where the event (or item) starts: the scan's positions are relative to it
+	 * @param start where the object starts (its '{')
+	 * @param limit where the bytes read end
+	 * @return the object bound and its scan (its end set), or {@code null}
+	 */
+	private @Nullable OnePass<T> bindInOnePass(byte[] buf, int off, int start, int limit) {
+		TypedBinding<T> binding = this.binding;
+		if (binding == null || !this.onePass || this.metadataOnly) {
+			return null;
+		}
+		Scan scan = new Scan(this.pool, this.labelPool);
+		scan.start = start - off;
+		int metadataStart = -1;
+		int metadataEnd = -1;
+		try {
+			JsonScanner json = new JsonScanner(buf, start, limit - start);
+			json.beginObject();
+			for (int key = json.nextKey(true); key >= 0; key = json.nextKey(false)) {
+				if (json.keyIs(key, API_VERSION)) {
+					scan.apiVersion = json.stringOrSkip();
+				}
+				else if (json.keyIs(key, KIND)) {
+					scan.kind = json.stringOrSkip();
+				}
+				else if (json.keyIs(key, METADATA) && json.peek() == '{') {
+					metadataStart = json.position();
+					scanMetadata(json, scan);
+					metadataEnd = json.position();
+					break;
+				}
+				else {
+					json.skipValue();
+				}
+			}
+		}
+		catch (DecodeException ex) {
+			// including Incomplete: the usual passes say what is wrong
+			return null;
+		}
+		if (metadataStart < 0) {
+			return null;
+		}
+		ObjectMeta meta = scan.meta();
+		long[] consumed = new long[1];
+		T value;
+		try {
+			value = binding.bind(new WithoutMetadata(buf, start, metadataStart, metadataEnd, limit), meta, consumed);
+		}
+		catch (JacksonException ex) {
+			// does not bind, or is not whole here: the usual passes report it as they always have
+			return null;
+		}
+		if (value == null) {
+			// the type binds its metadata itself: from now on, the usual passes only
+			this.onePass = false;
+			return null;
+		}
+		long objectEnd = start + consumed[0] + (metadataEnd - metadataStart) - 2;
+		if (consumed[0] <= metadataStart - start + 2 || objectEnd > limit || buf[(int) objectEnd - 1] != '}') {
+			return null;
+		}
+		scan.end = (int) objectEnd - off;
+		scan.metadataRead = true;
+		scan.readMeta = meta;
+		return new OnePass<>(scan, value);
+	}
+
+	/** An object bound in one pass, and what was read of it. */
+	private record OnePass<T>(Scan scan, T value) {
+	}
+
+	/**
+	 * An object's bytes up to {@code limit}, with {@code {}} in place of its metadata's value: what
+	 * {@link #bindInOnePass} gives Jackson.
+	 */
+	private static final class WithoutMetadata extends InputStream {
+
+		private static final byte[] EMPTY_OBJECT = { '{', '}' };
+
+		private final byte[] buf;
+
+		private final int metadataEnd;
+
+		private final int limit;
+
+		/** Where the next byte comes from: in buf, or in EMPTY_OBJECT while {@link #inEmpty} is not negative. */
+		private int pos;
+
+		/** Where the bytes in buf end for now: metadataStart, then limit. */
+		private int to;
+
+		private int inEmpty = -1;
+
+		WithoutMetadata(byte[] buf, int start, int metadataStart, int metadataEnd, int limit) {
+			this.buf = buf;
+			this.pos = start;
+			this.to = metadataStart;
+			this.metadataEnd = metadataEnd;
+			this.limit = limit;
+		}
+
+		@Override
+		public int read() {
+			byte[] one = new byte[1];
+			return (read(one, 0, 1) < 0) ? -1 : (one[0] & 0xff);
+		}
+
+		@Override
+		public int read(byte[] b, int off, int len) {
+			if (len == 0) {
+				return 0;
+			}
+			if (this.inEmpty >= 0) {
+				int n = Math.min(len, EMPTY_OBJECT.length - this.inEmpty);
+				System.arraycopy(EMPTY_OBJECT, this.inEmpty, b, off, n);
+				this.inEmpty += n;
+				if (this.inEmpty == EMPTY_OBJECT.length) {
+					this.inEmpty = -1;
+					this.pos = this.metadataEnd;
+					this.to = this.limit;
+				}
+				return n;
+			}
+			if (this.pos >= this.to) {
+				if (this.to == this.limit) {
+					return -1;
+				}
+				// the metadata's value comes next
+				this.inEmpty = 0;
+				return read(b, off, len);
+			}
+			int n = Math.min(len, this.to - this.pos);
+			System.arraycopy(this.buf, this.pos, b, off, n);
+			this.pos += n;
+			return n;
+		}
+
 	}
 
 	/**
@@ -734,6 +906,13 @@ final class ObjectDecoder<T> {
 
 		/** One item, from its '{': bound, or what could not be bound; {@code null} when too large. */
 		Decoded<T> item(byte[] buf, int start, int limit, int[] end) {
+			OnePass<T> bound = bindInOnePass(buf, start, start, limit);
+			if (bound != null) {
+				end[0] = start + bound.scan.end;
+				// over the limit: not held, as below
+				return (bound.scan.end > this.maxItemBytes) ? null
+						: new Decoded<>(new ObjectList.Item<>(bound.scan.meta(), bound.value), null);
+			}
 			JsonScanner json = new JsonScanner(buf, start, limit - start);
 			Scan item = new Scan(ObjectDecoder.this.pool, ObjectDecoder.this.labelPool);
 			scanObject(json, item);
@@ -869,7 +1048,13 @@ final class ObjectDecoder<T> {
 					|| (this.inManagedFields && this.name != null && this.resourceVersion != null);
 		}
 
+		/** The metadata once made (see {@link #meta()}). */
+		ObjectMeta readMeta;
+
 		ObjectMeta meta() {
+			if (this.readMeta != null) {
+				return this.readMeta;
+			}
 			Map<String, String> labels;
 			if (this.labels == null || this.labels.isEmpty()) {
 				labels = Map.of();

@@ -1,5 +1,6 @@
 package dev.listwatch.client;
 
+import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -9,6 +10,7 @@ import dev.listwatch.ObjectMeta;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
+import tools.jackson.core.JsonToken;
 import tools.jackson.core.JsonTokenId;
 import tools.jackson.core.TokenStreamContext;
 import tools.jackson.databind.BeanDescription;
@@ -45,7 +47,8 @@ import com.fasterxml.jackson.annotation.Nulls;
  * types, {@code "True"}), so are integers and the keys of maps of the same shape (the containers of
  * all Pods), numbers and booleans as Jackson binds them;</li>
  * <li>the object's own {@code metadata}, when the type holds it as {@link ObjectMeta}, as the
- * instance the decoder already read (the cache holds it anyway), instead of a second one.</li>
+ * instance the decoder already read (the cache holds it anyway), instead of a second one; so that
+ * the decoder need not even hand over its JSON (see {@link #bind(InputStream, ObjectMeta, long[])}).</li>
  * </ul>
  * The objects bound are equal to what the mapper alone binds. A type or property that has a
  * deserializer of its own, Jackson annotations on an untyped {@code Map} or {@code List} property,
@@ -57,8 +60,11 @@ import com.fasterxml.jackson.annotation.Nulls;
  */
 final class TypedBinding<T> {
 
-	/** The attribute of a binding that holds the object's metadata as the decoder read it. */
-	private static final Object META = new Object();
+	/**
+	 * The object's metadata as the decoder read them, while this thread binds it (a thread-local
+	 * rather than an attribute of the binding: no reader and configuration made per object).
+	 */
+	private static final ThreadLocal<@Nullable Scanned> SCANNED = new ThreadLocal<>();
 
 	/** Slots of the string pool (a power of two). */
 	static final int POOL_SLOTS = 4096;
@@ -68,11 +74,15 @@ final class TypedBinding<T> {
 
 	private final ObjectReader reader;
 
+	/** The reader of {@link #bind(InputStream, ObjectMeta, long[])}: stops at the end of the object. */
+	private final ObjectReader streamReader;
+
 	TypedBinding(ObjectMapper mapper, Class<T> type) {
 		SimpleModule module = new SimpleModule("dev.listwatch.client.TypedBinding");
 		module.setDeserializerModifier(new Modifier(new StringPool(POOL_SLOTS, POOL_MAX_LENGTH)));
 		ObjectMapper lean = mapper.rebuild().addModule(module).build();
 		this.reader = lean.readerFor(type);
+		this.streamReader = this.reader.without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 	}
 
 	/**
@@ -83,7 +93,55 @@ final class TypedBinding<T> {
 	 * @throws JacksonException when it does not bind
 	 */
 	T bind(byte[] json, ObjectMeta meta) {
-		return this.reader.withAttribute(META, meta).readValue(json);
+		Scanned previous = SCANNED.get();
+		SCANNED.set(new Scanned(meta));
+		try {
+			return this.reader.readValue(json);
+		}
+		finally {
+			SCANNED.set(previous);
+		}
+	}
+
+	/**
+	 * Binds the object that starts the stream and reads no further than its end, provided its
+	 * top-level {@code metadata} is bound as the metadata the decoder read (so that what the
+	 * stream holds as that value is never read: the decoder gives {@code {}} there).
+	 * @param in the object's bytes and whatever follows them
+	 * @param meta its metadata as the decoder read them
+	 * @param consumed receives how many bytes of the stream the object took
+	 * @return the object, or {@code null} when its {@code metadata} was not bound from {@code meta}
+	 * (the stream's value would have counted: the object must be bound from its own bytes)
+	 * @throws JacksonException when it does not bind, or the stream is not one JSON object
+	 */
+	@Nullable T bind(InputStream in, ObjectMeta meta, long[] consumed) {
+		Scanned scanned = new Scanned(meta);
+		Scanned previous = SCANNED.get();
+		SCANNED.set(scanned);
+		try (JsonParser p = this.streamReader.createParser(in)) {
+			T value = this.streamReader.readValue(p);
+			if (!scanned.used || p.getLastClearedToken() != JsonToken.END_OBJECT) {
+				return null;
+			}
+			consumed[0] = p.currentLocation().getByteOffset();
+			return value;
+		}
+		finally {
+			SCANNED.set(previous);
+		}
+	}
+
+	/** The metadata the decoder read, and whether the object's own {@code metadata} was bound to them. */
+	private static final class Scanned {
+
+		final ObjectMeta meta;
+
+		boolean used;
+
+		Scanned(ObjectMeta meta) {
+			this.meta = meta;
+		}
+
 	}
 
 	/**
@@ -480,13 +538,14 @@ final class TypedBinding<T> {
 
 		@Override
 		public Object deserialize(JsonParser p, DeserializationContext ctxt) throws JacksonException {
-			Object meta = ctxt.getAttribute(META);
+			Scanned meta = SCANNED.get();
 			if (meta != null && p.currentTokenId() == JsonTokenId.ID_START_OBJECT && topLevelMetadata(p)
 					&& !ctxt.isEnabled(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
 					&& !ctxt.isEnabled(DeserializationFeature.FAIL_ON_NULL_CREATOR_PROPERTIES)
 					&& !ctxt.isEnabled(DeserializationFeature.FAIL_ON_MISSING_CREATOR_PROPERTIES)) {
 				p.skipChildren();
-				return meta;
+				meta.used = true;
+				return meta.meta;
 			}
 			return this._delegatee.deserialize(p, ctxt);
 		}

@@ -1,5 +1,6 @@
 package dev.listwatch.client;
 
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.math.BigInteger;
@@ -181,6 +182,91 @@ class TypedBindingTests {
 	}
 
 	@Test
+	void eventsOneAfterAnotherEachBindFromTheirOwnBytesAndEndWhereTheyEnd() throws IOException {
+		String first = pod("web-1", "ns", "11");
+		String second = pod("web-2", "ns", "12");
+		// the second with a member after its object, as the decoder must read on from where the object ended
+		String stream = "{\"type\":\"ADDED\",\"object\":" + first + "} \n{\"type\":\"MODIFIED\",\"object\":"
+				+ second + ",\"extra\":[1,{\"a\":\"}\"}]}\n";
+		byte[] bytes = stream.getBytes(StandardCharsets.UTF_8);
+		ObjectDecoder<Pod> decoder = decoder(Pod.class, MAPPER);
+		int[] end = new int[1];
+		WatchEvent<Pod> added = decoder.decodeEvent(bytes, 0, bytes.length, end);
+		assertThat(end[0]).isEqualTo(stream.indexOf("} \n") + 1);
+		int at = stream.indexOf('{', end[0]);
+		WatchEvent<Pod> modified = decoder.decodeEvent(bytes, at, bytes.length, end);
+		assertThat(end[0]).isEqualTo(stream.length() - 1);
+		assertThat(added.object()).isEqualTo(MAPPER.readValue(first, Pod.class));
+		assertThat(added.object().metadata()).isSameAs(added.meta());
+		assertThat(modified.object()).isEqualTo(MAPPER.readValue(second, Pod.class));
+		assertThat(modified.meta().name()).isEqualTo("web-2");
+		assertThat(modified.meta().resourceVersion()).isEqualTo("12");
+	}
+
+	@Test
+	void anEventCutInsideItsObjectIsIncompleteWhereverTheCut() throws IOException {
+		String json = pod("web-1", "ns", "11");
+		byte[] bytes = ("{\"type\":\"MODIFIED\",\"object\":" + json + "}").getBytes(StandardCharsets.UTF_8);
+		ObjectDecoder<Pod> decoder = decoder(Pod.class, MAPPER);
+		for (int cut = 1; cut < bytes.length; cut += 97) {
+			int limit = cut;
+			assertThatExceptionOfType(JsonScanner.Incomplete.class)
+				.isThrownBy(() -> decoder.decodeEvent(bytes, 0, limit, new int[1]));
+		}
+		// and the whole event still binds after all those tries
+		assertThat(decoder.decodeEvent(bytes, 0, bytes.length).object()).isEqualTo(MAPPER.readValue(json, Pod.class));
+	}
+
+	@Test
+	void aTypeThatBindsItsMetadataItselfGetsThemFromTheirJsonWithoutManagedFields() throws IOException {
+		ObjectDecoder<Untyped> decoder = decoder(Untyped.class, MAPPER);
+		for (int i = 0; i < 2; i++) {
+			String json = pod("web-" + i, "ns", "1" + i);
+			Untyped object = event(decoder, json).object();
+			Untyped expected = MAPPER.readValue(json, Untyped.class);
+			assertThat(expected.metadata()).containsKey("managedFields");
+			assertThat(object.metadata()).doesNotContainKey("managedFields")
+				.containsEntry("name", "web-" + i)
+				.containsAllEntriesOf(withoutManagedFields(expected.metadata()));
+			assertThat(object.spec()).isEqualTo(expected.spec());
+		}
+	}
+
+	@Test
+	void metadataAfterTheRestOfTheObjectStillBindAsTheDecoderReadThem() {
+		String json = "{\"spec\":{\"a\":[1,\"b\"]},\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"status\":{},"
+				+ "\"metadata\":{\"name\":\"a\",\"namespace\":\"ns\",\"resourceVersion\":\"3\"}}";
+		WatchEvent<Pod> event = event(decoder(Pod.class, MAPPER), json);
+		assertThat(event.object().metadata()).isSameAs(event.meta());
+		assertThat(event.meta().key()).isEqualTo("ns/a");
+		assertThat(event.object()).isEqualTo(MAPPER.readValue(json, Pod.class));
+	}
+
+	private static Map<String, Object> withoutManagedFields(Map<String, Object> metadata) {
+		Map<String, Object> copy = new LinkedHashMap<>(metadata);
+		copy.remove("managedFields");
+		return copy;
+	}
+
+	@Test
+	void aListItemOverTheSizeLimitIsHandedUpAsTooLargeAndTheOthersBind() throws IOException {
+		String a = "{\"metadata\":{\"name\":\"a\",\"namespace\":\"ns\",\"resourceVersion\":\"1\"},\"spec\":{\"x\":1}}";
+		String c = a.replace("\"a\"", "\"c\"");
+		byte[] list = ("{\"kind\":\"PodList\",\"metadata\":{\"resourceVersion\":\"3\"},\"items\":[" + a + ","
+				+ pod("web-1", "ns", "2") + "," + c + "]}")
+			.getBytes(StandardCharsets.UTF_8);
+		for (int max : new int[] { 2000, 4000, 7000 }) {
+			ObjectList<Pod> page = decoder(Pod.class, MAPPER).decodeList(new ByteArrayInputStream(list), max);
+			assertThat(page.items()).extracting((item) -> item.meta().name()).containsExactly("a", "c");
+			assertThat(page.objects()).containsExactly(MAPPER.readValue(a, Pod.class), MAPPER.readValue(c, Pod.class));
+			assertThat(page.unbindable()).singleElement().satisfies((u) -> {
+				assertThat(u.key()).isEqualTo("ns/web-1");
+				assertThat(u.reason()).isEqualTo("larger than max-event-size (" + max + " bytes)");
+			});
+		}
+	}
+
+	@Test
 	void aListBindsEachItemEqualToJacksonsBinding() throws IOException {
 		List<String> items = new ArrayList<>();
 		for (int i = 0; i < 5; i++) {
@@ -252,6 +338,9 @@ class TypedBindingTests {
 
 	record Pod(String apiVersion, String kind, ObjectMeta metadata, Map<String, Object> spec,
 			Map<String, Object> status) {
+	}
+
+	record Untyped(Map<String, Object> metadata, Map<String, Object> spec) {
 	}
 
 	record Template(ObjectMeta metadata) {
