@@ -65,11 +65,11 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 
 	@Override
 	public void postProcessBeanDefinitionRegistry(BeanDefinitionRegistry registry) throws BeansException {
-		Binder binder = Binder.get(this.environment);
-		ListwatchProperties.Defaults defaults = binder.bind("listwatch.defaults", ListwatchProperties.Defaults.class)
-			.orElseGet(ListwatchProperties.Defaults::new);
-		Map<String, ListwatchProperties.Watch> enabled = WatchBeans.enabled(binder);
-		LeaderOnlyWatches.check(binder, enabled);
+		// bound once for the registrar and the beans' factory methods (WatchBeans), not once each
+		WatchBeans.Bound bound = WatchBeans.Bound.of(this.environment);
+		ListwatchProperties.Defaults defaults = bound.defaults();
+		Map<String, ListwatchProperties.Watch> enabled = bound.enabled();
+		LeaderOnlyWatches.check(Binder.get(this.environment), enabled);
 		enabled.forEach((name, watch) -> register(registry, name, watch, defaults));
 	}
 
