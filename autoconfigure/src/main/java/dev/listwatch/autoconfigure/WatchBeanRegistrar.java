@@ -2,6 +2,7 @@ package dev.listwatch.autoconfigure;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -64,11 +65,11 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 
 	@Override
 	public void postProcessBeanDefinitionRegistry(BeanDefinitionRegistry registry) throws BeansException {
-		Binder binder = Binder.get(this.environment);
-		ListwatchProperties.Defaults defaults = binder.bind("listwatch.defaults", ListwatchProperties.Defaults.class)
-			.orElseGet(ListwatchProperties.Defaults::new);
-		Map<String, ListwatchProperties.Watch> enabled = WatchBeans.enabled(binder);
-		LeaderOnlyWatches.check(binder, enabled);
+		// bound once for the registrar and the beans' factory methods (WatchBeans), not once each
+		WatchBeans.Bound bound = WatchBeans.Bound.of(this.environment);
+		ListwatchProperties.Defaults defaults = bound.defaults();
+		Map<String, ListwatchProperties.Watch> enabled = bound.enabled();
+		LeaderOnlyWatches.check(Binder.get(this.environment), enabled);
 		enabled.forEach((name, watch) -> register(registry, name, watch, defaults));
 	}
 
@@ -80,6 +81,19 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 	 */
 	@Nullable String configured(WatchDeclaration<?> declaration) {
 		return this.shareable.get(declaration);
+	}
+
+	/**
+	 * The group/versions of the watches declared in configuration whose lister-watchers this
+	 * registers (not the application's own): those the startup check finds through discovery.
+	 * @return the {@code apiVersion}s, each once
+	 */
+	Set<String> discovered() {
+		Set<String> apiVersions = new LinkedHashSet<>();
+		for (WatchDeclaration<?> declaration : this.shareable.keySet()) {
+			apiVersions.add(declaration.apiVersion());
+		}
+		return apiVersions;
 	}
 
 	@Override

@@ -41,6 +41,59 @@ public class BootRunner implements Subject<KubernetesObject> {
 		return new Listener();
 	}
 
+	/**
+	 * Startup breakdown: a lifecycle step just before listwatch's own (discovery, then the
+	 * informers' start) and one just after its wait-for-sync, stamping when the context got there.
+	 */
+	@Bean
+	static org.springframework.context.SmartLifecycle startupStamps() {
+		return new StartupStamp(dev.listwatch.informer.Informer.PHASE - 2, 0);
+	}
+
+	@Bean
+	static org.springframework.context.SmartLifecycle startupStampsSynced() {
+		return new StartupStamp(dev.listwatch.informer.Informer.PHASE + 2, 1);
+	}
+
+	/** System.nanoTime() at: 0 = before listwatch's lifecycle steps, 1 = after them. */
+	static final long[] stamps = new long[2];
+
+	static final class StartupStamp implements org.springframework.context.SmartLifecycle {
+
+		private final int phase;
+
+		private final int slot;
+
+		private volatile boolean running;
+
+		StartupStamp(int phase, int slot) {
+			this.phase = phase;
+			this.slot = slot;
+		}
+
+		@Override
+		public void start() {
+			stamps[this.slot] = System.nanoTime();
+			this.running = true;
+		}
+
+		@Override
+		public void stop() {
+			this.running = false;
+		}
+
+		@Override
+		public boolean isRunning() {
+			return this.running;
+		}
+
+		@Override
+		public int getPhase() {
+			return this.phase;
+		}
+
+	}
+
 	static class Listener {
 
 		@EventListener
@@ -151,8 +204,18 @@ public class BootRunner implements Subject<KubernetesObject> {
 			args.add("--listwatch.enabled=false");
 		}
 		long t0 = System.nanoTime();
-		ConfigurableApplicationContext context = app().run(args.toArray(new String[0]));
+		SpringApplication app = app();
+		int steps = Integer.getInteger("bench.startupSteps", 0);
+		org.springframework.boot.context.metrics.buffering.BufferingApplicationStartup recorder = (steps > 0)
+				? new org.springframework.boot.context.metrics.buffering.BufferingApplicationStartup(100_000) : null;
+		if (recorder != null) {
+			app.setApplicationStartup(recorder);
+		}
+		ConfigurableApplicationContext context = app.run(args.toArray(new String[0]));
 		long ready = System.nanoTime();
+		if (recorder != null) {
+			printSteps(recorder, steps);
+		}
 		long jvmUptime = ManagementFactory.getRuntimeMXBean().getUptime();
 		// CPU of all the JVM's threads (JIT and GC included) to here: less at the mercy of a busy machine
 		long cpu = processCpuNanos();
@@ -164,10 +227,28 @@ public class BootRunner implements Subject<KubernetesObject> {
 		int threads = Thread.activeCount();
 		int classes = ManagementFactory.getClassLoadingMXBean().getLoadedClassCount();
 		BenchMain.result("startup", "listwatch-boot", "watches", watches, "runMs", (ready - t0) / 1_000_000,
+				"refreshedMs", (stamps[0] - t0) / 1_000_000, "listwatchMs", (stamps[1] - stamps[0]) / 1_000_000,
 				"jvmUptimeMs", jvmUptime, "cpuMs", cpu / 1_000_000, "heapKb", heap / 1024, "threads", threads,
 				"classes", classes);
 		context.close();
 		System.exit(0);
+	}
+
+	/** The slowest startup steps Spring recorded, with their tags (for finding where start-up goes). */
+	private static void printSteps(org.springframework.boot.context.metrics.buffering.BufferingApplicationStartup recorder,
+			int count) {
+		recorder.getBufferedTimeline()
+			.getEvents()
+			.stream()
+			.sorted(java.util.Comparator.comparing(
+					org.springframework.boot.context.metrics.buffering.StartupTimeline.TimelineEvent::getDuration)
+				.reversed())
+			.limit(count)
+			.forEach((e) -> {
+				StringBuilder tags = new StringBuilder();
+				e.getStartupStep().getTags().forEach((t) -> tags.append(' ').append(t.getKey()).append('=').append(t.getValue()));
+				System.out.println("STEP " + e.getDuration().toMillis() + " ms " + e.getStartupStep().getName() + tags);
+			});
 	}
 
 	/** The CPU time of the whole JVM so far, or -1 where the platform does not tell. */
