@@ -67,14 +67,9 @@ public final class ListwatchAutoConfiguration {
 	@ConditionalOnMissingBean
 	ApiServerClient listwatchApiServerClient(Cluster cluster, ConfigurableListableBeanFactory beanFactory,
 			ObjectProvider<RestClient.Builder> restClientBuilder, ObjectProvider<RestClientCustomizer> customizers,
-			ObjectProvider<JsonMapper> jsonMapper, WatchBeanRegistrar registrar) {
-		ApiServerClient client = ApiServerClient.create(cluster,
-				restClientBuilder(beanFactory, restClientBuilder, customizers),
+			ObjectProvider<JsonMapper> jsonMapper) {
+		return ApiServerClient.create(cluster, restClientBuilder(beanFactory, restClientBuilder, customizers),
 				jsonMapper.getIfAvailable(JsonMapper::shared), Clock.systemUTC());
-		// what the startup check resolves (listwatchWatchResolution) is found while the rest of the
-		// context is made, not after it
-		client.discoverAhead(registrar.discovered());
-		return client;
 	}
 
 	/**

@@ -2,7 +2,6 @@ package dev.listwatch.autoconfigure;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -81,19 +80,6 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 	 */
 	@Nullable String configured(WatchDeclaration<?> declaration) {
 		return this.shareable.get(declaration);
-	}
-
-	/**
-	 * The group/versions of the watches declared in configuration whose lister-watchers this
-	 * registers (not the application's own): those the startup check finds through discovery.
-	 * @return the {@code apiVersion}s, each once
-	 */
-	Set<String> discovered() {
-		Set<String> apiVersions = new LinkedHashSet<>();
-		for (WatchDeclaration<?> declaration : this.shareable.keySet()) {
-			apiVersions.add(declaration.apiVersion());
-		}
-		return apiVersions;
 	}
 
 	@Override

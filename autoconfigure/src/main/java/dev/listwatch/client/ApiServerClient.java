@@ -13,8 +13,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
@@ -78,9 +76,6 @@ public final class ApiServerClient implements AutoCloseable {
 	/** What each group/version serves, and when that was discovered. */
 	private final Map<String, Discovery> discovery = new ConcurrentHashMap<>();
 
-	/** Discoveries started ahead of their first use ({@link #discoverAhead}), until it takes them. */
-	private final Map<String, CompletableFuture<Discovery>> ahead = new ConcurrentHashMap<>();
-
 	/**
 	 * Makes a client on a rest client that brings its own transport (tests).
 	 * @param restClient the client that sends the requests (authentication and TLS set up)
@@ -119,9 +114,6 @@ public final class ApiServerClient implements AutoCloseable {
 	Resource resolve(String apiVersion, @Nullable String kind, @Nullable String plural, @Nullable String namespace) {
 		Discovery discovered = this.discovery.get(apiVersion);
 		if (discovered == null) {
-			discovered = awaitAhead(apiVersion);
-		}
-		if (discovered == null) {
 			// two threads may both fetch a group/version the cache lacks: better than one waiting
 			// in a lock for the other's request
 			discovered = new Discovery(discover(apiVersion), this.clock.instant());
@@ -144,63 +136,6 @@ public final class ApiServerClient implements AutoCloseable {
 		throw new KubernetesApiException(Kind.NOT_FOUND,
 				"The API server does not serve " + wanted + " in apiVersion '" + apiVersion + "'; it serves: " + served,
 				null);
-	}
-
-	/**
-	 * Starts discovering these group/versions, each on a short-lived daemon thread, so that the
-	 * first {@link #resolve} of each finds it done or waits for it instead of sending its own
-	 * request: the auto-configuration calls this as the client is made, so that the first
-	 * request (the connection, and the HTTP client's first use) overlaps the rest of the
-	 * application's start instead of following it. A group/version cached or under way already
-	 * is skipped. A discovery that fails is thrown to the first resolve that waits for it, as its
-	 * own request would have failed; later ones send their own.
-	 * @param apiVersions {@code v1} or {@code group/version} each
-	 */
-	public void discoverAhead(Iterable<String> apiVersions) {
-		for (String apiVersion : apiVersions) {
-			if (this.discovery.containsKey(apiVersion)) {
-				continue;
-			}
-			CompletableFuture<Discovery> future = new CompletableFuture<>();
-			if (this.ahead.putIfAbsent(apiVersion, future) != null) {
-				continue;
-			}
-			Thread thread = new Thread(() -> {
-				try {
-					Discovery discovered = new Discovery(discover(apiVersion), this.clock.instant());
-					Discovery cached = this.discovery.putIfAbsent(apiVersion, discovered);
-					future.complete((cached != null) ? cached : discovered);
-					this.ahead.remove(apiVersion, future);
-				}
-				catch (Throwable ex) {
-					// kept for the first resolve, which throws it
-					future.completeExceptionally(ex);
-				}
-			}, "listwatch-discovery");
-			thread.setDaemon(true);
-			thread.start();
-		}
-	}
-
-	/** The discovery started ahead for a group/version, once done, or {@code null} when none was. */
-	private @Nullable Discovery awaitAhead(String apiVersion) {
-		CompletableFuture<Discovery> future = this.ahead.get(apiVersion);
-		if (future == null) {
-			return this.discovery.get(apiVersion);
-		}
-		try {
-			return future.join();
-		}
-		catch (CompletionException ex) {
-			this.ahead.remove(apiVersion, future);
-			if (ex.getCause() instanceof RuntimeException failure) {
-				throw failure;
-			}
-			if (ex.getCause() instanceof Error error) {
-				throw error;
-			}
-			throw ex;
-		}
 	}
 
 	private static Resource find(Discovery discovered, String apiVersion, String kind, String plural,

@@ -2,7 +2,6 @@ package dev.listwatch.client;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -111,50 +110,6 @@ class ApiServerClientDiscoveryTests {
 			release.countDown();
 		}
 		assertThat(slowWidgets.get(10, TimeUnit.SECONDS).plural()).isEqualTo("widgets");
-	}
-
-	@Test
-	void aResolveWaitsForTheDiscoveryStartedAheadInsteadOfSendingItsOwn() throws Exception {
-		CountDownLatch arrived = new CountDownLatch(1);
-		CountDownLatch release = new CountDownLatch(1);
-		this.server.on("/apis/example.com/v1", (exchange) -> {
-			arrived.countDown();
-			try {
-				release.await(30, TimeUnit.SECONDS);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-			}
-			TestApiServer.respond(exchange, 200, discovery("example.com/v1", WIDGETS).getBytes());
-		});
-		ApiServerClient client = this.server.client(this.clock);
-		client.discoverAhead(List.of("example.com/v1"));
-		assertThat(arrived.await(10, TimeUnit.SECONDS)).isTrue();
-		// under way: the resolve waits for it
-		CompletableFuture<Resource> widgets = CompletableFuture
-			.supplyAsync(() -> client.resolve("example.com/v1", "Widget", null, null));
-		client.discoverAhead(List.of("example.com/v1"));
-		release.countDown();
-		assertThat(widgets.get(10, TimeUnit.SECONDS).plural()).isEqualTo("widgets");
-		assertThat(client.resolve("example.com/v1", null, "widgets", null).kind()).isEqualTo("Widget");
-		// cached now: asking ahead again sends nothing
-		client.discoverAhead(List.of("example.com/v1"));
-		assertThat(client.resolve("example.com/v1", "Widget", null, null).plural()).isEqualTo("widgets");
-		assertThat(this.server.requests("/apis/example.com/v1")).isEqualTo(1);
-	}
-
-	@Test
-	void aDiscoveryAheadThatFailsFailsTheFirstResolveAndTheNextSendsItsOwn() {
-		// not served yet (the server answers 404)
-		ApiServerClient client = this.server.client(this.clock);
-		client.discoverAhead(List.of("example.com/v1"));
-		assertThatExceptionOfType(KubernetesApiException.class)
-			.isThrownBy(() -> client.resolve("example.com/v1", "Widget", null, null))
-			.satisfies((ex) -> assertThat(ex.kind()).isEqualTo(Kind.NOT_FOUND));
-		assertThat(this.server.requests("/apis/example.com/v1")).isEqualTo(1);
-		this.server.on("/apis/example.com/v1", discovery("example.com/v1", WIDGETS));
-		assertThat(client.resolve("example.com/v1", "Widget", null, null).plural()).isEqualTo("widgets");
-		assertThat(this.server.requests("/apis/example.com/v1")).isEqualTo(2);
 	}
 
 	/** A group/version whose key's hash falls into the same bin as {@code key}'s in tables of up to 256 bins. */
