@@ -304,14 +304,10 @@ final class ObjectDecoder<T> {
 		try {
 			JsonScanner json = new JsonScanner(buf, start, limit - start);
 			json.beginObject();
+			// the envelope's apiVersion and kind are not read: only untyped and metadata-only objects,
+			// which never come here, keep or check them
 			for (int key = json.nextKey(true); key >= 0; key = json.nextKey(false)) {
-				if (json.keyIs(key, API_VERSION)) {
-					scan.apiVersion = json.stringOrSkip();
-				}
-				else if (json.keyIs(key, KIND)) {
-					scan.kind = json.stringOrSkip();
-				}
-				else if (json.keyIs(key, METADATA) && json.peek() == '{') {
+				if (json.keyIs(key, METADATA) && json.peek() == '{') {
 					metadataStart = json.position();
 					scanMetadata(json, scan);
 					metadataEnd = json.position();
