@@ -289,7 +289,7 @@ public class ListwatchProperties {
 		private Duration initialBackoff = Duration.ofMillis(800);
 
 		/**
-		 * Longest delay after failures.
+		 * Longest delay after failures, jitter included: once the server answers again, no watch waits longer.
 		 */
 		private Duration maxBackoff = Duration.ofSeconds(30);
 

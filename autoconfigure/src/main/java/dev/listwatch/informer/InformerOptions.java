@@ -135,7 +135,7 @@ public record InformerOptions(@Nullable String labelSelector, @Nullable String f
 	 * The delays of a backoff.
 	 *
 	 * @param initial the first delay (client-go: 800 ms)
-	 * @param max the longest delay (client-go: 30 s)
+	 * @param max the longest delay, jitter included (client-go: 30 s, to which its jitter adds up to as much again)
 	 * @param factor how much each delay grows (client-go: 2)
 	 * @param jitter the random part, as a fraction of the delay (client-go: 1.0)
 	 * @param resetAfter how long without failure starts over (client-go: 2 min)

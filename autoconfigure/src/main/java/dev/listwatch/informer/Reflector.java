@@ -110,6 +110,12 @@ final class Reflector<T> implements Runnable {
 	/** How often a silent watch was replaced: logged at INFO once, then at DEBUG. */
 	private int idleReplacements;
 
+	/** Whether the last stream to end had been held open (see {@link ReflectorStatus#HELD}). */
+	private boolean lastStreamHeld;
+
+	/** How often a held stream was cut: logged at INFO once, then at DEBUG. */
+	private int heldCuts;
+
 	/** Whether an {@link Error} struck the loop and no sync has completed since: the watch is FAILED. */
 	private boolean fatal;
 
@@ -178,6 +184,7 @@ final class Reflector<T> implements Runnable {
 		int gonesInARow = 0;
 		while (!isStopped()) {
 			this.reading = false;
+			this.lastStreamHeld = false;
 			try {
 				long watchStarted;
 				if (this.needSync) {
@@ -252,6 +259,10 @@ final class Reflector<T> implements Runnable {
 					break;
 				}
 				boolean afterConnect = this.reading;
+				if (afterConnect && this.lastStreamHeld && ex.kind() == Kind.CONNECTION && !this.needSync) {
+					heldStreamCut(ex);
+					continue;
+				}
 				if (ex.isGone() || isResourceVersionTooLarge(ex)) {
 					gonesInARow++;
 					this.needSync = true;
@@ -307,6 +318,31 @@ final class Reflector<T> implements Runnable {
 			}
 		}
 		this.status.state(State.STOPPED);
+	}
+
+	/**
+	 * A stream that had been held open was cut: the way client-go's watch treats a cut (its stream
+	 * watcher takes an unexpected EOF or a reset for the watch's end), a normal end, not a failure.
+	 * A proxy or load balancer that closes idle connections does this to every watch of a quiet
+	 * resource; the server answered and nothing was lost, so the watch resumes from its last
+	 * resourceVersion at once and the backoff starts over. A stream cut sooner than
+	 * {@link ReflectorStatus#HELD} is a failure as before, so a path that breaks every stream at
+	 * once still shows as failing and backs off.
+	 */
+	private void heldStreamCut(KubernetesApiException ex) {
+		this.status.restarted(RestartReason.DISCONNECTED);
+		this.watchdog.clear();
+		this.backoff.reset();
+		this.watchDelivered = false;
+		String message = "Watch " + this.name + ": its stream was cut after it had been open without an error; "
+				+ "resuming from resourceVersion " + this.lastResourceVersion + " (" + ex.getMessage() + ")";
+		if (++this.heldCuts == 1) {
+			logger.info(message + "; a proxy or load balancer that closes idle connections does this to quiet "
+					+ "watches, later ones are logged at DEBUG");
+		}
+		else {
+			logger.debug(message);
+		}
 	}
 
 	/** A request failed: report it, back off, and go on from the last resourceVersion. */
@@ -541,11 +577,11 @@ final class Reflector<T> implements Runnable {
 		}
 		catch (RuntimeException | Error ex) {
 			stream.close();
-			this.watchdog.closed();
+			closed();
 			throw ex;
 		}
 		stream.close();
-		this.watchdog.closed();
+		closed();
 		if (isStopped()) {
 			throw new Stopped();
 		}
@@ -592,10 +628,16 @@ final class Reflector<T> implements Runnable {
 		this.watchdog.opened(stream);
 		if (isStopped()) {
 			stream.close();
-			this.watchdog.closed();
+			closed();
 			return true;
 		}
 		return false;
+	}
+
+	/** The current stream ended, however: the watchdog lets it go, the status learns whether it held. */
+	private void closed() {
+		this.watchdog.closed();
+		this.lastStreamHeld = this.status.streamClosed();
 	}
 
 	private ListOptions watchOptions() {
@@ -657,7 +699,7 @@ final class Reflector<T> implements Runnable {
 		}
 		finally {
 			this.handler.release();
-			this.watchdog.closed();
+			closed();
 		}
 	}
 

@@ -26,15 +26,24 @@ import org.jspecify.annotations.Nullable;
  * metrics and the endpoint read only that snapshot.
  * <p>
  * <b>Failing.</b> A watch is failing from its first failure until it makes progress again: an
- * event or bookmark arrives, or a sync completes. Opening a watch counts as progress only after a
- * failure to reach the server (refused, 5xx, 429, 401/403, credentials): the server answers again.
- * After a failure on an open stream (a cut, undecodable bytes) a watch that opens and again
- * delivers nothing is still failing, so health can tell a watch that keeps reconnecting without
- * progress from a healthy one. A stream replaced for silence is not a failure: a watch of a quiet
- * resource is silent too; a half-open path fails the replacement's request instead. Durations are measured on a monotonic
- * {@link Ticker}; instants are for display.
+ * event or bookmark arrives, a sync completes, or a stream is <b>held</b>: open for
+ * {@link #HELD} without an error. Opening a watch counts as progress at once after a failure to
+ * reach the server (refused, 5xx, 429, 401/403, credentials): the server answers again. After a
+ * failure on an open stream (a cut, undecodable bytes, an ERROR event) a watch must hold its next
+ * stream, or deliver on it, so that health can tell a watch that fails at once, again and again
+ * (say on the same event), from a healthy one. A held stream counts while it is still open (read
+ * at the snapshot), and when it ends, however it ends: a quiet resource sends nothing, and a proxy
+ * that closes idle connections cuts its stream, yet every change arrives and the cache is exact.
+ * Durations are measured on a monotonic {@link Ticker}; instants are for display.
  */
 final class ReflectorStatus {
+
+	/**
+	 * How long a stream stays open without an error to count as progress: client-go's reflector
+	 * takes a watch that ends sooner without an event for a failure ("very short watch"), and any
+	 * other end, a cut stream included, for a normal one.
+	 */
+	static final Duration HELD = Duration.ofSeconds(1);
 
 	private volatile State state = State.STARTING;
 
@@ -65,6 +74,12 @@ final class ReflectorStatus {
 	private volatile long lastActivityNanos;
 
 	private volatile boolean active;
+
+	/** Whether a stream is open now (from {@link #connected()} to {@link #streamClosed()}). */
+	private volatile boolean streamOpen;
+
+	/** {@link Ticker} time the open stream opened; meaningful while {@link #streamOpen}. */
+	private volatile long streamOpenedNanos;
 
 	private final Clock clock;
 
@@ -199,11 +214,34 @@ final class ReflectorStatus {
 	 * failing period; after a failure on an open stream, only progress does.
 	 */
 	void connected() {
-		this.lastActivityNanos = this.ticker.nanoTime();
+		long now = this.ticker.nanoTime();
+		this.lastActivityNanos = now;
 		this.active = true;
+		this.streamOpenedNanos = now;
+		this.streamOpen = true;
 		if (!this.lastFailureAfterConnect) {
 			this.failingSince = null;
 		}
+	}
+
+	/**
+	 * The open stream ended (closed, cut, failed). One held for {@link #HELD} was progress, which
+	 * ends a failing period; a failure that ended it is reported after this, and starts a new one.
+	 * @return whether it was held
+	 */
+	boolean streamClosed() {
+		boolean held = this.streamOpen && held(this.ticker.nanoTime());
+		this.streamOpen = false;
+		if (held) {
+			streamHeld();
+			this.consecutiveFailures.set(0);
+		}
+		return held;
+	}
+
+	/** Whether the open stream has been open for {@link #HELD}: read while it is open, so racy by nature. */
+	private boolean held(long now) {
+		return now - this.streamOpenedNanos >= HELD.toNanos();
 	}
 
 	State state() {
@@ -239,26 +277,6 @@ final class ReflectorStatus {
 	}
 
 	/**
-	 * Since when the watch has been failing: the first backoff after a failure, cleared once a
-	 * watch opens or a sync completes again. Health compares it with a grace period.
-	 * @return the time, or {@code null} when the watch is not failing
-	 */
-	Instant failingSince() {
-		return this.failingSince;
-	}
-
-	/**
-	 * How long the watch has been failing, on the monotonic ticker.
-	 * @return the duration, or {@code null} when the watch is not failing
-	 */
-	Duration failingFor() {
-		if (this.failingSince == null) {
-			return null;
-		}
-		return Duration.ofNanos(Math.max(0, this.ticker.nanoTime() - this.failingSinceNanos));
-	}
-
-	/**
 	 * How long since the last event (bookmarks included) or since the current watch opened,
 	 * whichever is later, on the monotonic ticker.
 	 * @return the duration, or {@code null} before the first watch opened
@@ -281,14 +299,20 @@ final class ReflectorStatus {
 		this.restarts.forEach((reason, count) -> restartsByReason.put(reason, count.sum()));
 		Map<WatchEvent.Type, Long> eventsByType = new EnumMap<>(WatchEvent.Type.class);
 		this.events.forEach((type, count) -> eventsByType.put(type, count.sum()));
-		// failing: read once, so that its two sides agree
+		// failing: read once, so that its two sides agree; a stream held open now is progress
+		long now = this.ticker.nanoTime();
 		Instant failingSince = this.failingSince;
-		Duration failingFor = (failingSince != null)
-				? Duration.ofNanos(Math.max(0, this.ticker.nanoTime() - this.failingSinceNanos)) : null;
+		long consecutiveFailures = this.consecutiveFailures.get();
+		if (failingSince != null && this.streamOpen && held(now)) {
+			failingSince = null;
+			consecutiveFailures = 0;
+		}
+		Duration failingFor = (failingSince != null) ? Duration.ofNanos(Math.max(0, now - this.failingSinceNanos))
+				: null;
 		return new WatchStatus(watch, watched, running, this.state,
 				this.stateSince, hasSynced(), this.lastResourceVersion, objects, this.lastEventTime, silentFor(),
 				this.lastSyncTime, this.streaming, eventsByType, restartsByReason, this.relists.sum(),
-				this.consecutiveFailures.get(), failingSince, failingFor, this.lastError,
+				consecutiveFailures, failingSince, failingFor, this.lastError,
 				new WatchStatus.Timing(this.lists.sum(), Duration.ofNanos(this.listNanos.sum())),
 				new WatchStatus.Timing(this.syncs.sum(), Duration.ofNanos(this.syncNanos.sum())), backlog,
 				listenerFailures, indexFailures, lastIndexFailure, unbindable, Map.of());

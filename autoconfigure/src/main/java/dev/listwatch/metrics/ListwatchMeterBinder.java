@@ -41,6 +41,9 @@ import org.springframework.beans.factory.ObjectProvider;
  * <li>{@code listwatch.dispatch.backlog} (gauge): events waiting for listeners;</li>
  * <li>{@code listwatch.last.event.age} (time gauge, seconds): time since the last event, NaN
  * before the first;</li>
+ * <li>{@code listwatch.staleness} (time gauge, seconds): how long the watch has been failing
+ * without progress, so how long its cache may have missed changes; 0 while it makes progress (a
+ * replica that serves from its cache through an API server outage shows here how stale it is);</li>
  * <li>{@code listwatch.synced} (gauge): 1 once the initial sync has completed, else 0;</li>
  * <li>{@code listwatch.unbindable} (gauge): objects the server has that the watch cannot hold
  * (they do not bind to its Java type, or are too large).</li>
@@ -139,6 +142,11 @@ public final class ListwatchMeterBinder implements MeterBinder {
 			.description("Time since the watch's last event, bookmarks included")
 			.tags(tags)
 			.register(registry);
+		TimeGauge.builder("listwatch.staleness", informer, TimeUnit.MILLISECONDS, ListwatchMeterBinder::staleness)
+			.description("How long the watch has been failing without progress (0 while it makes progress): "
+					+ "its cache may have missed changes for that long")
+			.tags(tags)
+			.register(registry);
 		Gauge.builder("listwatch.unbindable", informer, (s) -> s.status().unbindable().size())
 			.description("Objects the server has that the watch cannot hold (not bindable to its type, or too large)")
 			.baseUnit("objects")
@@ -148,6 +156,11 @@ public final class ListwatchMeterBinder implements MeterBinder {
 			.description("Whether the watch has completed its initial sync (1) or not (0)")
 			.tags(tags)
 			.register(registry);
+	}
+
+	private static double staleness(Informer<?> informer) {
+		Duration failingFor = informer.status().failingFor();
+		return (failingFor != null) ? failingFor.toMillis() : 0;
 	}
 
 	private double lastEventAge(Informer<?> informer) {

@@ -44,6 +44,21 @@ class BackoffTests {
 	}
 
 	@Test
+	void noDelayJitterIncludedIsLongerThanMax() {
+		// client-go's jitter can take a wait to twice its cap: after a long outage, a minute away from
+		// a server that answers again
+		Backoff backoff = new Backoff(InformerOptions.BackoffPolicy.CLIENT_GO, Ticker.of(this.clock), ReflectorTests.fixed(0.999));
+		List<Long> delays = new ArrayList<>();
+		for (int i = 0; i < 10; i++) {
+			delays.add(backoff.next(null).toMillis());
+			this.clock.advance(Duration.ofSeconds(1));
+		}
+		assertThat(delays).allSatisfy((delay) -> assertThat(delay).isLessThanOrEqualTo(30_000L));
+		assertThat(delays.subList(0, 5)).containsExactly(1599L, 3198L, 6396L, 12793L, 25587L);
+		assertThat(delays.subList(5, 10)).containsOnly(30_000L);
+	}
+
+	@Test
 	void retryAfterIsAFloorNotACeiling() {
 		Backoff backoff = new Backoff(InformerOptions.BackoffPolicy.CLIENT_GO, Ticker.of(this.clock), ReflectorTests.fixed(0.0));
 		assertThat(backoff.next(Duration.ofSeconds(5))).isEqualTo(Duration.ofSeconds(5));

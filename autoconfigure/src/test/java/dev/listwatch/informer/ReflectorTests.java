@@ -699,6 +699,64 @@ class ReflectorTests {
 	}
 
 	@Test
+	void aStreamCutAfterItWasHeldIsNotAFailureAndResumesAtOnce() {
+		// a proxy that closes idle connections cuts the watch of a quiet resource: the server answered,
+		// nothing was lost; a failure would back off (10 minutes here) and count towards DOWN
+		InformerOptions options = withBackoff(options(false),
+				new InformerOptions.BackoffPolicy(Duration.ofMinutes(10), Duration.ofMinutes(10), 2.0, 0.0, Duration.ofMinutes(2)));
+		this.listerWatcher.page("10", null, "a@5");
+		start(options);
+		this.listerWatcher.nextRequest();
+		this.listerWatcher.nextRequest();
+		await().until(() -> this.listerWatcher.opened.size() == 1);
+		this.clock.advance(Duration.ofSeconds(30));
+		this.listerWatcher.opened.get(0).breaks();
+		Request resumed = this.listerWatcher.nextRequest();
+		assertThat(resumed.watch()).isTrue();
+		assertThat(resumed.options().resourceVersion()).isEqualTo("10");
+		WatchStatus status = snapshot(this.reflector);
+		assertThat(status.failingSince()).isNull();
+		assertThat(status.consecutiveFailures()).isZero();
+		assertThat(status.restarts()).containsEntry(RestartReason.DISCONNECTED, 1L);
+		assertThat(this.listerWatcher.listCount()).isEqualTo(1);
+	}
+
+	@Test
+	void aStreamHeldOpenAfterACutEndsTheFailingPeriodWhileStillOpen() {
+		// the first watch is cut at once (not held): failing; the next one opens and stays open, quiet
+		this.listerWatcher.page("10", null, "a@5").stream(new FakeStream().breaks());
+		start(options(false));
+		this.listerWatcher.nextRequest();
+		this.listerWatcher.nextRequest();
+		this.listerWatcher.nextRequest();
+		await().until(() -> this.listerWatcher.opened.size() == 2);
+		assertThat(snapshot(this.reflector).failingSince()).as("open, not held yet").isNotNull();
+		assertThat(snapshot(this.reflector).consecutiveFailures()).isEqualTo(1);
+		this.clock.advance(ReflectorStatus.HELD);
+		assertThat(snapshot(this.reflector).failingSince()).as("held: progress").isNull();
+		assertThat(snapshot(this.reflector).failingFor()).isNull();
+		assertThat(snapshot(this.reflector).consecutiveFailures()).isZero();
+	}
+
+	@Test
+	void aStreamCutAgainAndAgainBeforeItHeldKeepsFailing() {
+		this.listerWatcher.page("10", null, "a@5");
+		for (int i = 0; i < 3; i++) {
+			this.listerWatcher.stream(new FakeStream().breaks());
+		}
+		start(withBackoff(options(false),
+				new InformerOptions.BackoffPolicy(Duration.ofMillis(1), Duration.ofMillis(5), 2.0, 0.0, Duration.ofMinutes(2))));
+		for (int i = 0; i < 5; i++) {
+			this.listerWatcher.nextRequest();
+		}
+		await().until(() -> snapshot(this.reflector).consecutiveFailures() == 3);
+		// nearly held each time, never quite: still failing
+		this.clock.advance(ReflectorStatus.HELD.minusMillis(1));
+		assertThat(snapshot(this.reflector).failingSince()).isNotNull();
+		assertThat(snapshot(this.reflector).restarts()).containsEntry(RestartReason.DISCONNECTED, 3L);
+	}
+
+	@Test
 	void failuresToReachTheServerBetweenCutsDoNotHideThatNothingProgresses() {
 		// 503 at open, then a watch that connects and is cut before it delivers anything, again and again
 		this.listerWatcher.page("10", null, "a@5")

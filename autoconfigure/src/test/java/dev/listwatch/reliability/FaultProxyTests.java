@@ -122,6 +122,25 @@ class FaultProxyTests {
 	}
 
 	@Test
+	void closeIdleAfterClosesOnlyConnectionsIdleThatLong() throws IOException {
+		this.proxy.closeIdleAfter(Duration.ofMillis(300));
+		try (Socket idle = connect(); Socket busy = connect()) {
+			roundTrip(idle, "x");
+			long start = System.nanoTime();
+			// the busy one keeps talking, well within the idle timeout, until the idle one is closed
+			while (this.proxy.idleCloses() == 0) {
+				assertThat(roundTrip(busy, "y")).isEqualTo("y");
+				assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+			}
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(300));
+			assertThat(readOrFail(idle)).as("closed: the client reads the end").isTrue();
+			assertThat(roundTrip(busy, "z")).isEqualTo("z");
+			assertThat(this.proxy.idleCloses()).isEqualTo(1);
+			assertThat(this.proxy.cuts()).isZero();
+		}
+	}
+
+	@Test
 	void refuseClosesThePortAndResumeListensOnTheSameOne() throws IOException {
 		int port = this.proxy.port();
 		this.proxy.refuse();

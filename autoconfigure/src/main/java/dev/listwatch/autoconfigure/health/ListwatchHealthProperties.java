@@ -12,9 +12,10 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 public class ListwatchHealthProperties {
 
 	/**
-	 * How long a watch may keep failing (backing off without once reaching the API server) before
-	 * it is reported with unhealthy-status. Shorter outages are reported UP with the failure in the
-	 * details, so that a blip does not take the application out of readiness.
+	 * How long a watch may keep failing without progress (no event, bookmark or sync, and no
+	 * stream held open for a second) before the listwatch contributor reports it with
+	 * unhealthy-status. Shorter failures are reported UP with the failure in the details.
+	 * Readiness does not depend on it: the listwatchSynced indicator stays UP through an outage.
 	 */
 	private Duration backoffGracePeriod = Duration.ofSeconds(60);
 
@@ -26,7 +27,8 @@ public class ListwatchHealthProperties {
 
 	/**
 	 * Health status of a watch that has not completed its initial sync (its cache is not yet a
-	 * full copy of the API server's objects).
+	 * full copy of the API server's objects), and of the listwatchSynced indicator while a
+	 * running watch has not synced since it started.
 	 */
 	private String notSyncedStatus = "OUT_OF_SERVICE";
 

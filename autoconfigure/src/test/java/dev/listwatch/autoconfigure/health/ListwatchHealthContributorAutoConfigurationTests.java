@@ -172,6 +172,62 @@ class ListwatchHealthContributorAutoConfigurationTests {
 	}
 
 	@Test
+	void listwatchSyncedIsOutOfServiceUntilSyncedAndStaysUpThroughAnOutageThatHealthReports() {
+		this.runner.run((context) -> {
+			assertThat(context).hasNotFailed();
+			FakeListerWatcher fake = context.getBean(FakeListerWatcher.class);
+			MutableClock clock = context.getBean(MutableClock.class);
+			HealthIndicator synced = context.getBean("listwatchSyncedHealthIndicator", HealthIndicator.class);
+			Health before = synced.health();
+			assertThat(before.getStatus()).isEqualTo(Status.OUT_OF_SERVICE);
+			assertThat(before.getDetails().get("watches").toString()).contains("configmaps")
+				.contains("synced=false")
+				.contains("not synced since it started");
+
+			fake.releaseList();
+			await().atMost(WAIT).until(() -> synced.health().getStatus().equals(Status.UP));
+			fake.cutOff();
+			await().atMost(WAIT).until(() -> indicator(context, "configmaps").health().getDetails().containsKey("failingSince"));
+			clock.advance(Duration.ofSeconds(61));
+			assertThat(indicator(context, "configmaps").health().getStatus()).isEqualTo(Status.DOWN);
+			Health outage = synced.health();
+			assertThat(outage.getStatus()).as("every replica shares the outage: ready all the same")
+				.isEqualTo(Status.UP);
+			assertThat(outage.getDetails().get("watches").toString()).contains("synced=true").contains("failingFor=61 s");
+		});
+	}
+
+	@Test
+	void listwatchSyncedIsOutOfServiceWhileAWatchsThreadHasFailed() {
+		this.runner
+			.withBean("oomIndex", WatchIndex.class, () -> WatchIndex.of("configmaps", "byName",
+					(object, meta) -> {
+						if (meta.name().equals("huge")) {
+							throw new OutOfMemoryError("Java heap space (test)");
+						}
+						return List.of(meta.name());
+					}))
+			.run((context) -> {
+				FakeListerWatcher fake = context.getBean(FakeListerWatcher.class);
+				HealthIndicator synced = context.getBean("listwatchSyncedHealthIndicator", HealthIndicator.class);
+				fake.releaseList();
+				await().atMost(WAIT).until(() -> synced.health().getStatus().equals(Status.UP));
+				fake.add("huge");
+				await().atMost(WAIT).until(() -> synced.health().getStatus().equals(Status.OUT_OF_SERVICE));
+				assertThat(synced.health().getDetails().get("watches").toString()).contains("its thread failed")
+					.doesNotContain("Java heap space (test)");
+			});
+	}
+
+	@Test
+	void listwatchSyncedIsSwitchedOffOnItsOwn() {
+		this.runner.withPropertyValues("management.health.listwatch-synced.enabled=false").run((context) -> {
+			assertThat(context).hasNotFailed().doesNotHaveBean("listwatchSyncedHealthIndicator");
+			assertThat(context).hasBean("listwatchHealthContributor");
+		});
+	}
+
+	@Test
 	void indexFailuresAndUnbindableObjectsAreInTheDetailsWithoutChangingTheStatus() {
 		this.runner
 			.withBean("badIndex", WatchIndex.class, () -> WatchIndex.of("configmaps", "byName",
@@ -301,7 +357,7 @@ class ListwatchHealthContributorAutoConfigurationTests {
 					HealthContributorRegistryAutoConfiguration.class, HealthEndpointAutoConfiguration.class,
 					AvailabilityHealthContributorAutoConfiguration.class))
 			.withPropertyValues("management.health.readinessstate.enabled=true",
-					"management.endpoint.health.group.readiness.include=readinessState,listwatch",
+					"management.endpoint.health.group.readiness.include=readinessState,listwatchSynced",
 					"management.endpoint.health.show-details=always")
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
@@ -315,6 +371,7 @@ class ListwatchHealthContributorAutoConfigurationTests {
 				await().atMost(WAIT).until(() -> endpoint.healthForPath("readiness").getStatus().equals(Status.UP));
 				HealthDescriptor listwatch = endpoint.healthForPath("listwatch");
 				assertThat(listwatch.getStatus()).isEqualTo(Status.UP);
+				assertThat(endpoint.healthForPath("listwatchSynced").getStatus()).isEqualTo(Status.UP);
 				assertThat(endpoint.health().getStatus()).isEqualTo(Status.UP);
 			});
 	}

@@ -82,11 +82,17 @@ class ListwatchMetricsAutoConfigurationTests {
 			assertThat(registry.get("listwatch.index.failures").tag("watch", "configmaps").functionCounter().count())
 				.isZero();
 
+			TimeGauge staleness = registry.get("listwatch.staleness").tag("watch", "configmaps").timeGauge();
+			assertThat(staleness.value(TimeUnit.SECONDS)).as("making progress").isZero();
 			fake.cutOff();
 			await().atMost(WAIT)
 				.until(() -> registry.get("listwatch.restarts").tags("watch", "configmaps", "reason", "disconnected")
 					.functionCounter()
 					.count() >= 1);
+			await().atMost(WAIT).until(() -> context.getBean(dev.listwatch.informer.Informer.class).status()
+				.failingSince() != null);
+			clock.advance(Duration.ofSeconds(30));
+			assertThat(staleness.value(TimeUnit.SECONDS)).as("failing for 30 s").isGreaterThanOrEqualTo(30.0);
 			assertThat(registry.get("listwatch.restarts").tags("reason", "ended").functionCounter().count())
 				.isGreaterThanOrEqualTo(1);
 			fake.restore();

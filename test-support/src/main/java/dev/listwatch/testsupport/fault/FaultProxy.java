@@ -11,11 +11,14 @@ import java.net.Socket;
 import java.net.SocketException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -37,7 +40,9 @@ import org.slf4j.LoggerFactory;
  * server, so that the cut falls inside an event;</li>
  * <li>{@link #stallAll() stall} open connections: they stop forwarding in both directions but stay
  * open, as a half-open TCP connection or an idle-killing load balancer leaves them;</li>
- * <li>{@link #refuse() refuse} new connections (stop listening) and {@link #resume() resume}.</li>
+ * <li>{@link #refuse() refuse} new connections (stop listening) and {@link #resume() resume};</li>
+ * <li>{@link #closeIdleAfter(Duration) close connections idle} for a while, as cloud load
+ * balancers and proxies do (an orderly close of both sides, not a reset).</li>
  * </ul>
  * Only loopback addresses are used; at most {@value #MAX_CONNECTIONS} connections are open at once
  * (more are refused); every thread is a daemon. {@link #close()} closes everything. Thread-safe.
@@ -60,6 +65,13 @@ public final class FaultProxy implements AutoCloseable {
 	private final AtomicInteger cuts = new AtomicInteger();
 
 	private final AtomicInteger stalls = new AtomicInteger();
+
+	private final AtomicInteger idleCloses = new AtomicInteger();
+
+	/** Closes idle connections, once {@link #closeIdleAfter} asked for it. */
+	private ScheduledExecutorService reaper;
+
+	private volatile long idleNanos;
 
 	private final AtomicLong bytesFromServer = new AtomicLong();
 
@@ -171,6 +183,11 @@ public final class FaultProxy implements AutoCloseable {
 		return this.cuts.get();
 	}
 
+	/** @return the connections closed for being idle so far */
+	public int idleCloses() {
+		return this.idleCloses.get();
+	}
+
 	/** @return the connections stalled so far */
 	public int stalls() {
 		return this.stalls.get();
@@ -258,6 +275,40 @@ public final class FaultProxy implements AutoCloseable {
 	}
 
 	/**
+	 * Closes every connection, open now or later, on which no byte has passed either way for
+	 * {@code idle}, as a load balancer or proxy with an idle timeout does (cloud load balancers
+	 * default to 30 to 350 s): both sides are closed in order (FIN, not a reset), so the client sees
+	 * its response end before it is complete. Connections are checked every quarter of {@code idle}.
+	 * @param idle the idle timeout, or {@link Duration#ZERO} to stop closing idle connections
+	 */
+	public synchronized void closeIdleAfter(Duration idle) {
+		this.idleNanos = idle.toNanos();
+		if (this.reaper != null) {
+			this.reaper.shutdownNow();
+			this.reaper = null;
+		}
+		if (idle.isZero() || idle.isNegative()) {
+			return;
+		}
+		this.reaper = Executors.newSingleThreadScheduledExecutor((task) -> {
+			Thread thread = new Thread(task, "fault-proxy-idle-" + this.port);
+			thread.setDaemon(true);
+			return thread;
+		});
+		long period = Math.max(10, idle.toMillis() / 4);
+		this.reaper.scheduleWithFixedDelay(this::closeIdle, period, period, TimeUnit.MILLISECONDS);
+	}
+
+	private void closeIdle() {
+		long now = System.nanoTime();
+		for (Connection connection : List.copyOf(this.connections)) {
+			if (now - connection.lastActivity > this.idleNanos && connection.close()) {
+				this.idleCloses.incrementAndGet();
+			}
+		}
+	}
+
+	/**
 	 * Stops listening: new connections are refused (the port is closed). Open connections go on.
 	 */
 	public void refuse() {
@@ -303,6 +354,7 @@ public final class FaultProxy implements AutoCloseable {
 	@Override
 	public void close() {
 		this.closed = true;
+		closeIdleAfter(Duration.ZERO);
 		refuse();
 		for (Connection connection : List.copyOf(this.connections)) {
 			connection.close();
@@ -404,6 +456,9 @@ public final class FaultProxy implements AutoCloseable {
 
 		private final AtomicInteger pumpsEnded = new AtomicInteger();
 
+		/** {@link System#nanoTime()} of the last byte either way, or of the accept. */
+		private volatile long lastActivity = System.nanoTime();
+
 		Connection(Socket client, Socket upstream) {
 			this.client = client;
 			this.upstream = upstream;
@@ -425,6 +480,7 @@ public final class FaultProxy implements AutoCloseable {
 					if (n < 0) {
 						break;
 					}
+					this.lastActivity = System.nanoTime();
 					int forward = n;
 					boolean cutNow = false;
 					synchronized (this.lock) {
