@@ -22,10 +22,13 @@ import org.jspecify.annotations.Nullable;
  * application runs.
  * <p>
  * <b>Failing.</b> A watch is failing from its first failure until it makes progress again: an
- * event or bookmark arrives, or a sync completes. Opening a watch counts as progress only after a
- * failure to reach the server (refused, 5xx, 429, 401/403, credentials); after a failure on an
- * open stream (a cut, undecodable bytes) a watch that opens and again delivers nothing is still
- * failing. A stream replaced for silence ({@link RestartReason#IDLE}) is not a failure.
+ * event or bookmark arrives, a sync completes, or a stream is held open for a second without an
+ * error (a quiet resource sends nothing; a proxy that closes idle connections cuts such a stream,
+ * which is then no failure either, as in client-go). Opening a watch counts as progress at once
+ * after a failure to reach the server (refused, 5xx, 429, 401/403, credentials); after a failure on
+ * an open stream (a cut within a second, undecodable bytes, an ERROR event) only once its next
+ * stream holds, so a watch that fails at once, again and again, stays failing. A stream replaced
+ * for silence ({@link RestartReason#IDLE}) is not a failure.
  * Durations ({@link #failingFor()}, {@link #silentFor()}) are measured on a monotonic clock;
  * instants are for display.
  * <p>

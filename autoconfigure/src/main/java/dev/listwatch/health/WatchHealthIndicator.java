@@ -20,13 +20,15 @@ import org.springframework.boot.health.contributor.Status;
 /**
  * The health of one watch, from its status snapshot. The rule: <b>a watch that is not making
  * progress is never reported healthy past its grace period, and the reason is in its
- * details.</b> Progress is an event or bookmark received, or a sync completed; a watch that only
- * reconnects does not make progress (see {@link WatchStatus}). So:
+ * details.</b> Progress is an event or bookmark received, a sync completed, or a stream held open
+ * for a second without an error; a watch that only reconnects, to fail again at once, does not make
+ * progress (see {@link WatchStatus}). So a quiet watch behind a proxy that closes idle connections
+ * is UP, and:
  * <ul>
  * <li>{@code unhealthy-status} (DOWN) when its reading thread failed ({@link State#FAILED},
  * until a resync succeeds), or when it has been failing for longer than the grace period: the
- * server cannot be reached, every event fails to decode, every watch goes silent and is replaced,
- * every relist fails;</li>
+ * server cannot be reached, every event fails to decode, every stream fails at once, every
+ * relist fails;</li>
  * <li>{@code not-synced-status} (OUT_OF_SERVICE) before its initial sync, and when it is not
  * running;</li>
  * <li>{@code not-started-status} (UP) for a watch with {@code auto-startup: false} that the
