@@ -48,7 +48,7 @@ def cell(text):
 
 
 def table(metadata):
-    props = sorted((p for p in metadata["properties"] if p["name"].startswith("listwatch.")),
+    props = sorted((p for p in metadata["properties"] if p["name"].startswith(("listwatch.", "management.health.listwatch"))),
                    key=lambda p: p["name"])
     lines = ["| Property | Default | Description |", "|---|---|---|"]
     for p in props:

@@ -9,18 +9,24 @@ import dev.listwatch.health.ListwatchSyncedHealthIndicator;
 import dev.listwatch.informer.Informer;
 import dev.listwatch.informer.InformerFactory;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.health.contributor.CompositeHealthContributor;
 import org.springframework.boot.health.contributor.HealthContributor;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import org.springframework.util.StringUtils;
 
 /**
@@ -38,6 +44,12 @@ import org.springframework.util.StringUtils;
 @ConditionalOnBean(InformerFactory.class)
 public final class ListwatchHealthContributorAutoConfiguration {
 
+	private static final Log logger = LogFactory.getLog(ListwatchHealthContributorAutoConfiguration.class);
+
+	private static final String PREFIX = "management.health.listwatch";
+
+	private static final String DEPRECATED_PREFIX = "listwatch.health";
+
 	// nested, so that the condition class is loaded only once spring-boot-health is known to be there
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnEnabledHealthIndicator("listwatch")
@@ -47,7 +59,8 @@ public final class ListwatchHealthContributorAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean(name = "listwatchHealthContributor")
 		CompositeHealthContributor listwatchHealthContributor(ObjectProvider<Informer<?>> informers,
-				ListwatchHealthProperties properties) {
+				ListwatchHealthProperties bound, Environment environment) {
+			ListwatchHealthProperties properties = withDeprecatedKeys(bound, environment);
 			return new ListwatchHealthContributor(informers,
 					(properties.getBackoffGracePeriod() != null) ? properties.getBackoffGracePeriod() : Duration.ZERO,
 					status(properties.getUnhealthyStatus(), Status.DOWN),
@@ -66,11 +79,28 @@ public final class ListwatchHealthContributorAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean(name = "listwatchSyncedHealthIndicator")
 		ListwatchSyncedHealthIndicator listwatchSyncedHealthIndicator(ObjectProvider<Informer<?>> informers,
-				ListwatchHealthProperties properties) {
+				ListwatchHealthProperties bound, Environment environment) {
 			return new ListwatchSyncedHealthIndicator(informers,
-					status(properties.getNotSyncedStatus(), Status.OUT_OF_SERVICE));
+					status(withDeprecatedKeys(bound, environment).getNotSyncedStatus(), Status.OUT_OF_SERVICE));
 		}
 
+	}
+
+	/**
+	 * The properties with the deprecated {@code listwatch.health.*} keys of earlier versions read
+	 * too, under the new ones: a key set under both takes {@code management.health.listwatch.*}.
+	 */
+	static ListwatchHealthProperties withDeprecatedKeys(ListwatchHealthProperties bound, Environment environment) {
+		Binder binder = Binder.get(environment);
+		if (!binder.bind(DEPRECATED_PREFIX, Bindable.mapOf(String.class, Object.class)).isBound()) {
+			return bound;
+		}
+		ListwatchHealthProperties merged = new ListwatchHealthProperties();
+		binder.bind(DEPRECATED_PREFIX, Bindable.ofInstance(merged));
+		binder.bind(PREFIX, Bindable.ofInstance(merged));
+		logger.warn(DEPRECATED_PREFIX + ".* is deprecated and read for now: set the same keys under " + PREFIX
+				+ ".* instead");
+		return merged;
 	}
 
 	private static Status status(String code, Status fallback) {

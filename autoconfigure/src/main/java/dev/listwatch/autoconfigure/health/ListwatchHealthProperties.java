@@ -5,10 +5,13 @@ import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
- * How the {@code listwatch} health contributor judges a watch. It is switched on and off with
- * {@code management.health.listwatch.enabled}.
+ * How the {@code listwatch} health contributor judges a watch: {@code management.health.listwatch.*},
+ * where Spring Boot keeps a health indicator's settings. It is switched on and off with
+ * {@code management.health.listwatch.enabled}. The keys of earlier versions,
+ * {@code listwatch.health.*}, are still read (a key set under both takes the new one) and are
+ * deprecated.
  */
-@ConfigurationProperties("listwatch.health")
+@ConfigurationProperties("management.health.listwatch")
 public class ListwatchHealthProperties {
 
 	/**

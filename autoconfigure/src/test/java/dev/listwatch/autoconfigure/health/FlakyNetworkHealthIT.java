@@ -198,7 +198,7 @@ class FlakyNetworkHealthIT {
 				"listwatch.kubeconfig=" + this.proxy.kubeconfigFor(server.kubeconfig(), this.dir.resolve("kubeconfig")),
 				"listwatch.connection.connect-timeout=2s", "listwatch.defaults.initial-backoff=100ms",
 				"listwatch.defaults.max-backoff=" + MAX_BACKOFF.toMillis() + "ms",
-				"listwatch.health.backoff-grace-period=3s", "management.health.readinessstate.enabled=true",
+				"management.health.listwatch.backoff-grace-period=3s", "management.health.readinessstate.enabled=true",
 				"management.endpoint.health.group.readiness.include=readinessState,listwatchSynced",
 				"management.endpoint.health.show-details=always"));
 		for (String watch : WATCHES) {

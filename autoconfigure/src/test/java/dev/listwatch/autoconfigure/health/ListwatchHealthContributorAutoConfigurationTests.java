@@ -11,6 +11,7 @@ import dev.listwatch.autoconfigure.ListwatchAutoConfiguration;
 import dev.listwatch.autoconfigure.metrics.ListwatchMetricsAutoConfiguration;
 import dev.listwatch.informer.Informer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -34,6 +35,8 @@ import org.springframework.boot.restclient.autoconfigure.RestClientAutoConfigura
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -42,6 +45,7 @@ import static org.awaitility.Awaitility.await;
  * The {@code listwatch} health contributor over a watch backed by an in-memory fake, on a clock
  * moved by hand: statuses, details, grace period, switches and absence of actuator.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class ListwatchHealthContributorAutoConfigurationTests {
 
 	private static final Duration WAIT = Duration.ofSeconds(10);
@@ -113,9 +117,22 @@ class ListwatchHealthContributorAutoConfigurationTests {
 
 	@Test
 	void unhealthyStatusAndGracePeriodAreConfigurable() {
-		this.runner
-			.withPropertyValues("listwatch.health.unhealthy-status=out-of-service",
-					"listwatch.health.backoff-grace-period=5s")
+		assertUnhealthyAfterFiveSecondsAsOutOfService(this.runner.withPropertyValues(
+				"management.health.listwatch.unhealthy-status=out-of-service",
+				"management.health.listwatch.backoff-grace-period=5s"));
+	}
+
+	@Test
+	void theDeprecatedKeysOfEarlierVersionsAreStillReadUnderTheNewOnes(CapturedOutput output) {
+		assertUnhealthyAfterFiveSecondsAsOutOfService(this.runner.withPropertyValues(
+				"listwatch.health.unhealthy-status=out-of-service", "listwatch.health.backoff-grace-period=9s",
+				"management.health.listwatch.backoff-grace-period=5s"));
+		assertThat(output).contains("listwatch.health.* is deprecated")
+			.contains("under management.health.listwatch.* instead");
+	}
+
+	private static void assertUnhealthyAfterFiveSecondsAsOutOfService(ApplicationContextRunner runner) {
+		runner
 			.run((context) -> {
 				FakeListerWatcher fake = context.getBean(FakeListerWatcher.class);
 				HealthIndicator indicator = indicator(context, "configmaps");

@@ -165,7 +165,7 @@ class WatchHealthIT {
 					"listwatch.connection.connect-timeout=2s", "listwatch.watches.configmaps.api-version=v1",
 					"listwatch.watches.configmaps.kind=ConfigMap", "listwatch.watches.configmaps.namespace=" + namespace,
 					"listwatch.defaults.initial-backoff=100ms", "listwatch.defaults.max-backoff=500ms",
-					"listwatch.health.backoff-grace-period=3s", "management.health.readinessstate.enabled=true",
+					"management.health.listwatch.backoff-grace-period=3s", "management.health.readinessstate.enabled=true",
 					"management.endpoint.health.group.readiness.include=readinessState,listwatchSynced",
 					"management.endpoint.health.show-details=always");
 	}
