@@ -84,11 +84,8 @@ class FlakyNetworkHealthIT {
 	@Test
 	void quietWatchesBehindAProxyThatClosesIdleConnectionsStayUpAndMissNothing() {
 		String namespace = server.createNamespace("lw-idle-proxy");
-		String path = "/api/v1/namespaces/" + namespace + "/configmaps";
+		String path = seed(namespace);
 		ApiWriter writer = server.writer();
-		for (String app : List.of("alpha", "beta", "gamma")) {
-			writer.create(path, labelled(namespace, app + "-1", app));
-		}
 		this.proxy = FaultProxy.startFor(server.serverUrl());
 		this.proxy.closeIdleAfter(IDLE_CLOSE);
 		runner(namespace).run((context) -> {
@@ -127,11 +124,8 @@ class FlakyNetworkHealthIT {
 	@Test
 	void throughAnOutageReadinessHoldsHealthReportsItAndEveryWatchIsUpWithinOneBackoffOnceBack() {
 		String namespace = server.createNamespace("lw-outage");
-		String path = "/api/v1/namespaces/" + namespace + "/configmaps";
+		String path = seed(namespace);
 		ApiWriter writer = server.writer();
-		for (String app : List.of("alpha", "beta", "gamma")) {
-			writer.create(path, labelled(namespace, app + "-1", app));
-		}
 		this.proxy = FaultProxy.startFor(server.serverUrl());
 		runner(namespace).run((context) -> {
 			assertThat(context).hasNotFailed();
@@ -172,6 +166,15 @@ class FlakyNetworkHealthIT {
 			assertThat(staleness(registry, "alpha")).isZero();
 			assertThat(status(endpoint, "readiness")).isEqualTo(Status.UP);
 		});
+	}
+
+	/** One ConfigMap for each of alpha, beta and gamma (none for empty); returns their collection's path. */
+	private static String seed(String namespace) {
+		String path = "/api/v1/namespaces/" + namespace + "/configmaps";
+		for (String app : List.of("alpha", "beta", "gamma")) {
+			server.writer().create(path, labelled(namespace, app + "-1", app));
+		}
+		return path;
 	}
 
 	private static String labelled(String namespace, String name, String app) {

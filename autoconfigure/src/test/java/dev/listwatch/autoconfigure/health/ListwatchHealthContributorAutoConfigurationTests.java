@@ -163,13 +163,7 @@ class ListwatchHealthContributorAutoConfigurationTests {
 	void aWatchWhoseThreadFailsWithAnErrorIsDownWithTheReason() {
 		// an index function that runs out of memory for one object: the Error strikes the reading thread
 		this.runner
-			.withBean("oomIndex", WatchIndex.class, () -> WatchIndex.of("configmaps", "byName",
-					(object, meta) -> {
-						if (meta.name().equals("huge")) {
-							throw new OutOfMemoryError("Java heap space (test)");
-						}
-						return List.of(meta.name());
-					}))
+			.withBean("oomIndex", WatchIndex.class, ListwatchHealthContributorAutoConfigurationTests::outOfMemoryOnHuge)
 			.run((context) -> {
 				FakeListerWatcher fake = context.getBean(FakeListerWatcher.class);
 				HealthIndicator indicator = indicator(context, "configmaps");
@@ -217,13 +211,7 @@ class ListwatchHealthContributorAutoConfigurationTests {
 	@Test
 	void listwatchSyncedIsOutOfServiceWhileAWatchsThreadHasFailed() {
 		this.runner
-			.withBean("oomIndex", WatchIndex.class, () -> WatchIndex.of("configmaps", "byName",
-					(object, meta) -> {
-						if (meta.name().equals("huge")) {
-							throw new OutOfMemoryError("Java heap space (test)");
-						}
-						return List.of(meta.name());
-					}))
+			.withBean("oomIndex", WatchIndex.class, ListwatchHealthContributorAutoConfigurationTests::outOfMemoryOnHuge)
 			.run((context) -> {
 				FakeListerWatcher fake = context.getBean(FakeListerWatcher.class);
 				HealthIndicator synced = context.getBean("listwatchSyncedHealthIndicator", HealthIndicator.class);
@@ -391,6 +379,16 @@ class ListwatchHealthContributorAutoConfigurationTests {
 				assertThat(endpoint.healthForPath("listwatchSynced").getStatus()).isEqualTo(Status.UP);
 				assertThat(endpoint.health().getStatus()).isEqualTo(Status.UP);
 			});
+	}
+
+	/** An index function that runs out of memory for the object "huge": the Error strikes the reading thread. */
+	private static WatchIndex<?> outOfMemoryOnHuge() {
+		return WatchIndex.of("configmaps", "byName", (object, meta) -> {
+			if (meta.name().equals("huge")) {
+				throw new OutOfMemoryError("Java heap space (test)");
+			}
+			return List.of(meta.name());
+		});
 	}
 
 	private static HealthIndicator indicator(AssertableApplicationContext context, String watch) {
