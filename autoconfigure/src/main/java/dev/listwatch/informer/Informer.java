@@ -351,6 +351,10 @@ public final class Informer<T> implements SmartLifecycle {
 					// reflector handed on, so a watch from there brings what changed meanwhile, without a list
 					reflector.resumeFrom(feed.status.lastResourceVersion());
 				}
+				else if (feed.status.hasSynced()) {
+					// a resync was pending: list, but never older than what the cache holds
+					reflector.relistNoOlderThan(feed.status.lastResourceVersion());
+				}
 				run.reflectors.add(reflector);
 			}
 			setCurrent(run);

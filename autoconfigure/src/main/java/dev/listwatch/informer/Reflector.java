@@ -104,6 +104,12 @@ final class Reflector<T> implements Runnable {
 	/** Whether this run holds a resourceVersion of a whole list (its own, or one to resume from). */
 	private boolean listed;
 
+	/**
+	 * The resourceVersion the handler's cache is at when this run must list first all the same (see
+	 * {@link #relistNoOlderThan}), or {@code null}: its first list is then no older than it.
+	 */
+	private String cachedResourceVersion;
+
 	/** Whether the next turn of the loop must sync (list) first; read by the informer at a stop. */
 	private volatile boolean needSync = true;
 
@@ -162,6 +168,20 @@ final class Reflector<T> implements Runnable {
 	public void resumeFrom(String resourceVersion) {
 		this.lastResourceVersion = resourceVersion;
 		this.listed = resourceVersion != null;
+	}
+
+	/**
+	 * Makes {@link #run()} list first, as without {@link #resumeFrom}, but no older than the
+	 * resourceVersion the handler's cache is at: for a cache that is whole up to it yet must be
+	 * resynced (a watch started again after a stop with a resync pending). A list from any
+	 * freshness ({@code resourceVersion=0}) could be served by an API server whose watch cache lags
+	 * behind the one this cache came from (an HA control plane), and its difference would move
+	 * objects back in time; as client-go relists from its last synced resourceVersion, the list asks
+	 * for {@code resourceVersionMatch=NotOlderThan}. Call before {@code run()}.
+	 * @param resourceVersion the resourceVersion the cache is at, or {@code null}
+	 */
+	public void relistNoOlderThan(String resourceVersion) {
+		this.cachedResourceVersion = resourceVersion;
 	}
 
 	/**
@@ -459,10 +479,13 @@ final class Reflector<T> implements Runnable {
 		ListOptions base = ListOptions.none()
 			.withLabelSelector(this.options.labelSelector())
 			.withFieldSelector(this.options.fieldSelector())
-			// "0" lets the API server answer the first list from its watch cache; after 410 the
-			// list must be fresh (consistent) instead
-			.withResourceVersion((afterGone || this.lastResourceVersion != null) ? null : "0")
 			.withLimit(this.options.pageSize());
+		if (!afterGone && this.lastResourceVersion == null) {
+			// "0" lets the API server answer the first list from its watch cache; a cache that holds
+			// a list already must not go back in time (after 410 the list is fresh: consistent)
+			base = (this.cachedResourceVersion != null) ? base.withResourceVersion(this.cachedResourceVersion)
+				.withResourceVersionMatch(ListOptions.NOT_OLDER_THAN) : base.withResourceVersion("0");
+		}
 		ListOptions options = base;
 		String resourceVersion = null;
 		while (true) {
@@ -477,7 +500,7 @@ final class Reflector<T> implements Runnable {
 					logger.info("Watch " + this.name + ": list continue token expired; listing in one request");
 					items.clear();
 					unbindable.clear();
-					options = base.withLimit(null).withResourceVersion(null);
+					options = base.withLimit(null).withResourceVersion(null).withResourceVersionMatch(null);
 					resourceVersion = null;
 					continue;
 				}
@@ -514,7 +537,8 @@ final class Reflector<T> implements Runnable {
 	private WatchStream<T> streamingSync(boolean afterGone, long start) {
 		ListOptions options = watchOptions().withSendInitialEvents(true)
 			.withResourceVersionMatch(ListOptions.NOT_OLDER_THAN)
-			.withResourceVersion(afterGone ? null : this.lastResourceVersion);
+			.withResourceVersion(afterGone ? null
+					: (this.lastResourceVersion != null) ? this.lastResourceVersion : this.cachedResourceVersion);
 		WatchStream<T> stream;
 		try {
 			stream = request(() -> this.listerWatcher.watch(options));
@@ -603,6 +627,7 @@ final class Reflector<T> implements Runnable {
 
 	private void completeSync(String resourceVersion, long start, boolean streaming) {
 		this.lastResourceVersion = resourceVersion;
+		this.cachedResourceVersion = null;
 		this.undecodableAt = null;
 		this.status.resourceVersion(resourceVersion);
 		this.listed = true;

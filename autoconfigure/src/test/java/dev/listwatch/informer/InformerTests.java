@@ -13,6 +13,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import dev.listwatch.IndexFunction;
 import dev.listwatch.Items;
 import dev.listwatch.ListOptions;
 import dev.listwatch.ListerWatcher;
@@ -181,6 +182,39 @@ class InformerTests {
 	}
 
 	@Test
+	void aStartWithAResyncPendingListsNoOlderThanTheCacheNotAtAnyFreshness() {
+		// an Error strikes the watch's thread while it applies an event: a resync is pending when the
+		// application stops the watch, which backs off for long
+		java.util.concurrent.atomic.AtomicBoolean once = new java.util.concurrent.atomic.AtomicBoolean();
+		Store<String> store = new Store<>(Map.of("size", (IndexFunction<String>) (object, meta) -> {
+			if (object.startsWith("huge") && once.compareAndSet(false, true)) {
+				throw new OutOfMemoryError("Java heap space (test)");
+			}
+			return List.of();
+		}));
+		InformerOptions longBackoff = new InformerOptions(null, null, null, false, Duration.ofMinutes(5),
+				Duration.ofMinutes(10), Duration.ofMinutes(3), new InformerOptions.BackoffPolicy(Duration.ofMinutes(10),
+						Duration.ofMinutes(10), 2.0, 0.0, Duration.ofMinutes(2)), null, true);
+		Script script = new Script().list("10", "a@1");
+		Informer<String> informer = new Informer<>("things", String.class, single(script), store, longBackoff,
+				this.runtime);
+		this.informers.add(informer);
+		informer.start();
+		assertThat(next(2)).containsExactlyInAnyOrder("ADDED a@1 initial", "SYNCED 1");
+		script.watch().send(event(WatchEvent.Type.ADDED, "huge@11"));
+		await().atMost(WAIT).until(() -> informer.status().restarts(WatchStatus.RestartReason.FATAL) == 1);
+		informer.stop();
+		script.list("12", "a@1", "huge@11");
+		informer.start();
+		await().atMost(WAIT).until(() -> script.listOptions.size() == 2);
+		ListOptions relist = script.listOptions.get(1);
+		assertThat(relist.resourceVersion()).as("the cache's resourceVersion, not 0").isEqualTo("10");
+		assertThat(relist.resourceVersionMatch()).isEqualTo(ListOptions.NOT_OLDER_THAN);
+		assertThat(next(1)).containsExactly("ADDED huge@11");
+		assertThat(script.listOptions.get(0).resourceVersion()).as("the very first list: any freshness").isEqualTo("0");
+	}
+
+	@Test
 	void eventsWaitingForListenersAtAStopArePublishedAfterTheStart() throws InterruptedException {
 		CountDownLatch listenerBusy = new CountDownLatch(1);
 		CountDownLatch releaseListener = new CountDownLatch(1);
@@ -346,6 +380,8 @@ class InformerTests {
 
 		final AtomicInteger listsStarted = new AtomicInteger();
 
+		final List<ListOptions> listOptions = new CopyOnWriteArrayList<>();
+
 		final List<String> watchResourceVersions = new CopyOnWriteArrayList<>();
 
 		private volatile Object last;
@@ -396,6 +432,7 @@ class InformerTests {
 		@Override
 		@SuppressWarnings("unchecked")
 		public ObjectList<String> list(ListOptions options) {
+			this.listOptions.add(options);
 			this.listsStarted.incrementAndGet();
 			Object next = this.lists.poll();
 			next = (next != null) ? next : this.last;
