@@ -21,7 +21,14 @@ import org.springframework.context.ApplicationEvent;
  * The backlog holds at most one entry per object: while an object waits, further MODIFIED events
  * fold into the waiting one (first old state, latest new state); a DELETED, or an ADDED after it,
  * is kept as its own event. So the backlog is bounded by the number of objects plus their pending
- * deletes, and the reading thread never waits for listeners. Thread-safe.
+ * deletes, and the reading thread never waits for listeners.
+ * <p>
+ * <b>An executor that cannot run the dispatch</b> (it throws, for example
+ * {@code OutOfMemoryError: unable to create native thread}) loses nothing: the events stay queued,
+ * the dispatcher is {@linkplain #stall() stalled} from then on, and the next event, or
+ * {@link #retry()} (the informer calls it periodically), tries again; the first drain that runs
+ * ends the stall. One drain runs at a time, whatever the executor does with a task it took before
+ * it failed, so the order per object holds. Thread-safe.
  */
 final class Dispatcher {
 
@@ -52,7 +59,14 @@ final class Dispatcher {
 	/** Events queued and held back, no dispatch thread woken for them yet. */
 	private int held;
 
+	/** A drain is queued on the executor or running. */
 	private boolean scheduled;
+
+	/** A drain is running (one at a time: a drain the executor runs late while another runs does nothing). */
+	private boolean draining;
+
+	/** Since when the executor could not run a drain, none having run since; under {@link #lock}. */
+	private @Nullable Stall stall;
 
 	/** Paused (the watch is stopped): events wait, none is published until resumed. */
 	private volatile boolean paused;
@@ -60,10 +74,17 @@ final class Dispatcher {
 	/** Events taken by the running drain and not yet being published (part of the backlog). */
 	private volatile int inFlight;
 
+	private final Ticker ticker;
+
 	Dispatcher(String watch, Executor executor, Consumer<ApplicationEvent> publisher) {
+		this(watch, executor, publisher, Ticker.system());
+	}
+
+	Dispatcher(String watch, Executor executor, Consumer<ApplicationEvent> publisher, Ticker ticker) {
 		this.watch = watch;
 		this.executor = executor;
 		this.publisher = publisher;
+		this.ticker = ticker;
 	}
 
 	/**
@@ -166,11 +187,51 @@ final class Dispatcher {
 			try {
 				this.executor.execute(this::drain);
 			}
-			catch (RuntimeException ex) {
+			catch (RuntimeException | Error ex) {
+				// an Error too (no thread to be had): on the reading thread it would fail the watch, and
+				// the events it queued would never be published; they wait for the next try instead
 				this.scheduled = false;
-				logger.error("Watch " + this.watch + " could not schedule event dispatch", ex);
+				if (this.stall == null) {
+					this.stall = new Stall(this.ticker.nanoTime(), ex.getClass().getName());
+					logger.error("Watch " + this.watch + " could not schedule event dispatch; " + (this.backlog + this.inFlight)
+							+ " events wait, and it tries again with the next event and periodically", ex);
+				}
+				else {
+					logger.debug("Watch " + this.watch + " could not schedule event dispatch again: " + ex);
+				}
 			}
 		}
+	}
+
+	/**
+	 * Schedules a dispatch of what waits if none is scheduled: after the executor failed, so that
+	 * the events queued then are published without waiting for another event. Any thread.
+	 */
+	void retry() {
+		synchronized (this.lock) {
+			if (this.stall != null && !this.pending.isEmpty()) {
+				scheduleIfNeeded();
+			}
+		}
+	}
+
+	/**
+	 * Whether the executor could not run a dispatch since a while, none having run since: the
+	 * backlog makes no progress.
+	 * @return what the executor threw and since when (on the {@link Ticker}), or {@code null}
+	 */
+	@Nullable Stall stall() {
+		synchronized (this.lock) {
+			return this.stall;
+		}
+	}
+
+	/**
+	 * A dispatcher whose executor could not run it.
+	 * @param sinceNanos when it first failed, on the dispatcher's {@link Ticker}
+	 * @param error the class of what the executor threw (never its message)
+	 */
+	record Stall(long sinceNanos, String error) {
 	}
 
 	/**
@@ -183,10 +244,16 @@ final class Dispatcher {
 		Object[] batch;
 		int taken;
 		synchronized (this.lock) {
+			if (this.draining) {
+				// a task the executor had taken before it threw, run late: the running drain goes on
+				return;
+			}
+			this.stall = null;
 			if (this.paused || this.pending.isEmpty()) {
 				this.scheduled = false;
 				return;
 			}
+			this.draining = true;
 			taken = Math.min(BATCH, this.pending.size());
 			batch = new Object[taken];
 			int events = 0;
@@ -222,6 +289,7 @@ final class Dispatcher {
 			}
 		}
 		synchronized (this.lock) {
+			this.draining = false;
 			this.scheduled = false;
 			if (!this.pending.isEmpty() && !this.paused) {
 				scheduleIfNeeded();
@@ -263,6 +331,7 @@ final class Dispatcher {
 			this.pending.putAll(merged);
 			this.backlog += events;
 			this.inFlight = 0;
+			this.draining = false;
 			this.scheduled = false;
 			if (!this.paused) {
 				scheduleIfNeeded();

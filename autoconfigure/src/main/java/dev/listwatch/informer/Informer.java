@@ -148,7 +148,7 @@ public final class Informer<T> implements SmartLifecycle {
 				new ReflectorStatus(runtime.clock(), runtime.ticker()))));
 		this.feeds = List.copyOf(feeds);
 		store.syncedBy(this::hasSynced);
-		this.dispatcher = new Dispatcher(watch, runtime.dispatchExecutor(), runtime.publisher());
+		this.dispatcher = new Dispatcher(watch, runtime.dispatchExecutor(), runtime.publisher(), runtime.ticker());
 	}
 
 	/**
@@ -229,7 +229,7 @@ public final class Informer<T> implements SmartLifecycle {
 		List<UnbindableObject> unbindable = unbindable();
 		WatchStatus whole = this.feeds.get(0).status.snapshot(this.watch, watched, running, this.store.size(),
 				this.dispatcher.backlog() + listenerBacklog(), this.dispatcher.failures() + listenerFailures(),
-				this.store.indexFailures(), this.store.lastIndexFailure(), unbindable);
+				this.store.indexFailures(), this.store.lastIndexFailure(), unbindable, stall());
 		if (namespaces.isEmpty()) {
 			return whole;
 		}
@@ -243,6 +243,18 @@ public final class Informer<T> implements SmartLifecycle {
 					0, 0, null, unbindable.stream().filter((object) -> namespace.equals(object.meta().namespace())).toList()));
 		}
 		return ReflectorStatus.combine(this.watch, watched, byNamespace, whole);
+	}
+
+	/** The longest stall of this informer's dispatchers (its own, its listeners'), or {@code null}. */
+	private Dispatcher.@Nullable Stall stall() {
+		Dispatcher.Stall longest = this.dispatcher.stall();
+		for (Listener<T> listener : this.listeners) {
+			Dispatcher.Stall stall = listener.dispatcher.stall();
+			if (stall != null && (longest == null || stall.sinceNanos() < longest.sinceNanos())) {
+				longest = stall;
+			}
+		}
+		return longest;
 	}
 
 	private int listenerBacklog() {
@@ -517,6 +529,11 @@ public final class Informer<T> implements SmartLifecycle {
 			for (Reflector<T> reflector : run.reflectors) {
 				reflector.checkIdle();
 			}
+			// a dispatch the executor could not run: its events are not left waiting for the next one
+			this.dispatcher.retry();
+			for (Listener<T> listener : this.listeners) {
+				listener.dispatcher.retry();
+			}
 		}
 	}
 
@@ -698,7 +715,7 @@ public final class Informer<T> implements SmartLifecycle {
 				else if (event instanceof WatchSyncedEvent) {
 					this.synced = true;
 				}
-			});
+			}, informer.runtime.ticker());
 		}
 
 		@Override

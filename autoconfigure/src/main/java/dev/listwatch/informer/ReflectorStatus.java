@@ -295,6 +295,20 @@ final class ReflectorStatus {
 	WatchStatus snapshot(String watch, WatchStatus.Watched watched, boolean running, int objects, int backlog,
 			long listenerFailures, long indexFailures, WatchStatus.IndexFailure lastIndexFailure,
 			List<UnbindableObject> unbindable) {
+		return snapshot(watch, watched, running, objects, backlog, listenerFailures, indexFailures, lastIndexFailure,
+				unbindable, null);
+	}
+
+	/**
+	 * A snapshot of the status, with what the informer adds, and a dispatch that makes no progress:
+	 * the executor could not run it, so the events wait and no listener hears of them. That is
+	 * failing, since the stall began and for as long as it lasts (whatever the watch does meanwhile),
+	 * with the stall as the last error; health reports it past its grace period.
+	 * @param stall the stalled dispatch, or {@code null}
+	 */
+	WatchStatus snapshot(String watch, WatchStatus.Watched watched, boolean running, int objects, int backlog,
+			long listenerFailures, long indexFailures, WatchStatus.IndexFailure lastIndexFailure,
+			List<UnbindableObject> unbindable, Dispatcher.@Nullable Stall stall) {
 		Map<RestartReason, Long> restartsByReason = new EnumMap<>(RestartReason.class);
 		this.restarts.forEach((reason, count) -> restartsByReason.put(reason, count.sum()));
 		Map<WatchEvent.Type, Long> eventsByType = new EnumMap<>(WatchEvent.Type.class);
@@ -309,10 +323,21 @@ final class ReflectorStatus {
 		}
 		Duration failingFor = (failingSince != null) ? Duration.ofNanos(Math.max(0, now - this.failingSinceNanos))
 				: null;
+		WatchStatus.Failure lastError = this.lastError;
+		if (stall != null) {
+			Duration stalledFor = Duration.ofNanos(Math.max(0, now - stall.sinceNanos()));
+			if (failingFor == null || stalledFor.compareTo(failingFor) > 0) {
+				failingFor = stalledFor;
+				failingSince = this.clock.instant().minus(stalledFor);
+			}
+			consecutiveFailures = Math.max(1, consecutiveFailures);
+			lastError = new WatchStatus.Failure("DISPATCH", "The events of the watch could not be dispatched to "
+					+ "listeners (the executor threw " + stall.error() + "); " + backlog + " wait, retried periodically", 0);
+		}
 		return new WatchStatus(watch, watched, running, this.state,
 				this.stateSince, hasSynced(), this.lastResourceVersion, objects, this.lastEventTime, silentFor(),
 				this.lastSyncTime, this.streaming, eventsByType, restartsByReason, this.relists.sum(),
-				consecutiveFailures, failingSince, failingFor, this.lastError,
+				consecutiveFailures, failingSince, failingFor, lastError,
 				new WatchStatus.Timing(this.lists.sum(), Duration.ofNanos(this.listNanos.sum())),
 				new WatchStatus.Timing(this.syncs.sum(), Duration.ofNanos(this.syncNanos.sum())), backlog,
 				listenerFailures, indexFailures, lastIndexFailure, unbindable, Map.of());

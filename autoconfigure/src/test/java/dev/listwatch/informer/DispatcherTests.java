@@ -12,6 +12,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 import dev.listwatch.ObjectMeta;
+import dev.listwatch.WatchStatus;
 import dev.listwatch.event.ResourceEvent;
 import dev.listwatch.event.ResourceEvent.Type;
 import org.junit.jupiter.api.Test;
@@ -250,6 +251,109 @@ class DispatcherTests {
 		finally {
 			release.countDown();
 			executor.shutdownNow();
+		}
+	}
+
+	@Test
+	void anExecutorThatThrowsAnErrorLosesNoEventAndIsTriedAgain() {
+		// no thread to be had: the Error must not reach the reading thread, nor the events be lost
+		int[] refusals = { 1 };
+		long[] nanos = { 0 };
+		Dispatcher dispatcher = new Dispatcher("things", (task) -> {
+			if (refusals[0]-- > 0) {
+				throw new OutOfMemoryError("unable to create native thread: possibly out of memory (test)");
+			}
+			this.tasks.add(task);
+		}, this::record, () -> nanos[0]);
+		nanos[0] = 5;
+		dispatcher.enqueue(event(Type.ADDED, "a", "1", null));
+		assertThat(dispatcher.stall()).isNotNull();
+		assertThat(dispatcher.stall().sinceNanos()).isEqualTo(5);
+		assertThat(dispatcher.stall().error()).isEqualTo("java.lang.OutOfMemoryError");
+		assertThat(dispatcher.backlog()).isEqualTo(1);
+		assertThat(this.tasks).isEmpty();
+		// nothing more arrives: the periodic retry schedules what waits
+		dispatcher.retry();
+		runAll();
+		assertThat(this.published).containsExactly("ADDED a 1 old=null");
+		assertThat(dispatcher.stall()).as("a drain ran").isNull();
+		assertThat(dispatcher.backlog()).isZero();
+	}
+
+	@Test
+	void theNextEventAfterAFailureToScheduleTakesTheWaitingOnesAlongInOrder() {
+		int[] refusals = { 1 };
+		Dispatcher dispatcher = new Dispatcher("things", (task) -> {
+			if (refusals[0]-- > 0) {
+				throw new OutOfMemoryError("test");
+			}
+			this.tasks.add(task);
+		}, this::record);
+		dispatcher.enqueue(event(Type.ADDED, "a", "1", null));
+		dispatcher.enqueue(event(Type.MODIFIED, "a", "2", "1"));
+		dispatcher.enqueue(event(Type.ADDED, "b", "1", null));
+		runAll();
+		assertThat(this.published).containsExactly("ADDED a 2 old=null", "ADDED b 1 old=null");
+		assertThat(dispatcher.stall()).isNull();
+	}
+
+	@Test
+	void aDrainTheExecutorRunsLateWhileAnotherRunsPublishesNothingTwice() throws InterruptedException {
+		// an executor that took the task and then threw: the task runs later, beside the next one
+		List<Runnable> taken = new ArrayList<>();
+		boolean[] throwOnce = { true };
+		CountDownLatch inListener = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		List<String> seen = new CopyOnWriteArrayList<>();
+		Dispatcher dispatcher = new Dispatcher("things", (task) -> {
+			taken.add(task);
+			if (throwOnce[0]) {
+				throwOnce[0] = false;
+				throw new OutOfMemoryError("test");
+			}
+		}, (event) -> {
+			seen.add(((ResourceEvent<?>) event).meta().name());
+			inListener.countDown();
+			await().atMost(Duration.ofSeconds(10)).until(() -> release.getCount() == 0);
+		});
+		dispatcher.enqueue(event(Type.ADDED, "a", "1", null));
+		Thread first = new Thread(taken.get(0));
+		first.start();
+		assertThat(inListener.await(10, TimeUnit.SECONDS)).isTrue();
+		// b arrives while the late first task is in a listener with a: the executor is asked again
+		dispatcher.enqueue(event(Type.ADDED, "b", "1", null));
+		assertThat(taken).hasSize(2);
+		taken.get(1).run();
+		assertThat(seen).as("no second drain beside the running one").containsExactly("a");
+		release.countDown();
+		first.join(10_000);
+		runAllOf(taken, 2);
+		assertThat(seen).containsExactly("a", "b");
+	}
+
+	@Test
+	void aStalledDispatchIsFailingInTheWatchStatusForAsLongAsItLasts() {
+		dev.listwatch.testsupport.MutableClock clock = new dev.listwatch.testsupport.MutableClock(
+				java.time.Instant.parse("2026-01-01T00:00:00Z"));
+		ReflectorStatus status = new ReflectorStatus(clock, Ticker.of(clock));
+		WatchStatus.Watched watched = new WatchStatus.Watched(FakeListerWatcher.RESOURCE, null, null, "String",
+				List.of("namespace"), Duration.ofSeconds(90), null, true, List.of());
+		long since = Ticker.of(clock).nanoTime();
+		clock.advance(Duration.ofSeconds(75));
+		WatchStatus stalled = status.snapshot("things", watched, true, 3, 2, 0, 0, null, List.of(),
+				new Dispatcher.Stall(since, "java.lang.OutOfMemoryError"));
+		assertThat(stalled.failingFor()).isEqualTo(Duration.ofSeconds(75));
+		assertThat(stalled.failingSince()).isEqualTo(java.time.Instant.parse("2026-01-01T00:00:00Z"));
+		assertThat(stalled.consecutiveFailures()).isPositive();
+		assertThat(stalled.lastError().reason()).isEqualTo("DISPATCH");
+		assertThat(stalled.lastError().message()).contains("java.lang.OutOfMemoryError").contains("2 wait");
+		assertThat(status.snapshot("things", watched, true, 3, 0, 0, 0, null, List.of()).failingFor())
+			.as("once a drain ran").isNull();
+	}
+
+	private static void runAllOf(List<Runnable> tasks, int from) {
+		for (int i = from; i < tasks.size(); i++) {
+			tasks.get(i).run();
 		}
 	}
 
