@@ -8,6 +8,7 @@ import java.util.Map;
 import dev.listwatch.ListOptions;
 import dev.listwatch.ListerWatcher;
 import dev.listwatch.ObjectList;
+import dev.listwatch.RequestProgress;
 import dev.listwatch.Resource;
 import dev.listwatch.WatchStream;
 
@@ -51,7 +52,8 @@ final class HttpListerWatcher<T> implements ListerWatcher<T> {
 		String pathAndQuery = this.resource.path() + ApiServerClient.query(parameters(options, false));
 		String request = "GET " + pathAndQuery;
 		return this.client.exchange(pathAndQuery, accept(false), (response) -> {
-			try (InputStream body = response.getBody()) {
+			// each read that brings bytes is progress: a large list on a slow link is not abandoned
+			try (InputStream body = RequestProgress.reporting(response.getBody())) {
 				return this.decoder.decodeList(body, this.maxEventBytes);
 			}
 			catch (JsonFrameReader.MalformedFrameException | DecodeException ex) {

@@ -4,6 +4,7 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 import dev.listwatch.KubernetesApiException;
+import dev.listwatch.RequestProgress;
 import dev.listwatch.WatchStream;
 import org.jspecify.annotations.Nullable;
 
@@ -16,7 +17,9 @@ import org.jspecify.annotations.Nullable;
  * {@code hasNext()}. The reflector sees the watch end, asks {@link #fired()}, and replaces it from
  * its last resourceVersion (restart reason {@code IDLE}, not a failure), then {@link #clear()}s it.</li>
  * <li><b>A request</b> (a list page, the opening of a watch) without an answer for the idle
- * timeout is abandoned by interrupting the thread that sent it: the JDK HTTP client ends a
+ * timeout is abandoned (an answer that keeps arriving, each part reported through
+ * {@link RequestProgress}, is one: a large list on a slow link is not abandoned while its body
+ * streams in) by interrupting the thread that sent it: the JDK HTTP client ends a
  * blocking call on an interrupt, and the client reports that as a {@link KubernetesApiException}
  * of kind {@code CONNECTION}, which the reflector, asking {@link #fired()}, counts as
  * {@code IDLE}. When the request returns, {@link #request} clears the interrupt, unless the
@@ -74,7 +77,8 @@ final class Watchdog<T> {
 		this.requestSince = this.ticker.nanoTime();
 		this.requestPending = true;
 		try {
-			return request.get();
+			// a body still arriving (a large list on a slow link) is an answer, part by part
+			return RequestProgress.tracked(this::answered, request);
 		}
 		finally {
 			this.requestPending = false;
@@ -82,6 +86,11 @@ final class Watchdog<T> {
 				Thread.interrupted();
 			}
 		}
+	}
+
+	/** Part of the answer to the request in flight arrived: it is unanswered only from now on. */
+	private void answered() {
+		this.requestSince = this.ticker.nanoTime();
 	}
 
 	/**

@@ -155,6 +155,22 @@ class BadInputIT {
 	}
 
 	@Test
+	void aListWhoseBodyKeepsArrivingIsNotAbandonedThoughItTakesLongerThanTheIdleTimeout() {
+		// an unpaged list of a big resource on a slow link: a piece every 150 ms, 3 s in all, with an
+		// idle timeout of 1 s; bytes arriving are progress
+		this.server.onList(Reply.trickle(Duration.ofMillis(150), 20,
+				list(10, configMap("a", 10, "0"), configMap("b", 10, "0"), configMap("c", 10, "0"))))
+			.onWatch(Reply.stream(true, event("MODIFIED", configMap("a", 11, "1"))));
+		start(1 << 20, Duration.ofSeconds(1));
+		awaitValue("a", "1");
+		assertThat(this.server.lists()).as("one list, never abandoned").isEqualTo(1);
+		WatchStatus status = this.informer.status();
+		assertThat(status.objects()).isEqualTo(3);
+		assertThat(status.restarts()).doesNotContainKey(RestartReason.IDLE);
+		assertThat(status.lists().total()).isGreaterThan(Duration.ofSeconds(2));
+	}
+
+	@Test
 	void throttlingHonoursRetryAfter() {
 		this.server.onList(Reply.error(429, "TooManyRequests", 1))
 			.onList(Reply.body("application/json", list(10, configMap("a", 10, "0"))));

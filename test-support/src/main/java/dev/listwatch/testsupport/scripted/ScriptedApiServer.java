@@ -299,6 +299,35 @@ public final class ScriptedApiServer implements AutoCloseable {
 		}
 
 		/**
+		 * A 200 whose body arrives slowly, as over a slow link: the body in {@code parts} pieces,
+		 * each flushed {@code gap} after the one before.
+		 * @param gap the time between two pieces
+		 * @param parts how many pieces
+		 * @param body the whole body
+		 * @return the reply
+		 */
+		static Reply trickle(java.time.Duration gap, int parts, String body) {
+			byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+			return (exchange, server) -> {
+				exchange.getResponseHeaders().set("Content-Type", "application/json");
+				exchange.sendResponseHeaders(200, 0);
+				try (OutputStream out = exchange.getResponseBody()) {
+					int size = (bytes.length + parts - 1) / parts;
+					for (int from = 0; from < bytes.length; from += size) {
+						if (from > 0 && server.closing.await(gap.toMillis(), TimeUnit.MILLISECONDS)) {
+							return;
+						}
+						out.write(bytes, from, Math.min(size, bytes.length - from));
+						out.flush();
+					}
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+			};
+		}
+
+		/**
 		 * No answer at all, not even headers, until the server closes: a half-open connection.
 		 * @return the reply
 		 */
