@@ -16,6 +16,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.ApplicationListener;
@@ -27,13 +28,20 @@ import org.springframework.core.env.Environment;
  * {@link LeaderElector} publishes a {@link LeadershipGrantedEvent} and stop, before this listener
  * returns to the elector, on its {@link LeadershipRevokedEvent}.
  * <p>
- * An explicit {@code ConfigurableApplicationContext.start()} (after a {@code stop()}) starts every
- * lifecycle bean, those without auto-startup too: {@link #stopUnlessLeader()}, run in the phase
- * right after the informers' (and before the elector's), stops the leader-only informers again at
- * once unless this replica is leader. They then run for the moment between the two phases, before their first
- * list has been answered.
+ * Each leader-only informer runs only while this replica is leader ({@link Informer#runOnlyWhen}):
+ * an explicit {@code ConfigurableApplicationContext.start()} (after a {@code stop()}), which starts
+ * every lifecycle bean, those without auto-startup too, and code that holds the informer cannot
+ * start it on a follower. Each term starts from a fresh sync, as client-go runs an informer per
+ * term: a list no older than the cache, its difference published, then a {@code WatchSyncedEvent};
+ * until then, and on a follower, the watch is not synced (its lister's {@code hasSynced()}, awaitSynced,
+ * health), so the last term's cache never passes for current. It stays readable.
+ * <p>
+ * A revoke stops the informers and waits for their threads, not for a listener call in flight on a
+ * dispatch thread: that call runs to its end after the revoke, and events queued then are published
+ * in the next term (after its fresh sync's difference). Work that must stop with the leadership checks
+ * {@link LeaderElector#isLeader()}, the fence, or holds its own lock.
  */
-final class LeaderOnlyWatches implements ApplicationListener<LeadershipEvent> {
+final class LeaderOnlyWatches implements ApplicationListener<LeadershipEvent>, SmartInitializingSingleton {
 
 	private static final Log logger = LogFactory.getLog(LeaderOnlyWatches.class);
 
@@ -100,6 +108,13 @@ final class LeaderOnlyWatches implements ApplicationListener<LeadershipEvent> {
 	private static Map<String, ListwatchProperties.Watch> bind(Binder binder) {
 		return binder.bind("listwatch.watches", Bindable.mapOf(String.class, ListwatchProperties.Watch.class))
 			.orElse(Map.of());
+	}
+
+	@Override
+	public void afterSingletonsInstantiated() {
+		for (String watch : this.watches) {
+			informer(watch).runOnlyWhen(this.elector::isLeader);
+		}
 	}
 
 	/**

@@ -121,15 +121,17 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 							+ " bean (the watch then has one lister-watcher per namespace).",
 					null);
 		}
-		if (!own && declaration != null) {
+		// a leader-only watch is not shared with code: code that starts an equal declaration's informer
+		// would run it on followers, and a revoke would stop code's informer
+		boolean shareable = !own && declaration != null && !watch.isLeaderOnly();
+		if (shareable) {
 			// of several watches that declare the same, code shares the first
 			this.shareable.putIfAbsent(declaration, name);
 		}
 		if (!own && !namespaceSet) {
 			registry.registerBeanDefinition(listerWatcherName, WatchBeans.listerWatcherDefinition(name, type));
 		}
-		registry.registerBeanDefinition(name + INFORMER,
-				WatchBeans.informerDefinition(name, type, !own && declaration != null));
+		registry.registerBeanDefinition(name + INFORMER, WatchBeans.informerDefinition(name, type, shareable));
 		registry.registerBeanDefinition(name + LISTER, WatchBeans.listerDefinition(name, type));
 	}
 

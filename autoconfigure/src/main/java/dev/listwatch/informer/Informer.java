@@ -14,6 +14,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
@@ -111,6 +112,12 @@ public final class Informer<T> implements SmartLifecycle {
 
 	/** Whether the watch's first sync was announced ({@link WatchSyncedEvent}); under {@link #changes}. */
 	private boolean syncAnnounced;
+
+	/**
+	 * When set, the informer runs only while it holds, each run from a fresh sync (see
+	 * {@link #runOnlyWhen}); {@code null} for an informer that runs when started.
+	 */
+	private volatile @Nullable BooleanSupplier runCondition;
 
 	/** The objects the server has that the watch cannot hold, by key. */
 	private final Map<String, UnbindableObject> unbindable = new ConcurrentHashMap<>();
@@ -273,14 +280,32 @@ public final class Informer<T> implements SmartLifecycle {
 		return failures;
 	}
 
-	/** Whether every namespace's watch has synced once. */
+	/**
+	 * Whether every namespace's watch has synced since the current start (for one that runs only
+	 * under a condition: and it runs now).
+	 */
 	private boolean hasSynced() {
 		for (Feed<T> feed : this.feeds) {
-			if (!feed.status.hasSynced()) {
+			if (!feed.status.hasSyncedSinceStart()) {
 				return false;
 			}
 		}
-		return true;
+		return this.runCondition == null || isRunning();
+	}
+
+	/**
+	 * Runs this informer only while {@code condition} holds, each run from a fresh sync: for a watch
+	 * that runs on the leader only, as client-go runs an informer per term. {@link #start()} does
+	 * nothing while the condition is false, whoever calls it (an explicit start of the application
+	 * context, code that holds the informer). Each start lists (no older than the cache, which is
+	 * kept) and publishes the difference with what the cache holds, then a {@link WatchSyncedEvent};
+	 * until then, and while it is stopped, it is not synced: the lister's {@code hasSynced()},
+	 * {@link #awaitSynced}, and its status say so, so that a cache of an earlier term never passes
+	 * for current. Call before the first start.
+	 * @param condition whether the informer may run now, asked at each start
+	 */
+	public void runOnlyWhen(BooleanSupplier condition) {
+		this.runCondition = condition;
 	}
 
 	/** The objects the server has that this watch cannot hold, in key order. */
@@ -294,8 +319,10 @@ public final class Informer<T> implements SmartLifecycle {
 	}
 
 	/**
-	 * Waits until the initial list is in the cache. Returns at once once it was, also after a stop.
-	 * Any thread but a listener's of this watch (the sync is published after the initial events).
+	 * Waits until the initial list is in the cache. Returns at once once it was, also after a stop;
+	 * for an informer that runs only under a condition ({@link #runOnlyWhen}), once the list of its
+	 * current start is. Any thread but a listener's of this watch (the sync is published after the
+	 * initial events).
 	 * @param timeout how long to wait at most
 	 * @return whether the watch synced in time
 	 * @throws InterruptedException when interrupted
@@ -350,7 +377,23 @@ public final class Informer<T> implements SmartLifecycle {
 			if (this.current != null) {
 				return;
 			}
+			BooleanSupplier condition = this.runCondition;
+			if (condition != null && !condition.getAsBoolean()) {
+				// a leader-only watch on a replica that is not leader: whoever starts it, it stays stopped
+				logger.debug("Watch " + this.watch + " is not started: its condition to run does not hold");
+				return;
+			}
 			awaitPrevious();
+			if (condition != null) {
+				this.changes.lock();
+				try {
+					// this run announces its own sync
+					this.syncAnnounced = false;
+				}
+				finally {
+					this.changes.unlock();
+				}
+			}
 			Run run = new Run(this.feeds.size());
 			for (Feed<T> feed : this.feeds) {
 				String name = (feed.namespace != null) ? this.watch + "[" + feed.namespace + "]" : this.watch;
@@ -358,7 +401,13 @@ public final class Informer<T> implements SmartLifecycle {
 						// java.util.Random: thread-safe and loaded already (RandomGenerator.getDefault()
 						// loads every generator the JDK has to pick one)
 						this.runtime.ticker(), new Random(), feed.status);
-				if (feed.status.hasSynced() && !feed.resyncPending) {
+				if (condition != null && feed.status.hasSynced()) {
+					// each run from a fresh sync: a list no older than the cache, and its difference
+					feed.status.syncAfresh();
+					feed.freshSync = true;
+					reflector.relistNoOlderThan(feed.status.lastResourceVersion());
+				}
+				else if (feed.status.hasSynced() && !feed.resyncPending) {
 					// started again after a stop: the cache is whole up to the last resourceVersion the
 					// reflector handed on, so a watch from there brings what changed meanwhile, without a list
 					reflector.resumeFrom(feed.status.lastResourceVersion());
@@ -432,6 +481,12 @@ public final class Informer<T> implements SmartLifecycle {
 			if (run != null) {
 				this.runtime.unregister(this);
 				setCurrent(null);
+				if (this.runCondition != null) {
+					// stopped, its cache is no longer current: not synced until a next run syncs afresh
+					for (Feed<T> feed : this.feeds) {
+						feed.status.syncAfresh();
+					}
+				}
 				// a start from now on waits for this run's threads before it resumes
 				this.previous = run;
 			}
@@ -578,18 +633,31 @@ public final class Informer<T> implements SmartLifecycle {
 			feed.status.markSynced();
 			logger.info("Watch " + name + " synced: " + items.size() + " objects of " + feed.listerWatcher.resource()
 					+ (unbindable.isEmpty() ? "" : "; " + unbindable.size() + " more that it cannot hold"));
-			if (!this.syncAnnounced && hasSynced()) {
-				this.syncAnnounced = true;
-				WatchSyncedEvent synced = new WatchSyncedEvent(this, this.watch, this.store.size());
-				this.dispatcher.enqueueAfterAll(synced);
-				for (Listener<T> listener : this.listeners) {
-					listener.dispatcher.enqueueAfterAll(synced);
-				}
+			announceSync();
+		}
+		else {
+			if (!diff.isEmpty()) {
+				logger.info("Watch " + name + " relisted: " + diff.added().size() + " added, "
+						+ diff.modified().size() + " modified, " + diff.deleted().size() + " deleted");
+			}
+			if (feed.freshSync) {
+				// the fresh sync of a run (a leader-only watch's term): synced again, after its difference
+				feed.freshSync = false;
+				feed.status.markSynced();
+				announceSync();
 			}
 		}
-		else if (!diff.isEmpty()) {
-			logger.info("Watch " + name + " relisted: " + diff.added().size() + " added, "
-					+ diff.modified().size() + " modified, " + diff.deleted().size() + " deleted");
+	}
+
+	/** Publishes the {@link WatchSyncedEvent} once every namespace has synced; under {@link #changes}. */
+	private void announceSync() {
+		if (!this.syncAnnounced && hasSynced()) {
+			this.syncAnnounced = true;
+			WatchSyncedEvent synced = new WatchSyncedEvent(this, this.watch, this.store.size());
+			this.dispatcher.enqueueAfterAll(synced);
+			for (Listener<T> listener : this.listeners) {
+				listener.dispatcher.enqueueAfterAll(synced);
+			}
 		}
 	}
 
@@ -687,6 +755,9 @@ public final class Informer<T> implements SmartLifecycle {
 
 		/** Whether its reflector stopped last with a resync pending (after a failure), which a start must do; under the lifecycle lock. */
 		private boolean resyncPending;
+
+		/** Whether the run under way syncs afresh (see {@link Informer#runOnlyWhen}) and has not yet. */
+		private volatile boolean freshSync;
 
 		Feed(@Nullable String namespace, ListerWatcher<T> listerWatcher, ReflectorStatus status) {
 			this.namespace = namespace;

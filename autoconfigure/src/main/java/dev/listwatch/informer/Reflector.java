@@ -195,6 +195,7 @@ final class Reflector<T> implements Runnable {
 
 	@Override
 	public void run() {
+		this.status.claim(this);
 		this.watchdog.bindReader();
 		this.needSync = this.lastResourceVersion == null;
 		if (!this.needSync) {
@@ -337,7 +338,7 @@ final class Reflector<T> implements Runnable {
 				pause(this.backoff.next(null));
 			}
 		}
-		this.status.state(State.STOPPED);
+		this.status.stopped(this);
 	}
 
 	/**

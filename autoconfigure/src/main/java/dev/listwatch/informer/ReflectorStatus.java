@@ -55,8 +55,15 @@ final class ReflectorStatus {
 
 	private volatile Instant stateSince;
 
-	/** Counted down once, by the first sync: the one record of "has synced". */
+	/** Counted down once, by the first sync: the one record of "the cache held a whole list once". */
 	private final CountDownLatch synced = new CountDownLatch(1);
+
+	/**
+	 * Counted down by the first sync of the current start, for a start that must sync afresh
+	 * ({@link #syncAfresh()}); else the same as {@link #synced}. What "synced" means to the
+	 * application: {@link WatchStatus#synced()}, the lister's {@code hasSynced()}, awaitSynced.
+	 */
+	private volatile CountDownLatch syncedSinceStart = this.synced;
 
 	private volatile Boolean streaming;
 
@@ -74,6 +81,12 @@ final class ReflectorStatus {
 	private volatile long lastActivityNanos;
 
 	private volatile boolean active;
+
+	/**
+	 * The run that writes this status now: a run that outlived its stop (its thread stuck in a
+	 * request that ignores interrupts) while the next one runs must not mark the status STOPPED.
+	 */
+	private volatile @Nullable Object writer;
 
 	/** Whether a stream is open now (from {@link #connected()} to {@link #streamClosed()}). */
 	private volatile boolean streamOpen;
@@ -115,6 +128,24 @@ final class ReflectorStatus {
 		}
 	}
 
+	/**
+	 * A run starts: it writes this status from now on.
+	 * @param run the run
+	 */
+	void claim(Object run) {
+		this.writer = run;
+	}
+
+	/**
+	 * A run ended: the status says STOPPED, unless another run has claimed it meanwhile.
+	 * @param run the run
+	 */
+	void stopped(Object run) {
+		if (this.writer == run) {
+			state(State.STOPPED);
+		}
+	}
+
 	void state(State state) {
 		if (this.state != state) {
 			this.state = state;
@@ -150,6 +181,7 @@ final class ReflectorStatus {
 		this.syncNanos.add(took.toNanos());
 		this.lastSyncTime = this.clock.instant();
 		this.synced.countDown();
+		this.syncedSinceStart.countDown();
 		this.streaming = streamingList;
 		progress();
 	}
@@ -254,14 +286,35 @@ final class ReflectorStatus {
 	 */
 	void markSynced() {
 		this.synced.countDown();
+		this.syncedSinceStart.countDown();
 	}
 
+	/**
+	 * Whether the cache held a whole list once (later lists are relists).
+	 * @return whether it did
+	 */
 	boolean hasSynced() {
 		return this.synced.getCount() == 0;
 	}
 
+	/**
+	 * The start under way must sync afresh before the watch counts as synced again (a leader-only
+	 * watch, each term): until its list completes, {@link #hasSyncedSinceStart()} is false.
+	 */
+	void syncAfresh() {
+		this.syncedSinceStart = new CountDownLatch(1);
+	}
+
+	/**
+	 * Whether the watch synced since its current (or last) start: what the application is told.
+	 * @return whether it did
+	 */
+	boolean hasSyncedSinceStart() {
+		return this.syncedSinceStart.getCount() == 0;
+	}
+
 	boolean awaitSynced(Duration timeout) throws InterruptedException {
-		return this.synced.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
+		return this.syncedSinceStart.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
 	}
 
 	String lastResourceVersion() {
@@ -335,7 +388,7 @@ final class ReflectorStatus {
 					+ "listeners (the executor threw " + stall.error() + "); " + backlog + " wait, retried periodically", 0);
 		}
 		return new WatchStatus(watch, watched, running, this.state,
-				this.stateSince, hasSynced(), this.lastResourceVersion, objects, this.lastEventTime, silentFor(),
+				this.stateSince, hasSyncedSinceStart(), this.lastResourceVersion, objects, this.lastEventTime, silentFor(),
 				this.lastSyncTime, this.streaming, eventsByType, restartsByReason, this.relists.sum(),
 				consecutiveFailures, failingSince, failingFor, lastError,
 				new WatchStatus.Timing(this.lists.sum(), Duration.ofNanos(this.listNanos.sum())),

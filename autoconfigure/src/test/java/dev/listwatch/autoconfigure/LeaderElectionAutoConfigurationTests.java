@@ -6,9 +6,13 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Random;
 
+import dev.listwatch.KubernetesObject;
+import dev.listwatch.WatchStatus;
 import dev.listwatch.autoconfigure.health.LeaderElectionHealthContributorAutoConfiguration;
 import dev.listwatch.health.LeaderElectionHealthIndicator;
 import dev.listwatch.informer.Informer;
+import dev.listwatch.informer.InformerFactory;
+import dev.listwatch.informer.WatchDeclaration;
 import dev.listwatch.leader.LeaderElectionOptions;
 import dev.listwatch.leader.LeaderElector;
 import org.junit.jupiter.api.BeforeAll;
@@ -187,6 +191,41 @@ class LeaderElectionAutoConfigurationTests {
 				context.start();
 				assertThat(jobs.isRunning()).isFalse();
 				assertThat(context.getBean(LeaderElector.class).isRunning()).isTrue();
+			});
+	}
+
+	@Test
+	void aLeaderOnlyWatchDoesNotRunOnAFollowerWhoeverStartsIt() {
+		electing("spring.application.name=app", "listwatch.watches.jobs.api-version=batch/v1",
+				"listwatch.watches.jobs.kind=Job", "listwatch.watches.jobs.leader-only=true")
+			.run((context) -> {
+				Informer<?> jobs = context.getBean("jobsInformer", Informer.class);
+				// Spring's explicit start starts lifecycle beans without auto-startup too: it must not run
+				// even for the moment before the leader-only check, nor publish what waited
+				context.stop();
+				context.start();
+				assertThat(jobs.status().state()).as("never ran").isEqualTo(WatchStatus.State.STARTING);
+				// nor does code that holds the informer start it on a follower
+				jobs.start();
+				assertThat(jobs.isRunning()).isFalse();
+				assertThat(jobs.status().state()).isEqualTo(WatchStatus.State.STARTING);
+			});
+	}
+
+	@Test
+	void aLeaderOnlyWatchIsNotSharedWithCodeThatDeclaresTheSame() {
+		electing("spring.application.name=app", "listwatch.watches.jobs.api-version=batch/v1",
+				"listwatch.watches.jobs.kind=Job", "listwatch.watches.jobs.leader-only=true",
+				"listwatch.watches.pods.api-version=v1", "listwatch.watches.pods.kind=Pod")
+			.run((context) -> {
+				InformerFactory factory = context.getBean(InformerFactory.class);
+				Informer<KubernetesObject> mine = factory.informer("myJobs",
+						WatchDeclaration.of("batch/v1", "Job"));
+				assertThat(mine).as("code's own informer, not the leader-only one")
+					.isNotSameAs(context.getBean("jobsInformer", Informer.class));
+				assertThat(factory.informer("myPods", WatchDeclaration.of("v1", "Pod")))
+					.as("a watch that is not leader-only is shared")
+					.isSameAs(context.getBean("podsInformer", Informer.class));
 			});
 	}
 

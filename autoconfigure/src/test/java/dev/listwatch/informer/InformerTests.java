@@ -215,6 +215,43 @@ class InformerTests {
 	}
 
 	@Test
+	void anInformerThatRunsOnlyUnderAConditionStartsEachRunFromAFreshSyncAndIsNotSyncedMeanwhile()
+			throws InterruptedException {
+		// a leader-only watch: each term lists afresh, and a follower's cache never passes for current
+		java.util.concurrent.atomic.AtomicBoolean leader = new java.util.concurrent.atomic.AtomicBoolean();
+		Script script = new Script().list("10", "a@1");
+		Informer<String> informer = informer("things", script);
+		informer.runOnlyWhen(leader::get);
+		informer.start();
+		assertThat(informer.isRunning()).as("not leader: whoever starts it, it stays stopped").isFalse();
+		assertThat(script.listsStarted).hasValue(0);
+		leader.set(true);
+		informer.start();
+		assertThat(next(2)).containsExactlyInAnyOrder("ADDED a@1 initial", "SYNCED 1");
+		assertThat(informer.lister().hasSynced()).isTrue();
+		informer.stop();
+		leader.set(false);
+		assertThat(informer.lister().hasSynced()).as("stopped: its cache is of the last term").isFalse();
+		assertThat(informer.status().synced()).isFalse();
+		assertThat(informer.awaitSynced(Duration.ofMillis(50))).isFalse();
+		assertThat(informer.lister().get("ns", "a")).as("still readable").contains("a@1");
+
+		// the next term: a list no older than the cache, its difference, then the sync again
+		CountDownLatch release = script.hangingList("20", "a@2", "b@1");
+		leader.set(true);
+		informer.start();
+		assertThat(script.listStarted(2)).isTrue();
+		assertThat(script.listOptions.get(1).resourceVersion()).isEqualTo("10");
+		assertThat(script.listOptions.get(1).resourceVersionMatch()).isEqualTo(ListOptions.NOT_OLDER_THAN);
+		assertThat(informer.lister().hasSynced()).as("before this term's list").isFalse();
+		release.countDown();
+		assertThat(next(3)).containsExactly("ADDED b@1", "MODIFIED a@2 old=a@1", "SYNCED 2");
+		assertThat(informer.awaitSynced(WAIT)).isTrue();
+		assertThat(informer.lister().hasSynced()).isTrue();
+		assertThat(informer.status().synced()).isTrue();
+	}
+
+	@Test
 	void eventsWaitingForListenersAtAStopArePublishedAfterTheStart() throws InterruptedException {
 		CountDownLatch listenerBusy = new CountDownLatch(1);
 		CountDownLatch releaseListener = new CountDownLatch(1);
@@ -264,6 +301,30 @@ class InformerTests {
 		assertThat(informer.lister().get("ns", "a")).as("the cache is as it was").contains("a@1");
 		assertThat(informer.lister().get("ns", "b")).isEmpty();
 		assertThat(this.published).noneMatch((event) -> event.contains("b@2") || event.startsWith("DELETED"));
+	}
+
+	@Test
+	void aRunThatOutlivesTheStopWaitDoesNotMarkTheRunAfterItStopped() throws InterruptedException {
+		Script script = new Script().list("10", "a@1");
+		Informer<String> informer = informer("things", script);
+		informer.start();
+		assertThat(next(2)).containsExactlyInAnyOrder("ADDED a@1 initial", "SYNCED 1");
+		// the relist after a 410 hangs in a request that ignores interrupts, past the stop's wait
+		CountDownLatch release = script.hangingList("20", "a@1");
+		script.watch().send(new WatchEvent<>(WatchEvent.Type.ERROR, null, null, new Status(410, "Expired", "too old"),
+				false));
+		assertThat(script.listStarted(2)).isTrue();
+		CountDownLatch stopped = new CountDownLatch(1);
+		informer.stop(stopped::countDown);
+		script.list("30", "a@1");
+		// waits 10 s for the stuck run, then runs all the same
+		informer.start();
+		await().atMost(WAIT).until(() -> informer.status().state() == WatchStatus.State.WATCHING
+				&& "30".equals(informer.status().lastResourceVersion()));
+		release.countDown();
+		assertThat(stopped.await(10, TimeUnit.SECONDS)).as("the stuck run ended").isTrue();
+		assertThat(informer.status().state()).as("the run that replaced it is watching").isEqualTo(WatchStatus.State.WATCHING);
+		assertThat(informer.status().running()).isTrue();
 	}
 
 	@Test

@@ -152,6 +152,8 @@ class LeaderElectionIT {
 		List<Long> gaps = new ArrayList<>();
 		for (int round = 0; round < rounds; round++) {
 			Instance leader = awaitOneLeader();
+			// each term syncs afresh, and says so
+			await().atMost(WAIT).until(() -> leader.jobsLister().hasSynced());
 			FaultProxy proxy = this.proxies.get(this.instances.indexOf(leader));
 			int grants = this.timeline.grants().size();
 			boolean blackHole = round % 2 == 1;
@@ -166,6 +168,10 @@ class LeaderElectionIT {
 			}
 			await().atMost(WAIT).until(() -> this.timeline.grants().size() > grants);
 			assertThat(leader.elector().isLeader()).isFalse();
+			// a follower's cache, of its last term, does not pass for current
+			await().atMost(WAIT).until(() -> !leader.jobs().isRunning());
+			assertThat(leader.jobsLister().hasSynced()).as("the former leader's lister").isFalse();
+			assertThat(leader.jobs().status().synced()).isFalse();
 			gaps.add(this.timeline.lastGapMillis());
 			if (blackHole) {
 				proxy.stallNewConnections(false);
