@@ -1,11 +1,13 @@
 package dev.listwatch.autoconfigure;
 
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Supplier;
 
 import dev.listwatch.ListerWatcher;
 import dev.listwatch.etcd.EtcdClient;
+import dev.listwatch.informer.InformerOptions;
 
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.context.properties.bind.Bindable;
@@ -21,6 +23,9 @@ import org.springframework.util.StringUtils;
 final class EtcdWatches {
 
 	static final String ENDPOINTS = "listwatch.etcd.endpoints";
+
+	/** How long after etcd's progress notification interval a silent etcd watch is taken for dead. */
+	static final Duration PROGRESS_MARGIN = Duration.ofMinutes(1);
 
 	private EtcdWatches() {
 	}
@@ -48,6 +53,29 @@ final class EtcdWatches {
 		}
 		throw new WatchDeclarationException(name, "source", "is '" + source + "', which is not a source",
 				"Write 'kubernetes' (the API server, the default) or 'etcd' (the keys under key-prefix in etcd).", null);
+	}
+
+	/**
+	 * The options of an etcd watch: its idle timeout covers etcd's progress notification interval
+	 * and a minute more. A silent etcd watch replaced sooner would never receive a progress
+	 * notification (etcd sends one only to a watch that has lived the interval), so a quiet prefix's
+	 * revision would never move, and every compaction past it would cost a relist; an open, synced
+	 * etcd watch is not cancelled by a compaction.
+	 * @param options the watch's options
+	 * @param environment where listwatch.etcd.progress-notify-interval is looked up
+	 * @return the options, with the idle timeout so raised where needed
+	 */
+	static InformerOptions withProgressNotifications(InformerOptions options, Environment environment) {
+		Duration interval = Binder.get(environment)
+			.bind("listwatch.etcd.progress-notify-interval", Duration.class)
+			.orElse(Duration.ofMinutes(10));
+		Duration covering = interval.plus(PROGRESS_MARGIN);
+		if (options.idleTimeout().compareTo(covering) >= 0) {
+			return options;
+		}
+		return new InformerOptions(options.labelSelector(), options.fieldSelector(), options.pageSize(),
+				options.streamingList(), options.minWatchTimeout(), options.maxWatchTimeout(), covering,
+				options.backoff(), options.resyncPeriod(), options.autoStartup());
 	}
 
 	/**

@@ -181,6 +181,9 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 		InformerOptions options;
 		try {
 			options = informerOptions(properties.getDefaults(), watch);
+			if (EtcdWatches.isEtcd(name, watch)) {
+				options = EtcdWatches.withProgressNotifications(options, beanFactory.getBean(Environment.class));
+			}
 		}
 		catch (IllegalArgumentException ex) {
 			throw new WatchDeclarationException(name, null, "has options that cannot work: " + ex.getMessage(),

@@ -31,7 +31,11 @@ import tools.jackson.databind.node.ObjectNode;
  * page). {@code resourceVersion} with {@code resourceVersionMatch=Exact} reads at that revision;
  * otherwise a list reads the newest state.</li>
  * <li><b>watch</b> is an etcd watch of the prefix ({@code /v3/watch}, streamed) from the
- * resourceVersion + 1 (without one: from now), with progress notifications. A PUT is ADDED when it
+ * resourceVersion itself (without one: from now), with progress notifications. Several events
+ * share a revision (a txn, a {@code del --prefix}); a stop between two of them leaves the watch's
+ * resourceVersion at that revision with some of its events not applied, so the watch resumes from
+ * the revision, not after it: the informer takes the events of it that it applied already for what
+ * they are, replays (same key, same resourceVersion), and applies the rest. A PUT is ADDED when it
  * created the key ({@code version} 1), else MODIFIED; a DELETE is DELETED, with the key's metadata
  * and no object (etcd's delete carries only the key; the informer publishes the last cached state).
  * Each event's resourceVersion is its {@code mod_revision}. A progress notification is a BOOKMARK
@@ -42,8 +46,10 @@ import tools.jackson.databind.node.ObjectNode;
  * revision has been compacted": a list throws a {@link KubernetesApiException} of kind GONE, a watch
  * already open sends an ERROR event with status 410 Expired, as the API server does for a too old
  * resourceVersion; the reflector then relists and publishes the difference (deletes with final
- * state unknown). A revision etcd has not reached (an etcd restored from a backup) is 410 Gone, and
- * relists too.</li>
+ * state unknown). A revision etcd has not reached (an etcd restored from a backup, or a fresh
+ * member behind the same endpoint) fails a list as 410 Gone, and a watch as the API server's 504
+ * "Too large resource version" (etcd itself accepts such a watch and waits in silence); both relist
+ * from scratch.</li>
  * <li><b>Values</b> are JSON, decoded per key by {@link ValueDecoder} (which also says how a key
  * maps to namespace and name): a value that cannot be held is an {@link UnbindableObject} in the
  * list's {@code unbindable()} or an event's {@code unbindable()}, under the same rule as for the API
@@ -139,8 +145,9 @@ final class EtcdListerWatcher<T> implements ListerWatcher<T> {
 		}
 		refuseSelectors(options, what);
 		String resourceVersion = options.resourceVersion();
+		// from the revision itself: the rest of a revision cut short by a stop comes again
 		long start = (resourceVersion == null || resourceVersion.isEmpty() || "0".equals(resourceVersion)) ? 0
-				: revision(resourceVersion, what) + 1;
+				: revision(resourceVersion, what);
 		ObjectNode create = this.mapper.createObjectNode()
 			.put("key", base64(this.prefix.getBytes(StandardCharsets.UTF_8)))
 			.put("range_end", base64(this.rangeEnd))
@@ -153,7 +160,7 @@ final class EtcdListerWatcher<T> implements ListerWatcher<T> {
 		for (int attempt = 0;; attempt++) {
 			HttpResponse<InputStream> response = this.gateway.send(WATCH, body, what);
 			EtcdWatchStream<T> stream = new EtcdWatchStream<>("etcd " + what + " at " + response.uri().resolve("/"),
-					response.body(), this.mapper, this.decoder, this.gateway);
+					response.body(), this.mapper, this.decoder, this.gateway, start);
 			Status refused;
 			try {
 				refused = stream.awaitCreated();

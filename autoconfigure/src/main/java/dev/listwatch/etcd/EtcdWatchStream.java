@@ -49,8 +49,13 @@ final class EtcdWatchStream<T> implements WatchStream<T> {
 
 	private boolean ended;
 
-	EtcdWatchStream(String what, InputStream body, JsonMapper mapper, ValueDecoder<T> decoder, Gateway gateway) {
+	/** The revision the watch was asked to start from: nothing below it is handed out; 0 for now. */
+	private final long startRevision;
+
+	EtcdWatchStream(String what, InputStream body, JsonMapper mapper, ValueDecoder<T> decoder, Gateway gateway,
+			long startRevision) {
 		this.what = what;
+		this.startRevision = startRevision;
 		this.body = body;
 		this.parser = mapper.createParser(body);
 		this.frames = mapper.readerFor(JsonNode.class).without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
@@ -59,7 +64,12 @@ final class EtcdWatchStream<T> implements WatchStream<T> {
 	}
 
 	/**
-	 * Reads etcd's first answer: the watch created, or refused.
+	 * Reads etcd's first answer: the watch created, or refused. etcd accepts a watch from a revision
+	 * it has not reached (it waits for it), so a watch resumed against an etcd that is behind (one
+	 * restored from a backup, or a fresh member behind the same endpoint) would stall in silence:
+	 * when the created answer's revision, etcd's newest, is below the revision asked for, the watch
+	 * is refused as the API server refuses a too large resourceVersion (504, "Too large resource
+	 * version"), on which the reflector relists from scratch.
 	 * @return {@code null} when the watch is created, else the status of etcd's refusal
 	 * @throws KubernetesApiException when the stream breaks or ends first
 	 */
@@ -75,6 +85,12 @@ final class EtcdWatchStream<T> implements WatchStream<T> {
 		}
 		if (!result.path("created").asBoolean(false)) {
 			add(frame);
+			return null;
+		}
+		long current = EtcdListerWatcher.number(result.path("header").path("revision"));
+		if (this.startRevision > 0 && current > 0 && current < this.startRevision) {
+			return new Status(504, "Timeout", "Too large resource version: " + this.startRevision + ", current: "
+					+ current + " (etcd is behind the revision the watch resumes from: restored, or replaced)");
 		}
 		return null;
 	}
@@ -148,16 +164,22 @@ final class EtcdWatchStream<T> implements WatchStream<T> {
 		}
 		JsonNode events = result.path("events");
 		if (events.isEmpty()) {
-			// a progress notification: every event up to the header's revision has been sent
-			String revision = Long.toString(EtcdListerWatcher.number(result.path("header").path("revision")));
-			this.pending.add(new WatchEvent<>(WatchEvent.Type.BOOKMARK, null,
-					new ObjectMeta(null, null, null, revision, null), null, false));
+			// a progress notification: every event up to the header's revision has been sent; one
+			// below the revision asked for would move the watch back
+			long revision = EtcdListerWatcher.number(result.path("header").path("revision"));
+			if (revision >= this.startRevision) {
+				this.pending.add(new WatchEvent<>(WatchEvent.Type.BOOKMARK, null,
+						new ObjectMeta(null, null, null, Long.toString(revision), null), null, false));
+			}
 			return;
 		}
 		for (JsonNode event : events) {
 			JsonNode kv = event.path("kv");
 			String key = new String(Base64.getDecoder().decode(kv.path("key").asString("")), StandardCharsets.UTF_8);
 			long modRevision = EtcdListerWatcher.number(kv.path("mod_revision"));
+			if (modRevision < this.startRevision) {
+				continue;
+			}
 			if ("DELETE".equals(event.path("type").asString("PUT"))) {
 				this.pending.add(new WatchEvent<>(WatchEvent.Type.DELETED, null, this.decoder.meta(key, modRevision),
 						null, false));

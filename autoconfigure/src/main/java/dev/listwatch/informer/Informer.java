@@ -661,6 +661,12 @@ public final class Informer<T> implements SmartLifecycle {
 		}
 	}
 
+	/** Whether a change is one the cache holds already: same resourceVersion, which is never empty. */
+	private static boolean isReplay(ObjectMeta cached, ObjectMeta changed) {
+		String version = changed.resourceVersion();
+		return version != null && !version.isEmpty() && version.equals(cached.resourceVersion());
+	}
+
 	private void apply(WatchEvent<T> event) {
 		ObjectMeta meta = event.meta();
 		switch (event.type()) {
@@ -672,6 +678,12 @@ public final class Informer<T> implements SmartLifecycle {
 				}
 				if (!this.unbindable.isEmpty()) {
 					this.unbindable.remove(meta.key());
+				}
+				ObjectMeta cached = this.store.meta(meta.key());
+				if (cached != null && isReplay(cached, meta)) {
+					// the same key at the same resourceVersion: a change the cache holds already, sent again
+					// by a watch resumed from the revision it belongs to (etcd, after a stop within a txn)
+					return;
 				}
 				T old = this.store.upsert(meta, event.object());
 				reportIndexFailures();

@@ -206,6 +206,26 @@ public final class LocalEtcd implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * Deletes the data of an etcd stopped with {@link #stopProcess()}: the next {@link #start()} is
+	 * a fresh member on the same ports, at revision 1, as an etcd restored from an old backup, or
+	 * replaced behind the same endpoint, looks to its clients.
+	 * @throws IllegalStateException while etcd runs
+	 */
+	public synchronized void wipeData() {
+		if (this.process != null) {
+			throw new IllegalStateException("Stop etcd (stopProcess) before wiping its data");
+		}
+		if (this.dir != null) {
+			try (Stream<Path> paths = Files.walk(this.dir.resolve("data"))) {
+				paths.sorted(Comparator.reverseOrder()).forEach((path) -> path.toFile().delete());
+			}
+			catch (IOException ex) {
+				throw new UncheckedIOException("Cannot delete the data of etcd in " + this.dir, ex);
+			}
+		}
+	}
+
 	/** Stops etcd and deletes its data. Idempotent. */
 	@Override
 	public synchronized void close() {

@@ -1,0 +1,146 @@
+package dev.listwatch.etcd;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+
+import dev.listwatch.WatchIndex;
+import dev.listwatch.WatchStatus.RestartReason;
+import dev.listwatch.event.ResourceEvent;
+import dev.listwatch.informer.Informer;
+import dev.listwatch.testsupport.LocalEtcd;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The failure paths of etcd watches on a real etcd 3.6 with its DEFAULT progress notification
+ * interval (10 minutes): a watch resumed against an etcd that is behind relists instead of
+ * stalling; the events of one revision all reach the cache when a stop falls between them; and a
+ * quiet prefix's watch is not replaced before etcd's progress notification can arrive, so a
+ * compaction costs it no relist.
+ */
+class EtcdFailurePathsIT {
+
+	private static final Duration WAIT = Duration.ofSeconds(30);
+
+	private static LocalEtcd etcd;
+
+	@BeforeAll
+	static void start() {
+		etcd = new LocalEtcd(LocalEtcd.Options.defaults()).start();
+	}
+
+	@AfterAll
+	static void stop() {
+		if (etcd != null) {
+			etcd.close();
+		}
+	}
+
+	@Test
+	void aWatchResumedAgainstAnEtcdThatIsBehindRelistsInsteadOfStalling() {
+		try (LocalEtcd own = new LocalEtcd(LocalEtcd.Options.defaults()).start()) {
+			for (int i = 0; i < 20; i++) {
+				own.put("/behind/a", "{\"v\":" + i + "}");
+			}
+			EtcdWatchIT.runner(own.endpoint(), "/behind/").run((context) -> {
+				Informer<?> informer = EtcdWatchIT.informer(context);
+				await().atMost(WAIT).until(() -> informer.status().synced());
+				assertThat(Long.parseLong(informer.status().lastResourceVersion())).isGreaterThan(20);
+				// etcd comes back from an empty data dir: revision 1, behind the watch's 21
+				own.stopProcess();
+				own.wipeData();
+				own.start();
+				own.put("/behind/x", "{}");
+				await().atMost(WAIT).until(() -> EtcdWatchIT.lister(context).get(null, "x").isPresent());
+				assertThat(EtcdWatchIT.lister(context).get(null, "a")).as("gone from the fresh etcd").isEmpty();
+				assertThat(informer.status().relists()).isPositive();
+				assertThat(Long.parseLong(informer.status().lastResourceVersion())).isLessThan(20);
+			});
+		}
+	}
+
+	@Test
+	void theEventsOfOneRevisionAllReachTheCacheWhenAStopFallsBetweenThem() {
+		AtomicReference<Informer<?>> informer = new AtomicReference<>();
+		AtomicBoolean stopped = new AtomicBoolean();
+		// stops the watch, on its own thread, right after it applied x, the first event of the txn
+		WatchIndex<?> stopOnX = WatchIndex.of("cfg", "stopper", (object, meta) -> {
+			if (meta.name().equals("x") && stopped.compareAndSet(false, true)) {
+				informer.get().stop(() -> {
+				});
+			}
+			return List.of();
+		});
+		etcd.put("/txn/a", "{}");
+		EtcdWatchIT.runner(etcd.endpoint(), "/txn/")
+			.withBean("stopOnX", WatchIndex.class, () -> stopOnX)
+			.run((context) -> {
+				informer.set(EtcdWatchIT.informer(context));
+				await().atMost(WAIT).until(() -> informer.get().status().synced());
+				long revision = txnPut("/txn/x", "/txn/y", "/txn/z");
+				await().atMost(WAIT).until(() -> stopped.get() && !informer.get().isRunning());
+				assertThat(EtcdWatchIT.lister(context).get(null, "x")).isPresent();
+				assertThat(EtcdWatchIT.lister(context).get(null, "y")).as("stopped before y").isEmpty();
+				informer.get().start();
+				await().atMost(WAIT).until(() -> EtcdWatchIT.lister(context).get(null, "z").isPresent());
+				assertThat(EtcdWatchIT.lister(context).get(null, "y")).isPresent();
+				assertThat(informer.get().status().relists()).isZero();
+				assertThat(informer.get().status().lastResourceVersion()).isEqualTo(Long.toString(revision));
+				EtcdWatchIT.Recorder recorder = context.getBean(EtcdWatchIT.Recorder.class);
+				await().atMost(WAIT).until(() -> informer.get().status().backlog() == 0);
+				assertThat(recorder.changes()).as("each change published once, the replay of x not again")
+					.extracting(ResourceEvent::key)
+					.containsExactlyInAnyOrder("x", "y", "z");
+			});
+	}
+
+	@Test
+	void aQuietPrefixIsNotReplacedBeforeEtcdsProgressNotificationSoACompactionCostsNoRelist() {
+		etcd.put("/quiet6/a", "{}");
+		// an idle timeout of 1 s: an etcd watch waits for the progress notification all the same
+		EtcdWatchIT.runner(etcd.endpoint(), "/quiet6/", "listwatch.defaults.idle-timeout=1s").run((context) -> {
+			Informer<?> informer = EtcdWatchIT.informer(context);
+			await().atMost(WAIT).until(() -> informer.status().synced());
+			assertThat(informer.status().watched().idleTimeout()).isEqualTo(Duration.ofMinutes(11));
+			for (int i = 0; i < 5; i++) {
+				etcd.put("/elsewhere6/k", "{\"v\":" + i + "}");
+			}
+			etcd.compact(etcd.revision());
+			// several of the configured idle timeouts: the watch stays, the compaction does not touch it
+			await().during(Duration.ofSeconds(4)).atMost(Duration.ofSeconds(10))
+				.until(() -> informer.status().relists() == 0);
+			etcd.put("/quiet6/b", "{}");
+			await().atMost(WAIT).until(() -> EtcdWatchIT.lister(context).get(null, "b").isPresent());
+			assertThat(informer.status().relists()).isZero();
+			assertThat(informer.status().restarts()).doesNotContainKey(RestartReason.IDLE)
+				.doesNotContainKey(RestartReason.EXPIRED);
+		});
+	}
+
+	/** Puts several keys in one txn: one revision, several events. */
+	private static long txnPut(String... keys) {
+		StringBuilder success = new StringBuilder();
+		for (String key : keys) {
+			if (success.length() > 0) {
+				success.append(',');
+			}
+			success.append("{\"request_put\":{\"key\":\"").append(base64(key)).append("\",\"value\":\"")
+				.append(base64("{}")).append("\"}}");
+		}
+		etcd.call("/v3/kv/txn", "{\"success\":[" + success + "]}");
+		return etcd.revision();
+	}
+
+	private static String base64(String text) {
+		return Base64.getEncoder().encodeToString(text.getBytes(StandardCharsets.UTF_8));
+	}
+
+}
