@@ -44,6 +44,9 @@ import org.apache.commons.logging.LogFactory;
  * stops trying streaming lists;</li>
  * <li>a failure of the handler resyncs with a fresh list; a failure of the lister-watcher (a
  * request) backs off and resumes from the last resourceVersion without a list;</li>
+ * <li>a stream cut after it had been held open ({@link ReflectorStatus#HELD}) is the watch's end,
+ * not a failure (a proxy that closes idle connections cuts every quiet watch): it resumes at once
+ * and the backoff starts over; one cut sooner fails and backs off;</li>
  * <li>an {@link Error} on the loop's thread (OutOfMemoryError, StackOverflowError, a LinkageError
  * from user code) marks the watch {@link State#FAILED}, backs off and resyncs; the state
  * stays FAILED until a sync completes.</li>
