@@ -31,11 +31,10 @@ import tools.jackson.databind.node.ObjectNode;
  * page). {@code resourceVersion} with {@code resourceVersionMatch=Exact} reads at that revision;
  * otherwise a list reads the newest state.</li>
  * <li><b>watch</b> is an etcd watch of the prefix ({@code /v3/watch}, streamed) from the
- * resourceVersion itself (without one: from now), with progress notifications. Several events
- * share a revision (a txn, a {@code del --prefix}); a stop between two of them leaves the watch's
- * resourceVersion at that revision with some of its events not applied, so the watch resumes from
- * the revision, not after it: the informer takes the events of it that it applied already for what
- * they are, replays (same key, same resourceVersion), and applies the rest. A PUT is ADDED when it
+ * resourceVersion + 1 (without one: from now), with progress notifications. Several events share
+ * a revision (a txn, a {@code del --prefix}) and come in one answer: the reflector moves its
+ * resourceVersion to a revision only once all its events are applied, so a stop between two of
+ * them resumes from the revision before. A PUT is ADDED when it
  * created the key ({@code version} 1), else MODIFIED; a DELETE is DELETED, with the key's metadata
  * and no object (etcd's delete carries only the key; the informer publishes the last cached state).
  * Each event's resourceVersion is its {@code mod_revision}. A progress notification is a BOOKMARK
@@ -145,9 +144,8 @@ final class EtcdListerWatcher<T> implements ListerWatcher<T> {
 		}
 		refuseSelectors(options, what);
 		String resourceVersion = options.resourceVersion();
-		// from the revision itself: the rest of a revision cut short by a stop comes again
 		long start = (resourceVersion == null || resourceVersion.isEmpty() || "0".equals(resourceVersion)) ? 0
-				: revision(resourceVersion, what);
+				: revision(resourceVersion, what) + 1;
 		ObjectNode create = this.mapper.createObjectNode()
 			.put("key", base64(this.prefix.getBytes(StandardCharsets.UTF_8)))
 			.put("range_end", base64(this.rangeEnd))

@@ -67,7 +67,7 @@ final class EtcdWatchStream<T> implements WatchStream<T> {
 	 * Reads etcd's first answer: the watch created, or refused. etcd accepts a watch from a revision
 	 * it has not reached (it waits for it), so a watch resumed against an etcd that is behind (one
 	 * restored from a backup, or a fresh member behind the same endpoint) would stall in silence:
-	 * when the created answer's revision, etcd's newest, is below the revision asked for, the watch
+	 * when the created answer's revision, etcd's newest, is below the one the watch resumes after, the watch
 	 * is refused as the API server refuses a too large resourceVersion (504, "Too large resource
 	 * version"), on which the reflector relists from scratch.
 	 * @return {@code null} when the watch is created, else the status of etcd's refusal
@@ -88,7 +88,8 @@ final class EtcdWatchStream<T> implements WatchStream<T> {
 			return null;
 		}
 		long current = EtcdListerWatcher.number(result.path("header").path("revision"));
-		if (this.startRevision > 0 && current > 0 && current < this.startRevision) {
+		// etcd's newest revision below the one the watch resumed after (start - 1): it is behind
+		if (this.startRevision > 0 && current > 0 && current < this.startRevision - 1) {
 			return new Status(504, "Timeout", "Too large resource version: " + this.startRevision + ", current: "
 					+ current + " (etcd is behind the revision the watch resumes from: restored, or replaced)");
 		}
@@ -110,6 +111,16 @@ final class EtcdWatchStream<T> implements WatchStream<T> {
 			add(frame);
 		}
 		return true;
+	}
+
+	/**
+	 * Whether an event of the answer read last waits: the events of one revision come in one
+	 * answer, so the reflector moves its resourceVersion to a revision only once its events are all
+	 * handed out.
+	 */
+	@Override
+	public boolean hasBuffered() {
+		return !this.pending.isEmpty();
 	}
 
 	@Override
@@ -165,9 +176,9 @@ final class EtcdWatchStream<T> implements WatchStream<T> {
 		JsonNode events = result.path("events");
 		if (events.isEmpty()) {
 			// a progress notification: every event up to the header's revision has been sent; one
-			// below the revision asked for would move the watch back
+			// below the revision the watch resumed after would move it back
 			long revision = EtcdListerWatcher.number(result.path("header").path("revision"));
-			if (revision >= this.startRevision) {
+			if (revision >= this.startRevision - 1) {
 				this.pending.add(new WatchEvent<>(WatchEvent.Type.BOOKMARK, null,
 						new ObjectMeta(null, null, null, Long.toString(revision), null), null, false));
 			}

@@ -57,6 +57,14 @@ final class Gateway implements AutoCloseable {
 
 	private final @Nullable String password;
 
+	/**
+	 * How long a request waits for its answer to begin (a watch: etcd's created answer), as the
+	 * informer's idle watchdog waits by default: an etcd watch's idle timeout is raised to cover
+	 * etcd's progress notifications, so its requests get this bound of their own, and a half-open
+	 * connection does not hold one for as long.
+	 */
+	static final java.time.Duration ANSWER_TIMEOUT = java.time.Duration.ofSeconds(90);
+
 	private final java.time.Duration connectTimeout;
 
 	private final Object authenticating = new Object();
@@ -162,6 +170,7 @@ final class Gateway implements AutoCloseable {
 	private HttpResponse<InputStream> exchange(URI uri, byte[] body, @Nullable String authorization)
 			throws IOException {
 		HttpRequest.Builder request = HttpRequest.newBuilder(uri)
+			.timeout(ANSWER_TIMEOUT)
 			.POST(HttpRequest.BodyPublishers.ofByteArray(body))
 			.header("Content-Type", "application/json")
 			.header("Accept", "application/json");

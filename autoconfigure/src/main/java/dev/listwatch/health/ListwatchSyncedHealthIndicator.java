@@ -31,8 +31,9 @@ import org.springframework.boot.health.contributor.Status;
  * ({@code failingFor}) and in the meter {@code listwatch.staleness}; the {@code listwatch}
  * contributor reports the watch DOWN once it fails past its grace period.</li>
  * </ul>
- * Watches that are not running (not started yet with {@code auto-startup: false}, leader-only on a
- * follower, stopped by the application) are left out: a replica that runs none is ready. Computed
+ * Watches the application context does not start (with {@code auto-startup: false}, or
+ * leader-only: each leader's term syncs afresh) and watches that are not running are left out: a
+ * replica's readiness does not flap with leadership, and a replica that runs none is ready. Computed
  * from each watch's {@link WatchStatus}; the informers are looked up on every call. Thread-safe;
  * the details hold no secret.
  */
@@ -61,7 +62,9 @@ public final class ListwatchSyncedHealthIndicator implements HealthIndicator {
 		Status verdict = Status.UP;
 		Map<String, Object> watches = new LinkedHashMap<>();
 		for (WatchStatus status : statuses) {
-			if (!status.running() || status.state() == State.STOPPED) {
+			if (!status.running() || status.state() == State.STOPPED || !status.watched().autoStartup()) {
+				// not started with the application: its runs (a leader's terms, the application's own
+				// starts) are not what makes a replica fit to serve, and would flap readiness with them
 				continue;
 			}
 			Map<String, Object> entry = new LinkedHashMap<>();

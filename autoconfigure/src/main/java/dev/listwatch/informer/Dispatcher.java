@@ -253,9 +253,9 @@ final class Dispatcher {
 				this.scheduled = false;
 				return;
 			}
-			this.draining = true;
 			taken = Math.min(BATCH, this.pending.size());
 			batch = new Object[taken];
+			this.draining = true;
 			int events = 0;
 			Iterator<Map.Entry<Object, Object>> entries = this.pending.entrySet().iterator();
 			for (int i = 0; i < taken; i++) {
@@ -267,26 +267,42 @@ final class Dispatcher {
 			this.backlog -= events;
 			this.inFlight = events;
 		}
-		for (int i = 0; i < taken; i++) {
-			Object next = batch[i];
-			if (next instanceof List<?> sequence) {
-				for (int j = 0; j < sequence.size(); j++) {
+		int i = 0;
+		int j = 0;
+		try {
+			for (; i < taken; i++) {
+				Object next = batch[i];
+				if (next instanceof List<?> sequence) {
+					for (j = 0; j < sequence.size(); j++) {
+						if (this.paused) {
+							requeue(batch, i, sequence.subList(j, sequence.size()));
+							return;
+						}
+						this.inFlight--;
+						publish((ApplicationEvent) sequence.get(j));
+					}
+					j = 0;
+				}
+				else {
 					if (this.paused) {
-						requeue(batch, i, sequence.subList(j, sequence.size()));
+						requeue(batch, i, null);
 						return;
 					}
 					this.inFlight--;
-					publish((ApplicationEvent) sequence.get(j));
+					publish((ApplicationEvent) next);
 				}
 			}
-			else {
-				if (this.paused) {
-					requeue(batch, i, null);
-					return;
+		}
+		catch (RuntimeException | Error ex) {
+			// not a listener's (publish catches those): what was taken goes back, and the next try runs
+			synchronized (this.lock) {
+				if (this.stall == null) {
+					this.stall = new Stall(this.ticker.nanoTime(), ex.getClass().getName());
 				}
-				this.inFlight--;
-				publish((ApplicationEvent) next);
 			}
+			Object current = batch[i];
+			requeue(batch, i, (current instanceof List<?> sequence) ? sequence.subList(j, sequence.size()) : null);
+			throw ex;
 		}
 		synchronized (this.lock) {
 			this.draining = false;

@@ -418,6 +418,11 @@ public final class Informer<T> implements SmartLifecycle {
 				}
 				run.reflectors.add(reflector);
 			}
+			if (condition != null && !condition.getAsBoolean()) {
+				// lost meanwhile (the wait for the previous run): nothing queued is published on a follower
+				logger.debug("Watch " + this.watch + " is not started: its condition to run no longer holds");
+				return;
+			}
 			setCurrent(run);
 			if (this.options.resyncs()) {
 				run.resync = this.runtime.every("Resync of watch " + this.watch, run::resync,
@@ -481,12 +486,6 @@ public final class Informer<T> implements SmartLifecycle {
 			if (run != null) {
 				this.runtime.unregister(this);
 				setCurrent(null);
-				if (this.runCondition != null) {
-					// stopped, its cache is no longer current: not synced until a next run syncs afresh
-					for (Feed<T> feed : this.feeds) {
-						feed.status.syncAfresh();
-					}
-				}
 				// a start from now on waits for this run's threads before it resumes
 				this.previous = run;
 			}
@@ -505,6 +504,23 @@ public final class Informer<T> implements SmartLifecycle {
 			run.resync.cancel(false);
 		}
 		run.close();
+		if (this.runCondition != null) {
+			// stopped, its cache is no longer current: not synced until a next run syncs afresh. After
+			// the gate closed, so that no replace of this run marks it synced again
+			this.changes.lock();
+			try {
+				for (Feed<T> feed : this.feeds) {
+					feed.status.syncAfresh();
+				}
+				this.syncAnnounced = false;
+				for (Listener<T> listener : this.listeners) {
+					listener.synced = false;
+				}
+			}
+			finally {
+				this.changes.unlock();
+			}
+		}
 		run.whenFinished(callback);
 	}
 
@@ -682,7 +698,7 @@ public final class Informer<T> implements SmartLifecycle {
 				ObjectMeta cached = this.store.meta(meta.key());
 				if (cached != null && isReplay(cached, meta)) {
 					// the same key at the same resourceVersion: a change the cache holds already, sent again
-					// by a watch resumed from the revision it belongs to (etcd, after a stop within a txn)
+					// by a watch resumed from before its revision (see Reflector#consume)
 					return;
 				}
 				T old = this.store.upsert(meta, event.object());
@@ -691,10 +707,13 @@ public final class Informer<T> implements SmartLifecycle {
 						meta, false, false);
 			}
 			case DELETED -> {
-				if (!this.unbindable.isEmpty()) {
-					this.unbindable.remove(meta.key());
-				}
+				boolean wasUnbindable = !this.unbindable.isEmpty() && this.unbindable.remove(meta.key()) != null;
 				T old = this.store.delete(meta.key());
+				if (old == null && !wasUnbindable) {
+					// the cache holds nothing under the key: a delete it applied already, sent again by a watch
+					// resumed from before its revision
+					return;
+				}
 				T last = (event.object() != null) ? event.object() : old;
 				if (last != null) {
 					publish(ResourceEvent.Type.DELETED, last, null, meta, false, false);

@@ -250,6 +250,10 @@ final class Reflector<T> implements Runnable {
 					}
 				}
 				else {
+					if (this.lastStreamHeld) {
+						// held, then ended by the server (its timeout): progress, whatever the resource's traffic
+						this.status.streamHeld();
+					}
 					this.status.restarted(RestartReason.ENDED);
 					if (Duration.ofNanos(this.ticker.nanoTime() - watchStarted).compareTo(SHORT_WATCH) < 0) {
 						if (!delivered) {
@@ -354,6 +358,7 @@ final class Reflector<T> implements Runnable {
 	 * once still shows as failing and backs off.
 	 */
 	private void heldStreamCut(KubernetesApiException ex) {
+		this.status.streamHeld();
 		this.status.restarted(RestartReason.DISCONNECTED);
 		this.watchdog.clear();
 		this.backoff.reset();
@@ -680,10 +685,19 @@ final class Reflector<T> implements Runnable {
 			.withTimeout(Duration.ofMillis(timeout));
 	}
 
-	/** Hands the events of an open watch to the handler until it ends. */
+	/**
+	 * Hands the events of an open watch to the handler until it ends. The resourceVersion to resume
+	 * from is that of the last revision known complete: events of one revision (an etcd txn) come
+	 * together, and one whose next event is already buffered may share its revision with it, so
+	 * the resume point moves to an event's resourceVersion only once nothing more is buffered or a
+	 * later revision begins. A stop or a cut in between resumes from before the revision, and the
+	 * handler takes what it applied already for replays.
+	 */
 	private void consume(WatchStream<T> stream) {
 		this.watchDelivered = false;
 		this.reading = true;
+		// the resourceVersion of the last event applied, whose revision may not be complete yet
+		String applied = null;
 		try (stream) {
 			boolean first = true;
 			while (stream.hasNext()) {
@@ -711,10 +725,19 @@ final class Reflector<T> implements Runnable {
 							logger.warn("Watch " + this.name + " cannot hold " + event.type() + " of "
 									+ event.unbindable() + "; it keeps the object's last state and goes on");
 						}
-						this.lastResourceVersion = event.resourceVersion();
+						String version = event.resourceVersion();
+						if (applied != null && !applied.equals(version)) {
+							// a later revision began: the one before is complete
+							this.lastResourceVersion = applied;
+						}
+						applied = version;
+						if (!stream.hasBuffered()) {
+							this.lastResourceVersion = version;
+						}
 						this.status.resourceVersion(this.lastResourceVersion);
 					}
 					case BOOKMARK -> {
+						applied = null;
 						this.lastResourceVersion = event.resourceVersion();
 						this.status.resourceVersion(this.lastResourceVersion);
 					}

@@ -180,8 +180,9 @@ final class ReflectorStatus {
 		this.syncs.increment();
 		this.syncNanos.add(took.toNanos());
 		this.lastSyncTime = this.clock.instant();
+		// the sync since the start is the informer's to mark (markSynced, under its gate): a stop
+		// between its replace and this must not count a later start's sync as done
 		this.synced.countDown();
-		this.syncedSinceStart.countDown();
 		this.streaming = streamingList;
 		progress();
 	}
@@ -239,6 +240,7 @@ final class ReflectorStatus {
 	void streamHeld() {
 		this.failingSince = null;
 		this.lastFailureAfterConnect = false;
+		this.consecutiveFailures.set(0);
 	}
 
 	/**
@@ -257,17 +259,14 @@ final class ReflectorStatus {
 	}
 
 	/**
-	 * The open stream ended (closed, cut, failed). One held for {@link #HELD} was progress, which
-	 * ends a failing period; a failure that ended it is reported after this, and starts a new one.
+	 * The open stream ended (closed, cut, failed). One held for {@link #HELD} that ended without an
+	 * error of its own (its end, a cut, a replacement for silence) was progress: the reflector then
+	 * reports {@link #streamHeld()}; one that ended with an ERROR event or undecodable bytes was not.
 	 * @return whether it was held
 	 */
 	boolean streamClosed() {
 		boolean held = this.streamOpen && held(this.ticker.nanoTime());
 		this.streamOpen = false;
-		if (held) {
-			streamHeld();
-			this.consecutiveFailures.set(0);
-		}
 		return held;
 	}
 
@@ -302,7 +301,10 @@ final class ReflectorStatus {
 	 * watch, each term): until its list completes, {@link #hasSyncedSinceStart()} is false.
 	 */
 	void syncAfresh() {
-		this.syncedSinceStart = new CountDownLatch(1);
+		// a latch not counted down yet stays: whoever waits on it hears of the next sync
+		if (this.syncedSinceStart.getCount() == 0) {
+			this.syncedSinceStart = new CountDownLatch(1);
+		}
 	}
 
 	/**

@@ -26,7 +26,9 @@ class BackoffTests {
 			delays.add(backoff.next(null).toMillis());
 			this.clock.advance(Duration.ofSeconds(1));
 		}
-		assertThat(delays).containsExactly(800L, 1600L, 3200L, 6400L, 12800L, 25600L, 30000L, 30000L, 30000L);
+		// with client-go's jitter of 1.0 a wait lies in [base, 2 base], at most 30 s: from 15 s on the
+		// range is [15 s, 30 s], whose low end a draw of 0 gives
+		assertThat(delays).containsExactly(800L, 1600L, 3200L, 6400L, 12800L, 15000L, 15000L, 15000L, 15000L);
 	}
 
 	@Test
@@ -55,7 +57,13 @@ class BackoffTests {
 		}
 		assertThat(delays).allSatisfy((delay) -> assertThat(delay).isLessThanOrEqualTo(30_000L));
 		assertThat(delays.subList(0, 5)).containsExactly(1599L, 3198L, 6396L, 12793L, 25587L);
-		assertThat(delays.subList(5, 10)).containsOnly(30_000L);
+		// near the cap, the range [15 s, 30 s]: a high draw, just under 30 s, and still spread
+		assertThat(delays.subList(5, 10)).containsOnly(29_985L);
+		Backoff low = new Backoff(InformerOptions.BackoffPolicy.CLIENT_GO, Ticker.of(this.clock), ReflectorTests.fixed(0.1));
+		for (int i = 0; i < 9; i++) {
+			low.next(null);
+		}
+		assertThat(low.next(null)).as("a low draw at the cap waits less than max").isEqualTo(Duration.ofMillis(16_500));
 	}
 
 	@Test

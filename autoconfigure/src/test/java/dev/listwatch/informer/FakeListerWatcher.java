@@ -236,10 +236,10 @@ final class FakeListerWatcher implements ListerWatcher<String> {
 			return this.closed;
 		}
 
-		/** Whether a scripted item (an event, a failure or the end) waits to be read. */
+		/** Whether a scripted event waits to be read (a failure or the end scripted next is no event). */
 		@Override
 		public boolean hasBuffered() {
-			return this.peeked != null || !this.items.isEmpty();
+			return this.peeked != null || this.items.peek() instanceof WatchEvent<?>;
 		}
 
 		@Override

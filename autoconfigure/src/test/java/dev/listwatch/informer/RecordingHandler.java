@@ -25,6 +25,10 @@ final class RecordingHandler implements ReflectorHandler<String> {
 	/** Thrown by the next apply, once, when set. */
 	volatile Throwable failNextApply;
 
+	/** Runs after each apply, on the reflector's thread (a test stops the reflector there). */
+	volatile Runnable afterApply = () -> {
+	};
+
 	@Override
 	public void replace(List<ObjectList.Item<String>> items, List<UnbindableObject> unbindable, boolean initial) {
 		for (ObjectList.Item<String> item : items) {
@@ -47,6 +51,7 @@ final class RecordingHandler implements ReflectorHandler<String> {
 			throw (RuntimeException) failure;
 		}
 		record(event.type() + " " + ((event.unbindable() != null) ? "unbindable " + event.meta().key() : event.object()));
+		this.afterApply.run();
 	}
 
 	/** How many calls had been recorded at each {@link #release()}. */

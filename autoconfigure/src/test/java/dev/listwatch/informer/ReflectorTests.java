@@ -757,6 +757,36 @@ class ReflectorTests {
 	}
 
 	@Test
+	void aStopBetweenTwoEventsOfOneRevisionResumesFromTheRevisionBefore() {
+		// an etcd txn: a@11 and b@11 come together; the watch is stopped right after a@11
+		this.listerWatcher.page("10", null, "a@5", "b@5")
+			.stream(new FakeStream().events(event(WatchEvent.Type.MODIFIED, "a@11"), event(WatchEvent.Type.MODIFIED, "b@11"),
+					event(WatchEvent.Type.MODIFIED, "c@12")));
+		this.handler.afterApply = () -> {
+			if (this.handler.calls.toString().contains("a@11")) {
+				this.reflector.stop();
+			}
+		};
+		start(options(false));
+		this.listerWatcher.nextRequest();
+		this.listerWatcher.nextRequest();
+		await().until(() -> snapshot(this.reflector).state() == WatchStatus.State.STOPPED);
+		assertThat(snapshot(this.reflector).lastResourceVersion()).as("revision 11 is not complete: b@11 is not applied")
+			.isEqualTo("10");
+	}
+
+	@Test
+	void theResumePointMovesToARevisionOnceNothingMoreIsBuffered() {
+		this.listerWatcher.page("10", null, "a@5", "b@5")
+			.stream(new FakeStream().events(event(WatchEvent.Type.MODIFIED, "a@11"), event(WatchEvent.Type.MODIFIED, "b@11"),
+					event(WatchEvent.Type.MODIFIED, "a@12")).breaks());
+		start(options(false));
+		this.listerWatcher.nextRequest();
+		this.listerWatcher.nextRequest();
+		assertThat(this.listerWatcher.nextRequest().options().resourceVersion()).isEqualTo("12");
+	}
+
+	@Test
 	void failuresToReachTheServerBetweenCutsDoNotHideThatNothingProgresses() {
 		// 503 at open, then a watch that connects and is cut before it delivers anything, again and again
 		this.listerWatcher.page("10", null, "a@5")
