@@ -5,8 +5,6 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -290,16 +288,16 @@ final class Store<T> {
 			this.lock.writeLock().lock();
 			try {
 				current.items.put(key, entry);
-				HashMap<String, Object>[] indices = current.indices;
+				StoreIndex[] indices = current.indices;
 				String namespace = namespaceValue(meta);
 				if (old == null) {
-					file(indices[0], namespace, key);
+					indices[0].file(namespace, key);
 				}
 				else {
 					String oldNamespace = namespaceValue(old.meta());
 					if (!oldNamespace.equals(namespace)) {
-						unfile(indices[0], oldNamespace, key);
-						file(indices[0], namespace, key);
+						indices[0].unfile(oldNamespace, key);
+						indices[0].file(namespace, key);
 					}
 				}
 				if (this.userIndexes > 0) {
@@ -340,8 +338,8 @@ final class Store<T> {
 			this.lock.writeLock().lock();
 			try {
 				current.items.remove(key);
-				HashMap<String, Object>[] indices = current.indices;
-				unfile(indices[0], namespaceValue(old.meta()), key);
+				StoreIndex[] indices = current.indices;
+				indices[0].unfile(namespaceValue(old.meta()), key);
 				Object filed = filed(old);
 				for (int i = 1; i <= this.userIndexes; i++) {
 					apply(indices[i], slot(filed, i), null, key, false);
@@ -387,7 +385,7 @@ final class Store<T> {
 			List<Entry<T>> added = new ArrayList<>();
 			List<Update<T>> modified = new ArrayList<>();
 			int unchanged = 0;
-			HashMap<String, Object>[] indices = newIndices(this.indexNames.length);
+			StoreIndex[] indices = newIndices(this.indexNames.length);
 			if (namespace != null) {
 				// the other namespaces' objects stay, filed again into the new indices as they were
 				for (Entry<T> kept : current.items.values()) {
@@ -452,8 +450,8 @@ final class Store<T> {
 	 * Files an entry in the namespace index and its values in every user index, under the key
 	 * instance the map holds (one string per object, not one more per index).
 	 */
-	private void fileAll(HashMap<String, Object>[] indices, Entry<T> entry, String key) {
-		file(indices[0], namespaceValue(entry.meta()), key);
+	private void fileAll(StoreIndex[] indices, Entry<T> entry, String key) {
+		indices[0].file(namespaceValue(entry.meta()), key);
 		Object filed = filed(entry);
 		for (int j = 1; j <= this.userIndexes; j++) {
 			apply(indices[j], slot(filed, j), null, key, true);
@@ -468,8 +466,7 @@ final class Store<T> {
 	int countIn(String namespace) {
 		this.lock.readLock().lock();
 		try {
-			Object slot = this.state.indices[0].get(namespace);
-			return (slot == null) ? 0 : (slot instanceof String) ? 1 : ((Collection<?>) slot).size();
+			return this.state.indices[0].count(namespace);
 		}
 		finally {
 			this.lock.readLock().unlock();
@@ -569,7 +566,7 @@ final class Store<T> {
 		int i = indexOf(indexName);
 		this.lock.readLock().lock();
 		try {
-			return Set.copyOf(this.state.indices[i].keySet());
+			return this.state.indices[i].values();
 		}
 		finally {
 			this.lock.readLock().unlock();
@@ -605,19 +602,17 @@ final class Store<T> {
 	// ---------------------------------------------------------------- internals
 
 	/**
-	 * The content: the map and, per index, value -> key (a {@code String} when a single key is
-	 * filed under the value, else a {@code HashSet<String>}). The map is concurrent so that
-	 * single-key reads need no lock; the indices are read under the read lock only. A relist
+	 * The content: the map and its indexes, the namespace index first. The map is concurrent so
+	 * that single-key reads need no lock; the indexes are read under the read lock only. A relist
 	 * builds a new State and swaps it in.
 	 */
-	private record State<T>(ConcurrentHashMap<String, Entry<T>> items, HashMap<String, Object>[] indices) {
+	private record State<T>(ConcurrentHashMap<String, Entry<T>> items, StoreIndex[] indices) {
 	}
 
-	@SuppressWarnings("unchecked")
-	private static HashMap<String, Object>[] newIndices(int count) {
-		HashMap<String, Object>[] indices = new HashMap[count];
+	private static StoreIndex[] newIndices(int count) {
+		StoreIndex[] indices = new StoreIndex[count];
 		for (int i = 0; i < count; i++) {
-			indices[i] = new HashMap<>();
+			indices[i] = new StoreIndex();
 		}
 		return indices;
 	}
@@ -709,7 +704,7 @@ final class Store<T> {
 	}
 
 	/** Files, or unfiles, a key under each value of a slot that another slot lacks. */
-	private static void apply(HashMap<String, Object> index, Object slot, Object except, String key, boolean file) {
+	private static void apply(StoreIndex index, Object slot, Object except, String key, boolean file) {
 		if (slot instanceof String value) {
 			applyValue(index, value, except, key, file);
 		}
@@ -720,14 +715,14 @@ final class Store<T> {
 		}
 	}
 
-	private static void applyValue(HashMap<String, Object> index, String value, Object except, String key,
+	private static void applyValue(StoreIndex index, String value, Object except, String key,
 			boolean file) {
 		if (!contains(except, value)) {
 			if (file) {
-				file(index, value, key);
+				index.file(value, key);
 			}
 			else {
-				unfile(index, value, key);
+				index.unfile(value, key);
 			}
 		}
 	}
@@ -753,45 +748,6 @@ final class Store<T> {
 		return false;
 	}
 
-	@SuppressWarnings("unchecked")
-	private static void file(HashMap<String, Object> index, String value, String key) {
-		Object current = index.get(value);
-		if (current == null) {
-			index.put(value, key);
-		}
-		else if (current instanceof String single) {
-			if (!single.equals(key)) {
-				HashSet<String> keys = new HashSet<>(4);
-				keys.add(single);
-				keys.add(key);
-				index.put(value, keys);
-			}
-		}
-		else {
-			((HashSet<String>) current).add(key);
-		}
-	}
-
-	@SuppressWarnings("unchecked")
-	private static void unfile(HashMap<String, Object> index, String value, String key) {
-		Object current = index.get(value);
-		if (current instanceof String single) {
-			if (single.equals(key)) {
-				index.remove(value);
-			}
-		}
-		else if (current != null) {
-			HashSet<String> keys = (HashSet<String>) current;
-			keys.remove(key);
-			if (keys.size() == 1) {
-				index.put(value, keys.iterator().next());
-			}
-			else if (keys.isEmpty()) {
-				index.remove(value);
-			}
-		}
-	}
-
 	private int indexOf(String indexName) {
 		for (int i = 0; i < this.indexNames.length; i++) {
 			if (this.indexNames[i].equals(indexName)) {
@@ -811,30 +767,9 @@ final class Store<T> {
 		return list.isEmpty() ? List.of() : Collections.unmodifiableList(list);
 	}
 
-	/** Objects filed under one value of one index; call under the read lock. */
-	@SuppressWarnings("unchecked")
-	private List<T> filed(State<T> current, int index, String value, LabelSelector selector) {
-		Object filed = current.indices[index].get(value);
-		if (filed == null) {
-			return List.of();
-		}
-		if (filed instanceof String single) {
-			T object = select(current, single, selector);
-			return (object != null) ? List.of(object) : List.of();
-		}
-		HashSet<String> keys = (HashSet<String>) filed;
-		List<T> objects = new ArrayList<>(keys.size());
-		for (String key : keys) {
-			T object = select(current, key, selector);
-			if (object != null) {
-				objects.add(object);
-			}
-		}
-		return immutable(objects);
-	}
-
-	private T select(State<T> current, String key, LabelSelector selector) {
-		Entry<T> entry = current.items.get(key);
+	/** The object under a key if the selector matches its labels, else {@code null}. */
+	private static <T> @Nullable T select(ConcurrentHashMap<String, Entry<T>> items, LabelSelector selector, String key) {
+		Entry<T> entry = items.get(key);
 		if (entry == null) {
 			return null; // cannot happen: writers unfile what they filed; a read never throws for it
 		}
@@ -861,7 +796,8 @@ final class Store<T> {
 	private List<T> listFiled(int index, String value, LabelSelector selector) {
 		this.lock.readLock().lock();
 		try {
-			return filed(this.state, index, value, selector);
+			State<T> current = this.state;
+			return current.indices[index].read(value, current.items, selector, Store::select);
 		}
 		finally {
 			this.lock.readLock().unlock();
