@@ -1,7 +1,6 @@
 package dev.listwatch.informer;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
@@ -62,9 +61,6 @@ import org.jspecify.annotations.Nullable;
  * @param <T> the Java type of the cached objects
  */
 final class Store<T> {
-
-	/** What an index slot holds when its function failed: no value, retried by a relist. */
-	private static final Object FAILED = new Object();
 
 	private static final String NULL_VALUE_ERROR = NullPointerException.class.getName();
 
@@ -165,14 +161,12 @@ final class Store<T> {
 		private final T object;
 
 		/**
-		 * What the object is filed under in the user indexes, or {@code null} for nothing (always,
-		 * without user indexes). With one user index, that index's slot; with several, an
-		 * {@code Object[]} of slots, one per user index. A slot is {@code null} (no value), a
-		 * {@code String} (one value), a {@code String[]} (several distinct values) or
-		 * {@link #FAILED}. The field costs nothing with compressed pointers: the object is 24
-		 * bytes with it or without it.
+		 * What the object is filed under in the user indexes, read and built by
+		 * {@link IndexSlots} only; {@code null} for nothing (always, without user indexes). The
+		 * field costs nothing with compressed pointers: the object is 24 bytes with it or without
+		 * it.
 		 */
-		private final Object filed;
+		private final @Nullable Object filed;
 
 		/**
 		 * Creates an entry.
@@ -183,7 +177,7 @@ final class Store<T> {
 			this(meta, object, null);
 		}
 
-		private Entry(ObjectMeta meta, T object, Object filed) {
+		private Entry(ObjectMeta meta, T object, @Nullable Object filed) {
 			this.meta = meta;
 			this.object = object;
 			this.filed = filed;
@@ -304,10 +298,7 @@ final class Store<T> {
 					Object before = filed(old);
 					Object after = filed(entry);
 					for (int i = 1; i <= this.userIndexes; i++) {
-						Object beforeSlot = slot(before, i);
-						Object afterSlot = slot(after, i);
-						apply(indices[i], beforeSlot, afterSlot, key, false);
-						apply(indices[i], afterSlot, beforeSlot, key, true);
+						indices[i].refile(slot(before, i), slot(after, i), key);
 					}
 				}
 			}
@@ -342,7 +333,7 @@ final class Store<T> {
 				indices[0].unfile(namespaceValue(old.meta()), key);
 				Object filed = filed(old);
 				for (int i = 1; i <= this.userIndexes; i++) {
-					apply(indices[i], slot(filed, i), null, key, false);
+					indices[i].unfileSlot(slot(filed, i), key);
 				}
 			}
 			finally {
@@ -454,7 +445,7 @@ final class Store<T> {
 		indices[0].file(namespaceValue(entry.meta()), key);
 		Object filed = filed(entry);
 		for (int j = 1; j <= this.userIndexes; j++) {
-			apply(indices[j], slot(filed, j), null, key, true);
+			indices[j].fileSlot(slot(filed, j), key);
 		}
 	}
 
@@ -622,50 +613,18 @@ final class Store<T> {
 		if (this.userIndexes == 0) {
 			return new Entry<>(meta, object);
 		}
-		Object filed;
-		if (this.userIndexes == 1) {
-			filed = computeSlot(1, object, meta, key);
-		}
-		else {
-			Object[] slots = null;
-			for (int i = 1; i <= this.userIndexes; i++) {
-				Object slot = computeSlot(i, object, meta, key);
-				if (slot != null) {
-					if (slots == null) {
-						slots = new Object[this.userIndexes];
-					}
-					slots[i - 1] = slot;
-				}
-			}
-			filed = slots;
+		Object filed = null;
+		for (int i = 1; i <= this.userIndexes; i++) {
+			filed = IndexSlots.with(filed, i, this.userIndexes, computeSlot(i, object, meta, key));
 		}
 		return new Entry<>(meta, object, filed);
 	}
 
-	/**
-	 * The values of an object in one user index, as a slot: {@code null}, a {@code String}, a
-	 * {@code String[]} of distinct values, or {@link #FAILED}, recorded.
-	 */
-	private Object computeSlot(int index, T object, ObjectMeta meta, String key) {
+	/** The slot of an object in one user index (see {@link IndexSlots}), a failure recorded. */
+	private @Nullable Object computeSlot(int index, T object, ObjectMeta meta, String key) {
 		try {
-			Collection<String> computed = this.indexFunctions[index].values(object, meta);
-			if (computed == null || computed.isEmpty()) {
-				return null;
-			}
-			String[] values = new String[computed.size()];
-			int count = 0;
-			for (String value : computed) {
-				if (value == null) {
-					return failed(index, key, NULL_VALUE_ERROR);
-				}
-				if (!contains(values, count, value)) {
-					values[count++] = value;
-				}
-			}
-			if (count <= 1) {
-				return (count == 1) ? values[0] : null;
-			}
-			return (count == values.length) ? values : Arrays.copyOf(values, count);
+			Object slot = IndexSlots.of(this.indexFunctions[index].values(object, meta));
+			return IndexSlots.isFailed(slot) ? failed(index, key, NULL_VALUE_ERROR) : slot;
 		}
 		catch (RuntimeException | LinkageError | StackOverflowError ex) {
 			// the class name only: a message may hold values of the object
@@ -677,75 +636,26 @@ final class Store<T> {
 	private Object failed(int index, String key, String error) {
 		this.lastIndexFailure = new WatchStatus.IndexFailure(this.indexNames[index], key, error);
 		this.indexFailures = this.indexFailures + 1; // after the failure, for readers of both
-		return FAILED;
+		return IndexSlots.failed();
 	}
 
 	/** What an entry is filed under in the user indexes (see {@link Entry#filed}). */
-	private static Object filed(Entry<?> entry) {
+	private static @Nullable Object filed(@Nullable Entry<?> entry) {
 		return (entry != null) ? entry.filed : null;
 	}
 
 	/** The slot of one user index (1-based, as in {@link #indexNames}) in what was filed. */
-	private Object slot(Object filed, int index) {
-		if (filed == null || this.userIndexes == 1) {
-			return filed;
-		}
-		return ((Object[]) filed)[index - 1];
+	private @Nullable Object slot(@Nullable Object filed, int index) {
+		return IndexSlots.slot(filed, index, this.userIndexes);
 	}
 
 	private boolean hasFailure(Entry<T> entry) {
-		Object filed = filed(entry);
-		for (int i = 1; i <= this.userIndexes && filed != null; i++) {
-			if (slot(filed, i) == FAILED) {
-				return true;
-			}
-		}
-		return false;
-	}
-
-	/** Files, or unfiles, a key under each value of a slot that another slot lacks. */
-	private static void apply(StoreIndex index, Object slot, Object except, String key, boolean file) {
-		if (slot instanceof String value) {
-			applyValue(index, value, except, key, file);
-		}
-		else if (slot instanceof String[] values) {
-			for (String value : values) {
-				applyValue(index, value, except, key, file);
-			}
-		}
-	}
-
-	private static void applyValue(StoreIndex index, String value, Object except, String key,
-			boolean file) {
-		if (!contains(except, value)) {
-			if (file) {
-				index.file(value, key);
-			}
-			else {
-				index.unfile(value, key);
-			}
-		}
-	}
-
-	private static boolean contains(Object slot, String value) {
-		if (slot instanceof String single) {
-			return single.equals(value);
-		}
-		return (slot instanceof String[] values) && contains(values, values.length, value);
+		return IndexSlots.hasFailure(filed(entry), this.userIndexes);
 	}
 
 	private static String namespaceValue(ObjectMeta meta) {
 		String namespace = meta.namespace();
 		return (namespace != null) ? namespace : "";
-	}
-
-	private static boolean contains(String[] values, int count, String value) {
-		for (int i = 0; i < count; i++) {
-			if (values[i].equals(value)) {
-				return true;
-			}
-		}
-		return false;
 	}
 
 	private int indexOf(String indexName) {

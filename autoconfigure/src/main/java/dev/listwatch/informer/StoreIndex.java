@@ -79,6 +79,50 @@ final class StoreIndex {
 	}
 
 	/**
+	 * Files a key under each value of a slot (see {@link IndexSlots}).
+	 * @param slot the slot
+	 * @param key the key
+	 */
+	void fileSlot(@Nullable Object slot, String key) {
+		for (int i = 0, n = IndexSlots.size(slot); i < n; i++) {
+			file(IndexSlots.value(slot, i), key);
+		}
+	}
+
+	/**
+	 * Unfiles a key from each value of a slot.
+	 * @param slot the slot
+	 * @param key the key
+	 */
+	void unfileSlot(@Nullable Object slot, String key) {
+		for (int i = 0, n = IndexSlots.size(slot); i < n; i++) {
+			unfile(IndexSlots.value(slot, i), key);
+		}
+	}
+
+	/**
+	 * Moves a key from the values of one slot to those of another: out of each value only the
+	 * first holds, then into each value only the second holds. A value both hold is not touched.
+	 * @param before the slot the key is filed under
+	 * @param after the slot to file it under
+	 * @param key the key
+	 */
+	void refile(@Nullable Object before, @Nullable Object after, String key) {
+		for (int i = 0, n = IndexSlots.size(before); i < n; i++) {
+			String value = IndexSlots.value(before, i);
+			if (!IndexSlots.contains(after, value)) {
+				unfile(value, key);
+			}
+		}
+		for (int i = 0, n = IndexSlots.size(after); i < n; i++) {
+			String value = IndexSlots.value(after, i);
+			if (!IndexSlots.contains(before, value)) {
+				file(value, key);
+			}
+		}
+	}
+
+	/**
 	 * How many keys are filed under a value.
 	 * @param value the value
 	 * @return the count, {@code 0} for a value not kept
