@@ -60,7 +60,7 @@ import org.jspecify.annotations.Nullable;
  *
  * @param <T> the Java type of the cached objects
  */
-final class Store<T> {
+final class Store<T> implements StoreLister.Reads<T> {
 
 	private static final String NULL_VALUE_ERROR = NullPointerException.class.getName();
 
@@ -90,7 +90,7 @@ final class Store<T> {
 	/** Written by writers only, under the writer mutex, before {@link #indexFailures}. */
 	private volatile WatchStatus.IndexFailure lastIndexFailure;
 
-	private final Lister<T> lister = new StoreLister();
+	private final Lister<T> lister = new StoreLister<>(this);
 
 	/**
 	 * Creates a store with only the built-in namespace index.
@@ -472,6 +472,11 @@ final class Store<T> {
 		this.synced = synced;
 	}
 
+	@Override
+	public boolean hasSynced() {
+		return this.synced.getAsBoolean();
+	}
+
 	// ---------------------------------------------------------------- reads
 
 	/**
@@ -479,7 +484,8 @@ final class Store<T> {
 	 * @param key the key
 	 * @return the object, or {@code null}
 	 */
-	public T get(String key) {
+	@Override
+	public @Nullable T get(String key) {
 		Entry<T> entry = this.state.items.get(key);
 		return (entry != null) ? entry.object() : null;
 	}
@@ -507,6 +513,7 @@ final class Store<T> {
 	 * The number of cached objects.
 	 * @return the size
 	 */
+	@Override
 	public int size() {
 		return this.state.items.size();
 	}
@@ -543,6 +550,7 @@ final class Store<T> {
 	 * The names of the indexes, the built-in {@value WatchIndex#NAMESPACE} index first.
 	 * @return the names, unmodifiable
 	 */
+	@Override
 	public Set<String> indexNames() {
 		return this.indexNameSet;
 	}
@@ -658,7 +666,8 @@ final class Store<T> {
 		return (namespace != null) ? namespace : "";
 	}
 
-	private int indexOf(String indexName) {
+	@Override
+	public int indexOf(String indexName) {
 		for (int i = 0; i < this.indexNames.length; i++) {
 			if (this.indexNames[i].equals(indexName)) {
 				return i;
@@ -678,7 +687,8 @@ final class Store<T> {
 	}
 
 	/** The object under a key if the selector matches its labels, else {@code null}. */
-	private static <T> @Nullable T select(ConcurrentHashMap<String, Entry<T>> items, LabelSelector selector, String key) {
+	private static <T> @Nullable T select(ConcurrentHashMap<String, Entry<T>> items, LabelSelector selector,
+			String key) {
 		Entry<T> entry = items.get(key);
 		if (entry == null) {
 			return null; // cannot happen: writers unfile what they filed; a read never throws for it
@@ -686,7 +696,8 @@ final class Store<T> {
 		return selector.matches(entry.meta().labels()) ? entry.object() : null;
 	}
 
-	private List<T> listAll(LabelSelector selector) {
+	@Override
+	public List<T> listAll(LabelSelector selector) {
 		this.lock.readLock().lock();
 		try {
 			Collection<Entry<T>> entries = this.state.items.values();
@@ -703,7 +714,8 @@ final class Store<T> {
 		}
 	}
 
-	private List<T> listFiled(int index, String value, LabelSelector selector) {
+	@Override
+	public List<T> listFiled(int index, String value, LabelSelector selector) {
 		this.lock.readLock().lock();
 		try {
 			State<T> current = this.state;
@@ -712,69 +724,6 @@ final class Store<T> {
 		finally {
 			this.lock.readLock().unlock();
 		}
-	}
-
-	private final class StoreLister implements Lister<T> {
-
-		@Override
-		public Optional<T> get(String namespace, String name) {
-			return Optional.ofNullable(Store.this.get(ObjectMeta.key(namespace, name)));
-		}
-
-		@Override
-		public Optional<T> get(String key) {
-			return Optional.ofNullable(Store.this.get(key));
-		}
-
-		@Override
-		public List<T> list() {
-			return listAll(LabelSelector.everything());
-		}
-
-		@Override
-		public List<T> list(String namespace) {
-			return list(namespace, null);
-		}
-
-		@Override
-		public List<T> list(String namespace, String labelSelector) {
-			LabelSelector selector = LabelSelector.parse(labelSelector);
-			if (namespace == null || namespace.isEmpty()) {
-				return listAll(selector);
-			}
-			return listFiled(0, namespace, selector);
-		}
-
-		@Override
-		public List<T> listByLabels(String labelSelector) {
-			return listAll(LabelSelector.parse(labelSelector));
-		}
-
-		@Override
-		public List<T> byIndex(String indexName, String indexedValue) {
-			return listFiled(indexOf(indexName), indexedValue, LabelSelector.everything());
-		}
-
-		@Override
-		public Set<String> indexNames() {
-			return Store.this.indexNameSet;
-		}
-
-		@Override
-		public int size() {
-			return Store.this.size();
-		}
-
-		@Override
-		public boolean hasSynced() {
-			return Store.this.synced.getAsBoolean();
-		}
-
-		@Override
-		public String toString() {
-			return "Lister[" + Store.this.size() + " objects, indexes " + Store.this.indexNameSet + "]";
-		}
-
 	}
 
 }
