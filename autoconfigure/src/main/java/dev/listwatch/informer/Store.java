@@ -4,12 +4,9 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
@@ -55,23 +52,18 @@ import org.jspecify.annotations.Nullable;
  * value it no longer has. Reads never throw on the content (only on an unknown index name or a
  * malformed selector); an index entry without an object, which cannot happen, would be skipped.
  * <p>
- * Public because the Reflector and Informer in other packages drive it; not part of the API
- * that applications use (they get a {@link Lister}).
+ * <b>Parts.</b> The store holds the objects, the locks and the writes; {@link Indexers} the
+ * names and functions of the indexes and their failures; a {@link StoreIndex} the keys under each
+ * value of one index; {@link IndexSlots} what an object is filed under, kept in its
+ * {@link Entry}; {@link StoreLister} the view. Package-private: the {@link Informer} drives it,
+ * and applications read it through its {@link Lister}.
  *
  * @param <T> the Java type of the cached objects
  */
 final class Store<T> implements StoreLister.Reads<T> {
 
-	private static final String NULL_VALUE_ERROR = NullPointerException.class.getName();
-
-	private final String[] indexNames;
-
-	private final IndexFunction<? super T>[] indexFunctions;
-
-	/** The number of user indexes: the indexes after the built-in namespace index. */
-	private final int userIndexes;
-
-	private final Set<String> indexNameSet;
+	/** The names and functions of the indexes, and the failures of the functions. */
+	private final Indexers<T> indexers;
 
 	/** Serialises writers; held while a change is computed, before the write lock is taken. */
 	private final ReentrantLock writerMutex = new ReentrantLock();
@@ -83,12 +75,6 @@ final class Store<T> implements StoreLister.Reads<T> {
 
 	/** Whether the watch has synced: kept by its status, the one record of it. */
 	private volatile BooleanSupplier synced = () -> false;
-
-	/** Written by writers only, under the writer mutex. */
-	private volatile long indexFailures;
-
-	/** Written by writers only, under the writer mutex, before {@link #indexFailures}. */
-	private volatile WatchStatus.IndexFailure lastIndexFailure;
 
 	private final Lister<T> lister = new StoreLister<>(this);
 
@@ -104,25 +90,9 @@ final class Store<T> implements StoreLister.Reads<T> {
 	 * @param indexes index functions by index name; the name {@value WatchIndex#NAMESPACE} is
 	 * reserved
 	 */
-	@SuppressWarnings("unchecked")
 	Store(Map<String, ? extends IndexFunction<? super T>> indexes) {
-		Map<String, IndexFunction<? super T>> ordered = new LinkedHashMap<>();
-		ordered.put(WatchIndex.NAMESPACE, null); // built in, handled from the metadata
-		indexes.forEach((name, function) -> {
-			if (name == null || name.isEmpty()) {
-				throw new IllegalArgumentException("Index name must not be empty");
-			}
-			if (WatchIndex.NAMESPACE.equals(name)) {
-				throw new IllegalArgumentException(
-						"Index name '" + WatchIndex.NAMESPACE + "' is reserved for the built-in namespace index");
-			}
-			ordered.put(name, Objects.requireNonNull(function, () -> "Index function of '" + name + "' is null"));
-		});
-		this.indexNames = ordered.keySet().toArray(new String[0]);
-		this.indexFunctions = ordered.values().toArray(new IndexFunction[0]);
-		this.userIndexes = this.indexNames.length - 1;
-		this.indexNameSet = Collections.unmodifiableSet(new LinkedHashSet<>(ordered.keySet()));
-		this.state = new State<>(new ConcurrentHashMap<>(), newIndices(this.indexNames.length));
+		this.indexers = new Indexers<>(indexes);
+		this.state = new State<>(new ConcurrentHashMap<>(), this.indexers.newIndices());
 	}
 
 	/**
@@ -133,17 +103,8 @@ final class Store<T> implements StoreLister.Reads<T> {
 	 * @return the store
 	 * @throws IllegalArgumentException if two declarations name the same index of this watch
 	 */
-	@SuppressWarnings("unchecked")
 	static <T> Store<T> forWatch(String watch, Collection<? extends WatchIndex<?>> declarations) {
-		Map<String, IndexFunction<? super T>> indexes = new LinkedHashMap<>();
-		for (WatchIndex<?> declaration : declarations) {
-			if (declaration.watch().equals(watch)
-					&& indexes.put(declaration.name(), (IndexFunction<? super T>) declaration.function()) != null) {
-				throw new IllegalArgumentException(
-						"Index '" + declaration.name() + "' of watch '" + watch + "' is declared more than once");
-			}
-		}
-		return new Store<>(indexes);
+		return new Store<>(Indexers.declaredFor(watch, declarations));
 	}
 
 	// ---------------------------------------------------------------- entries and results
@@ -294,13 +255,7 @@ final class Store<T> implements StoreLister.Reads<T> {
 						indices[0].file(namespace, key);
 					}
 				}
-				if (this.userIndexes > 0) {
-					Object before = filed(old);
-					Object after = filed(entry);
-					for (int i = 1; i <= this.userIndexes; i++) {
-						indices[i].refile(slot(before, i), slot(after, i), key);
-					}
-				}
+				this.indexers.refile(indices, filed(old), entry.filed, key);
 			}
 			finally {
 				this.lock.writeLock().unlock();
@@ -331,10 +286,7 @@ final class Store<T> implements StoreLister.Reads<T> {
 				current.items.remove(key);
 				StoreIndex[] indices = current.indices;
 				indices[0].unfile(namespaceValue(old.meta()), key);
-				Object filed = filed(old);
-				for (int i = 1; i <= this.userIndexes; i++) {
-					indices[i].unfileSlot(slot(filed, i), key);
-				}
+				this.indexers.unfile(indices, old.filed, key);
 			}
 			finally {
 				this.lock.writeLock().unlock();
@@ -376,7 +328,7 @@ final class Store<T> implements StoreLister.Reads<T> {
 			List<Entry<T>> added = new ArrayList<>();
 			List<Update<T>> modified = new ArrayList<>();
 			int unchanged = 0;
-			StoreIndex[] indices = newIndices(this.indexNames.length);
+			StoreIndex[] indices = this.indexers.newIndices();
 			if (namespace != null) {
 				// the other namespaces' objects stay, filed again into the new indices as they were
 				for (Entry<T> kept : current.items.values()) {
@@ -398,7 +350,7 @@ final class Store<T> implements StoreLister.Reads<T> {
 				Entry<T> old = current.items.get(key);
 				Entry<T> entry;
 				if (old != null && sameVersion(old.meta(), meta)) {
-					entry = hasFailure(old) ? newEntry(old.meta(), old.object(), key) : old;
+					entry = this.indexers.hasFailure(old.filed) ? newEntry(old.meta(), old.object(), key) : old;
 					unchanged++;
 				}
 				else {
@@ -443,10 +395,7 @@ final class Store<T> implements StoreLister.Reads<T> {
 	 */
 	private void fileAll(StoreIndex[] indices, Entry<T> entry, String key) {
 		indices[0].file(namespaceValue(entry.meta()), key);
-		Object filed = filed(entry);
-		for (int j = 1; j <= this.userIndexes; j++) {
-			indices[j].fileSlot(slot(filed, j), key);
-		}
+		this.indexers.file(indices, entry.filed, key);
 	}
 
 	/**
@@ -552,7 +501,7 @@ final class Store<T> implements StoreLister.Reads<T> {
 	 */
 	@Override
 	public Set<String> indexNames() {
-		return this.indexNameSet;
+		return this.indexers.names();
 	}
 
 	/**
@@ -562,7 +511,7 @@ final class Store<T> implements StoreLister.Reads<T> {
 	 * @throws IllegalArgumentException for an unknown index
 	 */
 	public Set<String> indexValues(String indexName) {
-		int i = indexOf(indexName);
+		int i = this.indexers.indexOf(indexName);
 		this.lock.readLock().lock();
 		try {
 			return this.state.indices[i].values();
@@ -579,7 +528,7 @@ final class Store<T> implements StoreLister.Reads<T> {
 	 * @return the count
 	 */
 	public long indexFailures() {
-		return this.indexFailures;
+		return this.indexers.failures();
 	}
 
 	/**
@@ -587,7 +536,7 @@ final class Store<T> implements StoreLister.Reads<T> {
 	 * @return the failure, or {@code null} if none failed
 	 */
 	public WatchStatus.IndexFailure lastIndexFailure() {
-		return this.lastIndexFailure;
+		return this.indexers.lastFailure();
 	}
 
 	/**
@@ -608,57 +557,14 @@ final class Store<T> implements StoreLister.Reads<T> {
 	private record State<T>(ConcurrentHashMap<String, Entry<T>> items, StoreIndex[] indices) {
 	}
 
-	private static StoreIndex[] newIndices(int count) {
-		StoreIndex[] indices = new StoreIndex[count];
-		for (int i = 0; i < count; i++) {
-			indices[i] = new StoreIndex();
-		}
-		return indices;
-	}
-
 	/** Creates the entry of an object, calling the user index functions; on the writing thread. */
 	private Entry<T> newEntry(ObjectMeta meta, T object, String key) {
-		if (this.userIndexes == 0) {
-			return new Entry<>(meta, object);
-		}
-		Object filed = null;
-		for (int i = 1; i <= this.userIndexes; i++) {
-			filed = IndexSlots.with(filed, i, this.userIndexes, computeSlot(i, object, meta, key));
-		}
-		return new Entry<>(meta, object, filed);
-	}
-
-	/** The slot of an object in one user index (see {@link IndexSlots}), a failure recorded. */
-	private @Nullable Object computeSlot(int index, T object, ObjectMeta meta, String key) {
-		try {
-			Object slot = IndexSlots.of(this.indexFunctions[index].values(object, meta));
-			return IndexSlots.isFailed(slot) ? failed(index, key, NULL_VALUE_ERROR) : slot;
-		}
-		catch (RuntimeException | LinkageError | StackOverflowError ex) {
-			// the class name only: a message may hold values of the object
-			return failed(index, key, ex.getClass().getName());
-		}
-	}
-
-	/** Records a failure; under the writer mutex. */
-	private Object failed(int index, String key, String error) {
-		this.lastIndexFailure = new WatchStatus.IndexFailure(this.indexNames[index], key, error);
-		this.indexFailures = this.indexFailures + 1; // after the failure, for readers of both
-		return IndexSlots.failed();
+		return new Entry<>(meta, object, this.indexers.filed(object, meta, key));
 	}
 
 	/** What an entry is filed under in the user indexes (see {@link Entry#filed}). */
 	private static @Nullable Object filed(@Nullable Entry<?> entry) {
 		return (entry != null) ? entry.filed : null;
-	}
-
-	/** The slot of one user index (1-based, as in {@link #indexNames}) in what was filed. */
-	private @Nullable Object slot(@Nullable Object filed, int index) {
-		return IndexSlots.slot(filed, index, this.userIndexes);
-	}
-
-	private boolean hasFailure(Entry<T> entry) {
-		return IndexSlots.hasFailure(filed(entry), this.userIndexes);
 	}
 
 	private static String namespaceValue(ObjectMeta meta) {
@@ -668,13 +574,7 @@ final class Store<T> implements StoreLister.Reads<T> {
 
 	@Override
 	public int indexOf(String indexName) {
-		for (int i = 0; i < this.indexNames.length; i++) {
-			if (this.indexNames[i].equals(indexName)) {
-				return i;
-			}
-		}
-		throw new IllegalArgumentException(
-				"No index named '" + indexName + "'; the indexes are " + this.indexNameSet);
+		return this.indexers.indexOf(indexName);
 	}
 
 	private static boolean sameVersion(ObjectMeta cached, ObjectMeta listed) {
