@@ -52,11 +52,11 @@ import org.jspecify.annotations.Nullable;
  * value it no longer has. Reads never throw on the content (only on an unknown index name or a
  * malformed selector); an index entry without an object, which cannot happen, would be skipped.
  * <p>
- * <b>Parts.</b> The store holds the objects, the locks and the writes; {@link Indexers} the
- * names and functions of the indexes and their failures; a {@link StoreIndex} the keys under each
- * value of one index; {@link IndexSlots} what an object is filed under, kept in its
- * {@link Entry}; {@link StoreLister} the view. Package-private: the {@link Informer} drives it,
- * and applications read it through its {@link Lister}.
+ * <b>Parts.</b> The store holds the objects, the locks, the writes and the reads;
+ * {@link Indexers} the names and functions of the indexes and their failures; a
+ * {@link StoreIndex} the keys under each value of one index; {@link IndexSlots} what an object
+ * is filed under, kept in its {@link Entry}; {@link StoreLister} the view. Package-private: the
+ * {@link Informer} drives it, and applications read it through its {@link Lister}.
  *
  * @param <T> the Java type of the cached objects
  */
