@@ -1,18 +1,12 @@
 package dev.listwatch.informer;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
@@ -58,26 +52,18 @@ import org.jspecify.annotations.Nullable;
  * value it no longer has. Reads never throw on the content (only on an unknown index name or a
  * malformed selector); an index entry without an object, which cannot happen, would be skipped.
  * <p>
- * Public because the Reflector and Informer in other packages drive it; not part of the API
- * that applications use (they get a {@link Lister}).
+ * <b>Parts.</b> The store holds the objects, the locks, the writes and the reads;
+ * {@link Indexers} the names and functions of the indexes and their failures; a
+ * {@link StoreIndex} the keys under each value of one index; {@link IndexSlots} what an object
+ * is filed under, kept in its {@link Entry}; {@link StoreLister} the view. Package-private: the
+ * {@link Informer} drives it, and applications read it through its {@link Lister}.
  *
  * @param <T> the Java type of the cached objects
  */
-final class Store<T> {
+final class Store<T> implements StoreLister.Reads<T> {
 
-	/** What an index slot holds when its function failed: no value, retried by a relist. */
-	private static final Object FAILED = new Object();
-
-	private static final String NULL_VALUE_ERROR = NullPointerException.class.getName();
-
-	private final String[] indexNames;
-
-	private final IndexFunction<? super T>[] indexFunctions;
-
-	/** The number of user indexes: the indexes after the built-in namespace index. */
-	private final int userIndexes;
-
-	private final Set<String> indexNameSet;
+	/** The names and functions of the indexes, and the failures of the functions. */
+	private final Indexers<T> indexers;
 
 	/** Serialises writers; held while a change is computed, before the write lock is taken. */
 	private final ReentrantLock writerMutex = new ReentrantLock();
@@ -90,13 +76,7 @@ final class Store<T> {
 	/** Whether the watch has synced: kept by its status, the one record of it. */
 	private volatile BooleanSupplier synced = () -> false;
 
-	/** Written by writers only, under the writer mutex. */
-	private volatile long indexFailures;
-
-	/** Written by writers only, under the writer mutex, before {@link #indexFailures}. */
-	private volatile WatchStatus.IndexFailure lastIndexFailure;
-
-	private final Lister<T> lister = new StoreLister();
+	private final Lister<T> lister = new StoreLister<>(this);
 
 	/**
 	 * Creates a store with only the built-in namespace index.
@@ -110,25 +90,9 @@ final class Store<T> {
 	 * @param indexes index functions by index name; the name {@value WatchIndex#NAMESPACE} is
 	 * reserved
 	 */
-	@SuppressWarnings("unchecked")
 	Store(Map<String, ? extends IndexFunction<? super T>> indexes) {
-		Map<String, IndexFunction<? super T>> ordered = new LinkedHashMap<>();
-		ordered.put(WatchIndex.NAMESPACE, null); // built in, handled from the metadata
-		indexes.forEach((name, function) -> {
-			if (name == null || name.isEmpty()) {
-				throw new IllegalArgumentException("Index name must not be empty");
-			}
-			if (WatchIndex.NAMESPACE.equals(name)) {
-				throw new IllegalArgumentException(
-						"Index name '" + WatchIndex.NAMESPACE + "' is reserved for the built-in namespace index");
-			}
-			ordered.put(name, Objects.requireNonNull(function, () -> "Index function of '" + name + "' is null"));
-		});
-		this.indexNames = ordered.keySet().toArray(new String[0]);
-		this.indexFunctions = ordered.values().toArray(new IndexFunction[0]);
-		this.userIndexes = this.indexNames.length - 1;
-		this.indexNameSet = Collections.unmodifiableSet(new LinkedHashSet<>(ordered.keySet()));
-		this.state = new State<>(new ConcurrentHashMap<>(), newIndices(this.indexNames.length));
+		this.indexers = new Indexers<>(indexes);
+		this.state = new State<>(new ConcurrentHashMap<>(), this.indexers.newIndices());
 	}
 
 	/**
@@ -139,17 +103,8 @@ final class Store<T> {
 	 * @return the store
 	 * @throws IllegalArgumentException if two declarations name the same index of this watch
 	 */
-	@SuppressWarnings("unchecked")
 	static <T> Store<T> forWatch(String watch, Collection<? extends WatchIndex<?>> declarations) {
-		Map<String, IndexFunction<? super T>> indexes = new LinkedHashMap<>();
-		for (WatchIndex<?> declaration : declarations) {
-			if (declaration.watch().equals(watch)
-					&& indexes.put(declaration.name(), (IndexFunction<? super T>) declaration.function()) != null) {
-				throw new IllegalArgumentException(
-						"Index '" + declaration.name() + "' of watch '" + watch + "' is declared more than once");
-			}
-		}
-		return new Store<>(indexes);
+		return new Store<>(Indexers.declaredFor(watch, declarations));
 	}
 
 	// ---------------------------------------------------------------- entries and results
@@ -167,14 +122,12 @@ final class Store<T> {
 		private final T object;
 
 		/**
-		 * What the object is filed under in the user indexes, or {@code null} for nothing (always,
-		 * without user indexes). With one user index, that index's slot; with several, an
-		 * {@code Object[]} of slots, one per user index. A slot is {@code null} (no value), a
-		 * {@code String} (one value), a {@code String[]} (several distinct values) or
-		 * {@link #FAILED}. The field costs nothing with compressed pointers: the object is 24
-		 * bytes with it or without it.
+		 * What the object is filed under in the user indexes, read and built by
+		 * {@link IndexSlots} only; {@code null} for nothing (always, without user indexes). The
+		 * field costs nothing with compressed pointers: the object is 24 bytes with it or without
+		 * it.
 		 */
-		private final Object filed;
+		private final @Nullable Object filed;
 
 		/**
 		 * Creates an entry.
@@ -185,7 +138,7 @@ final class Store<T> {
 			this(meta, object, null);
 		}
 
-		private Entry(ObjectMeta meta, T object, Object filed) {
+		private Entry(ObjectMeta meta, T object, @Nullable Object filed) {
 			this.meta = meta;
 			this.object = object;
 			this.filed = filed;
@@ -290,28 +243,19 @@ final class Store<T> {
 			this.lock.writeLock().lock();
 			try {
 				current.items.put(key, entry);
-				HashMap<String, Object>[] indices = current.indices;
+				StoreIndex[] indices = current.indices;
 				String namespace = namespaceValue(meta);
 				if (old == null) {
-					file(indices[0], namespace, key);
+					indices[0].file(namespace, key);
 				}
 				else {
 					String oldNamespace = namespaceValue(old.meta());
 					if (!oldNamespace.equals(namespace)) {
-						unfile(indices[0], oldNamespace, key);
-						file(indices[0], namespace, key);
+						indices[0].unfile(oldNamespace, key);
+						indices[0].file(namespace, key);
 					}
 				}
-				if (this.userIndexes > 0) {
-					Object before = filed(old);
-					Object after = filed(entry);
-					for (int i = 1; i <= this.userIndexes; i++) {
-						Object beforeSlot = slot(before, i);
-						Object afterSlot = slot(after, i);
-						apply(indices[i], beforeSlot, afterSlot, key, false);
-						apply(indices[i], afterSlot, beforeSlot, key, true);
-					}
-				}
+				this.indexers.refile(indices, filed(old), entry.filed, key);
 			}
 			finally {
 				this.lock.writeLock().unlock();
@@ -340,12 +284,9 @@ final class Store<T> {
 			this.lock.writeLock().lock();
 			try {
 				current.items.remove(key);
-				HashMap<String, Object>[] indices = current.indices;
-				unfile(indices[0], namespaceValue(old.meta()), key);
-				Object filed = filed(old);
-				for (int i = 1; i <= this.userIndexes; i++) {
-					apply(indices[i], slot(filed, i), null, key, false);
-				}
+				StoreIndex[] indices = current.indices;
+				indices[0].unfile(namespaceValue(old.meta()), key);
+				this.indexers.unfile(indices, old.filed, key);
 			}
 			finally {
 				this.lock.writeLock().unlock();
@@ -387,7 +328,7 @@ final class Store<T> {
 			List<Entry<T>> added = new ArrayList<>();
 			List<Update<T>> modified = new ArrayList<>();
 			int unchanged = 0;
-			HashMap<String, Object>[] indices = newIndices(this.indexNames.length);
+			StoreIndex[] indices = this.indexers.newIndices();
 			if (namespace != null) {
 				// the other namespaces' objects stay, filed again into the new indices as they were
 				for (Entry<T> kept : current.items.values()) {
@@ -409,7 +350,7 @@ final class Store<T> {
 				Entry<T> old = current.items.get(key);
 				Entry<T> entry;
 				if (old != null && sameVersion(old.meta(), meta)) {
-					entry = hasFailure(old) ? newEntry(old.meta(), old.object(), key) : old;
+					entry = this.indexers.hasFailure(old.filed) ? newEntry(old.meta(), old.object(), key) : old;
 					unchanged++;
 				}
 				else {
@@ -452,12 +393,9 @@ final class Store<T> {
 	 * Files an entry in the namespace index and its values in every user index, under the key
 	 * instance the map holds (one string per object, not one more per index).
 	 */
-	private void fileAll(HashMap<String, Object>[] indices, Entry<T> entry, String key) {
-		file(indices[0], namespaceValue(entry.meta()), key);
-		Object filed = filed(entry);
-		for (int j = 1; j <= this.userIndexes; j++) {
-			apply(indices[j], slot(filed, j), null, key, true);
-		}
+	private void fileAll(StoreIndex[] indices, Entry<T> entry, String key) {
+		indices[0].file(namespaceValue(entry.meta()), key);
+		this.indexers.file(indices, entry.filed, key);
 	}
 
 	/**
@@ -468,8 +406,7 @@ final class Store<T> {
 	int countIn(String namespace) {
 		this.lock.readLock().lock();
 		try {
-			Object slot = this.state.indices[0].get(namespace);
-			return (slot == null) ? 0 : (slot instanceof String) ? 1 : ((Collection<?>) slot).size();
+			return this.state.indices[0].count(namespace);
 		}
 		finally {
 			this.lock.readLock().unlock();
@@ -484,6 +421,11 @@ final class Store<T> {
 		this.synced = synced;
 	}
 
+	@Override
+	public boolean hasSynced() {
+		return this.synced.getAsBoolean();
+	}
+
 	// ---------------------------------------------------------------- reads
 
 	/**
@@ -491,7 +433,8 @@ final class Store<T> {
 	 * @param key the key
 	 * @return the object, or {@code null}
 	 */
-	public T get(String key) {
+	@Override
+	public @Nullable T get(String key) {
 		Entry<T> entry = this.state.items.get(key);
 		return (entry != null) ? entry.object() : null;
 	}
@@ -519,6 +462,7 @@ final class Store<T> {
 	 * The number of cached objects.
 	 * @return the size
 	 */
+	@Override
 	public int size() {
 		return this.state.items.size();
 	}
@@ -555,8 +499,9 @@ final class Store<T> {
 	 * The names of the indexes, the built-in {@value WatchIndex#NAMESPACE} index first.
 	 * @return the names, unmodifiable
 	 */
+	@Override
 	public Set<String> indexNames() {
-		return this.indexNameSet;
+		return this.indexers.names();
 	}
 
 	/**
@@ -566,10 +511,10 @@ final class Store<T> {
 	 * @throws IllegalArgumentException for an unknown index
 	 */
 	public Set<String> indexValues(String indexName) {
-		int i = indexOf(indexName);
+		int i = this.indexers.indexOf(indexName);
 		this.lock.readLock().lock();
 		try {
-			return Set.copyOf(this.state.indices[i].keySet());
+			return this.state.indices[i].values();
 		}
 		finally {
 			this.lock.readLock().unlock();
@@ -583,7 +528,7 @@ final class Store<T> {
 	 * @return the count
 	 */
 	public long indexFailures() {
-		return this.indexFailures;
+		return this.indexers.failures();
 	}
 
 	/**
@@ -591,7 +536,7 @@ final class Store<T> {
 	 * @return the failure, or {@code null} if none failed
 	 */
 	public WatchStatus.IndexFailure lastIndexFailure() {
-		return this.lastIndexFailure;
+		return this.indexers.lastFailure();
 	}
 
 	/**
@@ -605,138 +550,21 @@ final class Store<T> {
 	// ---------------------------------------------------------------- internals
 
 	/**
-	 * The content: the map and, per index, value -> key (a {@code String} when a single key is
-	 * filed under the value, else a {@code HashSet<String>}). The map is concurrent so that
-	 * single-key reads need no lock; the indices are read under the read lock only. A relist
+	 * The content: the map and its indexes, the namespace index first. The map is concurrent so
+	 * that single-key reads need no lock; the indexes are read under the read lock only. A relist
 	 * builds a new State and swaps it in.
 	 */
-	private record State<T>(ConcurrentHashMap<String, Entry<T>> items, HashMap<String, Object>[] indices) {
-	}
-
-	@SuppressWarnings("unchecked")
-	private static HashMap<String, Object>[] newIndices(int count) {
-		HashMap<String, Object>[] indices = new HashMap[count];
-		for (int i = 0; i < count; i++) {
-			indices[i] = new HashMap<>();
-		}
-		return indices;
+	private record State<T>(ConcurrentHashMap<String, Entry<T>> items, StoreIndex[] indices) {
 	}
 
 	/** Creates the entry of an object, calling the user index functions; on the writing thread. */
 	private Entry<T> newEntry(ObjectMeta meta, T object, String key) {
-		if (this.userIndexes == 0) {
-			return new Entry<>(meta, object);
-		}
-		Object filed;
-		if (this.userIndexes == 1) {
-			filed = computeSlot(1, object, meta, key);
-		}
-		else {
-			Object[] slots = null;
-			for (int i = 1; i <= this.userIndexes; i++) {
-				Object slot = computeSlot(i, object, meta, key);
-				if (slot != null) {
-					if (slots == null) {
-						slots = new Object[this.userIndexes];
-					}
-					slots[i - 1] = slot;
-				}
-			}
-			filed = slots;
-		}
-		return new Entry<>(meta, object, filed);
-	}
-
-	/**
-	 * The values of an object in one user index, as a slot: {@code null}, a {@code String}, a
-	 * {@code String[]} of distinct values, or {@link #FAILED}, recorded.
-	 */
-	private Object computeSlot(int index, T object, ObjectMeta meta, String key) {
-		try {
-			Collection<String> computed = this.indexFunctions[index].values(object, meta);
-			if (computed == null || computed.isEmpty()) {
-				return null;
-			}
-			String[] values = new String[computed.size()];
-			int count = 0;
-			for (String value : computed) {
-				if (value == null) {
-					return failed(index, key, NULL_VALUE_ERROR);
-				}
-				if (!contains(values, count, value)) {
-					values[count++] = value;
-				}
-			}
-			if (count <= 1) {
-				return (count == 1) ? values[0] : null;
-			}
-			return (count == values.length) ? values : Arrays.copyOf(values, count);
-		}
-		catch (RuntimeException | LinkageError | StackOverflowError ex) {
-			// the class name only: a message may hold values of the object
-			return failed(index, key, ex.getClass().getName());
-		}
-	}
-
-	/** Records a failure; under the writer mutex. */
-	private Object failed(int index, String key, String error) {
-		this.lastIndexFailure = new WatchStatus.IndexFailure(this.indexNames[index], key, error);
-		this.indexFailures = this.indexFailures + 1; // after the failure, for readers of both
-		return FAILED;
+		return new Entry<>(meta, object, this.indexers.filed(object, meta, key));
 	}
 
 	/** What an entry is filed under in the user indexes (see {@link Entry#filed}). */
-	private static Object filed(Entry<?> entry) {
+	private static @Nullable Object filed(@Nullable Entry<?> entry) {
 		return (entry != null) ? entry.filed : null;
-	}
-
-	/** The slot of one user index (1-based, as in {@link #indexNames}) in what was filed. */
-	private Object slot(Object filed, int index) {
-		if (filed == null || this.userIndexes == 1) {
-			return filed;
-		}
-		return ((Object[]) filed)[index - 1];
-	}
-
-	private boolean hasFailure(Entry<T> entry) {
-		Object filed = filed(entry);
-		for (int i = 1; i <= this.userIndexes && filed != null; i++) {
-			if (slot(filed, i) == FAILED) {
-				return true;
-			}
-		}
-		return false;
-	}
-
-	/** Files, or unfiles, a key under each value of a slot that another slot lacks. */
-	private static void apply(HashMap<String, Object> index, Object slot, Object except, String key, boolean file) {
-		if (slot instanceof String value) {
-			applyValue(index, value, except, key, file);
-		}
-		else if (slot instanceof String[] values) {
-			for (String value : values) {
-				applyValue(index, value, except, key, file);
-			}
-		}
-	}
-
-	private static void applyValue(HashMap<String, Object> index, String value, Object except, String key,
-			boolean file) {
-		if (!contains(except, value)) {
-			if (file) {
-				file(index, value, key);
-			}
-			else {
-				unfile(index, value, key);
-			}
-		}
-	}
-
-	private static boolean contains(Object slot, String value) {
-		if (slot instanceof String single) {
-			return single.equals(value);
-		}
-		return (slot instanceof String[] values) && contains(values, values.length, value);
 	}
 
 	private static String namespaceValue(ObjectMeta meta) {
@@ -744,62 +572,9 @@ final class Store<T> {
 		return (namespace != null) ? namespace : "";
 	}
 
-	private static boolean contains(String[] values, int count, String value) {
-		for (int i = 0; i < count; i++) {
-			if (values[i].equals(value)) {
-				return true;
-			}
-		}
-		return false;
-	}
-
-	@SuppressWarnings("unchecked")
-	private static void file(HashMap<String, Object> index, String value, String key) {
-		Object current = index.get(value);
-		if (current == null) {
-			index.put(value, key);
-		}
-		else if (current instanceof String single) {
-			if (!single.equals(key)) {
-				HashSet<String> keys = new HashSet<>(4);
-				keys.add(single);
-				keys.add(key);
-				index.put(value, keys);
-			}
-		}
-		else {
-			((HashSet<String>) current).add(key);
-		}
-	}
-
-	@SuppressWarnings("unchecked")
-	private static void unfile(HashMap<String, Object> index, String value, String key) {
-		Object current = index.get(value);
-		if (current instanceof String single) {
-			if (single.equals(key)) {
-				index.remove(value);
-			}
-		}
-		else if (current != null) {
-			HashSet<String> keys = (HashSet<String>) current;
-			keys.remove(key);
-			if (keys.size() == 1) {
-				index.put(value, keys.iterator().next());
-			}
-			else if (keys.isEmpty()) {
-				index.remove(value);
-			}
-		}
-	}
-
-	private int indexOf(String indexName) {
-		for (int i = 0; i < this.indexNames.length; i++) {
-			if (this.indexNames[i].equals(indexName)) {
-				return i;
-			}
-		}
-		throw new IllegalArgumentException(
-				"No index named '" + indexName + "'; the indexes are " + this.indexNameSet);
+	@Override
+	public int indexOf(String indexName) {
+		return this.indexers.indexOf(indexName);
 	}
 
 	private static boolean sameVersion(ObjectMeta cached, ObjectMeta listed) {
@@ -811,37 +586,18 @@ final class Store<T> {
 		return list.isEmpty() ? List.of() : Collections.unmodifiableList(list);
 	}
 
-	/** Objects filed under one value of one index; call under the read lock. */
-	@SuppressWarnings("unchecked")
-	private List<T> filed(State<T> current, int index, String value, LabelSelector selector) {
-		Object filed = current.indices[index].get(value);
-		if (filed == null) {
-			return List.of();
-		}
-		if (filed instanceof String single) {
-			T object = select(current, single, selector);
-			return (object != null) ? List.of(object) : List.of();
-		}
-		HashSet<String> keys = (HashSet<String>) filed;
-		List<T> objects = new ArrayList<>(keys.size());
-		for (String key : keys) {
-			T object = select(current, key, selector);
-			if (object != null) {
-				objects.add(object);
-			}
-		}
-		return immutable(objects);
-	}
-
-	private T select(State<T> current, String key, LabelSelector selector) {
-		Entry<T> entry = current.items.get(key);
+	/** The object under a key if the selector matches its labels, else {@code null}. */
+	private static <T> @Nullable T select(ConcurrentHashMap<String, Entry<T>> items, LabelSelector selector,
+			String key) {
+		Entry<T> entry = items.get(key);
 		if (entry == null) {
 			return null; // cannot happen: writers unfile what they filed; a read never throws for it
 		}
 		return selector.matches(entry.meta().labels()) ? entry.object() : null;
 	}
 
-	private List<T> listAll(LabelSelector selector) {
+	@Override
+	public List<T> listAll(LabelSelector selector) {
 		this.lock.readLock().lock();
 		try {
 			Collection<Entry<T>> entries = this.state.items.values();
@@ -858,77 +614,16 @@ final class Store<T> {
 		}
 	}
 
-	private List<T> listFiled(int index, String value, LabelSelector selector) {
+	@Override
+	public List<T> listFiled(int index, String value, LabelSelector selector) {
 		this.lock.readLock().lock();
 		try {
-			return filed(this.state, index, value, selector);
+			State<T> current = this.state;
+			return current.indices[index].read(value, current.items, selector, Store::select);
 		}
 		finally {
 			this.lock.readLock().unlock();
 		}
-	}
-
-	private final class StoreLister implements Lister<T> {
-
-		@Override
-		public Optional<T> get(String namespace, String name) {
-			return Optional.ofNullable(Store.this.get(ObjectMeta.key(namespace, name)));
-		}
-
-		@Override
-		public Optional<T> get(String key) {
-			return Optional.ofNullable(Store.this.get(key));
-		}
-
-		@Override
-		public List<T> list() {
-			return listAll(LabelSelector.everything());
-		}
-
-		@Override
-		public List<T> list(String namespace) {
-			return list(namespace, null);
-		}
-
-		@Override
-		public List<T> list(String namespace, String labelSelector) {
-			LabelSelector selector = LabelSelector.parse(labelSelector);
-			if (namespace == null || namespace.isEmpty()) {
-				return listAll(selector);
-			}
-			return listFiled(0, namespace, selector);
-		}
-
-		@Override
-		public List<T> listByLabels(String labelSelector) {
-			return listAll(LabelSelector.parse(labelSelector));
-		}
-
-		@Override
-		public List<T> byIndex(String indexName, String indexedValue) {
-			return listFiled(indexOf(indexName), indexedValue, LabelSelector.everything());
-		}
-
-		@Override
-		public Set<String> indexNames() {
-			return Store.this.indexNameSet;
-		}
-
-		@Override
-		public int size() {
-			return Store.this.size();
-		}
-
-		@Override
-		public boolean hasSynced() {
-			return Store.this.synced.getAsBoolean();
-		}
-
-		@Override
-		public String toString() {
-			return "Lister[" + Store.this.size() + " objects, indexes " + Store.this.indexNameSet + "]";
-		}
-
 	}
 
 }
