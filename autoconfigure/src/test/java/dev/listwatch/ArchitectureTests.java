@@ -18,6 +18,8 @@ import com.tngtech.archunit.library.dependencies.SliceAssignment;
 import com.tngtech.archunit.library.dependencies.SliceIdentifier;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -43,6 +45,14 @@ class ArchitectureTests {
 	void packagesAreFreeOfCycles() {
 		// the root package (the public contract) is a slice of its own, like every station
 		slices().assignedFrom(new PackageSlices()).should().beFreeOfCycles().check(classes);
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "dev.listwatch.autoconfigure", "dev.listwatch.informer", "dev.listwatch.client" })
+	void classesOfAPackageAreFreeOfCycles(String packageName) {
+		// a class that calls back into the class that calls it is one room with two doors: a change to
+		// either needs both read; nested classes belong to the class they are written in
+		slices().assignedFrom(new ClassSlices(packageName)).should().beFreeOfCycles().check(classes);
 	}
 
 	@Test
@@ -125,6 +135,34 @@ class ArchitectureTests {
 		@Override
 		public String getDescription() {
 			return "packages of " + String.join(".", ROOT);
+		}
+
+	}
+
+	/** A slice per top-level class of one package, its nested classes included. */
+	private static final class ClassSlices implements SliceAssignment {
+
+		private final String packageName;
+
+		ClassSlices(String packageName) {
+			this.packageName = packageName;
+		}
+
+		@Override
+		public SliceIdentifier getIdentifierOf(JavaClass javaClass) {
+			if (!javaClass.getPackageName().equals(this.packageName)) {
+				return SliceIdentifier.ignore();
+			}
+			JavaClass topLevel = javaClass;
+			while (topLevel.getEnclosingClass().isPresent()) {
+				topLevel = topLevel.getEnclosingClass().get();
+			}
+			return SliceIdentifier.of(topLevel.getSimpleName());
+		}
+
+		@Override
+		public String getDescription() {
+			return "classes of " + this.packageName;
 		}
 
 	}
