@@ -2,13 +2,10 @@ package dev.listwatch.informer;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ScheduledFuture;
@@ -16,12 +13,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
-import java.util.stream.Collectors;
 
 import dev.listwatch.Lister;
 import dev.listwatch.ListerWatcher;
 import dev.listwatch.ObjectList.Item;
-import dev.listwatch.ObjectMeta;
 import dev.listwatch.Resource;
 import dev.listwatch.UnbindableObject;
 import dev.listwatch.WatchEvent;
@@ -92,9 +87,15 @@ public final class Informer<T> implements SmartLifecycle {
 
 	private final InformerOptions options;
 
-	private final InformerFactory runtime;
+	private final InformerRuntime runtime;
 
-	private final Dispatcher dispatcher;
+	/** Its idle check, registered with the runtime while it runs. */
+	private final Runnable idleCheck = this::checkIdle;
+
+	private final Listeners<T> listeners;
+
+	/** Writes the cache and queues the events; under {@link #changes}. */
+	private final CacheWriter<T> writer;
 
 	private final ReentrantLock lifecycle = new ReentrantLock();
 
@@ -105,30 +106,16 @@ public final class Informer<T> implements SmartLifecycle {
 	 */
 	private final ReentrantLock changes = new ReentrantLock();
 
-	private final List<Listener<T>> listeners = new CopyOnWriteArrayList<>();
-
-	/** Whether a reflector's event is being applied, so that what it publishes may be held; under {@link #changes}. */
-	private boolean holding;
-
-	/** Whether the watch's first sync was announced ({@link WatchSyncedEvent}); under {@link #changes}. */
-	private boolean syncAnnounced;
-
 	/**
 	 * When set, the informer runs only while it holds, each run from a fresh sync (see
 	 * {@link #runOnlyWhen}); {@code null} for an informer that runs when started.
 	 */
 	private volatile @Nullable BooleanSupplier runCondition;
 
-	/** The objects the server has that the watch cannot hold, by key. */
-	private final Map<String, UnbindableObject> unbindable = new ConcurrentHashMap<>();
-
 	private volatile Run current;
 
 	/** The run stopped last, until a start has seen it finish. */
 	private Run previous;
-
-	/** The index failures of the store already logged; written by the reflector's thread only. */
-	private long indexFailuresLogged;
 
 	/**
 	 * Makes an informer; {@link InformerFactory#informer} is the public way.
@@ -141,7 +128,7 @@ public final class Informer<T> implements SmartLifecycle {
 	 * @param runtime the shared threads, clock and publisher
 	 */
 	Informer(String watch, Class<T> type, Map<@Nullable String, ListerWatcher<T>> listerWatchers, Store<T> store,
-			InformerOptions options, InformerFactory runtime) {
+			InformerOptions options, InformerRuntime runtime) {
 		if (listerWatchers.isEmpty()) {
 			throw new IllegalArgumentException("Watch " + watch + " has nothing to list and watch");
 		}
@@ -155,7 +142,8 @@ public final class Informer<T> implements SmartLifecycle {
 				new ReflectorStatus(runtime.clock(), runtime.ticker()))));
 		this.feeds = List.copyOf(feeds);
 		store.syncedBy(this::hasSynced);
-		this.dispatcher = new Dispatcher(watch, runtime.dispatchExecutor(), runtime.publisher(), runtime.ticker());
+		this.listeners = new Listeners<>(watch, runtime);
+		this.writer = new CacheWriter<>(this, watch, type, store, this.listeners, this::hasSynced);
 	}
 
 	/**
@@ -233,51 +221,19 @@ public final class Informer<T> implements SmartLifecycle {
 				this.options.idleTimeout(), this.options.resyncs() ? this.options.resyncPeriod() : null,
 				this.options.autoStartup(), namespaces);
 		boolean running = isRunning();
-		List<UnbindableObject> unbindable = unbindable();
+		List<UnbindableObject> unbindable = this.writer.unbindable();
 		WatchStatus whole = this.feeds.get(0).status.snapshot(this.watch, watched, running, this.store.size(),
-				this.dispatcher.backlog() + listenerBacklog(), this.dispatcher.failures() + listenerFailures(),
-				this.store.indexFailures(), this.store.lastIndexFailure(), unbindable, stall());
+				this.listeners.backlog(), this.listeners.failures(), this.store.indexFailures(),
+				this.store.lastIndexFailure(), unbindable, this.listeners.stall());
 		if (namespaces.isEmpty()) {
 			return whole;
 		}
 		Map<String, WatchStatus> byNamespace = new LinkedHashMap<>();
 		for (Feed<T> feed : this.feeds) {
-			String namespace = feed.namespace;
-			WatchStatus.Watched one = new WatchStatus.Watched(feed.listerWatcher.resource(), watched.labelSelector(),
-					watched.fieldSelector(), watched.type(), watched.indexNames(), watched.idleTimeout(),
-					watched.resyncPeriod(), watched.autoStartup(), List.of());
-			byNamespace.put(namespace, feed.status.snapshot(this.watch, one, running, this.store.countIn(namespace), 0,
-					0, 0, null, unbindable.stream().filter((object) -> namespace.equals(object.meta().namespace())).toList()));
+			byNamespace.put(feed.namespace,
+					feed.snapshotInSet(this.watch, watched, running, this.store.countIn(feed.namespace), unbindable));
 		}
 		return ReflectorStatus.combine(this.watch, watched, byNamespace, whole);
-	}
-
-	/** The longest stall of this informer's dispatchers (its own, its listeners'), or {@code null}. */
-	private Dispatcher.@Nullable Stall stall() {
-		Dispatcher.Stall longest = this.dispatcher.stall();
-		for (Listener<T> listener : this.listeners) {
-			Dispatcher.Stall stall = listener.dispatcher.stall();
-			if (stall != null && (longest == null || stall.sinceNanos() < longest.sinceNanos())) {
-				longest = stall;
-			}
-		}
-		return longest;
-	}
-
-	private int listenerBacklog() {
-		int backlog = 0;
-		for (Listener<T> listener : this.listeners) {
-			backlog += listener.dispatcher.backlog();
-		}
-		return backlog;
-	}
-
-	private long listenerFailures() {
-		long failures = 0;
-		for (Listener<T> listener : this.listeners) {
-			failures += listener.dispatcher.failures();
-		}
-		return failures;
 	}
 
 	/**
@@ -306,16 +262,6 @@ public final class Informer<T> implements SmartLifecycle {
 	 */
 	public void runOnlyWhen(BooleanSupplier condition) {
 		this.runCondition = condition;
-	}
-
-	/** The objects the server has that this watch cannot hold, in key order. */
-	private List<UnbindableObject> unbindable() {
-		if (this.unbindable.isEmpty()) {
-			return List.of();
-		}
-		List<UnbindableObject> objects = new ArrayList<>(this.unbindable.values());
-		objects.sort(Comparator.comparing(UnbindableObject::key));
-		return objects;
 	}
 
 	/**
@@ -348,26 +294,13 @@ public final class Informer<T> implements SmartLifecycle {
 	 * @return the registration, to remove it and to know when it has received the initial list
 	 */
 	public Registration addListener(Consumer<? super ResourceEvent<T>> listener) {
-		Listener<T> added = new Listener<>(this, listener);
 		this.changes.lock();
 		try {
-			if (!isRunning()) {
-				// paused before anything is queued, so that nothing reaches it while stopped
-				added.dispatcher.pause();
-			}
-			for (Store.Entry<T> entry : this.store.entries()) {
-				added.dispatcher.enqueue(new ResourceEvent<>(this, this.watch, ResourceEvent.Type.ADDED, entry.object(),
-						null, entry.meta(), true, false, this.type));
-			}
-			if (this.syncAnnounced) {
-				added.dispatcher.enqueueAfterAll(new WatchSyncedEvent(this, this.watch, this.store.size()));
-			}
-			this.listeners.add(added);
+			return new Listener(this.writer.subscribe(listener, isRunning()));
 		}
 		finally {
 			this.changes.unlock();
 		}
-		return added;
 	}
 
 	@Override
@@ -388,7 +321,7 @@ public final class Informer<T> implements SmartLifecycle {
 				this.changes.lock();
 				try {
 					// this run announces its own sync
-					this.syncAnnounced = false;
+					this.writer.forgetSync();
 				}
 				finally {
 					this.changes.unlock();
@@ -396,26 +329,11 @@ public final class Informer<T> implements SmartLifecycle {
 			}
 			Run run = new Run(this.feeds.size());
 			for (Feed<T> feed : this.feeds) {
-				String name = (feed.namespace != null) ? this.watch + "[" + feed.namespace + "]" : this.watch;
-				Reflector<T> reflector = new Reflector<>(name, feed.listerWatcher, run.handler(feed), this.options,
+				Reflector<T> reflector = new Reflector<>(feed.name(this.watch), feed.listerWatcher, run.handler(feed), this.options,
 						// java.util.Random: thread-safe and loaded already (RandomGenerator.getDefault()
 						// loads every generator the JDK has to pick one)
 						this.runtime.ticker(), new Random(), feed.status);
-				if (condition != null && feed.status.hasSynced()) {
-					// each run from a fresh sync: a list no older than the cache, and its difference
-					feed.status.syncAfresh();
-					feed.freshSync = true;
-					reflector.relistNoOlderThan(feed.status.lastResourceVersion());
-				}
-				else if (feed.status.hasSynced() && !feed.resyncPending) {
-					// started again after a stop: the cache is whole up to the last resourceVersion the
-					// reflector handed on, so a watch from there brings what changed meanwhile, without a list
-					reflector.resumeFrom(feed.status.lastResourceVersion());
-				}
-				else if (feed.status.hasSynced()) {
-					// a resync was pending: list, but never older than what the cache holds
-					reflector.relistNoOlderThan(feed.status.lastResourceVersion());
-				}
+				feed.startsFrom(reflector, condition != null);
 				run.reflectors.add(reflector);
 			}
 			if (condition != null && !condition.getAsBoolean()) {
@@ -428,12 +346,11 @@ public final class Informer<T> implements SmartLifecycle {
 				run.resync = this.runtime.every("Resync of watch " + this.watch, run::resync,
 						this.options.resyncPeriod());
 			}
-			this.runtime.register(this);
+			this.runtime.addIdleCheck(this.idleCheck);
 			for (int i = 0; i < this.feeds.size(); i++) {
 				Feed<T> feed = this.feeds.get(i);
 				Reflector<T> reflector = run.reflectors.get(i);
-				String thread = (feed.namespace != null) ? this.watch + "-" + feed.namespace : this.watch;
-				this.runtime.startWatchThread(thread, () -> {
+				this.runtime.startWatchThread(feed.threadName(this.watch), () -> {
 					try {
 						reflector.run();
 					}
@@ -484,7 +401,7 @@ public final class Informer<T> implements SmartLifecycle {
 		try {
 			run = this.current;
 			if (run != null) {
-				this.runtime.unregister(this);
+				this.runtime.removeIdleCheck(this.idleCheck);
 				setCurrent(null);
 				// a start from now on waits for this run's threads before it resumes
 				this.previous = run;
@@ -512,10 +429,8 @@ public final class Informer<T> implements SmartLifecycle {
 				for (Feed<T> feed : this.feeds) {
 					feed.status.syncAfresh();
 				}
-				this.syncAnnounced = false;
-				for (Listener<T> listener : this.listeners) {
-					listener.synced = false;
-				}
+				this.writer.forgetSync();
+				this.listeners.unsynced();
 			}
 			finally {
 				this.changes.unlock();
@@ -532,17 +447,7 @@ public final class Informer<T> implements SmartLifecycle {
 		this.changes.lock();
 		try {
 			this.current = run;
-			List<Dispatcher> dispatchers = new ArrayList<>();
-			dispatchers.add(this.dispatcher);
-			this.listeners.forEach((listener) -> dispatchers.add(listener.dispatcher));
-			for (Dispatcher dispatcher : dispatchers) {
-				if (run != null) {
-					dispatcher.resume();
-				}
-				else {
-					dispatcher.pause();
-				}
-			}
+			this.listeners.running(run != null);
 		}
 		finally {
 			this.changes.unlock();
@@ -601,151 +506,7 @@ public final class Informer<T> implements SmartLifecycle {
 				reflector.checkIdle();
 			}
 			// a dispatch the executor could not run: its events are not left waiting for the next one
-			this.dispatcher.retry();
-			for (Listener<T> listener : this.listeners) {
-				listener.dispatcher.retry();
-			}
-		}
-	}
-
-	private void replace(Feed<T> feed, List<Item<T>> items, List<UnbindableObject> unbindable, boolean initial) {
-		// after a stop and start the cache is whole already: this is a relist
-		boolean first = initial && !feed.status.hasSynced();
-		if (!unbindable.isEmpty()) {
-			// the server has them: keep the last state that could be held, so none is taken for deleted
-			items = new ArrayList<>(items);
-			for (UnbindableObject object : unbindable) {
-				Store.Entry<T> cached = this.store.entry(object.key());
-				if (cached != null) {
-					items.add(new Item<>(cached.meta(), cached.object()));
-				}
-			}
-		}
-		Store.Diff<T> diff = this.store.replace(items, feed.namespace);
-		reportIndexFailures();
-		if (feed.namespace == null) {
-			this.unbindable.keySet().retainAll(unbindable.stream().map(UnbindableObject::key).toList());
-		}
-		else {
-			Set<String> listed = unbindable.stream().map(UnbindableObject::key).collect(Collectors.toSet());
-			this.unbindable.values()
-				.removeIf((object) -> feed.namespace.equals(object.meta().namespace()) && !listed.contains(object.key()));
-		}
-		for (UnbindableObject object : unbindable) {
-			this.unbindable.put(object.key(), object);
-		}
-		for (Store.Entry<T> added : diff.added()) {
-			publish(ResourceEvent.Type.ADDED, added.object(), null, added.meta(), first, false);
-		}
-		for (Store.Update<T> modified : diff.modified()) {
-			publish(ResourceEvent.Type.MODIFIED, modified.newEntry().object(), modified.oldEntry().object(),
-					modified.newEntry().meta(), first, false);
-		}
-		for (Store.Entry<T> deleted : diff.deleted()) {
-			publish(ResourceEvent.Type.DELETED, deleted.object(), null, deleted.meta(), first, true);
-		}
-		String name = (feed.namespace != null) ? this.watch + "[" + feed.namespace + "]" : this.watch;
-		if (first) {
-			feed.status.markSynced();
-			logger.info("Watch " + name + " synced: " + items.size() + " objects of " + feed.listerWatcher.resource()
-					+ (unbindable.isEmpty() ? "" : "; " + unbindable.size() + " more that it cannot hold"));
-			announceSync();
-		}
-		else {
-			if (!diff.isEmpty()) {
-				logger.info("Watch " + name + " relisted: " + diff.added().size() + " added, "
-						+ diff.modified().size() + " modified, " + diff.deleted().size() + " deleted");
-			}
-			if (feed.freshSync) {
-				// the fresh sync of a run (a leader-only watch's term): synced again, after its difference
-				feed.freshSync = false;
-				feed.status.markSynced();
-				announceSync();
-			}
-		}
-	}
-
-	/** Publishes the {@link WatchSyncedEvent} once every namespace has synced; under {@link #changes}. */
-	private void announceSync() {
-		if (!this.syncAnnounced && hasSynced()) {
-			this.syncAnnounced = true;
-			WatchSyncedEvent synced = new WatchSyncedEvent(this, this.watch, this.store.size());
-			this.dispatcher.enqueueAfterAll(synced);
-			for (Listener<T> listener : this.listeners) {
-				listener.dispatcher.enqueueAfterAll(synced);
-			}
-		}
-	}
-
-	/** Whether a change is one the cache holds already: same resourceVersion, which is never empty. */
-	private static boolean isReplay(ObjectMeta cached, ObjectMeta changed) {
-		String version = changed.resourceVersion();
-		return version != null && !version.isEmpty() && version.equals(cached.resourceVersion());
-	}
-
-	private void apply(WatchEvent<T> event) {
-		ObjectMeta meta = event.meta();
-		switch (event.type()) {
-			case ADDED, MODIFIED -> {
-				if (event.unbindable() != null) {
-					// it exists, in a state the watch cannot hold: keep the last one, publish nothing
-					this.unbindable.put(meta.key(), event.unbindable());
-					return;
-				}
-				if (!this.unbindable.isEmpty()) {
-					this.unbindable.remove(meta.key());
-				}
-				ObjectMeta cached = this.store.meta(meta.key());
-				if (cached != null && isReplay(cached, meta)) {
-					// the same key at the same resourceVersion: a change the cache holds already, sent again
-					// by a watch resumed from before its revision (see Reflector#consume)
-					return;
-				}
-				T old = this.store.upsert(meta, event.object());
-				reportIndexFailures();
-				publish((old == null) ? ResourceEvent.Type.ADDED : ResourceEvent.Type.MODIFIED, event.object(), old,
-						meta, false, false);
-			}
-			case DELETED -> {
-				boolean wasUnbindable = !this.unbindable.isEmpty() && this.unbindable.remove(meta.key()) != null;
-				T old = this.store.delete(meta.key());
-				if (old == null && !wasUnbindable) {
-					// the cache holds nothing under the key: a delete it applied already, sent again by a watch
-					// resumed from before its revision
-					return;
-				}
-				T last = (event.object() != null) ? event.object() : old;
-				if (last != null) {
-					publish(ResourceEvent.Type.DELETED, last, null, meta, false, false);
-				}
-			}
-			default -> {
-			}
-		}
-	}
-
-	private void reportIndexFailures() {
-		long failures = this.store.indexFailures();
-		if (failures != this.indexFailuresLogged) {
-			WatchStatus.IndexFailure last = this.store.lastIndexFailure();
-			logger.warn("Watch " + this.watch + ": index function '" + last.index() + "' failed for " + last.key()
-					+ " with " + last.error() + " (" + (failures - this.indexFailuresLogged)
-					+ " new failures); the object is cached without values in that index");
-			this.indexFailuresLogged = failures;
-		}
-	}
-
-	private void publish(ResourceEvent.Type type, T object, @Nullable T old, ObjectMeta meta, boolean initial,
-			boolean finalStateUnknown) {
-		enqueue(new ResourceEvent<>(this, this.watch, type, object, old, meta, initial, finalStateUnknown, this.type));
-	}
-
-	/** Queues an event for the application's listeners and for each added listener; under {@link #changes}. */
-	private void enqueue(ResourceEvent<T> event) {
-		boolean hold = this.holding;
-		this.dispatcher.enqueue(event, hold);
-		for (Listener<T> listener : this.listeners) {
-			listener.dispatcher.enqueue(event, hold);
+			this.listeners.retry();
 		}
 	}
 
@@ -775,71 +536,34 @@ public final class Informer<T> implements SmartLifecycle {
 
 	}
 
-	/** One namespace's watch of the informer, or the one watch; its status outlives runs. */
-	private static final class Feed<T> {
+	/** The registration of a listener added in code. */
+	private final class Listener implements Registration {
 
-		private final @Nullable String namespace;
+		private final Listeners.Added<T> added;
 
-		private final ListerWatcher<T> listerWatcher;
-
-		private final ReflectorStatus status;
-
-		/** Whether its reflector stopped last with a resync pending (after a failure), which a start must do; under the lifecycle lock. */
-		private boolean resyncPending;
-
-		/** Whether the run under way syncs afresh (see {@link Informer#runOnlyWhen}) and has not yet. */
-		private volatile boolean freshSync;
-
-		Feed(@Nullable String namespace, ListerWatcher<T> listerWatcher, ReflectorStatus status) {
-			this.namespace = namespace;
-			this.listerWatcher = listerWatcher;
-			this.status = status;
-		}
-
-	}
-
-	/** A listener added in code, with its own queue. */
-	private static final class Listener<T> implements Registration {
-
-		private final Informer<T> informer;
-
-		private final Dispatcher dispatcher;
-
-		private volatile boolean synced;
-
-		@SuppressWarnings("unchecked")
-		Listener(Informer<T> informer, Consumer<? super ResourceEvent<T>> listener) {
-			this.informer = informer;
-			this.dispatcher = new Dispatcher(informer.watch, informer.runtime.dispatchExecutor(), (event) -> {
-				if (event instanceof ResourceEvent<?> resourceEvent) {
-					listener.accept((ResourceEvent<T>) resourceEvent);
-				}
-				else if (event instanceof WatchSyncedEvent) {
-					this.synced = true;
-				}
-			}, informer.runtime.ticker());
+		Listener(Listeners.Added<T> added) {
+			this.added = added;
 		}
 
 		@Override
 		public boolean hasSynced() {
-			return this.synced;
+			return this.added.hasSynced();
 		}
 
 		@Override
 		public void remove() {
-			this.informer.changes.lock();
+			Informer.this.changes.lock();
 			try {
-				this.informer.listeners.remove(this);
-				this.dispatcher.pause();
+				Informer.this.listeners.remove(this.added);
 			}
 			finally {
-				this.informer.changes.unlock();
+				Informer.this.changes.unlock();
 			}
 		}
 
 		@Override
 		public String toString() {
-			return "Listener of watch " + this.informer.watch;
+			return "Listener of watch " + Informer.this.watch;
 		}
 
 	}
@@ -875,16 +599,19 @@ public final class Informer<T> implements SmartLifecycle {
 		 * Nothing before the first sync, nothing once stopped.
 		 */
 		void resync() {
+			throughGate(() -> {
+				if (this.open && hasSynced()) {
+					Informer.this.writer.resync();
+				}
+			});
+		}
+
+		/** Runs a write of the cache through the gate, between two changes. */
+		private void throughGate(Runnable write) {
 			this.gate.lock();
 			Informer.this.changes.lock();
 			try {
-				if (!this.open || !hasSynced()) {
-					return;
-				}
-				for (Store.Entry<T> entry : Informer.this.store.entries()) {
-					enqueue(new ResourceEvent<>(Informer.this, Informer.this.watch, ResourceEvent.Type.MODIFIED,
-							entry.object(), entry.object(), entry.meta(), false, false, true, Informer.this.type));
-				}
+				write.run();
 			}
 			finally {
 				Informer.this.changes.unlock();
@@ -898,16 +625,10 @@ public final class Informer<T> implements SmartLifecycle {
 
 				@Override
 				public void replace(List<Item<T>> items, List<UnbindableObject> unbindable, boolean initial) {
-					Run.this.gate.lock();
-					Informer.this.changes.lock();
-					try {
+					throughGate(() -> {
 						ensureOpen();
-						Informer.this.replace(feed, items, unbindable, initial);
-					}
-					finally {
-						Informer.this.changes.unlock();
-						Run.this.gate.unlock();
-					}
+						Informer.this.writer.replace(feed, items, unbindable, initial);
+					});
 				}
 
 				@Override
@@ -917,11 +638,9 @@ public final class Informer<T> implements SmartLifecycle {
 					try {
 						ensureOpen();
 						// what it publishes waits for release(), up to Dispatcher.HOLD events
-						Informer.this.holding = true;
-						Informer.this.apply(event);
+						Informer.this.writer.apply(event, true);
 					}
 					finally {
-						Informer.this.holding = false;
 						Informer.this.changes.unlock();
 						Run.this.gate.unlock();
 					}
@@ -929,10 +648,7 @@ public final class Informer<T> implements SmartLifecycle {
 
 				@Override
 				public void release() {
-					Informer.this.dispatcher.release();
-					for (Listener<T> listener : Informer.this.listeners) {
-						listener.dispatcher.release();
-					}
+					Informer.this.listeners.release();
 				}
 
 			};

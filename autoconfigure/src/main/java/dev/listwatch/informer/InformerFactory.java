@@ -10,27 +10,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executor;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 import dev.listwatch.ListerWatcher;
 import dev.listwatch.WatchIndex;
 import dev.listwatch.event.ResourceEvent;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.ApplicationEvent;
-import org.springframework.core.task.SimpleAsyncTaskExecutor;
 
 /**
  * Makes {@link Informer}s, and holds what they share: the clock, the event publisher, the threads
@@ -46,22 +33,8 @@ import org.springframework.core.task.SimpleAsyncTaskExecutor;
  */
 public final class InformerFactory implements AutoCloseable {
 
-	private static final Log logger = LogFactory.getLog(InformerFactory.class);
-
-	private final Clock clock;
-
-	private final Ticker ticker;
-
-	private final Consumer<ApplicationEvent> publisher;
-
-	private final SimpleAsyncTaskExecutor watchThreads;
-
-	/** Virtual threads (a {@link SimpleAsyncTaskExecutor}) or a pool of platform threads. */
-	private final Executor dispatchThreads;
-
-	private final ScheduledExecutorService watchdog;
-
-	private final List<Informer<?>> informers = new CopyOnWriteArrayList<>();
+	/** The clock, the publisher and the threads its informers share. */
+	private final InformerRuntime runtime;
 
 	private final InformerOptions defaults;
 
@@ -126,28 +99,9 @@ public final class InformerFactory implements AutoCloseable {
 			@Nullable Declarations declarations) {
 		this.defaults = settings.defaults();
 		this.declarations = declarations;
-		this.clock = clock;
-		this.ticker = ticker;
-		this.publisher = publisher;
 		this.virtualThreads = settings.virtualThreads();
-		this.watchThreads = new SimpleAsyncTaskExecutor("listwatch-watch-");
-		this.watchThreads.setVirtualThreads(this.virtualThreads);
-		this.watchThreads.setDaemon(true);
-		if (this.virtualThreads) {
-			SimpleAsyncTaskExecutor dispatch = new SimpleAsyncTaskExecutor("listwatch-dispatch-");
-			dispatch.setVirtualThreads(true);
-			this.dispatchThreads = dispatch;
-		}
-		else {
-			int threads = settings.dispatchThreads();
-			ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS,
-					new LinkedBlockingQueue<>(), daemonThreads("listwatch-dispatch-"));
-			pool.allowCoreThreadTimeOut(true);
-			this.dispatchThreads = pool;
-		}
-		this.watchdog = Executors.newSingleThreadScheduledExecutor(daemonThreads("listwatch-watchdog-"));
-		long period = Math.max(100, settings.watchdogPeriod().toMillis());
-		this.watchdog.scheduleWithFixedDelay(this::checkIdle, period, period, TimeUnit.MILLISECONDS);
+		this.runtime = new InformerRuntime(clock, ticker, publisher, this.virtualThreads, settings.dispatchThreads(),
+				settings.watchdogPeriod());
 	}
 
 	/**
@@ -205,7 +159,7 @@ public final class InformerFactory implements AutoCloseable {
 				throw new IllegalArgumentException("Watch " + watch + ": namespace " + namespace + " is given twice");
 			}
 		}
-		return new Informer<>(watch, type, byNamespace, Store.forWatch(watch, indexes), options, this);
+		return new Informer<>(watch, type, byNamespace, Store.forWatch(watch, indexes), options, this.runtime);
 	}
 
 	/**
@@ -388,68 +342,17 @@ public final class InformerFactory implements AutoCloseable {
 	 * @return the clock
 	 */
 	public Clock clock() {
-		return this.clock;
+		return this.runtime.clock();
 	}
 
-	Ticker ticker() {
-		return this.ticker;
+	/** What its informers share (tests make informers on it directly). */
+	InformerRuntime runtime() {
+		return this.runtime;
 	}
 
-	Consumer<ApplicationEvent> publisher() {
-		return this.publisher;
-	}
-
-	Executor dispatchExecutor() {
-		return this.dispatchThreads;
-	}
-
-	void startWatchThread(String name, Runnable task) {
-		this.watchThreads.execute(() -> {
-			Thread thread = Thread.currentThread();
-			String original = thread.getName();
-			thread.setName("listwatch-" + name);
-			try {
-				task.run();
-			}
-			finally {
-				thread.setName(original);
-			}
-		});
-	}
-
-	void register(Informer<?> informer) {
-		this.informers.add(informer);
-	}
-
-	void unregister(Informer<?> informer) {
-		this.informers.remove(informer);
-	}
-
-	/**
-	 * Runs a task every period on the factory's scheduler thread, until cancelled; a task that
-	 * throws is logged and runs again at the next period.
-	 * @param name what the task is, for the log
-	 * @param task the task, which must be quick
-	 * @param period the period
-	 * @return the schedule, to cancel
-	 */
-	ScheduledFuture<?> every(String name, Runnable task, Duration period) {
-		long millis = Math.max(1, period.toMillis());
-		return this.watchdog.scheduleAtFixedRate(() -> {
-			try {
-				task.run();
-			}
-			catch (RuntimeException ex) {
-				logger.error(name + " failed; it runs again in " + period, ex);
-			}
-		}, millis, millis, TimeUnit.MILLISECONDS);
-	}
-
-	/** Closes every watch that has delivered nothing for its idle timeout. Runs periodically. */
+	/** Closes every watch that has delivered nothing for its idle timeout, as the watchdog does periodically. */
 	void checkIdle() {
-		for (Informer<?> informer : this.informers) {
-			informer.checkIdle();
-		}
+		this.runtime.checkIdle();
 	}
 
 	/**
@@ -461,27 +364,11 @@ public final class InformerFactory implements AutoCloseable {
 		for (Informer<?> informer : this.madeForCode) {
 			informer.stop();
 		}
-		this.watchdog.shutdownNow();
-		// both refuse further tasks once closed
-		if (this.dispatchThreads instanceof ExecutorService pool) {
-			pool.shutdownNow();
-		}
-		else if (this.dispatchThreads instanceof SimpleAsyncTaskExecutor virtual) {
-			virtual.close();
-		}
+		this.runtime.close();
 	}
 
 	private static boolean isSystem(Clock clock) {
 		return Clock.systemUTC().equals(clock.withZone(ZoneOffset.UTC));
-	}
-
-	private static ThreadFactory daemonThreads(String prefix) {
-		AtomicInteger count = new AtomicInteger();
-		return (runnable) -> {
-			Thread thread = new Thread(runnable, prefix + count.incrementAndGet());
-			thread.setDaemon(true);
-			return thread;
-		};
 	}
 
 }

@@ -197,7 +197,7 @@ class InformerTests {
 						Duration.ofMinutes(10), 2.0, 0.0, Duration.ofMinutes(2)), null, true);
 		Script script = new Script().list("10", "a@1");
 		Informer<String> informer = new Informer<>("things", String.class, single(script), store, longBackoff,
-				this.runtime);
+				this.runtime.runtime());
 		this.informers.add(informer);
 		informer.start();
 		assertThat(next(2)).containsExactlyInAnyOrder("ADDED a@1 initial", "SYNCED 1");
@@ -265,7 +265,7 @@ class InformerTests {
 		}, 1, Duration.ofMinutes(1));
 		try {
 			Script script = new Script().list("10", "a@1", "b@1", "c@1");
-			Informer<String> informer = new Informer<>("things", String.class, single(script), new Store<>(), options(), slow);
+			Informer<String> informer = new Informer<>("things", String.class, single(script), new Store<>(), options(), slow.runtime());
 			informer.start();
 			assertThat(listenerBusy.await(10, TimeUnit.SECONDS)).isTrue();
 			await().atMost(WAIT).until(() -> informer.status().backlog() == 3);
@@ -360,7 +360,7 @@ class InformerTests {
 	}
 
 	private Informer<String> informer(String name, Script script) {
-		Informer<String> informer = new Informer<>(name, String.class, single(script), new Store<>(), options(), this.runtime);
+		Informer<String> informer = new Informer<>(name, String.class, single(script), new Store<>(), options(), this.runtime.runtime());
 		this.informers.add(informer);
 		return informer;
 	}
