@@ -24,11 +24,11 @@ final class ConfiguredDeclarations implements InformerFactory.Declarations {
 
 	private final ConfigurableListableBeanFactory beanFactory;
 
-	private final WatchBeanRegistrar registrar;
+	private final ShareableWatches shareable;
 
-	ConfiguredDeclarations(ConfigurableListableBeanFactory beanFactory, WatchBeanRegistrar registrar) {
+	ConfiguredDeclarations(ConfigurableListableBeanFactory beanFactory, ShareableWatches shareable) {
 		this.beanFactory = beanFactory;
-		this.registrar = registrar;
+		this.shareable = shareable;
 	}
 
 	@Override
@@ -63,13 +63,13 @@ final class ConfiguredDeclarations implements InformerFactory.Declarations {
 
 	@Override
 	public @Nullable Informer<?> configured(WatchDeclaration<?> declaration) {
-		String name = this.registrar.configured(declaration);
-		return (name != null) ? this.beanFactory.getBean(name + WatchBeanRegistrar.INFORMER, Informer.class) : null;
+		String name = this.shareable.configured(declaration);
+		return (name != null) ? this.beanFactory.getBean(name + DeclaredWatches.INFORMER, Informer.class) : null;
 	}
 
 	@Override
 	public void made(Informer<?> informer) {
-		String bean = informer.watch() + WatchBeanRegistrar.INFORMER;
+		String bean = informer.watch() + DeclaredWatches.INFORMER;
 		if (this.beanFactory.containsBean(bean)) {
 			throw new IllegalStateException("Watch name '" + informer.watch() + "' is taken: the bean '" + bean
 					+ "' exists. Name the informer declared in code differently.");

@@ -16,9 +16,9 @@ import org.springframework.core.env.Environment;
 import org.springframework.util.StringUtils;
 
 /**
- * The etcd side of a watch declaration ({@code source: etcd}): what {@link WatchBeanRegistrar}
- * asks in its one etcd branch, so that the rest of a watch (its informer, lister, health and meters)
- * is made as for any other.
+ * The etcd side of a watch declaration ({@code source: etcd}): what {@link DeclaredWatches} and
+ * {@link WatchBeans} ask in their one etcd branch each, so that the rest of a watch (its informer,
+ * lister, health and meters) is made as for any other. Depends on none of them.
  */
 final class EtcdWatches {
 
@@ -79,16 +79,15 @@ final class EtcdWatches {
 	}
 
 	/**
-	 * Checks an etcd watch's declaration and finds its Java type.
+	 * Checks an etcd watch's declaration: its key prefix, etcd's endpoints, and none of the
+	 * properties that address an API server resource. Its Java type is loaded after, as for any
+	 * watch ({@link DeclaredWatches#type}).
 	 * @param name the watch's name
 	 * @param watch the declaration
 	 * @param environment where listwatch.etcd.endpoints is looked up
-	 * @param classLoader where to load the type from
-	 * @return the Java type
 	 * @throws WatchDeclarationException when the declaration cannot work
 	 */
-	static Class<?> validate(String name, ListwatchProperties.Watch watch, Environment environment,
-			ClassLoader classLoader) {
+	static void validate(String name, ListwatchProperties.Watch watch, Environment environment) {
 		if (!StringUtils.hasText(watch.getKeyPrefix())) {
 			throw new WatchDeclarationException(name, "key-prefix", "is not set, and the watch's source is etcd",
 					"Set listwatch.watches." + name + ".key-prefix to the etcd key prefix to list and watch, for "
@@ -118,7 +117,6 @@ final class EtcdWatches {
 						null);
 			}
 		});
-		return WatchBeanRegistrar.type(name, watch, classLoader);
 	}
 
 	/**

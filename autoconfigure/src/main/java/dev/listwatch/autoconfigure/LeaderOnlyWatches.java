@@ -177,7 +177,7 @@ final class LeaderOnlyWatches implements ApplicationListener<LeadershipEvent>, S
 	}
 
 	private Informer<?> informer(String watch) {
-		return this.beanFactory.getBean(watch + WatchBeanRegistrar.INFORMER, Informer.class);
+		return this.beanFactory.getBean(watch + DeclaredWatches.INFORMER, Informer.class);
 	}
 
 }

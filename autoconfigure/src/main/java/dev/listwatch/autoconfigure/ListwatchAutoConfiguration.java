@@ -106,7 +106,7 @@ public final class ListwatchAutoConfiguration {
 			ConfigurableListableBeanFactory beanFactory, WatchBeanRegistrar registrar, Environment environment) {
 		Duration idle = properties.getDefaults().getIdleTimeout();
 		Duration period = idle.dividedBy(4);
-		InformerOptions defaults = WatchBeanRegistrar.informerOptions(properties.getDefaults(),
+		InformerOptions defaults = DeclaredWatches.informerOptions(properties.getDefaults(),
 				new ListwatchProperties.Watch());
 		// virtual threads as Boot's own executors have them: spring.threads.virtual.enabled on Java 21+
 		InformerFactory.Settings settings = new InformerFactory.Settings(
@@ -114,7 +114,7 @@ public final class ListwatchAutoConfiguration {
 				(period.compareTo(Duration.ofSeconds(5)) > 0) ? Duration.ofSeconds(5) : period,
 				Threading.VIRTUAL.isActive(environment), defaults);
 		return new InformerFactory(Clock.systemUTC(), publisher::publishEvent, settings,
-				new ConfiguredDeclarations(beanFactory, registrar));
+				new ConfiguredDeclarations(beanFactory, registrar.shareable()));
 	}
 
 	@Bean

@@ -1,16 +1,16 @@
 package dev.listwatch.autoconfigure;
 
-import java.lang.ref.WeakReference;
-import java.util.Collections;
-import java.util.LinkedHashMap;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.WeakHashMap;
+import java.util.TreeSet;
 
 import dev.listwatch.Lister;
 import dev.listwatch.ListerWatcher;
+import dev.listwatch.WatchIndex;
 import dev.listwatch.informer.Informer;
+import dev.listwatch.informer.InformerFactory;
+import dev.listwatch.informer.InformerOptions;
 import dev.listwatch.informer.WatchDeclaration;
 import org.jspecify.annotations.Nullable;
 
@@ -19,12 +19,8 @@ import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConstructorArgumentValues;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.beans.factory.support.RootBeanDefinition;
-import org.springframework.boot.context.properties.bind.Bindable;
-import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.core.ResolvableType;
-import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.Environment;
-import org.springframework.core.env.PropertySource;
 
 /**
  * The static factory methods behind the beans of a watch declared under
@@ -33,7 +29,8 @@ import org.springframework.core.env.PropertySource;
  * simple types, everything else is injected, so that Spring's ahead-of-time engine can write the
  * registration as code: the AOT-processed application then registers the same beans without
  * {@link WatchBeanRegistrar} registering them again. Each method reads the watch's declaration
- * from the environment when the bean is made.
+ * from the environment when the bean is made, through {@link DeclaredWatches} as the registrar
+ * does; nothing here calls back into the registrar.
  */
 final class WatchBeans {
 
@@ -104,7 +101,7 @@ final class WatchBeans {
 	 */
 	static ListerWatcher<?> listerWatcher(String name, ConfigurableListableBeanFactory beanFactory,
 			Environment environment) {
-		Resolved watch = resolve(name, environment);
+		DeclaredWatches.Resolved watch = resolve(name, environment);
 		if (watch.declaration() == null) {
 			return EtcdWatches.listerWatcher(beanFactory, watch.properties(), watch.type()).get();
 		}
@@ -124,9 +121,9 @@ final class WatchBeans {
 	 */
 	static Informer<?> informer(String name, boolean shared, ConfigurableListableBeanFactory beanFactory,
 			Environment environment) {
-		Resolved watch = resolve(name, environment);
-		return WatchBeanRegistrar.informer(beanFactory, name, watch.properties(), watch.type(), watch.declaration(),
-				shared, Set.copyOf(Bound.of(environment).enabled().keySet()));
+		DeclaredWatches.Resolved watch = resolve(name, environment);
+		return newInformer(beanFactory, name, watch.properties(), watch.type(), watch.declaration(), shared,
+				Set.copyOf(DeclaredWatches.Bound.of(environment).enabled().keySet()));
 	}
 
 	/**
@@ -136,51 +133,60 @@ final class WatchBeans {
 	 * @return the lister
 	 */
 	static Lister<?> lister(String name, ConfigurableListableBeanFactory beanFactory) {
-		return beanFactory.getBean(name + WatchBeanRegistrar.INFORMER, Informer.class).lister();
+		return beanFactory.getBean(name + DeclaredWatches.INFORMER, Informer.class).lister();
 	}
 
 	/**
-	 * The enabled watches declared under {@code listwatch.watches}, in declaration order.
-	 * @param binder the binder of the environment
-	 * @return the watches by name
+	 * Makes a watch's informer: on its lister-watcher bean, or one lister-watcher per namespace of
+	 * a set; with the application's {@link WatchIndex} beans, each of which must name a declared
+	 * watch; with its options from the properties (an etcd watch's idle timeout raised to cover
+	 * etcd's progress notifications); shared with code that declares the same watch when so defined.
+	 * @throws WatchDeclarationException when an index names no declared watch, or the options cannot work
 	 */
-	static Map<String, ListwatchProperties.Watch> enabled(Binder binder) {
-		Map<String, ListwatchProperties.Watch> watches = binder
-			.bind("listwatch.watches", Bindable.mapOf(String.class, ListwatchProperties.Watch.class))
-			.orElse(Map.of());
-		Map<String, ListwatchProperties.Watch> enabled = new LinkedHashMap<>();
-		watches.forEach((name, watch) -> {
-			if (watch.isEnabled()) {
-				enabled.put(name, watch);
+	@SuppressWarnings({ "unchecked", "rawtypes" })
+	private static Informer<?> newInformer(ConfigurableListableBeanFactory beanFactory, String name,
+			ListwatchProperties.Watch watch, Class<?> type, @Nullable WatchDeclaration<?> declaration, boolean shared,
+			Set<String> declared) {
+		ListwatchProperties properties = beanFactory.getBean(ListwatchProperties.class);
+		List<ListerWatcher> listerWatchers = new ArrayList<>();
+		if (declaration == null || declaration.namespaces().size() <= 1) {
+			listerWatchers.add(beanFactory.getBean(name + DeclaredWatches.LISTER_WATCHER, ListerWatcher.class));
+		}
+		else {
+			for (String namespace : declaration.namespaces()) {
+				listerWatchers.add(ConfiguredDeclarations.listerWatcher(beanFactory, declaration, namespace,
+						watch.getKeepManagedFields(), watch.getCompressObjects()));
 			}
-		});
-		return enabled;
+		}
+		List<WatchIndex<?>> indexes = (List) beanFactory.getBeanProvider(WatchIndex.class).orderedStream().toList();
+		for (WatchIndex<?> index : indexes) {
+			if (!declared.contains(index.watch())) {
+				throw new WatchDeclarationException(index.watch(), null, "a WatchIndex named '" + index.name()
+						+ "' is declared for it, but no watch of that name is declared under listwatch.watches "
+						+ "(declared: " + String.join(", ", new TreeSet<>(declared)) + ")",
+						"Name one of the declared watches in WatchIndex.of(...), or declare the watch.", null);
+			}
+		}
+		InformerOptions options;
+		try {
+			options = DeclaredWatches.informerOptions(properties.getDefaults(), watch);
+			if (EtcdWatches.isEtcd(name, watch)) {
+				options = EtcdWatches.withProgressNotifications(options, beanFactory.getBean(Environment.class));
+			}
+		}
+		catch (IllegalArgumentException ex) {
+			throw new WatchDeclarationException(name, null, "has options that cannot work: " + ex.getMessage(),
+					"Check listwatch.defaults.* (backoff, timeouts, page size) and listwatch.watches." + name
+							+ ".page-size.",
+					ex);
+		}
+		InformerFactory factory = beanFactory.getBean(InformerFactory.class);
+		Informer informer = factory.informer(name, (Class) type, (List) listerWatchers, options, indexes);
+		return shared ? factory.share((WatchDeclaration) declaration, informer) : informer;
 	}
 
-	/**
-	 * Checks a watch's declaration and resolves its type and, for an API server watch, its
-	 * {@link WatchDeclaration}.
-	 * @param name the watch's name
-	 * @param watch its properties
-	 * @param defaults listwatch.defaults
-	 * @param environment the environment (etcd's endpoints)
-	 * @param classLoader where to load the watch's type from
-	 * @return the resolved watch
-	 * @throws WatchDeclarationException when the declaration cannot work
-	 */
-	static Resolved resolve(String name, ListwatchProperties.Watch watch, ListwatchProperties.Defaults defaults,
-			Environment environment, ClassLoader classLoader) {
-		boolean etcd = EtcdWatches.isEtcd(name, watch);
-		Class<?> type = etcd ? EtcdWatches.validate(name, watch, environment, classLoader)
-				: WatchBeanRegistrar.validate(name, watch, classLoader);
-		boolean metadataOnly = !etcd && WatchBeanRegistrar.metadataOnly(name, watch, type, defaults.isMetadataOnly());
-		WatchDeclaration<?> declaration = etcd ? null
-				: WatchBeanRegistrar.declaration(watch, type, metadataOnly, defaults);
-		return new Resolved(watch, type, declaration);
-	}
-
-	private static Resolved resolve(String name, Environment environment) {
-		Bound bound = Bound.of(environment);
+	private static DeclaredWatches.Resolved resolve(String name, Environment environment) {
+		DeclaredWatches.Bound bound = DeclaredWatches.Bound.of(environment);
 		ListwatchProperties.Watch watch = bound.enabled().get(name);
 		if (watch == null) {
 			// only after ahead-of-time processing: the beans were fixed by the build's configuration
@@ -191,65 +197,7 @@ final class WatchBeans {
 							+ "ahead of time again (spring-boot:process-aot) with this configuration.",
 					null);
 		}
-		return resolve(name, watch, bound.defaults(), environment, WatchBeans.class.getClassLoader());
-	}
-
-	/**
-	 * The watches and defaults bound from an environment, once for all the beans of all the
-	 * watches (binding {@code listwatch.watches} for each of them made start-up quadratic in the
-	 * watches), and again whenever the environment's property sources are no longer the same.
-	 */
-	record Bound(List<WeakReference<PropertySource<?>>> sources, Map<String, ListwatchProperties.Watch> enabled,
-			ListwatchProperties.Defaults defaults) {
-
-		private static final Map<Environment, Bound> cache = Collections.synchronizedMap(new WeakHashMap<>());
-
-		static Bound of(Environment environment) {
-			List<PropertySource<?>> sources = sources(environment);
-			Bound bound = cache.get(environment);
-			if (bound != null && sameSources(bound.sources, sources)) {
-				return bound;
-			}
-			Binder binder = Binder.get(environment);
-			// weakly: the environment, the cache's weak key, must not be held through its sources
-			List<WeakReference<PropertySource<?>>> held = (sources != null)
-					? sources.stream().map((source) -> new WeakReference<PropertySource<?>>(source)).toList() : List.of();
-			bound = new Bound(held, WatchBeans.enabled(binder),
-					binder.bind("listwatch.defaults", ListwatchProperties.Defaults.class)
-						.orElseGet(ListwatchProperties.Defaults::new));
-			if (sources != null) {
-				cache.put(environment, bound);
-			}
-			return bound;
-		}
-
-		private static @Nullable List<PropertySource<?>> sources(Environment environment) {
-			return (environment instanceof ConfigurableEnvironment configurable)
-					? configurable.getPropertySources().stream().toList() : null;
-		}
-
-		private static boolean sameSources(List<WeakReference<PropertySource<?>>> held,
-				@Nullable List<PropertySource<?>> now) {
-			if (now == null || held.size() != now.size()) {
-				return false;
-			}
-			for (int i = 0; i < now.size(); i++) {
-				if (held.get(i).get() != now.get(i)) {
-					return false;
-				}
-			}
-			return true;
-		}
-
-	}
-
-	/**
-	 * A checked watch declaration.
-	 * @param properties its properties
-	 * @param type its Java type
-	 * @param declaration its declaration, {@code null} for an etcd watch
-	 */
-	record Resolved(ListwatchProperties.Watch properties, Class<?> type, @Nullable WatchDeclaration<?> declaration) {
+		return DeclaredWatches.resolve(name, watch, bound.defaults(), environment, WatchBeans.class.getClassLoader());
 	}
 
 }

@@ -10,9 +10,9 @@ import org.springframework.core.env.StandardEnvironment;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@link WatchBeans.Bound}: the declarations bound once per environment for every per-watch bean.
+ * {@link DeclaredWatches.Bound}: the declarations bound once per environment for every per-watch bean.
  */
-class WatchBeansBoundTests {
+class DeclaredWatchesBoundTests {
 
 	@Test
 	void boundOnceForAnEnvironmentAndAgainWhenItsPropertySourcesChange() {
@@ -20,20 +20,20 @@ class WatchBeansBoundTests {
 		environment.getPropertySources()
 			.addFirst(new MapPropertySource("first", Map.of("listwatch.watches.cms.api-version", "v1",
 					"listwatch.watches.cms.kind", "ConfigMap", "listwatch.defaults.page-size", "42")));
-		WatchBeans.Bound bound = WatchBeans.Bound.of(environment);
+		DeclaredWatches.Bound bound = DeclaredWatches.Bound.of(environment);
 		assertThat(bound.enabled()).containsOnlyKeys("cms");
 		assertThat(bound.defaults().getPageSize()).isEqualTo(42L);
-		assertThat(WatchBeans.Bound.of(environment)).as("the same sources: not bound again").isSameAs(bound);
+		assertThat(DeclaredWatches.Bound.of(environment)).as("the same sources: not bound again").isSameAs(bound);
 
 		environment.getPropertySources()
 			.addFirst(new MapPropertySource("second", Map.of("listwatch.watches.pods.api-version", "v1",
 					"listwatch.watches.pods.resource", "pods", "listwatch.watches.cms.enabled", "false")));
-		WatchBeans.Bound again = WatchBeans.Bound.of(environment);
+		DeclaredWatches.Bound again = DeclaredWatches.Bound.of(environment);
 		assertThat(again).isNotSameAs(bound);
 		assertThat(again.enabled()).containsOnlyKeys("pods");
 
 		StandardEnvironment other = new StandardEnvironment();
-		assertThat(WatchBeans.Bound.of(other).enabled()).as("another environment, its own declarations").isEmpty();
+		assertThat(DeclaredWatches.Bound.of(other).enabled()).as("another environment, its own declarations").isEmpty();
 	}
 
 }
