@@ -14,11 +14,9 @@ import dev.listwatch.KubernetesApiException;
 import dev.listwatch.KubernetesApiException.Kind;
 import dev.listwatch.ListOptions;
 import dev.listwatch.ListerWatcher;
-import dev.listwatch.ObjectList;
 import dev.listwatch.ObjectList.Item;
 import dev.listwatch.UnbindableObject;
 import dev.listwatch.WatchEvent;
-import dev.listwatch.WatchStatus.RestartReason;
 import dev.listwatch.WatchStatus.State;
 import dev.listwatch.WatchStream;
 import org.apache.commons.logging.Log;
@@ -63,8 +61,6 @@ final class Reflector<T> implements Runnable {
 
 	private static final Log logger = LogFactory.getLog(Reflector.class);
 
-	private static final Duration SHORT_WATCH = Duration.ofSeconds(1);
-
 	/** Streaming lists that fail in a row, after the server answered, before the watch stops trying them. */
 	static final int STREAMING_FAILURES_TO_GIVE_UP = 3;
 
@@ -84,6 +80,11 @@ final class Reflector<T> implements Runnable {
 
 	private final Backoff backoff;
 
+	/** Decides how the loop goes on after each turn. */
+	private final Restarts restarts = new Restarts();
+
+	private final RestartLog restartLog;
+
 	private final CountDownLatch stopped = new CountDownLatch(1);
 
 	/** Gives up a stream silent, or a request unanswered, for the idle timeout. */
@@ -101,9 +102,6 @@ final class Reflector<T> implements Runnable {
 
 	private int streamingFailures;
 
-	/** The resourceVersion a watch last failed to decode from, or {@code null}. */
-	private String undecodableAt;
-
 	/** Whether this run holds a resourceVersion of a whole list (its own, or one to resume from). */
 	private boolean listed;
 
@@ -116,14 +114,8 @@ final class Reflector<T> implements Runnable {
 	/** Whether the next turn of the loop must sync (list) first; read by the informer at a stop. */
 	private volatile boolean needSync = true;
 
-	/** How often a silent watch was replaced: logged at INFO once, then at DEBUG. */
-	private int idleReplacements;
-
 	/** Whether the last stream to end had been held open (see {@link ReflectorStatus#HELD}). */
 	private boolean lastStreamHeld;
-
-	/** How often a held stream was cut: logged at INFO once, then at DEBUG. */
-	private int heldCuts;
 
 	/** Whether an {@link Error} struck the loop and no sync has completed since: the watch is FAILED. */
 	private boolean fatal;
@@ -148,6 +140,7 @@ final class Reflector<T> implements Runnable {
 		this.random = random;
 		this.status = status;
 		this.backoff = new Backoff(options.backoff(), ticker, random);
+		this.restartLog = new RestartLog(name, options.idleTimeout());
 		this.watchdog = new Watchdog<>(ticker, options.idleTimeout().toNanos(), this::isStopped);
 		this.streamingUnsupported = !options.streamingList();
 	}
@@ -205,10 +198,10 @@ final class Reflector<T> implements Runnable {
 			state(State.WATCHING);
 		}
 		boolean afterGone = false;
-		int gonesInARow = 0;
 		while (!isStopped()) {
 			this.reading = false;
 			this.lastStreamHeld = false;
+			Restarts.Restart restart;
 			try {
 				long watchStarted;
 				if (this.needSync) {
@@ -224,47 +217,10 @@ final class Reflector<T> implements Runnable {
 					watchStarted = this.ticker.nanoTime();
 					consume(openWatch());
 				}
-				gonesInARow = 0;
-				boolean delivered = this.watchDelivered;
-				// it ended normally: only a watch that breaks may start the backoff over
-				this.watchDelivered = false;
 				if (isStopped()) {
 					break;
 				}
-				if (this.watchdog.fired()) {
-					this.watchdog.clear();
-					// not a failure in itself: the watch cache sends no bookmark for a resource that has
-					// not changed since the API server started, so a healthy watch of a quiet resource
-					// goes silent too. A half-open path shows when the replacement cannot connect: that
-					// request is abandoned after the idle timeout, a failure that health counts
-					// it stayed open without an error: as far as failing goes, that is the server answering
-					this.status.streamHeld();
-					this.status.restarted(RestartReason.IDLE);
-					String message = "Watch " + this.name + " delivered nothing for " + this.options.idleTimeout()
-							+ "; replacing it from resourceVersion " + this.lastResourceVersion;
-					if (++this.idleReplacements == 1) {
-						logger.info(message + " (a quiet resource, or a half-open connection)");
-					}
-					else {
-						logger.debug(message);
-					}
-				}
-				else {
-					if (this.lastStreamHeld) {
-						// held, then ended by the server (its timeout): progress, whatever the resource's traffic
-						this.status.streamHeld();
-					}
-					this.status.restarted(RestartReason.ENDED);
-					if (Duration.ofNanos(this.ticker.nanoTime() - watchStarted).compareTo(SHORT_WATCH) < 0) {
-						if (!delivered) {
-							// answered, then ended at once with nothing: not progress, whatever the status says
-							this.status.failed(new KubernetesApiException(Kind.CONNECTION, "Watch " + this.name
-									+ ": the watch ended at once without an event", null), true);
-						}
-						// a watch that ends at once, again and again, must not become a tight loop
-						pause(this.backoff.next(null));
-					}
-				}
+				restart = this.restarts.ended(turn(), since(watchStarted), this.name);
 			}
 			catch (Stopped ex) {
 				break;
@@ -273,53 +229,15 @@ final class Reflector<T> implements Runnable {
 				if (isStopped()) {
 					break;
 				}
-				// the server answered; only a completed resync ends this failure
-				this.status.failed(new KubernetesApiException(Kind.OTHER,
-						"Watch " + this.name + " failed while handling an event: " + ex.getCause(), ex.getCause()),
-						true);
-				this.status.restarted(RestartReason.HANDLER);
 				logger.error("Watch " + this.name + " failed while handling an event; resyncing", ex.getCause());
-				this.needSync = true;
-				pause(this.backoff.next(null));
+				restart = this.restarts.handlerFailed(new KubernetesApiException(Kind.OTHER,
+						"Watch " + this.name + " failed while handling an event: " + ex.getCause(), ex.getCause()));
 			}
 			catch (KubernetesApiException ex) {
 				if (isStopped()) {
 					break;
 				}
-				boolean afterConnect = this.reading;
-				if (afterConnect && this.lastStreamHeld && ex.kind() == Kind.CONNECTION && !this.needSync) {
-					heldStreamCut(ex);
-					continue;
-				}
-				if (ex.isGone() || isResourceVersionTooLarge(ex)) {
-					gonesInARow++;
-					this.needSync = true;
-					afterGone = true;
-					this.status.relisted();
-					this.status.restarted(RestartReason.EXPIRED);
-					logger.info("Watch " + this.name + ": resourceVersion " + this.lastResourceVersion
-							+ " is too old; relisting (" + ex.getMessage() + ")");
-					if (gonesInARow > 1) {
-						pause(this.backoff.next(null));
-					}
-					continue;
-				}
-				if (afterConnect && !this.needSync && (ex.kind() == Kind.DECODE || ex.status() != null)) {
-					// an event it cannot decode, or an ERROR event other than 410, on an open stream
-					if (this.lastResourceVersion != null && this.lastResourceVersion.equals(this.undecodableAt)) {
-						// the same again: resuming cannot get past it, a fresh list can (client-go relists
-						// after any such error)
-						logger.warn("Watch " + this.name + " failed twice in a row after resourceVersion "
-								+ this.lastResourceVersion + "; relisting (" + ex.getMessage() + ")");
-						this.needSync = true;
-						afterGone = true;
-						this.undecodableAt = null;
-					}
-					else {
-						this.undecodableAt = this.lastResourceVersion;
-					}
-				}
-				failed(ex, afterConnect, (this.watchdog.fired() && ex.kind() == Kind.CONNECTION) ? RestartReason.IDLE : reason(ex));
+				restart = this.restarts.failed(ex, turn());
 			}
 			catch (RuntimeException ex) {
 				if (isStopped()) {
@@ -327,10 +245,8 @@ final class Reflector<T> implements Runnable {
 				}
 				// a lister-watcher that threw something other than its documented exception: a request
 				// failure all the same, not a reason to relist
-				failed(new KubernetesApiException(Kind.OTHER,
-						"Watch " + this.name + ": " + this.listerWatcher.resource() + " request failed: "
-								+ ex.getClass().getName(), ex),
-						this.reading, RestartReason.ERROR);
+				restart = this.restarts.failed(new KubernetesApiException(Kind.OTHER, "Watch " + this.name + ": "
+						+ this.listerWatcher.resource() + " request failed: " + ex.getClass().getName(), ex), turn());
 			}
 			catch (Error ex) {
 				if (isStopped()) {
@@ -338,63 +254,51 @@ final class Reflector<T> implements Runnable {
 				}
 				this.fatal = true;
 				this.status.fatal(ex);
-				this.status.restarted(RestartReason.FATAL);
 				logger.error("Watch " + this.name + " failed with " + ex.getClass().getName()
 						+ "; it is FAILED until a resync succeeds", ex);
-				this.needSync = true;
-				pause(this.backoff.next(null));
+				restart = this.restarts.fatal();
 			}
+			if (restart.next() != Restarts.Next.GO_ON) {
+				this.needSync = true;
+				afterGone |= restart.next() == Restarts.Next.RELIST;
+			}
+			restart(restart);
 		}
 		this.status.stopped(this);
 	}
 
-	/**
-	 * A stream that had been held open was cut: the way client-go's watch treats a cut (its stream
-	 * watcher takes an unexpected EOF or a reset for the watch's end), a normal end, not a failure.
-	 * A proxy or load balancer that closes idle connections does this to every watch of a quiet
-	 * resource; the server answered and nothing was lost, so the watch resumes from its last
-	 * resourceVersion at once and the backoff starts over. A stream cut sooner than
-	 * {@link ReflectorStatus#HELD} is a failure as before, so a path that breaks every stream at
-	 * once still shows as failing and backs off.
-	 */
-	private void heldStreamCut(KubernetesApiException ex) {
-		this.status.streamHeld();
-		this.status.restarted(RestartReason.DISCONNECTED);
-		this.watchdog.clear();
-		this.backoff.reset();
-		this.watchDelivered = false;
-		String message = "Watch " + this.name + ": its stream was cut after it had been open without an error; "
-				+ "resuming from resourceVersion " + this.lastResourceVersion + " (" + ex.getMessage() + ")";
-		if (++this.heldCuts == 1) {
-			logger.info(message + "; a proxy or load balancer that closes idle connections does this to quiet "
-					+ "watches, later ones are logged at DEBUG");
-		}
-		else {
-			logger.debug(message);
-		}
+	/** What the loop knows as a turn ends. */
+	private Restarts.Turn turn() {
+		return new Restarts.Turn(this.needSync, this.reading, this.lastStreamHeld, this.watchDelivered,
+				this.watchdog.fired(), this.lastResourceVersion);
 	}
 
-	/** A request failed: report it, back off, and go on from the last resourceVersion. */
-	private void failed(KubernetesApiException ex, boolean afterConnect, RestartReason reason) {
-		this.status.failed(ex, afterConnect);
-		this.status.restarted(reason);
+	/** Reports a turn's end as decided, and waits out the backoff when it says so. */
+	private void restart(Restarts.Restart restart) {
+		if (restart.held()) {
+			this.status.streamHeld();
+		}
+		KubernetesApiException error = restart.error();
+		if (restart.failing() && error != null) {
+			this.status.failed(error, restart.afterConnect());
+		}
+		this.status.restarted(restart.reason());
+		if (restart.what() == Restarts.What.GONE) {
+			this.status.relisted();
+		}
 		this.watchdog.clear();
-		if (ex.kind() == Kind.CONNECTION && this.watchDelivered) {
-			// the watch had been delivering: the server is there, the connection broke (as
-			// client-go, which resumes at once then). Start the backoff over, so that a network
-			// that cuts watches now and then is not answered with ever longer waits
+		this.watchDelivered = false;
+		if (restart.resetsBackoff()) {
 			this.backoff.reset();
 		}
-		this.watchDelivered = false;
-		Duration delay = this.backoff.next(ex.retryAfter());
-		String message = "Watch " + this.name + " failed, retrying in " + delay.toMillis() + " ms: " + ex.getMessage();
-		if (this.status.consecutiveFailures() <= 1) {
-			logger.warn(message);
+		Duration delay = null;
+		if (restart.backsOff()) {
+			delay = this.backoff.next((restart.failing() && error != null) ? error.retryAfter() : null);
 		}
-		else {
-			logger.debug(message);
+		this.restartLog.restarted(restart, delay, this.lastResourceVersion, this.status.consecutiveFailures());
+		if (delay != null) {
+			pause(delay);
 		}
-		pause(delay);
 	}
 
 	/**
@@ -483,8 +387,7 @@ final class Reflector<T> implements Runnable {
 		}
 	}
 
-	private String listAll(boolean afterGone, List<Item<T>> items,
-			List<UnbindableObject> unbindable) {
+	private String listAll(boolean afterGone, List<Item<T>> items, List<UnbindableObject> unbindable) {
 		ListOptions base = ListOptions.none()
 			.withLabelSelector(this.options.labelSelector())
 			.withFieldSelector(this.options.fieldSelector())
@@ -495,44 +398,12 @@ final class Reflector<T> implements Runnable {
 			base = (this.cachedResourceVersion != null) ? base.withResourceVersion(this.cachedResourceVersion)
 				.withResourceVersionMatch(ListOptions.NOT_OLDER_THAN) : base.withResourceVersion("0");
 		}
-		ListOptions options = base;
-		String resourceVersion = null;
-		while (true) {
-			ObjectList<T> page;
-			try {
-				ListOptions pageOptions = options;
-				page = request(() -> this.listerWatcher.list(pageOptions));
-			}
-			catch (KubernetesApiException ex) {
-				if (ex.isGone() && options.continueToken() != null) {
-					// the continue token expired mid-list: fall back to one full list
-					logger.info("Watch " + this.name + ": list continue token expired; listing in one request");
-					items.clear();
-					unbindable.clear();
-					options = base.withLimit(null).withResourceVersion(null).withResourceVersionMatch(null);
-					resourceVersion = null;
-					continue;
-				}
-				throw ex;
-			}
-			if (isStopped()) {
-				// never hand on part of a list
-				throw new Stopped();
-			}
-			if (resourceVersion == null) {
-				resourceVersion = page.resourceVersion();
-			}
-			items.addAll(page.items());
-			unbindable.addAll(page.unbindable());
-			if (!page.hasMore()) {
-				return resourceVersion;
-			}
-			// the continue token carries the list's resourceVersion; like client-go's pager, send
-			// only the token
-			options = options.withContinueToken(page.continueToken())
-				.withResourceVersion(null)
-				.withResourceVersionMatch(null);
+		String resourceVersion = Pager.listAll(this.name, base, (page) -> request(() -> this.listerWatcher.list(page)),
+				this::isStopped, items, unbindable);
+		if (resourceVersion == null) {
+			throw new Stopped();
 		}
+		return resourceVersion;
 	}
 
 	/**
@@ -637,7 +508,7 @@ final class Reflector<T> implements Runnable {
 	private void completeSync(String resourceVersion, long start, boolean streaming) {
 		this.lastResourceVersion = resourceVersion;
 		this.cachedResourceVersion = null;
-		this.undecodableAt = null;
+		this.restarts.synced();
 		this.status.resourceVersion(resourceVersion);
 		this.listed = true;
 		this.fatal = false;
@@ -753,28 +624,6 @@ final class Reflector<T> implements Runnable {
 			this.handler.release();
 			closed();
 		}
-	}
-
-	/**
-	 * The API server's 504 for a resourceVersion it has not reached (a watch resumed against a
-	 * restored etcd or another cluster): as client-go does, relist from scratch.
-	 */
-	private static boolean isResourceVersionTooLarge(KubernetesApiException ex) {
-		String message = ex.getMessage();
-		return message != null && message.toLowerCase(java.util.Locale.ROOT).contains("too large resource version");
-	}
-
-	private static RestartReason reason(KubernetesApiException ex) {
-		return switch (ex.kind()) {
-			case CONNECTION -> RestartReason.DISCONNECTED;
-			case DECODE -> RestartReason.BAD_DATA;
-			case TOO_MANY_REQUESTS -> RestartReason.THROTTLED;
-			case UNAUTHORIZED -> RestartReason.UNAUTHORIZED;
-			case FORBIDDEN -> RestartReason.FORBIDDEN;
-			case CREDENTIALS -> RestartReason.CREDENTIALS;
-			case SERVER_ERROR -> RestartReason.SERVER_ERROR;
-			default -> RestartReason.ERROR;
-		};
 	}
 
 	/**
