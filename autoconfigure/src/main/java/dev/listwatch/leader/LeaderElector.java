@@ -1,30 +1,21 @@
 package dev.listwatch.leader;
 
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.Objects;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
-import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
 
 import dev.listwatch.KubernetesApiException;
-import dev.listwatch.KubernetesApiException.Kind;
 import dev.listwatch.client.ApiServerClient;
 import dev.listwatch.informer.Informer;
 import dev.listwatch.leader.LeaderStatus.Role;
@@ -120,7 +111,8 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 
 	private final long retryNanos;
 
-	private final ExecutorService requests;
+	/** Its requests on the Lease, each cut off at a deadline. */
+	private final LeaseRequests requests;
 
 	private final ReentrantLock lock = new ReentrantLock();
 
@@ -137,9 +129,6 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 
 	/** Stop without revoke and release (a killed process); guarded by {@link #lock}. */
 	private boolean halted;
-
-	/** The request under way, if any; guarded by {@link #lock}. */
-	private @Nullable Future<?> inflight;
 
 	// written by the loop's thread only (or a test driving the steps)
 
@@ -184,13 +173,8 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 		this.leaseSeconds = (int) options.leaseDuration().toSeconds();
 		this.renewNanos = options.renewDeadline().toNanos();
 		this.retryNanos = options.retryPeriod().toNanos();
-		String prefix = "listwatch-leader-" + electors.incrementAndGet() + "-request-";
-		AtomicInteger count = new AtomicInteger();
-		this.requests = Executors.newCachedThreadPool((runnable) -> {
-			Thread t = new Thread(runnable, prefix + count.incrementAndGet());
-			t.setDaemon(true);
-			return t;
-		});
+		this.requests = new LeaseRequests(options.lease(), "listwatch-leader-" + electors.incrementAndGet() + "-request-",
+				ticker);
 	}
 
 	/**
@@ -298,9 +282,7 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 			}
 			this.stopRequested = true;
 			this.halted = halt;
-			if (this.inflight != null) {
-				this.inflight.cancel(true);
-			}
+			this.requests.abort();
 			this.wake.signalAll();
 			finished = this.done;
 		}
@@ -350,7 +332,7 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 	@Override
 	public void close() {
 		stop();
-		this.requests.shutdownNow();
+		this.requests.close();
 	}
 
 	// ---------------------------------------------------------------- the loop
@@ -509,7 +491,7 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 					known.record().acquireTime(), time, known.record().leaseTransitions());
 			long start = this.ticker.getAsLong();
 			try {
-				return wrote(call(() -> this.store.update(known, renewed), deadline), start, now);
+				return wrote(this.requests.call(() -> this.store.update(known, renewed), deadline), start, now);
 			}
 			catch (KubernetesApiException ex) {
 				if (ex.code() == 409) {
@@ -525,11 +507,11 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 				}
 			}
 		}
-		Lease current = call(this.store::get, deadline);
+		Lease current = this.requests.call(this.store::get, deadline);
 		if (current == null) {
 			LeaseRecord created = new LeaseRecord(this.options.identity(), this.leaseSeconds, time, time, 0);
 			long start = this.ticker.getAsLong();
-			return wrote(call(() -> this.store.create(created), deadline), start, now);
+			return wrote(this.requests.call(() -> this.store.create(created), deadline), start, now);
 		}
 		observe(current);
 		LeaseRecord record = current.record();
@@ -549,7 +531,7 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 				: new LeaseRecord(this.options.identity(), this.leaseSeconds, time, time,
 						record.leaseTransitions() + 1);
 		long start = this.ticker.getAsLong();
-		return wrote(call(() -> this.store.update(current, next), deadline), start, now);
+		return wrote(this.requests.call(() -> this.store.update(current, next), deadline), start, now);
 	}
 
 	/**
@@ -630,18 +612,18 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 		try {
 			Lease written;
 			try {
-				written = call(() -> this.store.update(known, released), deadline);
+				written = this.requests.call(() -> this.store.update(known, released), deadline);
 			}
 			catch (KubernetesApiException ex) {
 				if (ex.code() != 409) {
 					throw ex;
 				}
 				// a renewal of ours may have landed without its answer: read what is there
-				Lease current = call(this.store::get, deadline);
+				Lease current = this.requests.call(this.store::get, deadline);
 				if (current == null || !current.record().heldBy(this.options.identity())) {
 					return;
 				}
-				written = call(() -> this.store.update(current, released), deadline);
+				written = this.requests.call(() -> this.store.update(current, released), deadline);
 			}
 			observe(written);
 			logger.info(this.options.identity() + " released Lease " + this.options.lease());
@@ -649,62 +631,6 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 		catch (RuntimeException ex) {
 			logger.warn("Could not release Lease " + this.options.lease()
 					+ "; another replica takes it over once it expires: " + ex.getMessage());
-		}
-	}
-
-	/**
-	 * Runs a request on a helper thread and waits for it until {@code deadline}, then aborts it.
-	 */
-	private <T> T call(Supplier<T> request, long deadline) {
-		long left = deadline - this.ticker.getAsLong();
-		if (left <= 0) {
-			throw new KubernetesApiException(Kind.CONNECTION,
-					"No time left for a request on Lease " + this.options.lease() + " before the renew deadline", null);
-		}
-		Future<T> future = this.requests.submit(request::get);
-		this.lock.lock();
-		try {
-			this.inflight = future;
-		}
-		finally {
-			this.lock.unlock();
-		}
-		try {
-			return future.get(left, TimeUnit.NANOSECONDS);
-		}
-		catch (TimeoutException ex) {
-			future.cancel(true);
-			throw new KubernetesApiException(Kind.CONNECTION, "A request on Lease " + this.options.lease()
-					+ " got no answer within " + Duration.ofNanos(left).toMillis() + " ms", null);
-		}
-		catch (CancellationException ex) {
-			throw new KubernetesApiException(Kind.CONNECTION,
-					"A request on Lease " + this.options.lease() + " was aborted: the elector stops", null);
-		}
-		catch (ExecutionException ex) {
-			Throwable cause = ex.getCause();
-			if (cause instanceof RuntimeException runtime) {
-				throw runtime;
-			}
-			if (cause instanceof Error error) {
-				throw error;
-			}
-			throw new IllegalStateException(cause);
-		}
-		catch (InterruptedException ex) {
-			future.cancel(true);
-			Thread.currentThread().interrupt();
-			throw new KubernetesApiException(Kind.CONNECTION,
-					"Interrupted while waiting for a request on Lease " + this.options.lease(), null);
-		}
-		finally {
-			this.lock.lock();
-			try {
-				this.inflight = null;
-			}
-			finally {
-				this.lock.unlock();
-			}
 		}
 	}
 
