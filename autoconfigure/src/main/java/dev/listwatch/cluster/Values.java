@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.security.cert.X509Certificate;
 import java.util.Base64;
 import java.util.List;
+import java.util.Locale;
 
 import org.jspecify.annotations.Nullable;
 
@@ -59,7 +60,7 @@ final class Values {
 		while (path.endsWith("/")) {
 			path = path.substring(0, path.length() - 1);
 		}
-		return URI.create(uri.getScheme().toLowerCase() + "://" + uri.getRawAuthority() + path);
+		return URI.create(uri.getScheme().toLowerCase(Locale.ROOT) + "://" + uri.getRawAuthority() + path);
 	}
 
 	/**
@@ -81,7 +82,7 @@ final class Values {
 			throw new KubeconfigException(file, field, "is not a valid URL",
 					"write the proxy URL, e.g. http://proxy.example.com:3128");
 		}
-		String scheme = (uri.getScheme() != null) ? uri.getScheme().toLowerCase() : "";
+		String scheme = (uri.getScheme() != null) ? uri.getScheme().toLowerCase(Locale.ROOT) : "";
 		if (scheme.startsWith("socks")) {
 			throw new KubeconfigException(file, field, "is a " + scheme + " proxy, which is not supported",
 					"use an HTTP proxy (http://host:port), or tunnel another way (e.g. `ssh -L 6443:apiserver:6443` and point server at https://127.0.0.1:6443 with tls-server-name)");

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Stream;
 
@@ -109,7 +110,7 @@ class LocalApiServerIT {
 			"RSA, PKCS1, -----BEGIN RSA PRIVATE KEY-----", "RSA, PKCS8, -----BEGIN PRIVATE KEY-----" })
 	void mintedClientCertificatesAuthenticate(KeyType type, KeyFormat format, String header, LocalApiServer server)
 			throws Exception {
-		String user = "user-" + type.name().toLowerCase() + "-" + format.name().toLowerCase();
+		String user = "user-" + type.name().toLowerCase(Locale.ROOT) + "-" + format.name().toLowerCase(Locale.ROOT);
 		ClientCertificate admin = server.mintClientCertificate(type, format, user, "system:masters", "team-a");
 		assertThat(admin.privateKeyPem()).startsWith(header);
 		assertThat(admin.certificatePem()).startsWith("-----BEGIN CERTIFICATE-----");

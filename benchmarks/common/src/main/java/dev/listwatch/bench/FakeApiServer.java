@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -189,7 +190,7 @@ public final class FakeApiServer implements AutoCloseable {
 				while ((h = readLine(in)) != null && !h.isEmpty()) {
 					int colon = h.indexOf(':');
 					if (colon > 0) {
-						headers.put(h.substring(0, colon).trim().toLowerCase(), h.substring(colon + 1).trim());
+						headers.put(h.substring(0, colon).trim().toLowerCase(Locale.ROOT), h.substring(colon + 1).trim());
 					}
 				}
 				long length = Long.parseLong(headers.getOrDefault("content-length", "0"));

@@ -13,7 +13,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Token files are re-read as they rotate: once a minute, or at once after refresh().
  */
-class TokenFileCredentialsTest {
+class TokenFileCredentialsTests {
 
 	@TempDir
 	Path dir;

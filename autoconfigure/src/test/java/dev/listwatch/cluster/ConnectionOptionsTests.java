@@ -20,7 +20,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
  * The options' TLS overrides (CA, SSL bundle, insecure-skip-tls-verify) by client-go's rules, the
  * proxy parser and the {@link Cluster} value's checks.
  */
-class ConnectionOptionsTest {
+class ConnectionOptionsTests {
 
 	@TempDir
 	Path dir;

@@ -16,7 +16,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
  * Every broken kubeconfig fails with a {@link KubeconfigException} that names the file,
  * the field and the fix.
  */
-class BrokenKubeconfigTest {
+class BrokenKubeconfigTests {
 
 	@TempDir
 	Path dir;

@@ -17,7 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Kubeconfig files shaped like those real tools write parse to the expected server,
  * namespace and credentials.
  */
-class KubeconfigCorpusTest {
+class KubeconfigCorpusTests {
 
 	@TempDir
 	Path dir;

@@ -17,7 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 @ExtendWith(OutputCaptureExtension.class)
-class KubeconfigFailureAnalyzerTest {
+class KubeconfigFailureAnalyzerTests {
 
 	@Test
 	void describesTheProblemAndTheFix() {

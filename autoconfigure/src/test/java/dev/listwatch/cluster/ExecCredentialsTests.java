@@ -29,7 +29,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 /**
  * Exec credential plugins, run as small shell scripts.
  */
-class ExecCredentialsTest {
+class ExecCredentialsTests {
 
 	@TempDir
 	Path dir;

@@ -19,7 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * exception messages or {@code toString()}.
  */
 @ExtendWith(OutputCaptureExtension.class)
-class SecretsTest {
+class SecretsTests {
 
 	private static final String TOKEN = "tOkEnSeCrEt-1f2e3d";
 
