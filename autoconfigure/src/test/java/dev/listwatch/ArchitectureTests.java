@@ -70,6 +70,33 @@ class ArchitectureTests {
 	}
 
 	@Test
+	void aPackageInfoThatCallsTheRestPackagePrivateNamesEveryPublicType() throws IOException {
+		Set<String> unnamed = new TreeSet<>();
+		Path sources = Path.of("src", "main", "java");
+		Set<String> packages = new TreeSet<>();
+		classes.forEach((type) -> packages.add(type.getPackageName()));
+		for (String packageName : packages) {
+			Path info = sources.resolve(packageName.replace('.', '/')).resolve("package-info.java");
+			if (!Files.isRegularFile(info)) {
+				continue;
+			}
+			String text = Files.readString(info);
+			if (!text.contains("package-private")) {
+				continue;
+			}
+			for (JavaClass type : classes) {
+				if (type.getPackageName().equals(packageName) && type.isTopLevelClass()
+						&& type.getModifiers().contains(JavaModifier.PUBLIC) && !type.getSimpleName().equals("package-info")
+						&& !Pattern.compile("\\b" + type.getSimpleName() + "\\b").matcher(text).find()) {
+					unnamed.add(type.getName());
+				}
+			}
+		}
+		assertThat(unnamed).as("public types that their package-info calls package-private (it names the public "
+				+ "ones and says the rest is package-private)").isEmpty();
+	}
+
+	@Test
 	void theReadmesTableNamesOnlyTypesThatArePublic() throws IOException {
 		Set<String> stale = new TreeSet<>();
 		Set<String> packages = new TreeSet<>();
