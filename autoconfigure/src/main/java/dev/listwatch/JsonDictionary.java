@@ -5,6 +5,8 @@ import java.util.zip.DataFormatException;
 import java.util.zip.Deflater;
 import java.util.zip.Inflater;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A preset dictionary for DEFLATE, learned from one watch's objects, and the codec of the objects
  * compressed with it: raw DEFLATE (no zlib header or checksum) after the JSON's length as a
@@ -58,7 +60,7 @@ final class JsonDictionary {
 	 * @param json the JSON
 	 * @return the compressed form, or {@code null} when it would not be smaller than the JSON
 	 */
-	byte[] deflate(byte[] json) {
+	byte @Nullable [] deflate(byte[] json) {
 		int length = json.length;
 		if (length < MIN_LENGTH) {
 			return null;

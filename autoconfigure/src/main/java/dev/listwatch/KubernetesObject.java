@@ -3,6 +3,7 @@ package dev.listwatch;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Map;
+import java.util.Objects;
 
 import com.fasterxml.jackson.annotation.JsonValue;
 import org.jspecify.annotations.Nullable;
@@ -122,7 +123,7 @@ public final class KubernetesObject {
 	 * @return the name, which the API server gives every object
 	 */
 	public String name() {
-		return this.metadata.name();
+		return Objects.requireNonNull(this.metadata.name(), "only a BOOKMARK's metadata has no name");
 	}
 
 	/**
@@ -154,7 +155,7 @@ public final class KubernetesObject {
 	 * @return the key
 	 */
 	public String key() {
-		return this.metadata.key();
+		return Objects.requireNonNull(this.metadata.key(), "only a BOOKMARK's metadata has no name");
 	}
 
 	/**

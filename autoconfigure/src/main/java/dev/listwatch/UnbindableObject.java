@@ -46,7 +46,7 @@ public record UnbindableObject(ObjectMeta meta, String path, String targetType, 
 	 * @return {@code namespace/name}, or {@code name} for a cluster-scoped object
 	 */
 	public String key() {
-		return this.meta.key();
+		return Objects.requireNonNull(this.meta.key(), "only a BOOKMARK's metadata has no name");
 	}
 
 	@Override

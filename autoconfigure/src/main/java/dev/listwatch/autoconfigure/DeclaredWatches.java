@@ -6,6 +6,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.WeakHashMap;
 
 import dev.listwatch.KubernetesObject;
@@ -102,11 +103,12 @@ final class DeclaredWatches {
 	 */
 	static WatchDeclaration<?> declaration(ListwatchProperties.Watch watch, Class<?> type, boolean metadataOnly,
 			ListwatchProperties.Defaults defaults) {
+		String namespace = blankToNull(watch.getNamespace());
 		List<String> namespaces = watch.getNamespaces().isEmpty()
-				? ((blankToNull(watch.getNamespace()) != null) ? List.of(watch.getNamespace().trim()) : List.of())
-				: watch.getNamespaces();
+				? ((namespace != null) ? List.of(namespace) : List.of()) : watch.getNamespaces();
 		Duration resync = (watch.getResyncPeriod() != null) ? watch.getResyncPeriod() : defaults.getResyncPeriod();
-		return new WatchDeclaration<>(watch.getApiVersion(), blankToNull(watch.getKind()),
+		String apiVersion = Objects.requireNonNull(watch.getApiVersion(), "validate(...) checked that it is set");
+		return new WatchDeclaration<>(apiVersion, blankToNull(watch.getKind()),
 				blankToNull(watch.getResource()), namespaces, blankToNull(watch.getLabelSelector()),
 				blankToNull(watch.getFieldSelector()), type, metadataOnly, (resync != null) ? resync : Duration.ZERO);
 	}
@@ -246,7 +248,7 @@ final class DeclaredWatches {
 	}
 
 	/** The parser's own words, without the options' wrapping. */
-	private static String parseError(IllegalArgumentException ex) {
+	private static @Nullable String parseError(IllegalArgumentException ex) {
 		return ((ex.getCause() != null) ? ex.getCause() : ex).getMessage();
 	}
 

@@ -4,6 +4,7 @@ import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 import dev.listwatch.cluster.KubeconfigException;
 import dev.listwatch.cluster.PemBundles;
@@ -86,7 +87,7 @@ public final class EtcdAutoConfiguration {
 						properties.getClientKey());
 			}
 			catch (KubeconfigException ex) {
-				String problem = ex.getMessage();
+				String problem = Objects.requireNonNull(ex.getMessage(), "a KubeconfigException always has one");
 				int fix = problem.lastIndexOf(". Fix: ");
 				int field = problem.indexOf(ex.field());
 				throw new EtcdConfigurationException(ex.field(),
@@ -110,8 +111,10 @@ public final class EtcdAutoConfiguration {
 			return new EtcdConnection(endpoints, ssl, username, password, properties.getConnectTimeout());
 		}
 		catch (IllegalArgumentException ex) {
-			throw new EtcdConfigurationException(PREFIX + (ex.getMessage().contains("connectTimeout") ? "connect-timeout"
-					: "endpoints"), "cannot work: " + ex.getMessage(), "Give etcd's client URLs, for example "
+			String message = ex.getMessage();
+			boolean timeout = message != null && message.contains("connectTimeout");
+			throw new EtcdConfigurationException(PREFIX + (timeout ? "connect-timeout"
+					: "endpoints"), "cannot work: " + message, "Give etcd's client URLs, for example "
 							+ "https://10.0.0.5:2379, and a positive connect-timeout.", null);
 		}
 	}
@@ -153,7 +156,8 @@ public final class EtcdAutoConfiguration {
 				.map(Map.Entry::getKey)
 				.toList();
 			boolean etcdOnly = !enabled.isEmpty()
-					&& enabled.stream().allMatch((name) -> EtcdWatches.isEtcd(name, watches.get(name)));
+					&& enabled.stream().allMatch((name) -> EtcdWatches.isEtcd(name,
+							Objects.requireNonNull(watches.get(name), "one of the map's own keys")));
 			if (etcdOnly) {
 				for (String name : API_SERVER_BEANS) {
 					if (beanFactory.containsBeanDefinition(name)) {

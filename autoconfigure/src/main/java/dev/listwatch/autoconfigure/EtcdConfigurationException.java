@@ -1,5 +1,7 @@
 package dev.listwatch.autoconfigure;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
@@ -11,7 +13,7 @@ class EtcdConfigurationException extends RuntimeException {
 
 	private final String fix;
 
-	EtcdConfigurationException(String property, String problem, String fix, Throwable cause) {
+	EtcdConfigurationException(String property, String problem, String fix, @Nullable Throwable cause) {
 		super(property + " " + problem, cause);
 		this.fix = fix;
 	}

@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
@@ -22,30 +24,30 @@ public class EtcdProperties {
 	 * Path of the PEM file (or the PEM text) of the certificate authorities that sign etcd's
 	 * serving certificate. Default: the JVM's trust store.
 	 */
-	private String certificateAuthority;
+	private @Nullable String certificateAuthority;
 
 	/**
 	 * Path of the PEM file (or the PEM text) of the client certificate, for etcd's
 	 * --client-cert-auth. Needs client-key.
 	 */
-	private String clientCertificate;
+	private @Nullable String clientCertificate;
 
 	/**
 	 * Path of the PEM file (or the PEM text) of the client certificate's private key (PKCS#1,
 	 * PKCS#8 or SEC1). Needs client-certificate.
 	 */
-	private String clientKey;
+	private @Nullable String clientKey;
 
 	/**
 	 * etcd user to authenticate as (etcd's auth, /v3/auth/authenticate); the token is renewed
 	 * when etcd rejects it.
 	 */
-	private String username;
+	private @Nullable String username;
 
 	/**
 	 * Password of the etcd user. Hidden by the actuator, never logged.
 	 */
-	private String password;
+	private @Nullable String password;
 
 	/**
 	 * How often etcd sends a quiet watch a progress notification: etcd's
@@ -78,43 +80,43 @@ public class EtcdProperties {
 		this.endpoints = endpoints;
 	}
 
-	public String getCertificateAuthority() {
+	public @Nullable String getCertificateAuthority() {
 		return this.certificateAuthority;
 	}
 
-	public void setCertificateAuthority(String certificateAuthority) {
+	public void setCertificateAuthority(@Nullable String certificateAuthority) {
 		this.certificateAuthority = certificateAuthority;
 	}
 
-	public String getClientCertificate() {
+	public @Nullable String getClientCertificate() {
 		return this.clientCertificate;
 	}
 
-	public void setClientCertificate(String clientCertificate) {
+	public void setClientCertificate(@Nullable String clientCertificate) {
 		this.clientCertificate = clientCertificate;
 	}
 
-	public String getClientKey() {
+	public @Nullable String getClientKey() {
 		return this.clientKey;
 	}
 
-	public void setClientKey(String clientKey) {
+	public void setClientKey(@Nullable String clientKey) {
 		this.clientKey = clientKey;
 	}
 
-	public String getUsername() {
+	public @Nullable String getUsername() {
 		return this.username;
 	}
 
-	public void setUsername(String username) {
+	public void setUsername(@Nullable String username) {
 		this.username = username;
 	}
 
-	public String getPassword() {
+	public @Nullable String getPassword() {
 		return this.password;
 	}
 
-	public void setPassword(String password) {
+	public void setPassword(@Nullable String password) {
 		this.password = password;
 	}
 

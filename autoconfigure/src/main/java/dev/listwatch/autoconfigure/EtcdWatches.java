@@ -3,6 +3,7 @@ package dev.listwatch.autoconfigure;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.function.Supplier;
 
 import dev.listwatch.ListerWatcher;
@@ -134,8 +135,9 @@ final class EtcdWatches {
 			boolean keepManagedFields = (watch.getKeepManagedFields() != null) ? watch.getKeepManagedFields()
 					: defaults.isKeepManagedFields();
 			int maxValueBytes = (int) Math.min(Integer.MAX_VALUE - 16, Math.max(1024, defaults.getMaxEventSize().toBytes()));
+			String keyPrefix = Objects.requireNonNull(watch.getKeyPrefix(), "validate(...) checked that it is set");
 			return beanFactory.getBean(EtcdClient.class)
-				.listerWatcher(watch.getKeyPrefix(), type, keepManagedFields, maxValueBytes);
+				.listerWatcher(keyPrefix, type, keepManagedFields, maxValueBytes);
 		};
 	}
 

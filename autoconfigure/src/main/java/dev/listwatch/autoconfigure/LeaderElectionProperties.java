@@ -2,6 +2,8 @@ package dev.listwatch.autoconfigure;
 
 import java.time.Duration;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
@@ -18,19 +20,19 @@ public class LeaderElectionProperties {
 	/**
 	 * Name of the Lease. Default: spring.application.name.
 	 */
-	private String leaseName;
+	private @Nullable String leaseName;
 
 	/**
 	 * Namespace of the Lease. Default: the connection's namespace (the kubeconfig context's, or
 	 * the pod's in-cluster).
 	 */
-	private String leaseNamespace;
+	private @Nullable String leaseNamespace;
 
 	/**
 	 * Identity of this replica, unique among the replicas. Default: $POD_NAME, else $HOSTNAME in a
 	 * pod, else the host name with a random suffix.
 	 */
-	private String identity;
+	private @Nullable String identity;
 
 	/**
 	 * How long the others wait, from when they see the Lease change, before they take it over
@@ -58,27 +60,27 @@ public class LeaderElectionProperties {
 		this.enabled = enabled;
 	}
 
-	public String getLeaseName() {
+	public @Nullable String getLeaseName() {
 		return this.leaseName;
 	}
 
-	public void setLeaseName(String leaseName) {
+	public void setLeaseName(@Nullable String leaseName) {
 		this.leaseName = leaseName;
 	}
 
-	public String getLeaseNamespace() {
+	public @Nullable String getLeaseNamespace() {
 		return this.leaseNamespace;
 	}
 
-	public void setLeaseNamespace(String leaseNamespace) {
+	public void setLeaseNamespace(@Nullable String leaseNamespace) {
 		this.leaseNamespace = leaseNamespace;
 	}
 
-	public String getIdentity() {
+	public @Nullable String getIdentity() {
 		return this.identity;
 	}
 
-	public void setIdentity(String identity) {
+	public void setIdentity(@Nullable String identity) {
 		this.identity = identity;
 	}
 

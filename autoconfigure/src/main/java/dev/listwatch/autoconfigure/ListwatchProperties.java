@@ -6,6 +6,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 
@@ -19,12 +21,12 @@ public class ListwatchProperties {
 	 * Path of the kubeconfig file. Default: $KUBECONFIG (several files merged the way kubectl
 	 * does), else ~/.kube/config, else the in-cluster service account.
 	 */
-	private String kubeconfig;
+	private @Nullable String kubeconfig;
 
 	/**
 	 * Kubeconfig context to use. Default: the kubeconfig's current-context.
 	 */
-	private String context;
+	private @Nullable String context;
 
 	/**
 	 * Whether listwatch is enabled at all.
@@ -54,19 +56,19 @@ public class ListwatchProperties {
 	 */
 	private final Map<String, Watch> watches = new LinkedHashMap<>();
 
-	public String getKubeconfig() {
+	public @Nullable String getKubeconfig() {
 		return this.kubeconfig;
 	}
 
-	public void setKubeconfig(String kubeconfig) {
+	public void setKubeconfig(@Nullable String kubeconfig) {
 		this.kubeconfig = kubeconfig;
 	}
 
-	public String getContext() {
+	public @Nullable String getContext() {
 		return this.context;
 	}
 
-	public void setContext(String context) {
+	public void setContext(@Nullable String context) {
 		this.context = context;
 	}
 
@@ -102,30 +104,30 @@ public class ListwatchProperties {
 		/**
 		 * URL of the API server, for example https://10.0.0.1:6443.
 		 */
-		private String server;
+		private @Nullable String server;
 
 		/**
 		 * Bearer token. Prefer token-file for a token that rotates; when both are set, the file
 		 * wins and this token is only used until the file has been read. Hidden by the actuator.
 		 */
-		private String token;
+		private @Nullable String token;
 
 		/**
 		 * Path of a file holding the bearer token; re-read as it rotates. Wins over token.
 		 */
-		private String tokenFile;
+		private @Nullable String tokenFile;
 
 		/**
 		 * Path of the PEM file of the certificate authorities that sign the API server's
 		 * certificate. Clears the kubeconfig's insecure-skip-tls-verify.
 		 */
-		private String certificateAuthority;
+		private @Nullable String certificateAuthority;
 
 		/**
 		 * PEM text of the certificate authorities that sign the API server's certificate, as an
 		 * alternative to certificate-authority.
 		 */
-		private String certificateAuthorityData;
+		private @Nullable String certificateAuthorityData;
 
 		/**
 		 * Name of an SSL bundle (spring.ssl.bundle.*) whose trust material verifies the API server
@@ -134,20 +136,20 @@ public class ListwatchProperties {
 		 * with certificate-authority, certificate-authority-data or insecure-skip-tls-verify=true,
 		 * and needs a key store when the kubeconfig's user has a client certificate.
 		 */
-		private String sslBundle;
+		private @Nullable String sslBundle;
 
 		/**
 		 * Namespace of the connection (as a kubeconfig context's namespace); watches without a
 		 * namespace still watch all namespaces.
 		 */
-		private String namespace;
+		private @Nullable String namespace;
 
 		/**
 		 * Whether to skip verifying the API server's certificate. Only for throwaway clusters;
 		 * true drops the kubeconfig's certificate authority, and true together with
 		 * certificate-authority, certificate-authority-data or ssl-bundle fails startup.
 		 */
-		private Boolean insecureSkipTlsVerify;
+		private @Nullable Boolean insecureSkipTlsVerify;
 
 		/**
 		 * Timeout to establish a connection to the API server.
@@ -159,67 +161,67 @@ public class ListwatchProperties {
 		 */
 		private Duration execTimeout = Duration.ofSeconds(30);
 
-		public String getServer() {
+		public @Nullable String getServer() {
 			return this.server;
 		}
 
-		public void setServer(String server) {
+		public void setServer(@Nullable String server) {
 			this.server = server;
 		}
 
-		public String getToken() {
+		public @Nullable String getToken() {
 			return this.token;
 		}
 
-		public void setToken(String token) {
+		public void setToken(@Nullable String token) {
 			this.token = token;
 		}
 
-		public String getTokenFile() {
+		public @Nullable String getTokenFile() {
 			return this.tokenFile;
 		}
 
-		public void setTokenFile(String tokenFile) {
+		public void setTokenFile(@Nullable String tokenFile) {
 			this.tokenFile = tokenFile;
 		}
 
-		public String getCertificateAuthority() {
+		public @Nullable String getCertificateAuthority() {
 			return this.certificateAuthority;
 		}
 
-		public void setCertificateAuthority(String certificateAuthority) {
+		public void setCertificateAuthority(@Nullable String certificateAuthority) {
 			this.certificateAuthority = certificateAuthority;
 		}
 
-		public String getCertificateAuthorityData() {
+		public @Nullable String getCertificateAuthorityData() {
 			return this.certificateAuthorityData;
 		}
 
-		public void setCertificateAuthorityData(String certificateAuthorityData) {
+		public void setCertificateAuthorityData(@Nullable String certificateAuthorityData) {
 			this.certificateAuthorityData = certificateAuthorityData;
 		}
 
-		public String getSslBundle() {
+		public @Nullable String getSslBundle() {
 			return this.sslBundle;
 		}
 
-		public void setSslBundle(String sslBundle) {
+		public void setSslBundle(@Nullable String sslBundle) {
 			this.sslBundle = sslBundle;
 		}
 
-		public String getNamespace() {
+		public @Nullable String getNamespace() {
 			return this.namespace;
 		}
 
-		public void setNamespace(String namespace) {
+		public void setNamespace(@Nullable String namespace) {
 			this.namespace = namespace;
 		}
 
-		public Boolean getInsecureSkipTlsVerify() {
+		public @Nullable Boolean getInsecureSkipTlsVerify() {
 			return this.insecureSkipTlsVerify;
 		}
 
-		public void setInsecureSkipTlsVerify(Boolean insecureSkipTlsVerify) {
+		public void setInsecureSkipTlsVerify(@Nullable Boolean insecureSkipTlsVerify) {
 			this.insecureSkipTlsVerify = insecureSkipTlsVerify;
 		}
 
@@ -539,23 +541,23 @@ public class ListwatchProperties {
 		 * Group/version of the resource, for example "v1" or "apps/v1". Required (except with
 		 * source etcd).
 		 */
-		private String apiVersion;
+		private @Nullable String apiVersion;
 
 		/**
 		 * Kind of the resource, for example "ConfigMap"; resolved to its plural through API
 		 * discovery. Give either kind or resource.
 		 */
-		private String kind;
+		private @Nullable String kind;
 
 		/**
 		 * Plural resource name, for example "configmaps". Give either kind or resource.
 		 */
-		private String resource;
+		private @Nullable String resource;
 
 		/**
 		 * Namespace to watch. Default: all namespaces.
 		 */
-		private String namespace;
+		private @Nullable String namespace;
 
 		/**
 		 * Namespaces to watch, instead of namespace: one cache and one Lister over all of them,
@@ -566,24 +568,24 @@ public class ListwatchProperties {
 		/**
 		 * Label selector, for example "app=web,tier!=db".
 		 */
-		private String labelSelector;
+		private @Nullable String labelSelector;
 
 		/**
 		 * Field selector, for example "metadata.name!=x".
 		 */
-		private String fieldSelector;
+		private @Nullable String fieldSelector;
 
 		/**
 		 * Java type the objects are bound to with Jackson. Default:
 		 * dev.listwatch.KubernetesObject, which keeps them compact.
 		 */
-		private String type;
+		private @Nullable String type;
 
 		/**
 		 * Whether cached objects keep metadata.managedFields. Default:
 		 * listwatch.defaults.keep-managed-fields.
 		 */
-		private Boolean keepManagedFields;
+		private @Nullable Boolean keepManagedFields;
 
 		/**
 		 * Whether to list and watch the objects' metadata alone (the API server's
@@ -593,7 +595,7 @@ public class ListwatchProperties {
 		 * Objects are dev.listwatch.KubernetesObject: a type cannot be set with it. Default:
 		 * listwatch.defaults.metadata-only.
 		 */
-		private Boolean metadataOnly;
+		private @Nullable Boolean metadataOnly;
 
 		/**
 		 * Whether cached objects hold their JSON compressed with a dictionary learned from the
@@ -602,24 +604,24 @@ public class ListwatchProperties {
 		 * dev.listwatch.KubernetesObject (without a type); watches over etcd ignore it. Default:
 		 * listwatch.defaults.compress-objects.
 		 */
-		private Boolean compressObjects;
+		private @Nullable Boolean compressObjects;
 
 		/**
 		 * Page size of lists. Default: listwatch.defaults.page-size.
 		 */
-		private Long pageSize;
+		private @Nullable Long pageSize;
 
 		/**
 		 * How often the watch delivers its whole cache again to listeners (MODIFIED events
 		 * flagged resync), without a request. Default: listwatch.defaults.resync-period.
 		 */
-		private Duration resyncPeriod;
+		private @Nullable Duration resyncPeriod;
 
 		/**
 		 * Whether the watch starts with the application context; when false it starts when the
 		 * application calls its informer's start(). Default: listwatch.defaults.auto-startup.
 		 */
-		private Boolean autoStartup;
+		private @Nullable Boolean autoStartup;
 
 		/**
 		 * Whether the watch is declared at all: false declares no beans for it.
@@ -637,44 +639,44 @@ public class ListwatchProperties {
 		 * Where the objects come from: "kubernetes" (the API server, the default) or "etcd" (the
 		 * keys under key-prefix, read from listwatch.etcd.endpoints without an API server).
 		 */
-		private String source;
+		private @Nullable String source;
 
 		/**
 		 * For source etcd: the key prefix to list and watch, for example "/config/" (a "/" is
 		 * added when missing). A key "&lt;prefix&gt;&lt;name&gt;" is an object without a namespace,
 		 * "&lt;prefix&gt;&lt;namespace&gt;/&lt;name&gt;" one in a namespace.
 		 */
-		private String keyPrefix;
+		private @Nullable String keyPrefix;
 
-		public String getSource() {
+		public @Nullable String getSource() {
 			return this.source;
 		}
 
-		public void setSource(String source) {
+		public void setSource(@Nullable String source) {
 			this.source = source;
 		}
 
-		public String getKeyPrefix() {
+		public @Nullable String getKeyPrefix() {
 			return this.keyPrefix;
 		}
 
-		public void setKeyPrefix(String keyPrefix) {
+		public void setKeyPrefix(@Nullable String keyPrefix) {
 			this.keyPrefix = keyPrefix;
 		}
 
-		public Duration getResyncPeriod() {
+		public @Nullable Duration getResyncPeriod() {
 			return this.resyncPeriod;
 		}
 
-		public void setResyncPeriod(Duration resyncPeriod) {
+		public void setResyncPeriod(@Nullable Duration resyncPeriod) {
 			this.resyncPeriod = resyncPeriod;
 		}
 
-		public Boolean getAutoStartup() {
+		public @Nullable Boolean getAutoStartup() {
 			return this.autoStartup;
 		}
 
-		public void setAutoStartup(Boolean autoStartup) {
+		public void setAutoStartup(@Nullable Boolean autoStartup) {
 			this.autoStartup = autoStartup;
 		}
 
@@ -694,35 +696,35 @@ public class ListwatchProperties {
 			this.leaderOnly = leaderOnly;
 		}
 
-		public String getApiVersion() {
+		public @Nullable String getApiVersion() {
 			return this.apiVersion;
 		}
 
-		public void setApiVersion(String apiVersion) {
+		public void setApiVersion(@Nullable String apiVersion) {
 			this.apiVersion = apiVersion;
 		}
 
-		public String getKind() {
+		public @Nullable String getKind() {
 			return this.kind;
 		}
 
-		public void setKind(String kind) {
+		public void setKind(@Nullable String kind) {
 			this.kind = kind;
 		}
 
-		public String getResource() {
+		public @Nullable String getResource() {
 			return this.resource;
 		}
 
-		public void setResource(String resource) {
+		public void setResource(@Nullable String resource) {
 			this.resource = resource;
 		}
 
-		public String getNamespace() {
+		public @Nullable String getNamespace() {
 			return this.namespace;
 		}
 
-		public void setNamespace(String namespace) {
+		public void setNamespace(@Nullable String namespace) {
 			this.namespace = namespace;
 		}
 
@@ -734,59 +736,59 @@ public class ListwatchProperties {
 			this.namespaces = namespaces;
 		}
 
-		public String getLabelSelector() {
+		public @Nullable String getLabelSelector() {
 			return this.labelSelector;
 		}
 
-		public void setLabelSelector(String labelSelector) {
+		public void setLabelSelector(@Nullable String labelSelector) {
 			this.labelSelector = labelSelector;
 		}
 
-		public String getFieldSelector() {
+		public @Nullable String getFieldSelector() {
 			return this.fieldSelector;
 		}
 
-		public void setFieldSelector(String fieldSelector) {
+		public void setFieldSelector(@Nullable String fieldSelector) {
 			this.fieldSelector = fieldSelector;
 		}
 
-		public String getType() {
+		public @Nullable String getType() {
 			return this.type;
 		}
 
-		public void setType(String type) {
+		public void setType(@Nullable String type) {
 			this.type = type;
 		}
 
-		public Boolean getKeepManagedFields() {
+		public @Nullable Boolean getKeepManagedFields() {
 			return this.keepManagedFields;
 		}
 
-		public void setKeepManagedFields(Boolean keepManagedFields) {
+		public void setKeepManagedFields(@Nullable Boolean keepManagedFields) {
 			this.keepManagedFields = keepManagedFields;
 		}
 
-		public Boolean getMetadataOnly() {
+		public @Nullable Boolean getMetadataOnly() {
 			return this.metadataOnly;
 		}
 
-		public void setMetadataOnly(Boolean metadataOnly) {
+		public void setMetadataOnly(@Nullable Boolean metadataOnly) {
 			this.metadataOnly = metadataOnly;
 		}
 
-		public Boolean getCompressObjects() {
+		public @Nullable Boolean getCompressObjects() {
 			return this.compressObjects;
 		}
 
-		public void setCompressObjects(Boolean compressObjects) {
+		public void setCompressObjects(@Nullable Boolean compressObjects) {
 			this.compressObjects = compressObjects;
 		}
 
-		public Long getPageSize() {
+		public @Nullable Long getPageSize() {
 			return this.pageSize;
 		}
 
-		public void setPageSize(Long pageSize) {
+		public void setPageSize(@Nullable Long pageSize) {
 			this.pageSize = pageSize;
 		}
 

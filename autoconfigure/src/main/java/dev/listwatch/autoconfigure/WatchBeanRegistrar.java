@@ -106,7 +106,7 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 		// a leader-only watch is not shared with code: code that starts an equal declaration's informer
 		// would run it on followers, and a revoke would stop code's informer
 		boolean shareable = !own && declaration != null && !watch.isLeaderOnly();
-		if (shareable) {
+		if (shareable && declaration != null) {
 			// of several watches that declare the same, code shares the first
 			this.shareable.offer(declaration, name);
 		}

@@ -2,6 +2,7 @@ package dev.listwatch.autoconfigure;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -182,7 +183,8 @@ final class WatchBeans {
 		}
 		InformerFactory factory = beanFactory.getBean(InformerFactory.class);
 		Informer informer = factory.informer(name, (Class) type, (List) listerWatchers, options, indexes);
-		return shared ? factory.share((WatchDeclaration) declaration, informer) : informer;
+		return shared ? factory.share((WatchDeclaration) Objects.requireNonNull(declaration,
+				"only a watch with a declaration is shared (WatchBeanRegistrar)"), informer) : informer;
 	}
 
 	private static DeclaredWatches.Resolved resolve(String name, Environment environment) {

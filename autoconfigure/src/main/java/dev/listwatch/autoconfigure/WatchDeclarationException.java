@@ -1,5 +1,7 @@
 package dev.listwatch.autoconfigure;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A declared watch cannot work as declared. The message names the watch, the property and the
  * fix; startup fails with a failure analysis that shows them.
@@ -8,11 +10,12 @@ class WatchDeclarationException extends RuntimeException {
 
 	private final String watch;
 
-	private final String property;
+	private final @Nullable String property;
 
 	private final String fix;
 
-	WatchDeclarationException(String watch, String property, String problem, String fix, Throwable cause) {
+	WatchDeclarationException(String watch, @Nullable String property, String problem, String fix,
+			@Nullable Throwable cause) {
 		super("Watch '" + watch + "' cannot work: "
 				+ ((property != null) ? "listwatch.watches." + watch + "." + property + " " : "") + problem, cause);
 		this.watch = watch;
@@ -26,7 +29,7 @@ class WatchDeclarationException extends RuntimeException {
 	}
 
 	/** @return the property at fault, relative to {@code listwatch.watches.<name>}, or {@code null} */
-	public String property() {
+	public @Nullable String property() {
 		return this.property;
 	}
 

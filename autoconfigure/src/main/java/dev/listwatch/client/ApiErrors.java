@@ -11,6 +11,7 @@ import dev.listwatch.KubernetesApiException;
 import dev.listwatch.KubernetesApiException.Kind;
 import dev.listwatch.Status;
 import dev.listwatch.cluster.KubeconfigException;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.client.ClientHttpResponse;
@@ -65,7 +66,7 @@ final class ApiErrors {
 		return of(request, status, retryAfter);
 	}
 
-	static KubernetesApiException of(String request, Status status, Duration retryAfter) {
+	static KubernetesApiException of(String request, Status status, @Nullable Duration retryAfter) {
 		return KubernetesApiException.of(request, status, retryAfter);
 	}
 
@@ -133,7 +134,7 @@ final class ApiErrors {
 	 * @return the delay, between zero and {@link #MAX_RETRY_AFTER}, or {@code null} when there is no
 	 * header or it is neither a number of seconds nor a date
 	 */
-	static Duration retryAfter(HttpHeaders headers, Clock clock) {
+	static @Nullable Duration retryAfter(HttpHeaders headers, Clock clock) {
 		String value = headers.getFirst(HttpHeaders.RETRY_AFTER);
 		if (value == null || value.isBlank()) {
 			return null;
@@ -170,7 +171,7 @@ final class ApiErrors {
 		return !value.isEmpty();
 	}
 
-	private static String snippet(byte[] body) {
+	private static @Nullable String snippet(byte[] body) {
 		int end = Math.min(body.length, 200);
 		StringBuilder text = new StringBuilder();
 		for (int i = 0; i < end; i++) {

@@ -138,8 +138,8 @@ public final class ApiServerClient implements AutoCloseable {
 				null);
 	}
 
-	private static Resource find(Discovery discovered, String apiVersion, String kind, String plural,
-			String namespace) {
+	private static @Nullable Resource find(Discovery discovered, String apiVersion, @Nullable String kind,
+			@Nullable String plural, @Nullable String namespace) {
 		for (ApiResource r : discovered.resources()) {
 			boolean match = (plural != null) ? r.name().equals(plural) : r.kind().equals(kind);
 			if (match && !r.name().contains("/")) {
@@ -207,6 +207,7 @@ public final class ApiServerClient implements AutoCloseable {
 		return new ResolvingListerWatcher<>(this, target, decoder(type, decoding), decoding.maxEventBytes());
 	}
 
+	@SuppressWarnings("NullAway") // ObjectDecoder takes a null compressor (JSON held as it is); not annotated yet
 	private <T> ObjectDecoder<T> decoder(Class<T> type, Decoding decoding) {
 		return new ObjectDecoder<>(type, this.mapper, decoding.keepManagedFields(), decoding.metadataOnly(),
 				decoding.compressObjects() ? ObjectCompressor.learning() : null);
@@ -503,7 +504,7 @@ public final class ApiServerClient implements AutoCloseable {
 		}
 		catch (AuthorizationInterceptor.CredentialsUnavailable ex) {
 			// the request was not sent: it is about what, not where
-			throw ApiErrors.credentials(request, ex.getCause());
+			throw ApiErrors.credentials(request, Objects.requireNonNull(ex.getCause(), "made with a cause"));
 		}
 		catch (RestClientException | UncheckedIOException ex) {
 			// name the server: a connection failure is about where, not what
@@ -550,7 +551,7 @@ public final class ApiServerClient implements AutoCloseable {
 			throw ex;
 		}
 		catch (AuthorizationInterceptor.CredentialsUnavailable ex) {
-			throw ApiErrors.credentials(request, ex.getCause());
+			throw ApiErrors.credentials(request, Objects.requireNonNull(ex.getCause(), "made with a cause"));
 		}
 		catch (RestClientException | UncheckedIOException ex) {
 			throw ApiErrors.connection(method.name() + " " + this.server + pathAndQuery, ex);
@@ -570,7 +571,7 @@ public final class ApiServerClient implements AutoCloseable {
 		return query.toString();
 	}
 
-	private static String emptyToNull(String value) {
+	private static @Nullable String emptyToNull(@Nullable String value) {
 		return (value == null || value.isEmpty()) ? null : value;
 	}
 

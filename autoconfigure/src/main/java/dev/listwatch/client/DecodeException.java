@@ -1,5 +1,7 @@
 package dev.listwatch.client;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Bytes from the API server that are not what was expected; wrapped into a
  * {@link dev.listwatch.KubernetesApiException} of kind DECODE before it leaves this package.
@@ -20,7 +22,7 @@ class DecodeException extends RuntimeException {
 	 * @param message the message
 	 * @param writableStackTrace whether to fill in the stack trace (and keep suppressed exceptions)
 	 */
-	DecodeException(String message, boolean writableStackTrace) {
+	DecodeException(@Nullable String message, boolean writableStackTrace) {
 		super(message, null, writableStackTrace, writableStackTrace);
 	}
 

@@ -13,6 +13,8 @@ import javax.net.ssl.SSLSessionContext;
 import javax.net.ssl.SSLSocketFactory;
 import javax.net.ssl.TrustManager;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The JVM's default {@link SSLContext}, set up the first time TLS is asked of it rather than
  * when it is made.
@@ -42,7 +44,7 @@ final class DeferredSslContext extends SSLContext {
 
 	private static final class Spi extends SSLContextSpi {
 
-		private volatile SSLContext delegate;
+		private volatile @Nullable SSLContext delegate;
 
 		private SSLContext delegate() {
 			SSLContext context = this.delegate;

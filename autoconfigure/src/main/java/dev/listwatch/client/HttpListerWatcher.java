@@ -11,6 +11,7 @@ import dev.listwatch.ObjectList;
 import dev.listwatch.RequestProgress;
 import dev.listwatch.Resource;
 import dev.listwatch.WatchStream;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.http.MediaType;
 
@@ -120,7 +121,7 @@ final class HttpListerWatcher<T> implements ListerWatcher<T> {
 		return parameters;
 	}
 
-	private static String blankToNull(String value) {
+	private static @Nullable String blankToNull(@Nullable String value) {
 		return (value == null || value.isBlank()) ? null : value;
 	}
 

@@ -3,10 +3,12 @@ package dev.listwatch.client;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.NoSuchElementException;
+import java.util.Objects;
 
 import dev.listwatch.KubernetesApiException;
 import dev.listwatch.WatchEvent;
 import dev.listwatch.WatchStream;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.http.client.ClientHttpResponse;
 
@@ -41,7 +43,7 @@ final class HttpWatchStream<T> implements WatchStream<T> {
 
 	private volatile boolean closed;
 
-	private WatchEvent<T> next;
+	private @Nullable WatchEvent<T> next;
 
 	private boolean ended;
 
@@ -103,7 +105,7 @@ final class HttpWatchStream<T> implements WatchStream<T> {
 		if (!hasNext()) {
 			throw new NoSuchElementException("the watch " + this.request + " has ended");
 		}
-		WatchEvent<T> event = this.next;
+		WatchEvent<T> event = Objects.requireNonNull(this.next, "hasNext() holds the next event when it answers true");
 		this.next = null;
 		return event;
 	}

@@ -6,6 +6,9 @@ import java.io.InputStream;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
+import java.util.Objects;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * Cuts a stream of concatenated (or newline-delimited) top-level JSON objects into frames, one
@@ -47,7 +50,7 @@ final class JsonFrameReader {
 	private final int[] end = new int[1];
 
 	/** The rest of an oversized frame still to be skipped, or {@code null}. */
-	private Skip skipping;
+	private @Nullable Skip skipping;
 
 	/** Whether the stream has ended (the bytes read may still hold frames). */
 	private boolean ended;
@@ -134,7 +137,7 @@ final class JsonFrameReader {
 	 * @throws EOFException when the stream ends inside a frame (a truncated event)
 	 * @throws MalformedFrameException when the bytes are not a JSON object or a frame is too large
 	 */
-	<R> R next(FrameDecoder<R> decoder) throws IOException {
+	<R> @Nullable R next(FrameDecoder<R> decoder) throws IOException {
 		return next(decoder, null);
 	}
 
@@ -156,7 +159,7 @@ final class JsonFrameReader {
 	 * @throws MalformedFrameException when the bytes are not a JSON object, or a frame is too large
 	 * and {@code oversized} made nothing of it
 	 */
-	<R> R next(FrameDecoder<R> decoder, OversizedFrame<R> oversized) throws IOException {
+	<R> @Nullable R next(FrameDecoder<R> decoder, @Nullable OversizedFrame<R> oversized) throws IOException {
 		if (this.skipping != null) {
 			finishSkip();
 		}
@@ -190,7 +193,7 @@ final class JsonFrameReader {
 	 * @throws MalformedFrameException when the part is too large and {@code oversized} made nothing
 	 * of it
 	 */
-	<R> R read(FrameDecoder<R> decoder, OversizedFrame<R> oversized, String what) throws IOException {
+	<R> R read(FrameDecoder<R> decoder, @Nullable OversizedFrame<R> oversized, String what) throws IOException {
 		if (this.skipping != null) {
 			finishSkip();
 		}
@@ -271,8 +274,8 @@ final class JsonFrameReader {
 	 * read (as far as the stream tells, up to a full buffer) before the frame is tried again, else it
 	 * may be tried after each read (see {@link #worthTrying}).
 	 */
-	private <R> R decodeFrame(FrameDecoder<R> decoder, OversizedFrame<R> oversized, String what, boolean fillUp)
-			throws IOException {
+	private <R> R decodeFrame(FrameDecoder<R> decoder, @Nullable OversizedFrame<R> oversized, String what,
+			boolean fillUp) throws IOException {
 		// the bytes there were at the last try: never twice with the same bytes
 		int tried = -1;
 		while (true) {
@@ -393,7 +396,7 @@ final class JsonFrameReader {
 	}
 
 	/** What {@code oversized} makes of the first {@code maxFrameBytes} bytes of the current frame. */
-	private <R> R head(OversizedFrame<R> oversized, String what) throws MalformedFrameException {
+	private <R> R head(@Nullable OversizedFrame<R> oversized, String what) throws MalformedFrameException {
 		R head = (oversized != null)
 				? oversized.head(this.buf, this.frameStart, this.frameStart + this.maxFrameBytes) : null;
 		if (head == null) {
@@ -422,7 +425,7 @@ final class JsonFrameReader {
 
 	/** Skips the rest of an oversized frame, reading into the buffer as it is, and dropping what was read. */
 	private void finishSkip() throws IOException {
-		Skip skip = this.skipping;
+		Skip skip = Objects.requireNonNull(this.skipping, "called when a frame is being skipped");
 		this.skipping = null;
 		while (true) {
 			clear();
@@ -489,7 +492,7 @@ final class JsonFrameReader {
 		 * @return what to hand up for the frame, or {@code null} when its first bytes do not tell
 		 * enough (the frame is then refused as too large)
 		 */
-		R head(byte[] buf, int start, int limit);
+		@Nullable R head(byte[] buf, int start, int limit);
 
 	}
 

@@ -5,6 +5,8 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A forward-only reader of JSON in a byte array, for the few levels list-watch reads (the event
  * envelope, an object's top level, its metadata): members are read strictly, strings decoded
@@ -118,14 +120,14 @@ final class JsonScanner {
 	}
 
 	/** The key that starts at {@code start}, decoded. */
-	String key(int start) {
+	@Nullable String key(int start) {
 		return decode(start, closingQuote(start - 1));
 	}
 
 	/**
 	 * Reads a string value, or skips any other value and returns {@code null}.
 	 */
-	String stringOrSkip() {
+	@Nullable String stringOrSkip() {
 		if (peek() != '"') {
 			skipValue();
 			return null;
@@ -138,7 +140,7 @@ final class JsonScanner {
 	/**
 	 * Reads an integer value, or skips any other value and returns {@code null}.
 	 */
-	Long longOrSkip() {
+	@Nullable Long longOrSkip() {
 		int c = peek();
 		if (c != '-' && (c < '0' || c > '9')) {
 			skipValue();

@@ -23,6 +23,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import dev.listwatch.cluster.Cluster;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.task.SimpleAsyncTaskExecutor;
 
@@ -218,7 +219,7 @@ final class ProxyRelay implements AutoCloseable {
 	 * The {@code host:port} of a CONNECT to the API server, or {@code null} for any other
 	 * request.
 	 */
-	private String connectAuthority(String head) {
+	private @Nullable String connectAuthority(String head) {
 		int end = head.indexOf("\r\n");
 		String[] parts = ((end >= 0) ? head.substring(0, end) : head).split(" ");
 		if (parts.length != 3 || !parts[0].equals("CONNECT") || !parts[2].startsWith("HTTP/1.")) {
@@ -239,7 +240,7 @@ final class ProxyRelay implements AutoCloseable {
 		return target ? authority : null;
 	}
 
-	private static String status(String head) {
+	private static @Nullable String status(String head) {
 		int end = head.indexOf("\r\n");
 		String line = (end >= 0) ? head.substring(0, end) : head;
 		if (!line.startsWith("HTTP/1.")) {
@@ -283,12 +284,12 @@ final class ProxyRelay implements AutoCloseable {
 		return (host.startsWith("[") && host.endsWith("]")) ? host.substring(1, host.length() - 1) : host;
 	}
 
-	private void close(Socket client, Socket upstream) {
+	private void close(Socket client, @Nullable Socket upstream) {
 		closeQuietly(client);
 		closeQuietly(upstream);
 	}
 
-	private void closeQuietly(Closeable closeable) {
+	private void closeQuietly(@Nullable Closeable closeable) {
 		if (closeable == null) {
 			return;
 		}

@@ -23,6 +23,8 @@ import java.util.concurrent.Flow;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
@@ -111,7 +113,7 @@ final class ReadAheadRequestFactory implements ClientHttpRequestFactory {
 				throw new InterruptedIOException("the request was interrupted");
 			}
 			catch (ExecutionException ex) {
-				Throwable cause = ex.getCause();
+				Throwable cause = Objects.requireNonNull(ex.getCause(), "a future fails with a cause");
 				if (cause instanceof UncheckedIOException unchecked) {
 					throw unchecked.getCause();
 				}
@@ -204,7 +206,7 @@ final class ReadAheadRequestFactory implements ClientHttpRequestFactory {
 
 		private final CompletableFuture<Flow.Subscription> subscription = new CompletableFuture<>();
 
-		private volatile Throwable failure;
+		private volatile @Nullable Throwable failure;
 
 		private volatile boolean closed;
 
@@ -212,7 +214,7 @@ final class ReadAheadRequestFactory implements ClientHttpRequestFactory {
 
 		private Iterator<ByteBuffer> list = Collections.emptyIterator();
 
-		private ByteBuffer current;
+		private @Nullable ByteBuffer current;
 
 		private int taken;
 
@@ -309,7 +311,7 @@ final class ReadAheadRequestFactory implements ClientHttpRequestFactory {
 		 * The next buffer with bytes, or {@code null} at the end, or when none has arrived and
 		 * {@code wait} is false.
 		 */
-		private ByteBuffer nextBuffer(boolean wait) throws IOException {
+		private @Nullable ByteBuffer nextBuffer(boolean wait) throws IOException {
 			while (true) {
 				while (this.list.hasNext()) {
 					ByteBuffer buffer = this.list.next();

@@ -1,10 +1,13 @@
 package dev.listwatch.client;
 
+import java.util.Objects;
+
 import dev.listwatch.ListOptions;
 import dev.listwatch.ListerWatcher;
 import dev.listwatch.ObjectList;
 import dev.listwatch.Resource;
 import dev.listwatch.WatchStream;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A lister-watcher that finds its resource through API discovery on first use, so that creating
@@ -22,7 +25,7 @@ final class ResolvingListerWatcher<T> implements ListerWatcher<T> {
 
 	private final int maxEventBytes;
 
-	private volatile HttpListerWatcher<T> resolved;
+	private volatile @Nullable HttpListerWatcher<T> resolved;
 
 	ResolvingListerWatcher(ApiServerClient client, ApiServerClient.Target target, ObjectDecoder<T> decoder,
 			int maxEventBytes) {
@@ -68,7 +71,8 @@ final class ResolvingListerWatcher<T> implements ListerWatcher<T> {
 			return delegate.resource();
 		}
 		String apiVersion = this.target.apiVersion();
-		String plural = (this.target.resource() != null) ? this.target.resource() : this.target.kind();
+		String plural = (this.target.resource() != null) ? this.target.resource()
+				: Objects.requireNonNull(this.target.kind(), "a Target gives a kind or a resource");
 		return new Resource(ApiServerClient.Target.group(apiVersion), ApiServerClient.Target.version(apiVersion), plural,
 				this.target.kind(), this.target.namespace() != null, this.target.namespace());
 	}

@@ -359,7 +359,7 @@ final class TypedBinding<T> {
 		}
 
 		@Override
-		public Object deserialize(JsonParser p, DeserializationContext ctxt) throws JacksonException {
+		public @Nullable Object deserialize(JsonParser p, DeserializationContext ctxt) throws JacksonException {
 			return lean(ctxt) ? value(p, ctxt) : this._delegatee.deserialize(p, ctxt);
 		}
 

@@ -6,6 +6,7 @@ import java.net.UnknownHostException;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
 
@@ -47,14 +48,15 @@ final class EnvironmentProxy {
 		if (variable == null) {
 			return null;
 		}
-		String value = environment.get(variable).strip();
+		String value = Objects.requireNonNull(environment.get(variable), "first(...) names one that is set").strip();
 		String host = server.getHost().toLowerCase(Locale.ROOT);
 		if (host.startsWith("[") && host.endsWith("]")) {
 			host = host.substring(1, host.length() - 1);
 		}
 		int port = (server.getPort() != -1) ? server.getPort() : (https ? 443 : 80);
 		String noProxy = first(environment, "NO_PROXY", "no_proxy");
-		if (!useProxy(host, port, (noProxy != null) ? environment.get(noProxy) : "")) {
+		String noProxyValue = (noProxy != null) ? environment.get(noProxy) : "";
+		if (!useProxy(host, port, Objects.requireNonNull(noProxyValue, "first(...) names one that is set"))) {
 			return null;
 		}
 		String url = value.contains("://") ? value : "http://" + value;

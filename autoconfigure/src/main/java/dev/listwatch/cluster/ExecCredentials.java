@@ -15,6 +15,7 @@ import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -23,10 +24,13 @@ import java.util.concurrent.locks.ReentrantLock;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
+
+import org.springframework.lang.Contract;
 
 /**
  * Credentials from an exec credential plugin ({@code client.authentication.k8s.io/v1}
@@ -74,7 +78,7 @@ final class ExecCredentials implements Credentials {
 	 * @param timeout how long the plugin may run
 	 */
 	record Config(String origin, String field, String apiVersion, Path command, List<String> args,
-			Map<String, String> env, String installHint, ObjectNode cluster, Duration timeout) {
+			Map<String, String> env, @Nullable String installHint, @Nullable ObjectNode cluster, Duration timeout) {
 
 		String commandName() {
 			return this.command.toString();
@@ -88,7 +92,8 @@ final class ExecCredentials implements Credentials {
 
 	}
 
-	private record Result(String token, X509Certificate[] chain, PrivateKey key, Instant expiry) {
+	private record Result(@Nullable String token, X509Certificate @Nullable [] chain, @Nullable PrivateKey key,
+			@Nullable Instant expiry) {
 
 		/** Never the token or the key: what there is, and until when. */
 		@Override
@@ -115,7 +120,7 @@ final class ExecCredentials implements Credentials {
 
 	private final ReentrantLock lock = new ReentrantLock();
 
-	private volatile Result cached;
+	private volatile @Nullable Result cached;
 
 	ExecCredentials(Config config, Clock clock) {
 		this.config = config;
@@ -127,7 +132,7 @@ final class ExecCredentials implements Credentials {
 	}
 
 	@Override
-	public String authorization() {
+	public @Nullable String authorization() {
 		Result result = current();
 		return (result.token() != null) ? "Bearer " + result.token() : null;
 	}
@@ -159,7 +164,8 @@ final class ExecCredentials implements Credentials {
 		}
 	}
 
-	private boolean valid(Result result) {
+	@Contract("null -> false")
+	private boolean valid(@Nullable Result result) {
 		return result != null && (result.expiry() == null || this.clock.instant().isBefore(result.expiry()));
 	}
 
@@ -168,7 +174,7 @@ final class ExecCredentials implements Credentials {
 	 * cached (called during TLS handshakes).
 	 * @return the chain, or {@code null} if the plugin returns a token only
 	 */
-	X509Certificate[] clientCertificateChain() {
+	X509Certificate @Nullable [] clientCertificateChain() {
 		return current().chain();
 	}
 
@@ -177,7 +183,7 @@ final class ExecCredentials implements Credentials {
 	 * the plugin.
 	 * @return the key, or {@code null}
 	 */
-	PrivateKey clientKey() {
+	@Nullable PrivateKey clientKey() {
 		Result result = this.cached;
 		return (result != null) ? result.key() : null;
 	}
@@ -186,7 +192,7 @@ final class ExecCredentials implements Credentials {
 	 * The chain cached now; does not run the plugin.
 	 * @return the chain, or {@code null}
 	 */
-	X509Certificate[] cachedClientCertificateChain() {
+	X509Certificate @Nullable [] cachedClientCertificateChain() {
 		Result result = this.cached;
 		return (result != null) ? result.chain() : null;
 	}
@@ -255,7 +261,8 @@ final class ExecCredentials implements Credentials {
 		catch (ExecutionException ex) {
 			kill(process);
 			throw failure("runs " + this.config.commandName() + " whose end could not be awaited ("
-					+ ex.getCause().getClass().getSimpleName() + ")", runByHand());
+					+ Objects.requireNonNull(ex.getCause(), "a future fails with a cause").getClass().getSimpleName()
+					+ ")", runByHand());
 		}
 		Output output = await(stdout, process);
 		Output errors = await(stderr, process);
@@ -382,7 +389,7 @@ final class ExecCredentials implements Credentials {
 	 * {@code null}
 	 * @return what was read
 	 */
-	static CompletableFuture<Output> drain(InputStream stream, int limit, Runnable onOverflow) {
+	static CompletableFuture<Output> drain(InputStream stream, int limit, @Nullable Runnable onOverflow) {
 		CompletableFuture<Output> result = new CompletableFuture<>();
 		Thread thread = new Thread(() -> {
 			ByteArrayOutputStream kept = new ByteArrayOutputStream();

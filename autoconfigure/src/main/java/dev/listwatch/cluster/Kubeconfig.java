@@ -8,7 +8,9 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
+import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.TokenStreamLocation;
 import tools.jackson.databind.JsonNode;
@@ -42,7 +44,7 @@ final class Kubeconfig {
 			return this.kind + "[" + this.name + "]." + inner(this.kind) + ((field != null) ? "." + field : "");
 		}
 
-		String text(String field) {
+		@Nullable String text(String field) {
 			return Kubeconfig.text(this.body.get(field), this.file, field(field));
 		}
 
@@ -63,7 +65,11 @@ final class Kubeconfig {
 
 		Path resolve(String path) {
 			Path p = Path.of(path);
-			return p.isAbsolute() ? p : this.file.toAbsolutePath().getParent().resolve(p).normalize();
+			if (p.isAbsolute()) {
+				return p;
+			}
+			Path directory = Objects.requireNonNull(this.file.toAbsolutePath().getParent(), "a file has a directory");
+			return directory.resolve(p).normalize();
 		}
 
 	}
@@ -76,9 +82,9 @@ final class Kubeconfig {
 
 	private final Map<String, Entry> contexts = new LinkedHashMap<>();
 
-	private String currentContext;
+	private @Nullable String currentContext;
 
-	private Path currentContextFile;
+	private @Nullable Path currentContextFile;
 
 	private Kubeconfig(List<Path> files) {
 		this.files = List.copyOf(files);
@@ -113,11 +119,11 @@ final class Kubeconfig {
 		return this.contexts;
 	}
 
-	String currentContext() {
+	@Nullable String currentContext() {
 		return this.currentContext;
 	}
 
-	Path currentContextFile() {
+	@Nullable Path currentContextFile() {
 		return this.currentContextFile;
 	}
 
@@ -129,7 +135,7 @@ final class Kubeconfig {
 		return String.join(":", this.files.stream().map(Path::toString).toList());
 	}
 
-	private static JsonNode read(Path file) {
+	private static @Nullable JsonNode read(Path file) {
 		String text;
 		try {
 			text = Files.readString(file, StandardCharsets.UTF_8);
@@ -156,7 +162,7 @@ final class Kubeconfig {
 		}
 	}
 
-	private void merge(Path file, JsonNode root) {
+	private void merge(Path file, @Nullable JsonNode root) {
 		if (root == null || root.isMissingNode() || root.isNull()) {
 			return;
 		}
@@ -207,7 +213,7 @@ final class Kubeconfig {
 		return kind.substring(0, kind.length() - 1);
 	}
 
-	static String text(JsonNode node, Path file, String field) {
+	static @Nullable String text(JsonNode node, Path file, String field) {
 		if (node == null || node.isNull()) {
 			return null;
 		}

@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.security.PrivateKey;
 import java.security.cert.X509Certificate;
 import java.util.List;
+import java.util.Objects;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -45,7 +46,7 @@ final class KubeconfigReader {
 		}
 		else if (config.currentContext() != null) {
 			contextName = config.currentContext();
-			contextFile = config.currentContextFile().toString();
+			contextFile = Objects.requireNonNull(config.currentContextFile(), "set with the context").toString();
 			contextField = "current-context";
 		}
 		else {
@@ -213,7 +214,8 @@ final class KubeconfigReader {
 					"is missing but " + keyField + " is set",
 					"add the client certificate that belongs to the key (client-certificate-data or client-certificate)");
 		}
-		List<X509Certificate> chain = Values.certificates(certPem, file, certField,
+		List<X509Certificate> chain = Values.certificates(certPem, file,
+				Objects.requireNonNull(certField, "set with the certificate"),
 				"provide the client certificate in PEM format (-----BEGIN CERTIFICATE-----)");
 		PrivateKey key;
 		try {

@@ -54,7 +54,7 @@ public final class PemBundles {
 		}
 		List<X509Certificate> chain = null;
 		PrivateKey key = null;
-		if (hasCertificate) {
+		if (Values.hasText(clientCertificate) && Values.hasText(clientKey)) {
 			String certificateField = prefix + "client-certificate";
 			String keyField = prefix + "client-key";
 			chain = Values.certificates(pem(clientCertificate, settings, certificateField), settings,

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
@@ -79,7 +80,8 @@ final class Sources {
 	 */
 	static ClusterSpec inCluster(ConnectionOptions settings) {
 		Map<String, String> env = settings.environment();
-		String host = env.get("KUBERNETES_SERVICE_HOST").strip();
+		String host = Objects.requireNonNull(env.get("KUBERNETES_SERVICE_HOST"), "ClusterLoader checked that it is set")
+			.strip();
 		String port = env.getOrDefault("KUBERNETES_SERVICE_PORT", "443").strip();
 		ClusterSpec spec = new ClusterSpec();
 		spec.description = "in-cluster";

@@ -3,6 +3,8 @@ package dev.listwatch.cluster;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Credentials that never change: a bearer token, basic auth, or nothing (client
  * certificate only, or anonymous).
@@ -26,11 +28,11 @@ final class StaticCredentials implements Credentials {
 
 	private final Kind kind;
 
-	private final String authorization;
+	private final @Nullable String authorization;
 
 	private final String source;
 
-	private StaticCredentials(Kind kind, String authorization, String source) {
+	private StaticCredentials(Kind kind, @Nullable String authorization, String source) {
 		this.kind = kind;
 		this.authorization = authorization;
 		this.source = source;
@@ -40,7 +42,7 @@ final class StaticCredentials implements Credentials {
 		return new StaticCredentials(Kind.TOKEN, "Bearer " + token.strip(), source);
 	}
 
-	static StaticCredentials basic(String username, String password, String source) {
+	static StaticCredentials basic(String username, @Nullable String password, String source) {
 		String pair = username + ":" + ((password != null) ? password : "");
 		return new StaticCredentials(Kind.BASIC,
 				"Basic " + Base64.getEncoder().encodeToString(pair.getBytes(StandardCharsets.UTF_8)), source);
@@ -51,7 +53,7 @@ final class StaticCredentials implements Credentials {
 	}
 
 	@Override
-	public String authorization() {
+	public @Nullable String authorization() {
 		return this.authorization;
 	}
 

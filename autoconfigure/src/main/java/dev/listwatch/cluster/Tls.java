@@ -9,6 +9,7 @@ import java.security.SecureRandom;
 import java.security.Signature;
 import java.security.cert.X509Certificate;
 import java.util.List;
+import java.util.Objects;
 
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.KeyManagerFactory;
@@ -150,7 +151,8 @@ final class Tls {
 			}
 
 			@Override
-			public KeyManager[] getKeyManagers() {
+			@SuppressWarnings("NullAway") // null when there is no client certificate: SSLContext.init takes null
+			public KeyManager @Nullable [] getKeyManagers() {
 				return keyManagers;
 			}
 
@@ -180,16 +182,16 @@ final class Tls {
 		private static final org.apache.commons.logging.Log logger = org.apache.commons.logging.LogFactory
 			.getLog(ClientKeyManager.class);
 
-		private final X509KeyManager delegate;
+		private final @Nullable X509KeyManager delegate;
 
-		private final ExecCredentials exec;
+		private final @Nullable ExecCredentials exec;
 
-		ClientKeyManager(X509KeyManager delegate, ExecCredentials exec) {
+		ClientKeyManager(@Nullable X509KeyManager delegate, @Nullable ExecCredentials exec) {
 			this.delegate = delegate;
 			this.exec = exec;
 		}
 
-		private String choose() {
+		private @Nullable String choose() {
 			if (this.exec != null) {
 				try {
 					if (this.exec.clientCertificateChain() != null) {
@@ -204,43 +206,43 @@ final class Tls {
 		}
 
 		@Override
-		public String[] getClientAliases(String keyType, Principal[] issuers) {
+		public String @Nullable [] getClientAliases(String keyType, Principal[] issuers) {
 			String alias = choose();
 			return (alias != null) ? new String[] { alias } : null;
 		}
 
 		@Override
-		public String chooseClientAlias(String[] keyType, Principal[] issuers, Socket socket) {
+		public @Nullable String chooseClientAlias(String[] keyType, Principal[] issuers, Socket socket) {
 			return choose();
 		}
 
 		@Override
-		public String chooseEngineClientAlias(String[] keyType, Principal[] issuers, SSLEngine engine) {
+		public @Nullable String chooseEngineClientAlias(String[] keyType, Principal[] issuers, SSLEngine engine) {
 			return choose();
 		}
 
 		@Override
-		public String[] getServerAliases(String keyType, Principal[] issuers) {
+		public String @Nullable [] getServerAliases(String keyType, Principal[] issuers) {
 			return null;
 		}
 
 		@Override
-		public String chooseServerAlias(String keyType, Principal[] issuers, Socket socket) {
+		public @Nullable String chooseServerAlias(String keyType, Principal[] issuers, Socket socket) {
 			return null;
 		}
 
 		@Override
-		public X509Certificate[] getCertificateChain(String alias) {
+		public X509Certificate @Nullable [] getCertificateChain(String alias) {
 			if (EXEC_ALIAS.equals(alias)) {
-				return this.exec.cachedClientCertificateChain();
+				return Objects.requireNonNull(this.exec, "chosen only with exec").cachedClientCertificateChain();
 			}
 			return (this.delegate != null) ? this.delegate.getCertificateChain(alias) : null;
 		}
 
 		@Override
-		public PrivateKey getPrivateKey(String alias) {
+		public @Nullable PrivateKey getPrivateKey(String alias) {
 			if (EXEC_ALIAS.equals(alias)) {
-				return this.exec.clientKey();
+				return Objects.requireNonNull(this.exec, "chosen only with exec").clientKey();
 			}
 			return (this.delegate != null) ? this.delegate.getPrivateKey(alias) : null;
 		}

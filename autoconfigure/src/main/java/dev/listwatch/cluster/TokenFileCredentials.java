@@ -7,9 +7,11 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Objects;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A bearer token read from a file that may rotate (projected service-account tokens,
@@ -36,12 +38,12 @@ final class TokenFileCredentials implements Credentials {
 
 	private final Clock clock;
 
-	private final String fallback;
+	private final @Nullable String fallback;
 
-	private final String fallbackField;
+	private final @Nullable String fallbackField;
 
 	/** The last token read from the file, or {@code null} if it was never read. */
-	private String token;
+	private @Nullable String token;
 
 	private Instant readAt;
 
@@ -70,7 +72,8 @@ final class TokenFileCredentials implements Credentials {
 	 * @throws KubeconfigException if there is no fallback and the file cannot be read or is
 	 * empty
 	 */
-	TokenFileCredentials(Path file, String origin, String field, Clock clock, String fallback, String fallbackField) {
+	TokenFileCredentials(Path file, String origin, String field, Clock clock, @Nullable String fallback,
+			@Nullable String fallbackField) {
 		this.file = file;
 		this.origin = origin;
 		this.field = field;
@@ -100,7 +103,8 @@ final class TokenFileCredentials implements Credentials {
 	}
 
 	private String current() {
-		return (this.token != null) ? this.token : this.fallback;
+		// without a fallback, the constructor read a token (or threw), and a token is never unset
+		return Objects.requireNonNull((this.token != null) ? this.token : this.fallback, "a token or a fallback");
 	}
 
 	@Override

@@ -14,6 +14,8 @@ import java.util.Locale;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.lang.Contract;
+
 /**
  * The value parsers of the loader: each turns one field's text into a value or a
  * {@link KubeconfigException} naming the file, the field and the fix (never the value when it
@@ -155,6 +157,7 @@ final class Values {
 		}
 	}
 
+	@Contract("null -> false")
 	static boolean hasText(@Nullable String value) {
 		return value != null && !value.isBlank();
 	}

@@ -103,7 +103,7 @@ public class ListwatchEndpoint {
 		return namespaces;
 	}
 
-	private static String emptyToNull(String value) {
+	private static @Nullable String emptyToNull(@Nullable String value) {
 		return (value == null || value.isEmpty()) ? null : value;
 	}
 

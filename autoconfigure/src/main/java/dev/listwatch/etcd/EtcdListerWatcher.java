@@ -130,7 +130,7 @@ final class EtcdListerWatcher<T> implements ListerWatcher<T> {
 			}
 		}
 		boolean more = answer.path("more").asBoolean(false) && lastKey != null;
-		String continueToken = more ? new Continue(listRevision, next(lastKey)).toString() : null;
+		String continueToken = (more && lastKey != null) ? new Continue(listRevision, next(lastKey)).toString() : null;
 		Long remaining = more ? Math.max(0, number(answer.path("count")) - kvs.size()) : null;
 		return new ObjectList<>(items, Long.toString(listRevision), continueToken, remaining, unbindable);
 	}

@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.Base64;
 import java.util.NoSuchElementException;
+import java.util.Objects;
 
 import dev.listwatch.KubernetesApiException;
 import dev.listwatch.ObjectMeta;
@@ -202,7 +203,7 @@ final class EtcdWatchStream<T> implements WatchStream<T> {
 			ValueDecoder.Decoded<T> decoded = this.decoder.decode(key, value, modRevision);
 			this.pending.add((decoded.item() != null)
 					? new WatchEvent<>(type, decoded.item().object(), decoded.item().meta(), null, false)
-					: WatchEvent.unbindable(type, decoded.unbindable()));
+					: WatchEvent.unbindable(type, Objects.requireNonNull(decoded.unbindable(), "an item or this")));
 		}
 	}
 

@@ -92,8 +92,9 @@ final class ValueDecoder<T> {
 
 	Decoded<T> decode(String key, byte[] value, long modRevision) {
 		ObjectMeta keyMeta = meta(key, modRevision);
-		if (keyMeta.name().isEmpty() || "".equals(keyMeta.namespace())) {
-			return unbindable(keyMeta, "", "the key has " + (keyMeta.name().isEmpty() ? "no name" : "an empty namespace")
+		if ("".equals(keyMeta.name()) || "".equals(keyMeta.namespace())) {
+			return unbindable(keyMeta, "",
+					"the key has " + ("".equals(keyMeta.name()) ? "no name" : "an empty namespace")
 					+ " after the prefix " + this.prefix);
 		}
 		if (value.length > this.maxBytes) {

@@ -1,5 +1,7 @@
 package dev.listwatch.event;
 
+import java.util.Objects;
+
 import dev.listwatch.ObjectMeta;
 import org.jspecify.annotations.Nullable;
 
@@ -154,7 +156,7 @@ public final class ResourceEvent<T> extends ApplicationEvent implements Resolvab
 
 	/** @return the cache key, {@code namespace/name}, or {@code name} for a cluster-scoped object */
 	public String key() {
-		return this.meta.key();
+		return Objects.requireNonNull(this.meta.key(), "only a BOOKMARK's metadata has no name");
 	}
 
 	/** @return whether the event comes from the watch's initial list */

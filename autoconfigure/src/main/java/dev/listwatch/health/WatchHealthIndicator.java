@@ -12,6 +12,7 @@ import java.util.function.Supplier;
 import dev.listwatch.UnbindableObject;
 import dev.listwatch.WatchStatus;
 import dev.listwatch.WatchStatus.State;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
@@ -126,7 +127,7 @@ final class WatchHealthIndicator implements HealthIndicator {
 		return Health.status(verdict).withDetails(details(snapshot, reason)).build();
 	}
 
-	private Map<String, Object> details(WatchStatus snapshot, String reason) {
+	private Map<String, Object> details(WatchStatus snapshot, @Nullable String reason) {
 		Map<String, Object> details = new LinkedHashMap<>();
 		details.put("state", snapshot.state().name());
 		details.put("synced", snapshot.synced());
@@ -201,13 +202,13 @@ final class WatchHealthIndicator implements HealthIndicator {
 		return details;
 	}
 
-	private static void putIfNotNull(Map<String, Object> details, String key, Object value) {
+	private static void putIfNotNull(Map<String, Object> details, String key, @Nullable Object value) {
 		if (value != null) {
 			details.put(key, (value instanceof Instant instant) ? instant.toString() : value);
 		}
 	}
 
-	private static String truncate(String message) {
+	private static @Nullable String truncate(@Nullable String message) {
 		return (message == null || message.length() <= MAX_MESSAGE) ? message
 				: message.substring(0, MAX_MESSAGE) + "...";
 	}

@@ -3,6 +3,8 @@ package dev.listwatch.informer;
 import java.time.Duration;
 import java.util.random.RandomGenerator;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Exponential backoff with jitter, as client-go's reflector uses it: the first delay is
  * {@code initial}, each next one {@code factor} times longer up to {@code max}, each stretched by a
@@ -58,7 +60,7 @@ final class Backoff {
 	 * @param retryAfter what the server asked for, or {@code null}; taken as at most {@code max}
 	 * @return the delay
 	 */
-	public Duration next(Duration retryAfter) {
+	public Duration next(@Nullable Duration retryAfter) {
 		long now = this.ticker.nanoTime();
 		if (this.failed && now - this.lastFailure > this.resetAfter.toNanos()) {
 			this.current = this.initial;

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BooleanSupplier;
@@ -156,28 +157,33 @@ final class CacheWriter<T> {
 		ObjectMeta meta = event.meta();
 		switch (event.type()) {
 			case ADDED, MODIFIED -> {
+				Objects.requireNonNull(meta, "an ADDED or MODIFIED event has its object's metadata");
+				String key = Objects.requireNonNull(meta.key(), "only a BOOKMARK's metadata has no name");
 				if (event.unbindable() != null) {
 					// it exists, in a state the watch cannot hold: keep the last one, publish nothing
-					this.unbindable.put(meta.key(), event.unbindable());
+					this.unbindable.put(key, event.unbindable());
 					return;
 				}
 				if (!this.unbindable.isEmpty()) {
-					this.unbindable.remove(meta.key());
+					this.unbindable.remove(key);
 				}
-				ObjectMeta cached = this.store.meta(meta.key());
+				ObjectMeta cached = this.store.meta(key);
 				if (cached != null && isReplay(cached, meta)) {
 					// the same key at the same resourceVersion: a change the cache holds already, sent again
 					// by a watch resumed from before its revision (see Reflector#consume)
 					return;
 				}
-				T old = this.store.upsert(meta, event.object());
+				T object = Objects.requireNonNull(event.object(), "an event not unbindable has its object");
+				T old = this.store.upsert(meta, object);
 				reportIndexFailures();
-				publish((old == null) ? ResourceEvent.Type.ADDED : ResourceEvent.Type.MODIFIED, event.object(), old,
-						meta, false, false, hold);
+				publish((old == null) ? ResourceEvent.Type.ADDED : ResourceEvent.Type.MODIFIED, object, old, meta,
+						false, false, hold);
 			}
 			case DELETED -> {
-				boolean wasUnbindable = !this.unbindable.isEmpty() && this.unbindable.remove(meta.key()) != null;
-				T old = this.store.delete(meta.key());
+				Objects.requireNonNull(meta, "a DELETED event has its object's metadata");
+				String key = Objects.requireNonNull(meta.key(), "only a BOOKMARK's metadata has no name");
+				boolean wasUnbindable = !this.unbindable.isEmpty() && this.unbindable.remove(key) != null;
+				T old = this.store.delete(key);
 				if (old == null && !wasUnbindable) {
 					// the cache holds nothing under the key: a delete it applied already, sent again by a watch
 					// resumed from before its revision
@@ -254,7 +260,8 @@ final class CacheWriter<T> {
 	private void reportIndexFailures() {
 		long failures = this.store.indexFailures();
 		if (failures != this.indexFailuresLogged) {
-			WatchStatus.IndexFailure last = this.store.lastIndexFailure();
+			WatchStatus.IndexFailure last = Objects.requireNonNull(this.store.lastIndexFailure(),
+					"recorded before the count of failures grows (Indexers)");
 			logger.warn("Watch " + this.watch + ": index function '" + last.index() + "' failed for " + last.key()
 					+ " with " + last.error() + " (" + (failures - this.indexFailuresLogged)
 					+ " new failures); the object is cached without values in that index");

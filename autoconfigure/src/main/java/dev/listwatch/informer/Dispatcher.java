@@ -5,6 +5,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
@@ -166,7 +167,7 @@ final class Dispatcher {
 
 	/** Folds {@code next} into {@code waiting} when both are changes of a live object. */
 	@SuppressWarnings({ "rawtypes", "unchecked" })
-	private static ResourceEvent<?> fold(ResourceEvent<?> waiting, ResourceEvent<?> next) {
+	private static @Nullable ResourceEvent<?> fold(ResourceEvent<?> waiting, ResourceEvent<?> next) {
 		if (next.type() != ResourceEvent.Type.MODIFIED || waiting.type() == ResourceEvent.Type.DELETED) {
 			return null;
 		}
@@ -177,7 +178,8 @@ final class Dispatcher {
 		// a resync folded with a real change is a real change
 		return new ResourceEvent(waiting.getSource(), waiting.watch(), waiting.type(), next.object(),
 				waiting.oldObject(), next.meta(), waiting.initialList() && next.initialList(), false,
-				waiting.resync() && next.resync(), (Class) next.getResolvableType().resolveGeneric(0));
+				waiting.resync() && next.resync(), (Class) Objects.requireNonNull(
+						next.getResolvableType().resolveGeneric(0), "a ResourceEvent's type names the object type"));
 	}
 
 	private void scheduleIfNeeded() {

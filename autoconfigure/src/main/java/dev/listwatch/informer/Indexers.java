@@ -45,7 +45,7 @@ final class Indexers<T> {
 	private volatile long failures;
 
 	/** Written by writers only, under the writer mutex, before {@link #failures}. */
-	private volatile WatchStatus.IndexFailure lastFailure;
+	private volatile WatchStatus.@Nullable IndexFailure lastFailure;
 
 	/**
 	 * Creates the indexes of a store.
@@ -187,7 +187,7 @@ final class Indexers<T> {
 	 * The latest failure of a user index function.
 	 * @return the failure, or {@code null} if none failed
 	 */
-	WatchStatus.IndexFailure lastFailure() {
+	WatchStatus.@Nullable IndexFailure lastFailure() {
 		return this.lastFailure;
 	}
 

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -112,10 +113,10 @@ public final class Informer<T> implements SmartLifecycle {
 	 */
 	private volatile @Nullable BooleanSupplier runCondition;
 
-	private volatile Run current;
+	private volatile @Nullable Run current;
 
 	/** The run stopped last, until a start has seen it finish. */
-	private Run previous;
+	private @Nullable Run previous;
 
 	/**
 	 * Makes an informer; {@link InformerFactory#informer} is the public way.
@@ -230,8 +231,9 @@ public final class Informer<T> implements SmartLifecycle {
 		}
 		Map<String, WatchStatus> byNamespace = new LinkedHashMap<>();
 		for (Feed<T> feed : this.feeds) {
-			byNamespace.put(feed.namespace,
-					feed.snapshotInSet(this.watch, watched, running, this.store.countIn(feed.namespace), unbindable));
+			String namespace = Objects.requireNonNull(feed.namespace, "each feed of a namespace set has its namespace");
+			byNamespace.put(namespace,
+					feed.snapshotInSet(this.watch, watched, running, this.store.countIn(namespace), unbindable));
 		}
 		return ReflectorStatus.combine(this.watch, watched, byNamespace, whole);
 	}
@@ -344,7 +346,7 @@ public final class Informer<T> implements SmartLifecycle {
 			setCurrent(run);
 			if (this.options.resyncs()) {
 				run.resync = this.runtime.every("Resync of watch " + this.watch, run::resync,
-						this.options.resyncPeriod());
+						Objects.requireNonNull(this.options.resyncPeriod(), "resyncs() tells it has one"));
 			}
 			this.runtime.addIdleCheck(this.idleCheck);
 			for (int i = 0; i < this.feeds.size(); i++) {
@@ -587,7 +589,7 @@ public final class Informer<T> implements SmartLifecycle {
 		private boolean open = true;
 
 		/** The periodic resync, when the options ask for one. */
-		private volatile ScheduledFuture<?> resync;
+		private volatile @Nullable ScheduledFuture<?> resync;
 
 		Run(int reflectors) {
 			this.done = new CountDownLatch(reflectors);

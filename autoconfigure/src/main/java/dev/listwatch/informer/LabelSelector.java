@@ -10,6 +10,8 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A parsed Kubernetes label selector, with the syntax and semantics of apimachinery's
  * {@code labels.Parse}:
@@ -63,7 +65,7 @@ final class LabelSelector {
 	 * @throws IllegalArgumentException if the text is not a valid selector; the message quotes
 	 * the selector, names the 0-based position of the fault and what was expected there
 	 */
-	static LabelSelector parse(String selector) {
+	static LabelSelector parse(@Nullable String selector) {
 		if (selector == null || selector.isBlank()) {
 			return EVERYTHING;
 		}
@@ -229,7 +231,7 @@ final class LabelSelector {
 	 * @param key the key
 	 * @return {@code null} if valid, else why not
 	 */
-	static String checkLabelKey(String key) {
+	static @Nullable String checkLabelKey(String key) {
 		String[] parts = key.split("/", -1);
 		String name;
 		if (parts.length == 1) {
@@ -269,7 +271,7 @@ final class LabelSelector {
 	 * @param value the value
 	 * @return {@code null} if valid, else why not
 	 */
-	static String checkLabelValue(String value) {
+	static @Nullable String checkLabelValue(String value) {
 		if (value.length() > 63) {
 			return "must be no more than 63 characters";
 		}

@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -47,11 +48,11 @@ final class ReflectorStatus {
 
 	private volatile State state = State.STARTING;
 
-	private volatile String lastResourceVersion;
+	private volatile @Nullable String lastResourceVersion;
 
-	private volatile Instant lastEventTime;
+	private volatile @Nullable Instant lastEventTime;
 
-	private volatile Instant lastSyncTime;
+	private volatile @Nullable Instant lastSyncTime;
 
 	private volatile Instant stateSince;
 
@@ -65,11 +66,11 @@ final class ReflectorStatus {
 	 */
 	private volatile CountDownLatch syncedSinceStart = this.synced;
 
-	private volatile Boolean streaming;
+	private volatile @Nullable Boolean streaming;
 
-	private volatile WatchStatus.Failure lastError;
+	private volatile WatchStatus.@Nullable Failure lastError;
 
-	private volatile Instant failingSince;
+	private volatile @Nullable Instant failingSince;
 
 	/** {@link Ticker} time of {@link #failingSince}; meaningful while it is not null. */
 	private volatile long failingSinceNanos;
@@ -165,7 +166,7 @@ final class ReflectorStatus {
 	 * @param nanos when, on the {@link Ticker} (the reflector read it already)
 	 */
 	void received(WatchEvent.Type type, long nanos) {
-		this.events.get(type).increment();
+		Objects.requireNonNull(this.events.get(type), "the constructor counts every type").increment();
 		this.lastEventTime = this.clock.instant();
 		this.lastActivityNanos = nanos;
 		this.active = true;
@@ -319,7 +320,7 @@ final class ReflectorStatus {
 		return this.syncedSinceStart.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
 	}
 
-	String lastResourceVersion() {
+	@Nullable String lastResourceVersion() {
 		return this.lastResourceVersion;
 	}
 
@@ -336,7 +337,7 @@ final class ReflectorStatus {
 	 * whichever is later, on the monotonic ticker.
 	 * @return the duration, or {@code null} before the first watch opened
 	 */
-	Duration silentFor() {
+	@Nullable Duration silentFor() {
 		if (!this.active) {
 			return null;
 		}
@@ -348,7 +349,7 @@ final class ReflectorStatus {
 	 * @return the snapshot
 	 */
 	WatchStatus snapshot(String watch, WatchStatus.Watched watched, boolean running, int objects, int backlog,
-			long listenerFailures, long indexFailures, WatchStatus.IndexFailure lastIndexFailure,
+			long listenerFailures, long indexFailures, WatchStatus.@Nullable IndexFailure lastIndexFailure,
 			List<UnbindableObject> unbindable) {
 		return snapshot(watch, watched, running, objects, backlog, listenerFailures, indexFailures, lastIndexFailure,
 				unbindable, null);
@@ -362,7 +363,7 @@ final class ReflectorStatus {
 	 * @param stall the stalled dispatch, or {@code null}
 	 */
 	WatchStatus snapshot(String watch, WatchStatus.Watched watched, boolean running, int objects, int backlog,
-			long listenerFailures, long indexFailures, WatchStatus.IndexFailure lastIndexFailure,
+			long listenerFailures, long indexFailures, WatchStatus.@Nullable IndexFailure lastIndexFailure,
 			List<UnbindableObject> unbindable, Dispatcher.@Nullable Stall stall) {
 		Map<RestartReason, Long> restartsByReason = new EnumMap<>(RestartReason.class);
 		this.restarts.forEach((reason, count) -> restartsByReason.put(reason, count.sum()));

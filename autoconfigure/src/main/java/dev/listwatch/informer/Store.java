@@ -165,7 +165,7 @@ final class Store<T> implements StoreLister.Reads<T> {
 		 * @return {@code namespace/name} or {@code name}
 		 */
 		public String key() {
-			return this.meta.key();
+			return Objects.requireNonNull(this.meta.key(), "only a BOOKMARK's metadata has no name");
 		}
 
 		@Override
@@ -231,10 +231,10 @@ final class Store<T> implements StoreLister.Reads<T> {
 	 * @param object the object
 	 * @return the object replaced, or {@code null} if the key was not cached
 	 */
-	public T upsert(ObjectMeta meta, T object) {
+	public @Nullable T upsert(ObjectMeta meta, T object) {
 		Objects.requireNonNull(meta, "meta must not be null");
 		Objects.requireNonNull(object, "object must not be null");
-		String key = meta.key();
+		String key = Objects.requireNonNull(meta.key(), "only a BOOKMARK's metadata has no name");
 		this.writerMutex.lock();
 		try {
 			State<T> current = this.state;
@@ -273,7 +273,7 @@ final class Store<T> implements StoreLister.Reads<T> {
 	 * @param key the key
 	 * @return the object removed, or {@code null} if the key was not cached
 	 */
-	public T delete(String key) {
+	public @Nullable T delete(String key) {
 		this.writerMutex.lock();
 		try {
 			State<T> current = this.state;
@@ -343,7 +343,7 @@ final class Store<T> implements StoreLister.Reads<T> {
 			for (int i = n - 1; i >= 0; i--) {
 				Item<T> item = items.get(i);
 				ObjectMeta meta = item.meta();
-				String key = meta.key();
+				String key = Objects.requireNonNull(meta.key(), "only a BOOKMARK's metadata has no name");
 				if (entries.containsKey(key)) {
 					continue; // a later duplicate superseded it
 				}
@@ -444,7 +444,7 @@ final class Store<T> implements StoreLister.Reads<T> {
 	 * @param key the key
 	 * @return the entry, or {@code null}
 	 */
-	public Entry<T> entry(String key) {
+	public @Nullable Entry<T> entry(String key) {
 		return this.state.items.get(key);
 	}
 
@@ -453,7 +453,7 @@ final class Store<T> implements StoreLister.Reads<T> {
 	 * @param key the key
 	 * @return the metadata, or {@code null}
 	 */
-	public ObjectMeta meta(String key) {
+	public @Nullable ObjectMeta meta(String key) {
 		Entry<T> entry = this.state.items.get(key);
 		return (entry != null) ? entry.meta() : null;
 	}
@@ -535,7 +535,7 @@ final class Store<T> implements StoreLister.Reads<T> {
 	 * The latest failure of a user index function.
 	 * @return the failure, or {@code null} if none failed
 	 */
-	public WatchStatus.IndexFailure lastIndexFailure() {
+	public WatchStatus.@Nullable IndexFailure lastIndexFailure() {
 		return this.indexers.lastFailure();
 	}
 

@@ -84,6 +84,9 @@ final class StoreIndex {
 	 * @param key the key
 	 */
 	void fileSlot(@Nullable Object slot, String key) {
+		if (slot == null) {
+			return;
+		}
 		for (int i = 0, n = IndexSlots.size(slot); i < n; i++) {
 			file(IndexSlots.value(slot, i), key);
 		}
@@ -95,6 +98,9 @@ final class StoreIndex {
 	 * @param key the key
 	 */
 	void unfileSlot(@Nullable Object slot, String key) {
+		if (slot == null) {
+			return;
+		}
 		for (int i = 0, n = IndexSlots.size(slot); i < n; i++) {
 			unfile(IndexSlots.value(slot, i), key);
 		}
@@ -108,16 +114,20 @@ final class StoreIndex {
 	 * @param key the key
 	 */
 	void refile(@Nullable Object before, @Nullable Object after, String key) {
-		for (int i = 0, n = IndexSlots.size(before); i < n; i++) {
-			String value = IndexSlots.value(before, i);
-			if (!IndexSlots.contains(after, value)) {
-				unfile(value, key);
+		if (before != null) {
+			for (int i = 0, n = IndexSlots.size(before); i < n; i++) {
+				String value = IndexSlots.value(before, i);
+				if (!IndexSlots.contains(after, value)) {
+					unfile(value, key);
+				}
 			}
 		}
-		for (int i = 0, n = IndexSlots.size(after); i < n; i++) {
-			String value = IndexSlots.value(after, i);
-			if (!IndexSlots.contains(before, value)) {
-				file(value, key);
+		if (after != null) {
+			for (int i = 0, n = IndexSlots.size(after); i < n; i++) {
+				String value = IndexSlots.value(after, i);
+				if (!IndexSlots.contains(before, value)) {
+					file(value, key);
+				}
 			}
 		}
 	}
