@@ -47,7 +47,6 @@ final class Feed<T> {
 	 * @param syncsAfresh whether each run syncs afresh (an informer that runs only under a
 	 * condition, such as leadership)
 	 */
-	@SuppressWarnings("NullAway") // Reflector takes a null resourceVersion (documented); not annotated yet
 	void startsFrom(Reflector<T> reflector, boolean syncsAfresh) {
 		if (!this.status.hasSynced()) {
 			return;

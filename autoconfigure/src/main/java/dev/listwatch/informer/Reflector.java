@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -15,12 +16,14 @@ import dev.listwatch.KubernetesApiException.Kind;
 import dev.listwatch.ListOptions;
 import dev.listwatch.ListerWatcher;
 import dev.listwatch.ObjectList.Item;
+import dev.listwatch.ObjectMeta;
 import dev.listwatch.UnbindableObject;
 import dev.listwatch.WatchEvent;
 import dev.listwatch.WatchStatus.State;
 import dev.listwatch.WatchStream;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Keeps a {@link ReflectorHandler} in step with the API server: one list (or streaming list), then
@@ -90,7 +93,7 @@ final class Reflector<T> implements Runnable {
 	/** Gives up a stream silent, or a request unanswered, for the idle timeout. */
 	private final Watchdog<T> watchdog;
 
-	private String lastResourceVersion;
+	private @Nullable String lastResourceVersion;
 
 	/** Whether the watch being consumed delivered an event (or bookmark) before it ended. */
 	private boolean watchDelivered;
@@ -109,7 +112,7 @@ final class Reflector<T> implements Runnable {
 	 * The resourceVersion the handler's cache is at when this run must list first all the same (see
 	 * {@link #relistNoOlderThan}), or {@code null}: its first list is then no older than it.
 	 */
-	private String cachedResourceVersion;
+	private @Nullable String cachedResourceVersion;
 
 	/** Whether the next turn of the loop must sync (list) first; read by the informer at a stop. */
 	private volatile boolean needSync = true;
@@ -161,7 +164,7 @@ final class Reflector<T> implements Runnable {
 	 * {@code run()}.
 	 * @param resourceVersion the resourceVersion the handler's cache is at, or {@code null} to list
 	 */
-	public void resumeFrom(String resourceVersion) {
+	public void resumeFrom(@Nullable String resourceVersion) {
 		this.lastResourceVersion = resourceVersion;
 		this.listed = resourceVersion != null;
 	}
@@ -176,7 +179,7 @@ final class Reflector<T> implements Runnable {
 	 * for {@code resourceVersionMatch=NotOlderThan}. Call before {@code run()}.
 	 * @param resourceVersion the resourceVersion the cache is at, or {@code null}
 	 */
-	public void relistNoOlderThan(String resourceVersion) {
+	public void relistNoOlderThan(@Nullable String resourceVersion) {
 		this.cachedResourceVersion = resourceVersion;
 	}
 
@@ -326,7 +329,7 @@ final class Reflector<T> implements Runnable {
 	 * a paged list (returning {@code null}). A streaming list that fails in any way falls back to a
 	 * paged list at once.
 	 */
-	private WatchStream<T> sync(boolean afterGone) {
+	private @Nullable WatchStream<T> sync(boolean afterGone) {
 		long start = this.ticker.nanoTime();
 		if (!this.streamingUnsupported) {
 			try {
@@ -414,7 +417,7 @@ final class Reflector<T> implements Runnable {
 	 * (plain bookmarks do not count: a server that ignores {@code sendInitialEvents} sends the
 	 * objects, then only bookmarks, and would keep the watch here for ever).
 	 */
-	private WatchStream<T> streamingSync(boolean afterGone, long start) {
+	private @Nullable WatchStream<T> streamingSync(boolean afterGone, long start) {
 		ListOptions options = watchOptions().withSendInitialEvents(true)
 			.withResourceVersionMatch(ListOptions.NOT_OLDER_THAN)
 			.withResourceVersion(afterGone ? null
@@ -448,17 +451,19 @@ final class Reflector<T> implements Runnable {
 				this.status.received(event.type(), now);
 				switch (event.type()) {
 					case ADDED, MODIFIED -> {
-						String key = event.meta().key();
-						if (event.unbindable() != null) {
+						String key = key(event);
+						UnbindableObject cannotHold = event.unbindable();
+						if (cannotHold != null) {
 							items.remove(key);
-							unbindable.put(key, event.unbindable());
+							unbindable.put(key, cannotHold);
 							continue;
 						}
 						unbindable.remove(key);
-						items.put(key, new Item<>(event.meta(), event.object()));
+						items.put(key, new Item<>(Objects.requireNonNull(event.meta()),
+								Objects.requireNonNull(event.object(), "an event not unbindable has its object")));
 					}
 					case DELETED -> {
-						String key = event.meta().key();
+						String key = key(event);
 						unbindable.remove(key);
 						items.remove(key);
 					}
@@ -475,7 +480,7 @@ final class Reflector<T> implements Runnable {
 						return stream;
 					}
 					case ERROR -> throw KubernetesApiException.of("watch " + this.listerWatcher.resource(),
-							event.status(), null);
+							Objects.requireNonNull(event.status(), "an ERROR event has its status"), null);
 				}
 			}
 		}
@@ -505,7 +510,7 @@ final class Reflector<T> implements Runnable {
 		}
 	}
 
-	private void completeSync(String resourceVersion, long start, boolean streaming) {
+	private void completeSync(@Nullable String resourceVersion, long start, boolean streaming) {
 		this.lastResourceVersion = resourceVersion;
 		this.cachedResourceVersion = null;
 		this.restarts.synced();
@@ -613,7 +618,7 @@ final class Reflector<T> implements Runnable {
 						this.status.resourceVersion(this.lastResourceVersion);
 					}
 					case ERROR -> throw KubernetesApiException.of("watch " + this.listerWatcher.resource(),
-							event.status(), null);
+							Objects.requireNonNull(event.status(), "an ERROR event has its status"), null);
 				}
 				if (!stream.hasBuffered()) {
 					this.handler.release();
@@ -672,6 +677,12 @@ final class Reflector<T> implements Runnable {
 
 	private boolean isStopped() {
 		return this.stopped.getCount() == 0;
+	}
+
+	/** The key of an object event (ADDED, MODIFIED, DELETED): only a BOOKMARK's metadata has no name. */
+	private static String key(WatchEvent<?> event) {
+		ObjectMeta meta = Objects.requireNonNull(event.meta(), "an object event has its object's metadata");
+		return Objects.requireNonNull(meta.key(), "an object event's metadata has a name");
 	}
 
 	@Override

@@ -154,7 +154,7 @@ final class ReflectorStatus {
 		}
 	}
 
-	void resourceVersion(String resourceVersion) {
+	void resourceVersion(@Nullable String resourceVersion) {
 		if (resourceVersion != null && !resourceVersion.isEmpty()) {
 			this.lastResourceVersion = resourceVersion;
 		}

@@ -2,7 +2,6 @@ package dev.listwatch.informer;
 
 import java.time.Duration;
 
-import dev.listwatch.KubernetesApiException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -43,7 +42,7 @@ final class RestartLog {
 	 */
 	void restarted(Restarts.Restart restart, @Nullable Duration delay, @Nullable String resourceVersion,
 			long consecutiveFailures) {
-		KubernetesApiException error = restart.error();
+		String error = (restart.error() != null) ? restart.error().getMessage() : "no error";
 		switch (restart.what()) {
 			case IDLE -> {
 				String message = "Watch " + this.name + " delivered nothing for " + this.idleTimeout
@@ -57,7 +56,7 @@ final class RestartLog {
 			}
 			case CUT -> {
 				String message = "Watch " + this.name + ": its stream was cut after it had been open without an "
-						+ "error; resuming from resourceVersion " + resourceVersion + " (" + error.getMessage()
+						+ "error; resuming from resourceVersion " + resourceVersion + " (" + error
 						+ ")";
 				if (++this.heldCuts == 1) {
 					logger.info(message + "; a proxy or load balancer that closes idle connections does this to "
@@ -68,14 +67,15 @@ final class RestartLog {
 				}
 			}
 			case GONE -> logger.info("Watch " + this.name + ": resourceVersion " + resourceVersion
-					+ " is too old; relisting (" + error.getMessage() + ")");
+					+ " is too old; relisting (" + error + ")");
 			case FAILED, FAILED_AGAIN -> {
 				if (restart.what() == Restarts.What.FAILED_AGAIN) {
 					logger.warn("Watch " + this.name + " failed twice in a row after resourceVersion "
-							+ resourceVersion + "; relisting (" + error.getMessage() + ")");
+							+ resourceVersion + "; relisting (" + error + ")");
 				}
-				String message = "Watch " + this.name + " failed, retrying in " + delay.toMillis() + " ms: "
-						+ error.getMessage();
+				String message = "Watch " + this.name + " failed, retrying in "
+						+ ((delay != null) ? delay.toMillis() : 0) + " ms: "
+						+ error;
 				if (consecutiveFailures <= 1) {
 					logger.warn(message);
 				}
