@@ -55,7 +55,7 @@ final class ApiErrors {
 		catch (IOException ex) {
 			// the status code is enough
 		}
-		Status status = ObjectDecoder.decodeStatus(body, 0, body.length);
+		Status status = StatusDecoder.decode(body, 0, body.length);
 		if (status == null || (status.reason() == null && status.message() == null)) {
 			status = new Status(code, null, snippet(body));
 		}

@@ -4,8 +4,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -31,7 +29,6 @@ import tools.jackson.databind.json.JsonMapper;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.MediaType;
-import org.springframework.http.client.ClientHttpResponse;
 import org.springframework.web.client.RestClient;
 import org.springframework.web.client.RestClientException;
 
@@ -75,6 +72,19 @@ public final class ApiServerClient implements AutoCloseable {
 
 	/** What each group/version serves, and when that was discovered. */
 	private final Map<String, Discovery> discovery = new ConcurrentHashMap<>();
+
+	/**
+	 * The GETs of the lister-watchers this client makes: handed to them in place of the client, so
+	 * that they do not depend on it.
+	 */
+	private final ApiExchange gets = new ApiExchange() {
+
+		@Override
+		public <R> R exchange(String pathAndQuery, String accept, ResponseHandler<R> handler, boolean close) {
+			return ApiServerClient.this.exchange(pathAndQuery, accept, handler, close);
+		}
+
+	};
 
 	/**
 	 * Makes a client on a rest client that brings its own transport (tests).
@@ -187,7 +197,7 @@ public final class ApiServerClient implements AutoCloseable {
 	 */
 	public <T> ListerWatcher<T> listerWatcher(Resource resource, Class<T> type, Decoding decoding) {
 		Objects.requireNonNull(decoding, "decoding");
-		return new HttpListerWatcher<>(this, resource, decoder(type, decoding), decoding.maxEventBytes());
+		return new HttpListerWatcher<>(this.gets, resource, decoder(type, decoding), decoding.maxEventBytes());
 	}
 
 	/**
@@ -204,10 +214,16 @@ public final class ApiServerClient implements AutoCloseable {
 	 */
 	public <T> ListerWatcher<T> listerWatcher(Target target, Class<T> type, Decoding decoding) {
 		Objects.requireNonNull(decoding, "decoding");
-		return new ResolvingListerWatcher<>(this, target, decoder(type, decoding), decoding.maxEventBytes());
+		String apiVersion = target.apiVersion();
+		String plural = (target.resource() != null) ? target.resource()
+				: Objects.requireNonNull(target.kind(), "a Target gives a kind or a resource");
+		Resource declared = new Resource(Target.group(apiVersion), Target.version(apiVersion), plural, target.kind(),
+				target.namespace() != null, target.namespace());
+		return new ResolvingListerWatcher<>(this.gets, declared,
+				() -> resolve(target.apiVersion(), target.kind(), target.resource(), target.namespace()),
+				decoder(type, decoding), decoding.maxEventBytes());
 	}
 
-	@SuppressWarnings("NullAway") // ObjectDecoder takes a null compressor (JSON held as it is); not annotated yet
 	private <T> ObjectDecoder<T> decoder(Class<T> type, Decoding decoding) {
 		return new ObjectDecoder<>(type, this.mapper, decoding.keepManagedFields(), decoding.metadataOnly(),
 				decoding.compressObjects() ? ObjectCompressor.learning() : null);
@@ -467,13 +483,14 @@ public final class ApiServerClient implements AutoCloseable {
 	 * @param close whether to close the response after the handler
 	 * @return what the handler returned
 	 */
-	<R> R exchange(String pathAndQuery, ResponseHandler<R> handler, boolean close) {
+	<R> R exchange(String pathAndQuery, ApiExchange.ResponseHandler<R> handler, boolean close) {
 		return exchange(pathAndQuery, MediaType.APPLICATION_JSON_VALUE, handler, close);
 	}
 
 	/**
 	 * Sends a GET with an {@code Accept} header of its own, as
-	 * {@link #exchange(String, ResponseHandler, boolean)} does otherwise.
+	 * {@link #exchange(String, ApiExchange.ResponseHandler, boolean)} does otherwise (what the
+	 * lister-watchers send, through {@link #gets}).
 	 * @param <R> the result
 	 * @param pathAndQuery the path and query
 	 * @param accept the {@code Accept} header
@@ -481,7 +498,7 @@ public final class ApiServerClient implements AutoCloseable {
 	 * @param close whether to close the response after the handler
 	 * @return what the handler returned
 	 */
-	<R> R exchange(String pathAndQuery, String accept, ResponseHandler<R> handler, boolean close) {
+	<R> R exchange(String pathAndQuery, String accept, ApiExchange.ResponseHandler<R> handler, boolean close) {
 		String request = "GET " + pathAndQuery;
 		try {
 			return this.restClient.get()
@@ -558,29 +575,8 @@ public final class ApiServerClient implements AutoCloseable {
 		}
 	}
 
-	static String query(Map<String, Object> parameters) {
-		StringBuilder query = new StringBuilder();
-		parameters.forEach((name, value) -> {
-			if (value != null) {
-				query.append((query.length() == 0) ? '?' : '&')
-					.append(name)
-					.append('=')
-					.append(URLEncoder.encode(value.toString(), StandardCharsets.UTF_8));
-			}
-		});
-		return query.toString();
-	}
-
 	private static @Nullable String emptyToNull(@Nullable String value) {
 		return (value == null || value.isEmpty()) ? null : value;
-	}
-
-	/** What to do with a successful response. */
-	@FunctionalInterface
-	interface ResponseHandler<R> {
-
-		R handle(ClientHttpResponse response) throws IOException;
-
 	}
 
 	private record ApiResource(String name, String kind, boolean namespaced) {

@@ -2,6 +2,8 @@ package dev.listwatch.client;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -28,7 +30,7 @@ final class HttpListerWatcher<T> implements ListerWatcher<T> {
 	/** What a metadata-only watch asks for: each event's object is a PartialObjectMetadata. */
 	static final String METADATA_WATCH_ACCEPT = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1";
 
-	private final ApiServerClient client;
+	private final ApiExchange exchange;
 
 	private final Resource resource;
 
@@ -36,8 +38,8 @@ final class HttpListerWatcher<T> implements ListerWatcher<T> {
 
 	private final int maxEventBytes;
 
-	HttpListerWatcher(ApiServerClient client, Resource resource, ObjectDecoder<T> decoder, int maxEventBytes) {
-		this.client = client;
+	HttpListerWatcher(ApiExchange exchange, Resource resource, ObjectDecoder<T> decoder, int maxEventBytes) {
+		this.exchange = exchange;
 		this.resource = resource;
 		this.decoder = decoder;
 		this.maxEventBytes = maxEventBytes;
@@ -50,9 +52,9 @@ final class HttpListerWatcher<T> implements ListerWatcher<T> {
 	 */
 	@Override
 	public ObjectList<T> list(ListOptions options) {
-		String pathAndQuery = this.resource.path() + ApiServerClient.query(parameters(options, false));
+		String pathAndQuery = this.resource.path() + query(parameters(options, false));
 		String request = "GET " + pathAndQuery;
-		return this.client.exchange(pathAndQuery, accept(false), (response) -> {
+		return this.exchange.exchange(pathAndQuery, accept(false), (response) -> {
 			// each read that brings bytes is progress: a large list on a slow link is not abandoned
 			try (InputStream body = RequestProgress.reporting(response.getBody())) {
 				return this.decoder.decodeList(body, this.maxEventBytes);
@@ -69,9 +71,9 @@ final class HttpListerWatcher<T> implements ListerWatcher<T> {
 
 	@Override
 	public WatchStream<T> watch(ListOptions options) {
-		String pathAndQuery = this.resource.path() + ApiServerClient.query(parameters(options, true));
+		String pathAndQuery = this.resource.path() + query(parameters(options, true));
 		String request = "GET " + pathAndQuery;
-		return this.client.exchange(pathAndQuery, accept(true), (response) -> {
+		return this.exchange.exchange(pathAndQuery, accept(true), (response) -> {
 			InputStream body;
 			try {
 				body = response.getBody();
@@ -119,6 +121,19 @@ final class HttpListerWatcher<T> implements ListerWatcher<T> {
 			parameters.put("timeoutSeconds", Math.max(1, options.timeout().toSeconds()));
 		}
 		return parameters;
+	}
+
+	static String query(Map<String, Object> parameters) {
+		StringBuilder query = new StringBuilder();
+		parameters.forEach((name, value) -> {
+			if (value != null) {
+				query.append((query.length() == 0) ? '?' : '&')
+					.append(name)
+					.append('=')
+					.append(URLEncoder.encode(value.toString(), StandardCharsets.UTF_8));
+			}
+		});
+		return query.toString();
 	}
 
 	private static @Nullable String blankToNull(@Nullable String value) {

@@ -294,6 +294,9 @@ final class JsonFrameReader {
 						return head;
 					}
 					this.frameEnd = this.end[0];
+					if (result == null) {
+						throw tooLarge(what);
+					}
 					return result;
 				}
 				catch (JsonScanner.Incomplete ex) {
@@ -468,10 +471,11 @@ final class JsonFrameReader {
 		 * @param start where the frame starts
 		 * @param limit where the bytes read end
 		 * @param end receives where the frame ends
-		 * @return the decoded frame
+		 * @return the decoded frame; {@code null} only for a frame over the limit, which the reader
+		 * then hands to the {@link OversizedFrame}
 		 * @throws JsonScanner.Incomplete when the frame goes on past {@code limit}
 		 */
-		R decode(byte[] buf, int start, int limit, int[] end);
+		@Nullable R decode(byte[] buf, int start, int limit, int[] end);
 
 	}
 

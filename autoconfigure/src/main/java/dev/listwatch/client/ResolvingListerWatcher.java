@@ -1,6 +1,7 @@
 package dev.listwatch.client;
 
 import java.util.Objects;
+import java.util.function.Supplier;
 
 import dev.listwatch.ListOptions;
 import dev.listwatch.ListerWatcher;
@@ -17,9 +18,13 @@ import org.jspecify.annotations.Nullable;
  */
 final class ResolvingListerWatcher<T> implements ListerWatcher<T> {
 
-	private final ApiServerClient client;
+	private final ApiExchange exchange;
 
-	private final ApiServerClient.Target target;
+	/** What was declared: the resource until it is resolved. */
+	private final Resource declared;
+
+	/** Finds the resource through API discovery. */
+	private final Supplier<Resource> resolver;
 
 	private final ObjectDecoder<T> decoder;
 
@@ -27,10 +32,11 @@ final class ResolvingListerWatcher<T> implements ListerWatcher<T> {
 
 	private volatile @Nullable HttpListerWatcher<T> resolved;
 
-	ResolvingListerWatcher(ApiServerClient client, ApiServerClient.Target target, ObjectDecoder<T> decoder,
-			int maxEventBytes) {
-		this.client = client;
-		this.target = target;
+	ResolvingListerWatcher(ApiExchange exchange, Resource declared, Supplier<Resource> resolver,
+			ObjectDecoder<T> decoder, int maxEventBytes) {
+		this.exchange = exchange;
+		this.declared = declared;
+		this.resolver = resolver;
 		this.decoder = decoder;
 		this.maxEventBytes = maxEventBytes;
 	}
@@ -46,9 +52,8 @@ final class ResolvingListerWatcher<T> implements ListerWatcher<T> {
 	private HttpListerWatcher<T> delegate() {
 		HttpListerWatcher<T> delegate = this.resolved;
 		if (delegate == null) {
-			Resource resource = this.client.resolve(this.target.apiVersion(), this.target.kind(),
-					this.target.resource(), this.target.namespace());
-			delegate = new HttpListerWatcher<>(this.client, resource, this.decoder, this.maxEventBytes);
+			Resource resource = this.resolver.get();
+			delegate = new HttpListerWatcher<>(this.exchange, resource, this.decoder, this.maxEventBytes);
 			this.resolved = delegate;
 		}
 		return delegate;
@@ -70,11 +75,7 @@ final class ResolvingListerWatcher<T> implements ListerWatcher<T> {
 		if (delegate != null) {
 			return delegate.resource();
 		}
-		String apiVersion = this.target.apiVersion();
-		String plural = (this.target.resource() != null) ? this.target.resource()
-				: Objects.requireNonNull(this.target.kind(), "a Target gives a kind or a resource");
-		return new Resource(ApiServerClient.Target.group(apiVersion), ApiServerClient.Target.version(apiVersion), plural,
-				this.target.kind(), this.target.namespace() != null, this.target.namespace());
+		return this.declared;
 	}
 
 	@Override
