@@ -1,7 +1,9 @@
 package dev.listwatch.informer;
 
 import java.time.Duration;
+import java.util.random.RandomGenerator;
 
+import dev.listwatch.ListOptions;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -163,6 +165,34 @@ public record InformerOptions(@Nullable String labelSelector, @Nullable String f
 		public static final BackoffPolicy CLIENT_GO = new BackoffPolicy(Duration.ofMillis(800), Duration.ofSeconds(30),
 				2.0, 1.0, Duration.ofMinutes(2));
 
+	}
+
+	/**
+	 * The query of a list's first page: the selectors and the page size.
+	 * @return the list options
+	 */
+	ListOptions listRequest() {
+		return ListOptions.none()
+			.withLabelSelector(this.labelSelector)
+			.withFieldSelector(this.fieldSelector)
+			.withLimit(this.pageSize);
+	}
+
+	/**
+	 * The query of a watch: the selectors, bookmarks, and a timeout drawn between the shortest and
+	 * the longest watch timeout, so that the watches of many replicas do not all end at once.
+	 * @param random the source of the draw
+	 * @return the watch options
+	 */
+	ListOptions watchRequest(RandomGenerator random) {
+		long min = this.minWatchTimeout.toMillis();
+		long max = Math.max(min, this.maxWatchTimeout.toMillis());
+		long timeout = min + (long) (random.nextDouble() * (max - min));
+		return ListOptions.none()
+			.withLabelSelector(this.labelSelector)
+			.withFieldSelector(this.fieldSelector)
+			.withAllowWatchBookmarks(true)
+			.withTimeout(Duration.ofMillis(timeout));
 	}
 
 }

@@ -391,10 +391,7 @@ final class Reflector<T> implements Runnable {
 	}
 
 	private String listAll(boolean afterGone, List<Item<T>> items, List<UnbindableObject> unbindable) {
-		ListOptions base = ListOptions.none()
-			.withLabelSelector(this.options.labelSelector())
-			.withFieldSelector(this.options.fieldSelector())
-			.withLimit(this.options.pageSize());
+		ListOptions base = this.options.listRequest();
 		if (!afterGone && this.lastResourceVersion == null) {
 			// "0" lets the API server answer the first list from its watch cache; a cache that holds
 			// a list already must not go back in time (after 410 the list is fresh: consistent)
@@ -418,7 +415,7 @@ final class Reflector<T> implements Runnable {
 	 * objects, then only bookmarks, and would keep the watch here for ever).
 	 */
 	private @Nullable WatchStream<T> streamingSync(boolean afterGone, long start) {
-		ListOptions options = watchOptions().withSendInitialEvents(true)
+		ListOptions options = this.options.watchRequest(this.random).withSendInitialEvents(true)
 			.withResourceVersionMatch(ListOptions.NOT_OLDER_THAN)
 			.withResourceVersion(afterGone ? null
 					: (this.lastResourceVersion != null) ? this.lastResourceVersion : this.cachedResourceVersion);
@@ -521,7 +518,7 @@ final class Reflector<T> implements Runnable {
 	}
 
 	private WatchStream<T> openWatch() {
-		ListOptions options = watchOptions().withResourceVersion(this.lastResourceVersion);
+		ListOptions options = this.options.watchRequest(this.random).withResourceVersion(this.lastResourceVersion);
 		WatchStream<T> stream = request(() -> this.listerWatcher.watch(options));
 		if (opened(stream)) {
 			throw new Stopped();
@@ -548,17 +545,6 @@ final class Reflector<T> implements Runnable {
 	private void closed() {
 		this.watchdog.closed();
 		this.lastStreamHeld = this.status.streamClosed();
-	}
-
-	private ListOptions watchOptions() {
-		long min = this.options.minWatchTimeout().toMillis();
-		long max = Math.max(min, this.options.maxWatchTimeout().toMillis());
-		long timeout = min + (long) (this.random.nextDouble() * (max - min));
-		return ListOptions.none()
-			.withLabelSelector(this.options.labelSelector())
-			.withFieldSelector(this.options.fieldSelector())
-			.withAllowWatchBookmarks(true)
-			.withTimeout(Duration.ofMillis(timeout));
 	}
 
 	/**
