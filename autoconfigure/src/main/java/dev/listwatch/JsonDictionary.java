@@ -8,23 +8,29 @@ import java.util.zip.Inflater;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A preset dictionary for DEFLATE, learned from one watch's objects, and the codec of the objects
- * compressed with it: raw DEFLATE (no zlib header or checksum) after the JSON's length as a
- * varint. Compressing is deterministic: the same JSON always gives the same bytes with the same
- * dictionary, so two compressed objects of one dictionary are equal exactly when their bytes are.
+ * A preset dictionary for DEFLATE, learned from one watch's objects, and the codec of the
+ * objects compressed with it: raw DEFLATE (no zlib header or checksum) after the JSON's
+ * length as a varint. Compressing is deterministic: the same JSON always gives the same
+ * bytes with the same dictionary, so two compressed objects of one dictionary are equal
+ * exactly when their bytes are.
  * <p>
- * The native state of {@link Deflater} and {@link Inflater} is never held per object or per
- * dictionary: each call borrows one from a pool shared by the process (bounded; one beyond the
- * bound is {@link Deflater#end() ended} at once) and gives it back reset. Thread-safe.
+ * The native state of {@link Deflater} and {@link Inflater} is never held per object or
+ * per dictionary: each call borrows one from a pool shared by the process (bounded; one
+ * beyond the bound is {@link Deflater#end() ended} at once) and gives it back reset.
+ * Thread-safe.
  */
 final class JsonDictionary {
 
-	/** The most a dictionary holds: DEFLATE's window, beyond which a dictionary is not read. */
+	/**
+	 * The most a dictionary holds: DEFLATE's window, beyond which a dictionary is not
+	 * read.
+	 */
 	static final int MAX_SIZE = 32 * 1024;
 
 	/**
-	 * The compression level: with a dictionary, level 3 costs no more CPU than level 1 and is
-	 * about 20% smaller on Pods; the default level 6 is 10% smaller again for 50% more CPU.
+	 * The compression level: with a dictionary, level 3 costs no more CPU than level 1
+	 * and is about 20% smaller on Pods; the default level 6 is 10% smaller again for 50%
+	 * more CPU.
 	 */
 	static final int LEVEL = 3;
 
@@ -58,7 +64,8 @@ final class JsonDictionary {
 	/**
 	 * Compresses JSON with this dictionary.
 	 * @param json the JSON
-	 * @return the compressed form, or {@code null} when it would not be smaller than the JSON
+	 * @return the compressed form, or {@code null} when it would not be smaller than the
+	 * JSON
 	 */
 	byte @Nullable [] deflate(byte[] json) {
 		int length = json.length;

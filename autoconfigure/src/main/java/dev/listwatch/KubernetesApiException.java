@@ -8,10 +8,10 @@ import org.jspecify.annotations.Nullable;
  * A request to the Kubernetes API failed: the server answered with an error status, the
  * connection failed, or what arrived could not be decoded.
  * <p>
- * {@link #code()} is the HTTP status ({@code 0} for a failure without one, such as a refused
- * connection) and {@link #status()} the API {@link Status} when the server sent one. The message
- * names the request (verb and resource path) and the server's reason and message; it never holds
- * credentials.
+ * {@link #code()} is the HTTP status ({@code 0} for a failure without one, such as a
+ * refused connection) and {@link #status()} the API {@link Status} when the server sent
+ * one. The message names the request (verb and resource path) and the server's reason and
+ * message; it never holds credentials.
  */
 public class KubernetesApiException extends RuntimeException {
 
@@ -29,9 +29,10 @@ public class KubernetesApiException extends RuntimeException {
 		/** The connection failed or broke: refused, reset, TLS failure, timeout. */
 		CONNECTION,
 		/**
-		 * The client could not obtain credentials for the request, which was not sent: an exec
-		 * credential plugin failed, a token file could not be read. The cause is what the
-		 * credentials threw; the message names the request and the problem, never a secret.
+		 * The client could not obtain credentials for the request, which was not sent: an
+		 * exec credential plugin failed, a token file could not be read. The cause is
+		 * what the credentials threw; the message names the request and the problem,
+		 * never a secret.
 		 */
 		CREDENTIALS,
 		/** The bytes received were not the JSON expected. */
@@ -44,7 +45,10 @@ public class KubernetesApiException extends RuntimeException {
 		FORBIDDEN,
 		/** 404: no such resource (or namespace). */
 		NOT_FOUND,
-		/** 410, or an ERROR event with reason Expired/Gone: the resourceVersion is too old; relist. */
+		/**
+		 * 410, or an ERROR event with reason Expired/Gone: the resourceVersion is too
+		 * old; relist.
+		 */
 		GONE,
 		/** 422. */
 		INVALID,
@@ -81,7 +85,8 @@ public class KubernetesApiException extends RuntimeException {
 	 * @param kind what went wrong
 	 * @param message the message; must never hold a credential or an object's values
 	 * @param status the API server's {@link Status}, or {@code null}
-	 * @param retryAfter the delay the server asked for ({@code Retry-After}), or {@code null}
+	 * @param retryAfter the delay the server asked for ({@code Retry-After}), or
+	 * {@code null}
 	 * @param cause the cause, or {@code null}
 	 */
 	public KubernetesApiException(Kind kind, String message, @Nullable Status status, @Nullable Duration retryAfter,
@@ -103,9 +108,9 @@ public class KubernetesApiException extends RuntimeException {
 	}
 
 	/**
-	 * The exception for an API {@link Status}, of a failed response or of an ERROR watch event.
-	 * A status with reason {@code Expired} or {@code Gone} is of kind {@link Kind#GONE} whatever its
-	 * code.
+	 * The exception for an API {@link Status}, of a failed response or of an ERROR watch
+	 * event. A status with reason {@code Expired} or {@code Gone} is of kind
+	 * {@link Kind#GONE} whatever its code.
 	 * @param request the request, for example {@code GET /api/v1/configmaps?watch=1}
 	 * @param status the status
 	 * @param retryAfter the delay the server asked for, or {@code null}
@@ -161,7 +166,8 @@ public class KubernetesApiException extends RuntimeException {
 	}
 
 	/**
-	 * The API reason ({@code Forbidden}, {@code Expired}, ...), or the kind's name without one.
+	 * The API reason ({@code Forbidden}, {@code Expired}, ...), or the kind's name
+	 * without one.
 	 * @return the reason
 	 */
 	public String reason() {
@@ -178,7 +184,8 @@ public class KubernetesApiException extends RuntimeException {
 	}
 
 	/**
-	 * Whether this failure means the resourceVersion asked for is gone and a relist is needed.
+	 * Whether this failure means the resourceVersion asked for is gone and a relist is
+	 * needed.
 	 * @return {@code true} for 410 Gone and "too old resource version"
 	 */
 	public boolean isGone() {

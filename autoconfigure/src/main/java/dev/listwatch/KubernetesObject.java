@@ -13,26 +13,31 @@ import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.util.RawValue;
 
 /**
- * A Kubernetes object of any kind, held compactly: its JSON bytes as the server sent them (by
- * default without {@code metadata.managedFields}) and the metadata that list-watch needs, read
- * once while decoding. Nothing else is parsed until asked for: {@link #toTree()}, {@link #at(String)}
- * and {@link #as(Class)} parse the bytes on each call.
+ * A Kubernetes object of any kind, held compactly: its JSON bytes as the server sent them
+ * (by default without {@code metadata.managedFields}) and the metadata that list-watch
+ * needs, read once while decoding. Nothing else is parsed until asked for:
+ * {@link #toTree()}, {@link #at(String)} and {@link #as(Class)} parse the bytes on each
+ * call.
  * <p>
- * An object made by an {@link ObjectCompressor} (a watch with {@code compress-objects}) holds its
- * JSON compressed instead, and inflates it on each call that needs it ({@link #json()},
- * {@link #toByteArray()}, {@link #toTree()}, {@link #at(String)}, {@link #as(Class)}); its metadata
- * is held decoded all the same. Nothing else tells the two apart.
+ * An object made by an {@link ObjectCompressor} (a watch with {@code compress-objects})
+ * holds its JSON compressed instead, and inflates it on each call that needs it
+ * ({@link #json()}, {@link #toByteArray()}, {@link #toTree()}, {@link #at(String)},
+ * {@link #as(Class)}); its metadata is held decoded all the same. Nothing else tells the
+ * two apart.
  * <p>
- * Instances are immutable and thread-safe. Two objects are equal when their JSON bytes are,
- * compressed or not. Jackson writes an instance as its JSON, so a web endpoint can return it as it
- * is.
+ * Instances are immutable and thread-safe. Two objects are equal when their JSON bytes
+ * are, compressed or not. Jackson writes an instance as its JSON, so a web endpoint can
+ * return it as it is.
  */
 public final class KubernetesObject {
 
 	/** The JSON, or its compressed form when {@link #dictionary} is set. */
 	private final byte[] json;
 
-	/** The dictionary the JSON is compressed with, or {@code null} when it is held as it is. */
+	/**
+	 * The dictionary the JSON is compressed with, or {@code null} when it is held as it
+	 * is.
+	 */
 	private final @Nullable JsonDictionary dictionary;
 
 	private final ObjectMeta metadata;
@@ -51,11 +56,13 @@ public final class KubernetesObject {
 	}
 
 	/**
-	 * Makes an object from its parts, as a decoder has read them. The array is taken as it is, not
-	 * copied: the caller hands it over and must not change it.
+	 * Makes an object from its parts, as a decoder has read them. The array is taken as
+	 * it is, not copied: the caller hands it over and must not change it.
 	 * @param metadata the metadata read from {@code json}
-	 * @param apiVersion the {@code apiVersion} read from {@code json}, or {@code null} when it has none
-	 * @param kind the {@code kind} read from {@code json}, or {@code null} when it has none
+	 * @param apiVersion the {@code apiVersion} read from {@code json}, or {@code null}
+	 * when it has none
+	 * @param kind the {@code kind} read from {@code json}, or {@code null} when it has
+	 * none
 	 * @param json the object's UTF-8 JSON
 	 * @return the object
 	 */
@@ -64,7 +71,10 @@ public final class KubernetesObject {
 		return new KubernetesObject(json, null, metadata, apiVersion, kind);
 	}
 
-	/** An object whose JSON is held compressed with a dictionary (see {@link ObjectCompressor}). */
+	/**
+	 * An object whose JSON is held compressed with a dictionary (see
+	 * {@link ObjectCompressor}).
+	 */
 	static KubernetesObject compressed(ObjectMeta metadata, @Nullable String apiVersion, @Nullable String kind,
 			byte[] packed, JsonDictionary dictionary) {
 		return new KubernetesObject(packed, dictionary, metadata, apiVersion, kind);
@@ -80,7 +90,9 @@ public final class KubernetesObject {
 		return this.json.length;
 	}
 
-	/** The JSON bytes: the array held, or a new one inflated. Never handed out as it is. */
+	/**
+	 * The JSON bytes: the array held, or a new one inflated. Never handed out as it is.
+	 */
 	private byte[] bytes() {
 		JsonDictionary dictionary = this.dictionary;
 		return (dictionary != null) ? dictionary.inflate(this.json) : this.json;
@@ -191,7 +203,8 @@ public final class KubernetesObject {
 	}
 
 	/**
-	 * The node at a JSON Pointer, for example {@code /data/key} or {@code /spec/replicas}.
+	 * The node at a JSON Pointer, for example {@code /data/key} or
+	 * {@code /spec/replicas}.
 	 * @param jsonPointer the pointer
 	 * @return the node, a missing node when there is none
 	 */
@@ -210,7 +223,8 @@ public final class KubernetesObject {
 	}
 
 	/**
-	 * Binds the object to a Java type with the given mapper (for example the application's).
+	 * Binds the object to a Java type with the given mapper (for example the
+	 * application's).
 	 * @param <T> the type
 	 * @param type the class
 	 * @param mapper the mapper
@@ -234,7 +248,8 @@ public final class KubernetesObject {
 			return false;
 		}
 		if (this.dictionary == that.dictionary) {
-			// both as they are, or both compressed with one dictionary, which is deterministic
+			// both as they are, or both compressed with one dictionary, which is
+			// deterministic
 			return Arrays.equals(this.json, that.json);
 		}
 		return jsonSize() == that.jsonSize() && Arrays.equals(bytes(), that.bytes());

@@ -5,21 +5,24 @@ import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Options of one LIST or WATCH request, named as the Kubernetes API names its query parameters.
+ * Options of one LIST or WATCH request, named as the Kubernetes API names its query
+ * parameters.
  * <p>
- * A {@code null} field is left out of the request. Instances are immutable; the {@code with...}
- * methods return a copy.
+ * A {@code null} field is left out of the request. Instances are immutable; the
+ * {@code with...} methods return a copy.
  *
  * @param labelSelector {@code labelSelector}, for example {@code app=web,tier!=db}
  * @param fieldSelector {@code fieldSelector}, for example {@code metadata.name!=x}
  * @param limit {@code limit}: the page size of a list
  * @param continueToken {@code continue}: the token of the page to fetch
- * @param resourceVersion {@code resourceVersion}: for a list, how fresh ({@code "0"} lets the
- * API server answer from its watch cache); for a watch, where to start
- * @param resourceVersionMatch {@code resourceVersionMatch}: {@code NotOlderThan} or {@code Exact}
+ * @param resourceVersion {@code resourceVersion}: for a list, how fresh ({@code "0"} lets
+ * the API server answer from its watch cache); for a watch, where to start
+ * @param resourceVersionMatch {@code resourceVersionMatch}: {@code NotOlderThan} or
+ * {@code Exact}
  * @param timeout {@code timeoutSeconds}: how long the server keeps a watch open
  * @param allowWatchBookmarks {@code allowWatchBookmarks}
- * @param sendInitialEvents {@code sendInitialEvents}: a streaming list, where the server serves it
+ * @param sendInitialEvents {@code sendInitialEvents}: a streaming list, where the server
+ * serves it
  */
 public record ListOptions(@Nullable String labelSelector, @Nullable String fieldSelector, @Nullable Long limit,
 		@Nullable String continueToken, @Nullable String resourceVersion, @Nullable String resourceVersionMatch,
@@ -73,7 +76,8 @@ public record ListOptions(@Nullable String labelSelector, @Nullable String field
 
 	/**
 	 * A copy with another {@code continueToken}; the receiver is unchanged.
-	 * @param continueToken the continue token of the previous page, or {@code null} for the first
+	 * @param continueToken the continue token of the previous page, or {@code null} for
+	 * the first
 	 * @return the copy
 	 */
 	public ListOptions withContinueToken(@Nullable String continueToken) {
@@ -104,7 +108,8 @@ public record ListOptions(@Nullable String labelSelector, @Nullable String field
 
 	/**
 	 * A copy with another {@code timeout}; the receiver is unchanged.
-	 * @param timeout the server-side watch timeout (whole seconds are sent), or {@code null}
+	 * @param timeout the server-side watch timeout (whole seconds are sent), or
+	 * {@code null}
 	 * @return the copy
 	 */
 	public ListOptions withTimeout(@Nullable Duration timeout) {
@@ -126,7 +131,8 @@ public record ListOptions(@Nullable String labelSelector, @Nullable String field
 
 	/**
 	 * A copy with another {@code sendInitialEvents}; the receiver is unchanged.
-	 * @param sendInitialEvents whether a watch starts with the current state as ADDED events, or {@code null}
+	 * @param sendInitialEvents whether a watch starts with the current state as ADDED
+	 * events, or {@code null}
 	 * @return the copy
 	 */
 	public ListOptions withSendInitialEvents(@Nullable Boolean sendInitialEvents) {

@@ -7,32 +7,34 @@ import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The read-only view of one watch's local cache: the {@code <watch>Lister} bean, client-go's
- * {@code GenericLister} and {@code Indexer} read side.
+ * The read-only view of one watch's local cache: the {@code <watch>Lister} bean,
+ * client-go's {@code GenericLister} and {@code Indexer} read side.
  * <p>
- * <b>Consistency.</b> Every call sees the cache in a state it actually had: a change made by the
- * watch (one event, or a whole relist) is visible entirely or not at all, and the objects a call
- * returns agree with each other and with the indexes. Two calls may see different states. The
- * cache lags the API server by the watch's latency, and before {@link #hasSynced()} it may hold
- * only part of the initial list.
+ * <b>Consistency.</b> Every call sees the cache in a state it actually had: a change made
+ * by the watch (one event, or a whole relist) is visible entirely or not at all, and the
+ * objects a call returns agree with each other and with the indexes. Two calls may see
+ * different states. The cache lags the API server by the watch's latency, and before
+ * {@link #hasSynced()} it may hold only part of the initial list.
  * <p>
- * <b>Threads.</b> Any thread may call any method. Reads never wait for a network operation; they
- * wait at most for one in-memory change of the cache (a single object, or the swap of a relisted
- * content) to be applied. {@link #get(String)} does not wait at all.
+ * <b>Threads.</b> Any thread may call any method. Reads never wait for a network
+ * operation; they wait at most for one in-memory change of the cache (a single object, or
+ * the swap of a relisted content) to be applied. {@link #get(String)} does not wait at
+ * all.
  * <p>
- * <b>Results.</b> Returned lists are unmodifiable snapshots, in no particular order; they do not
- * change when the cache changes afterwards. The objects in them are the cached instances
- * themselves, shared with every other reader and with event listeners: treat them as immutable.
+ * <b>Results.</b> Returned lists are unmodifiable snapshots, in no particular order; they
+ * do not change when the cache changes afterwards. The objects in them are the cached
+ * instances themselves, shared with every other reader and with event listeners: treat
+ * them as immutable.
  * <p>
  * <b>Namespaces.</b> A {@code null} or empty namespace means all namespaces, except in
- * {@link #get(String, String)}, where it means a cluster-scoped object. Cluster-scoped objects are
- * filed under the empty namespace in the {@value WatchIndex#NAMESPACE} index.
+ * {@link #get(String, String)}, where it means a cluster-scoped object. Cluster-scoped
+ * objects are filed under the empty namespace in the {@value WatchIndex#NAMESPACE} index.
  * <p>
  * <b>Selectors.</b> Label selectors use the Kubernetes syntax ({@code app=web},
  * {@code tier!=db}, {@code env in (prod,staging)}, {@code env notin (dev)}, {@code app},
- * {@code !canary}, joined by commas meaning AND); an empty or {@code null} selector matches
- * everything. A malformed selector throws {@link IllegalArgumentException} saying where it is
- * wrong.
+ * {@code !canary}, joined by commas meaning AND); an empty or {@code null} selector
+ * matches everything. A malformed selector throws {@link IllegalArgumentException} saying
+ * where it is wrong.
  *
  * @param <T> the Java type of the watch's objects
  */
@@ -94,7 +96,8 @@ public interface Lister<T> {
 	List<T> byIndex(String indexName, String indexedValue);
 
 	/**
-	 * The names of the cache's indexes, the built-in {@value WatchIndex#NAMESPACE} index included.
+	 * The names of the cache's indexes, the built-in {@value WatchIndex#NAMESPACE} index
+	 * included.
 	 * @return the index names, unmodifiable
 	 */
 	Set<String> indexNames();

@@ -4,9 +4,9 @@ package dev.listwatch;
  * Lists and watches one kind of resource, in one namespace or in all: client-go's
  * {@code ListerWatcher}, the seed of every informer.
  * <p>
- * Implementations are thread-safe; each call is one request to the API server. Failures are
- * thrown as {@link KubernetesApiException} (or a subclass for the HTTP status), never as a bare
- * I/O exception.
+ * Implementations are thread-safe; each call is one request to the API server. Failures
+ * are thrown as {@link KubernetesApiException} (or a subclass for the HTTP status), never
+ * as a bare I/O exception.
  *
  * @param <T> the Java type the objects are bound to
  */
@@ -20,8 +20,8 @@ public interface ListerWatcher<T> {
 	ObjectList<T> list(ListOptions options);
 
 	/**
-	 * Opens a watch. The connection stays open until the server ends it or the returned stream is
-	 * closed.
+	 * Opens a watch. The connection stays open until the server ends it or the returned
+	 * stream is closed.
 	 * @param options selectors, the resourceVersion to start from, bookmarks and timeout
 	 * @return the open stream
 	 */

@@ -4,20 +4,21 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Makes {@link KubernetesObject}s that hold their JSON compressed (DEFLATE with a preset
- * dictionary, from the JDK's {@code java.util.zip}), for a large cache held in little heap. One
- * compressor serves one watch: its dictionary is learned from that watch's first objects, which
- * are held as they are while it learns (16 objects or 32 KB of JSON, whichever comes first,
- * usually part of the first list page; the object that completes them is the first one
- * compressed). The dictionary keeps one sample of each shape found among them (the latest one,
- * then each earlier one it does not already compress to a quarter of its size), at most 32 KB. It
- * is then fixed for the life of the compressor, relists included: objects whose shape drifts away
- * from the first ones are compressed less well, never wrongly, and an object that would not get
- * smaller is held as it is.
+ * dictionary, from the JDK's {@code java.util.zip}), for a large cache held in little
+ * heap. One compressor serves one watch: its dictionary is learned from that watch's
+ * first objects, which are held as they are while it learns (16 objects or 32 KB of JSON,
+ * whichever comes first, usually part of the first list page; the object that completes
+ * them is the first one compressed). The dictionary keeps one sample of each shape found
+ * among them (the latest one, then each earlier one it does not already compress to a
+ * quarter of its size), at most 32 KB. It is then fixed for the life of the compressor,
+ * relists included: objects whose shape drifts away from the first ones are compressed
+ * less well, never wrongly, and an object that would not get smaller is held as it is.
  * <p>
- * Objects so made keep their API and semantics: their metadata is decoded as before (keys,
- * labels and indexes never inflate anything), {@link KubernetesObject#json()} and the methods
- * that parse inflate the JSON on each call, and equality is still by JSON. Compressing costs the
- * writing thread some CPU per object, each read of the body some more.
+ * Objects so made keep their API and semantics: their metadata is decoded as before
+ * (keys, labels and indexes never inflate anything), {@link KubernetesObject#json()} and
+ * the methods that parse inflate the JSON on each call, and equality is still by JSON.
+ * Compressing costs the writing thread some CPU per object, each read of the body some
+ * more.
  * <p>
  * Thread-safe.
  */
@@ -49,9 +50,9 @@ public final class ObjectCompressor {
 	}
 
 	/**
-	 * Makes an object from its parts, as {@link KubernetesObject#of} does, that holds its JSON
-	 * compressed once the dictionary is learned. The array is taken as it is and must not be
-	 * changed.
+	 * Makes an object from its parts, as {@link KubernetesObject#of} does, that holds its
+	 * JSON compressed once the dictionary is learned. The array is taken as it is and
+	 * must not be changed.
 	 * @param metadata the metadata read from {@code json}
 	 * @param apiVersion the {@code apiVersion} read from {@code json}, or {@code null}
 	 * @param kind the {@code kind} read from {@code json}, or {@code null}
@@ -83,7 +84,8 @@ public final class ObjectCompressor {
 
 	/**
 	 * Takes one more sample; learns the dictionary when there are enough.
-	 * @return the dictionary, or {@code null} while it is being learned (this object included)
+	 * @return the dictionary, or {@code null} while it is being learned (this object
+	 * included)
 	 */
 	private @Nullable JsonDictionary sample(byte[] json) {
 		synchronized (this.lock) {
@@ -109,12 +111,12 @@ public final class ObjectCompressor {
 	}
 
 	/**
-	 * A dictionary from samples: the latest sample, then each earlier one that the dictionary so far
-	 * does not already compress to a quarter of its size, up to {@link JsonDictionary#MAX_SIZE}
-	 * bytes (the latest samples nearest the end, where DEFLATE finds them closest). Objects of one
-	 * shape thus give a dictionary of about one object, which costs less CPU for each object
-	 * compressed (DEFLATE hashes the whole dictionary every time), and objects of several shapes one
-	 * of each.
+	 * A dictionary from samples: the latest sample, then each earlier one that the
+	 * dictionary so far does not already compress to a quarter of its size, up to
+	 * {@link JsonDictionary#MAX_SIZE} bytes (the latest samples nearest the end, where
+	 * DEFLATE finds them closest). Objects of one shape thus give a dictionary of about
+	 * one object, which costs less CPU for each object compressed (DEFLATE hashes the
+	 * whole dictionary every time), and objects of several shapes one of each.
 	 * @param samples the samples, in order
 	 * @param count how many
 	 * @return the dictionary's bytes, empty when the samples are

@@ -14,9 +14,9 @@ import org.jspecify.annotations.Nullable;
  * @param resourceVersion the list's resourceVersion: where a watch that follows it starts
  * @param continueToken the token of the next page, or {@code null} for the last page
  * @param remainingItemCount the server's estimate of the items left, or {@code null}
- * @param unbindable the items of this page that could not be held (they do not bind to the Java
- * type, or are larger than the size limit): they exist on the server, but are not in
- * {@code items}
+ * @param unbindable the items of this page that could not be held (they do not bind to
+ * the Java type, or are larger than the size limit): they exist on the server, but are
+ * not in {@code items}
  */
 public record ObjectList<T>(List<Item<T>> items, String resourceVersion, @Nullable String continueToken,
 		@Nullable Long remainingItemCount, List<UnbindableObject> unbindable) {
@@ -27,7 +27,8 @@ public record ObjectList<T>(List<Item<T>> items, String resourceVersion, @Nullab
 	 * @param resourceVersion the list's resourceVersion
 	 * @param continueToken the token of the next page, or {@code null} for the last page
 	 * @param remainingItemCount the server's estimate of the items left, or {@code null}
-	 * @param unbindable the items of this page that could not be held, or {@code null} for none
+	 * @param unbindable the items of this page that could not be held, or {@code null}
+	 * for none
 	 */
 	public ObjectList(List<Item<T>> items, String resourceVersion, @Nullable String continueToken,
 			@Nullable Long remainingItemCount, @Nullable List<UnbindableObject> unbindable) {
@@ -71,8 +72,8 @@ public record ObjectList<T>(List<Item<T>> items, String resourceVersion, @Nullab
 	}
 
 	/**
-	 * An object with its metadata, as the decoder read them: the one pair that travels from the
-	 * decoder through the reflector into the cache.
+	 * An object with its metadata, as the decoder read them: the one pair that travels
+	 * from the decoder through the reflector into the cache.
 	 *
 	 * @param <T> the Java type of the object
 	 * @param meta its metadata (key, resourceVersion, labels)

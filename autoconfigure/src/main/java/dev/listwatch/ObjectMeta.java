@@ -5,11 +5,11 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The part of an object's {@code metadata} that list-watch needs, read while the object is
- * decoded, whatever Java type the object is bound to.
+ * The part of an object's {@code metadata} that list-watch needs, read while the object
+ * is decoded, whatever Java type the object is bound to.
  *
- * @param namespace the namespace, {@code null} for a cluster-scoped object (and in a BOOKMARK's
- * metadata)
+ * @param namespace the namespace, {@code null} for a cluster-scoped object (and in a
+ * BOOKMARK's metadata)
  * @param name the name; {@code null} only in a BOOKMARK's metadata, which carries a
  * resourceVersion alone
  * @param uid the uid, or {@code null} when the JSON has none (a BOOKMARK's metadata)
@@ -37,10 +37,10 @@ public record ObjectMeta(@Nullable String namespace, @Nullable String name, @Nul
 	}
 
 	/**
-	 * The cache key, as client-go's {@code MetaNamespaceKeyFunc} makes it: {@code namespace/name},
-	 * or {@code name} for a cluster-scoped object.
-	 * @return the key; {@code null} only for a BOOKMARK's metadata, which has neither namespace nor
-	 * name
+	 * The cache key, as client-go's {@code MetaNamespaceKeyFunc} makes it:
+	 * {@code namespace/name}, or {@code name} for a cluster-scoped object.
+	 * @return the key; {@code null} only for a BOOKMARK's metadata, which has neither
+	 * namespace nor name
 	 */
 	public @Nullable String key() {
 		return (this.namespace == null || this.namespace.isEmpty()) ? this.name : this.namespace + "/" + this.name;

@@ -8,17 +8,18 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Progress of a request in flight on the calling thread. The informer gives up a request left
- * without an answer for its idle timeout (a half-open connection answers nothing, ever); a
- * {@link ListerWatcher} whose answer takes longer than that to arrive in full, yet keeps arriving
- * (the body of a large list on a slow link), reports each part that arrives, and the request then
- * counts as unanswered only from its last part on.
+ * Progress of a request in flight on the calling thread. The informer gives up a request
+ * left without an answer for its idle timeout (a half-open connection answers nothing,
+ * ever); a {@link ListerWatcher} whose answer takes longer than that to arrive in full,
+ * yet keeps arriving (the body of a large list on a slow link), reports each part that
+ * arrives, and the request then counts as unanswered only from its last part on.
  * <p>
- * A lister-watcher calls {@link #made()} on the thread that called {@link ListerWatcher#list}, or
- * reads its response body through {@link #reporting(InputStream)}; whoever sends the request and
- * wants to hear of it runs it inside {@link #tracked(Runnable, Supplier)}. Outside of that,
- * {@code made()} does nothing. Cheap enough for every read of a body (a thread-local read), not
- * meant for every byte.
+ * A lister-watcher calls {@link #made()} on the thread that called
+ * {@link ListerWatcher#list}, or reads its response body through
+ * {@link #reporting(InputStream)}; whoever sends the request and wants to hear of it runs
+ * it inside {@link #tracked(Runnable, Supplier)}. Outside of that, {@code made()} does
+ * nothing. Cheap enough for every read of a body (a thread-local read), not meant for
+ * every byte.
  */
 public final class RequestProgress {
 

@@ -3,8 +3,8 @@ package dev.listwatch;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The Kubernetes API {@code Status} object (meta/v1) that accompanies a failed request or an
- * ERROR watch event.
+ * The Kubernetes API {@code Status} object (meta/v1) that accompanies a failed request or
+ * an ERROR watch event.
  *
  * @param code the HTTP status code it stands for, {@code 0} when absent
  * @param reason the machine-readable reason, for example {@code Expired}, {@code Gone},

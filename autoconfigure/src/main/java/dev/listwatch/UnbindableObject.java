@@ -5,20 +5,23 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * An object the API server has, but that this watch cannot hold: it does not bind to the watch's
- * Java type (a value the type cannot take), or it is larger than {@code max-event-size}. Such an
- * object is never reported deleted while the server has it: the cache keeps its last state that
- * could be held (if any), no event is published for the change it could not take, and the watch
- * reports it (health, the {@code listwatch} endpoint, the {@code listwatch.unbindable} gauge) until
- * a later state binds again or the object is deleted.
+ * An object the API server has, but that this watch cannot hold: it does not bind to the
+ * watch's Java type (a value the type cannot take), or it is larger than
+ * {@code max-event-size}. Such an object is never reported deleted while the server has
+ * it: the cache keeps its last state that could be held (if any), no event is published
+ * for the change it could not take, and the watch reports it (health, the
+ * {@code listwatch} endpoint, the {@code listwatch.unbindable} gauge) until a later state
+ * binds again or the object is deleted.
  * <p>
- * Nothing here holds a value of the object: {@link #path()} says where binding failed, never what
- * was there, so that a watch of Secrets cannot leak them through logs or health.
+ * Nothing here holds a value of the object: {@link #path()} says where binding failed,
+ * never what was there, so that a watch of Secrets cannot leak them through logs or
+ * health.
  *
  * @param meta the object's metadata (its key and resourceVersion)
  * @param path the JSON pointer of the value that could not be bound, for example
  * {@code /spec/mode}, or {@code ""} when the object as a whole was refused (too large)
- * @param targetType the Java type it was bound to, for example {@code com.example.MyConfigMap}
+ * @param targetType the Java type it was bound to, for example
+ * {@code com.example.MyConfigMap}
  * @param reason why, without the value, for example {@code not a valid value of Mode} or
  * {@code larger than max-event-size (1048576 bytes)}
  */

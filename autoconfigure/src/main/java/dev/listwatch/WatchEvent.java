@@ -5,26 +5,27 @@ import org.jspecify.annotations.Nullable;
 /**
  * One event of a watch stream.
  * <p>
- * For {@link Type#ADDED}, {@link Type#MODIFIED} and {@link Type#DELETED}, {@link #object()} is
- * the object (for DELETED, its last state) and {@link #meta()} its metadata. For
- * {@link Type#BOOKMARK}, only {@code meta().resourceVersion()} (and
+ * For {@link Type#ADDED}, {@link Type#MODIFIED} and {@link Type#DELETED},
+ * {@link #object()} is the object (for DELETED, its last state) and {@link #meta()} its
+ * metadata. For {@link Type#BOOKMARK}, only {@code meta().resourceVersion()} (and
  * {@link #initialEventsEnd()}) mean anything and {@code object()} is {@code null}. For
- * {@link Type#ERROR}, {@link #status()} is the API {@link Status} and the other fields are
- * {@code null}. An ADDED, MODIFIED or DELETED event whose object could not be bound to the Java
- * type (or was larger than the size limit) has a {@code null} object, its {@link #meta()}, and
- * {@link #unbindable()} saying where and why, never with the value.
+ * {@link Type#ERROR}, {@link #status()} is the API {@link Status} and the other fields
+ * are {@code null}. An ADDED, MODIFIED or DELETED event whose object could not be bound
+ * to the Java type (or was larger than the size limit) has a {@code null} object, its
+ * {@link #meta()}, and {@link #unbindable()} saying where and why, never with the value.
  *
  * @param <T> the Java type of the objects
  * @param type the event type
- * @param object the object, or {@code null} for BOOKMARK and ERROR and for an event whose object
- * could not be held
+ * @param object the object, or {@code null} for BOOKMARK and ERROR and for an event whose
+ * object could not be held
  * @param meta the object's metadata (for a BOOKMARK, one with a resourceVersion only), or
  * {@code null} for ERROR
  * @param status the status of an ERROR event, else {@code null}
  * @param initialEventsEnd whether this BOOKMARK carries the annotation
- * {@code k8s.io/initial-events-end: "true"} that ends the initial events of a streaming list
- * @param unbindable for an ADDED, MODIFIED or DELETED event whose object could not be held, what
- * could not be bound (then {@code object} is {@code null}); else {@code null}
+ * {@code k8s.io/initial-events-end: "true"} that ends the initial events of a streaming
+ * list
+ * @param unbindable for an ADDED, MODIFIED or DELETED event whose object could not be
+ * held, what could not be bound (then {@code object} is {@code null}); else {@code null}
  */
 public record WatchEvent<T>(Type type, @Nullable T object, @Nullable ObjectMeta meta, @Nullable Status status,
 		boolean initialEventsEnd, @Nullable UnbindableObject unbindable) {
@@ -35,7 +36,8 @@ public record WatchEvent<T>(Type type, @Nullable T object, @Nullable ObjectMeta 
 	 * @param object the object, or {@code null} for BOOKMARK and ERROR
 	 * @param meta the object's metadata, or {@code null} for ERROR
 	 * @param status the status of an ERROR event, else {@code null}
-	 * @param initialEventsEnd whether this BOOKMARK ends the initial events of a streaming list
+	 * @param initialEventsEnd whether this BOOKMARK ends the initial events of a
+	 * streaming list
 	 */
 	public WatchEvent(Type type, @Nullable T object, @Nullable ObjectMeta meta, @Nullable Status status,
 			boolean initialEventsEnd) {
@@ -58,13 +60,19 @@ public record WatchEvent<T>(Type type, @Nullable T object, @Nullable ObjectMeta 
 	 */
 	public enum Type {
 
-		/** An object appeared: created, or (in a streaming list) part of the current state. */
+		/**
+		 * An object appeared: created, or (in a streaming list) part of the current
+		 * state.
+		 */
 		ADDED,
 		/** An object changed. */
 		MODIFIED,
 		/** An object was deleted; the event carries its last state. */
 		DELETED,
-		/** No change: the stream has reached a resourceVersion (and may end initial events). */
+		/**
+		 * No change: the stream has reached a resourceVersion (and may end initial
+		 * events).
+		 */
 		BOOKMARK,
 		/** The server reports a failure on the stream, as a {@link Status}. */
 		ERROR
@@ -81,8 +89,10 @@ public record WatchEvent<T>(Type type, @Nullable T object, @Nullable ObjectMeta 
 
 	@Override
 	public String toString() {
-		return "WatchEvent[" + this.type + ((this.meta != null) ? " " + this.meta.key() + " rv=" + this.meta.resourceVersion() : "")
-				+ ((this.status != null) ? " " + this.status : "") + ((this.unbindable != null) ? " unbindable" : "") + "]";
+		return "WatchEvent[" + this.type
+				+ ((this.meta != null) ? " " + this.meta.key() + " rv=" + this.meta.resourceVersion() : "")
+				+ ((this.status != null) ? " " + this.status : "") + ((this.unbindable != null) ? " unbindable" : "")
+				+ "]";
 	}
 
 }

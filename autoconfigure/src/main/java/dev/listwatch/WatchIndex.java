@@ -4,9 +4,10 @@ import java.util.Objects;
 
 /**
  * Declares a custom index on the cache of one watch. Declare one bean per index; the
- * auto-configuration hands every {@code WatchIndex} bean whose {@link #watch()} names a configured
- * watch to that watch's cache before the watch starts, and the index is then available through
- * {@link Lister#byIndex(String, String)} of the {@code <watch>Lister} bean:
+ * auto-configuration hands every {@code WatchIndex} bean whose {@link #watch()} names a
+ * configured watch to that watch's cache before the watch starts, and the index is then
+ * available through {@link Lister#byIndex(String, String)} of the {@code <watch>Lister}
+ * bean:
  *
  * <pre class="code">
  * &#64;Bean
@@ -19,9 +20,9 @@ import java.util.Objects;
  * List&lt;KubernetesObject&gt; web = configmapsLister.byIndex("byApp", "web");
  * </pre>
  *
- * The index name {@value #NAMESPACE} is reserved for the built-in namespace index every cache
- * has. Index names are unique per watch; two beans declaring the same index of the same watch
- * are a configuration error.
+ * The index name {@value #NAMESPACE} is reserved for the built-in namespace index every
+ * cache has. Index names are unique per watch; two beans declaring the same index of the
+ * same watch are a configuration error.
  *
  * @param <T> the Java type of the watch's objects
  * @param watch the name of the watch, as under {@code listwatch.watches}
@@ -30,20 +31,24 @@ import java.util.Objects;
  */
 public record WatchIndex<T>(String watch, String name, IndexFunction<? super T> function) {
 
-	/** The name of the built-in index of every cache, by namespace (client-go's {@code NamespaceIndex}). */
+	/**
+	 * The name of the built-in index of every cache, by namespace (client-go's
+	 * {@code NamespaceIndex}).
+	 */
 	public static final String NAMESPACE = "namespace";
 
 	/**
 	 * Makes a declaration.
-	 * @throws IllegalArgumentException when the watch or the name is empty, or the name is
-	 * {@value #NAMESPACE}
+	 * @throws IllegalArgumentException when the watch or the name is empty, or the name
+	 * is {@value #NAMESPACE}
 	 * @throws NullPointerException when the function is {@code null}
 	 */
 	public WatchIndex {
 		requireText(watch, "watch");
 		requireText(name, "name");
 		if (NAMESPACE.equals(name)) {
-			throw new IllegalArgumentException("Index name '" + NAMESPACE + "' is reserved for the built-in namespace index");
+			throw new IllegalArgumentException(
+					"Index name '" + NAMESPACE + "' is reserved for the built-in namespace index");
 		}
 		Objects.requireNonNull(function, "function must not be null");
 	}

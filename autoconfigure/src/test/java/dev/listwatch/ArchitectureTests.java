@@ -25,10 +25,11 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The rules of the layout, checked on the compiled library the way Spring Boot's build checks its
- * own ({@code ArchitectureRules}): one package per station of the data flow, no package depending
- * on itself through others, and every public type named in the README's table of public types
- * (what is public is a promise to code outside this repository).
+ * The rules of the layout, checked on the compiled library the way Spring Boot's build
+ * checks its own ({@code ArchitectureRules}): one package per station of the data flow,
+ * no package depending on itself through others, and every public type named in the
+ * README's table of public types (what is public is a promise to code outside this
+ * repository).
  */
 class ArchitectureTests {
 
@@ -36,22 +37,25 @@ class ArchitectureTests {
 
 	@BeforeAll
 	static void importLibrary() {
-		// the library's own classes: not test-support's, which the test classpath also has
+		// the library's own classes: not test-support's, which the test classpath also
+		// has
 		classes = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
 			.importPath(Path.of("target", "classes"));
 	}
 
 	@Test
 	void packagesAreFreeOfCycles() {
-		// the root package (the public contract) is a slice of its own, like every station
+		// the root package (the public contract) is a slice of its own, like every
+		// station
 		slices().assignedFrom(new PackageSlices()).should().beFreeOfCycles().check(classes);
 	}
 
 	@ParameterizedTest
 	@ValueSource(strings = { "dev.listwatch.autoconfigure", "dev.listwatch.informer", "dev.listwatch.client" })
 	void classesOfAPackageAreFreeOfCycles(String packageName) {
-		// a class that calls back into the class that calls it is one room with two doors: a change to
-		// either needs both read; nested classes belong to the class they are written in
+		// a class that calls back into the class that calls it is one room with two
+		// doors: a change to either needs both read; nested classes belong to the class
+		// they are written in
 		slices().assignedFrom(new ClassSlices(packageName)).should().beFreeOfCycles().check(classes);
 	}
 
@@ -65,8 +69,10 @@ class ArchitectureTests {
 				missing.add(type.getName());
 			}
 		}
-		assertThat(missing).as("public types missing from the README's table of public types (add a line, or "
-				+ "make the type package-private)").isEmpty();
+		assertThat(missing)
+			.as("public types missing from the README's table of public types (add a line, or "
+					+ "make the type package-private)")
+			.isEmpty();
 	}
 
 	@Test
@@ -86,14 +92,17 @@ class ArchitectureTests {
 			}
 			for (JavaClass type : classes) {
 				if (type.getPackageName().equals(packageName) && type.isTopLevelClass()
-						&& type.getModifiers().contains(JavaModifier.PUBLIC) && !type.getSimpleName().equals("package-info")
+						&& type.getModifiers().contains(JavaModifier.PUBLIC)
+						&& !type.getSimpleName().equals("package-info")
 						&& !Pattern.compile("\\b" + type.getSimpleName() + "\\b").matcher(text).find()) {
 					unnamed.add(type.getName());
 				}
 			}
 		}
-		assertThat(unnamed).as("public types that their package-info calls package-private (it names the public "
-				+ "ones and says the rest is package-private)").isEmpty();
+		assertThat(unnamed)
+			.as("public types that their package-info calls package-private (it names the public "
+					+ "ones and says the rest is package-private)")
+			.isEmpty();
 	}
 
 	@Test
@@ -114,7 +123,10 @@ class ArchitectureTests {
 		assertThat(stale).as("types in the README's table that do not exist or are not public").isEmpty();
 	}
 
-	/** The rows of the table under "The public types": their first column, without type parameters. */
+	/**
+	 * The rows of the table under "The public types": their first column, without type
+	 * parameters.
+	 */
 	static Set<String> listedTypes(String readme) {
 		int start = readme.indexOf("The public types, one line each:");
 		assertThat(start).as("the README's table of public types").isNotNegative();
@@ -145,7 +157,9 @@ class ArchitectureTests {
 		throw new IllegalStateException("README.md of the project not found above " + Path.of("").toAbsolutePath());
 	}
 
-	/** A slice per package under {@code dev.listwatch}, the root package being one too. */
+	/**
+	 * A slice per package under {@code dev.listwatch}, the root package being one too.
+	 */
 	private static final class PackageSlices implements SliceAssignment {
 
 		private static final List<String> ROOT = List.of("dev", "listwatch");

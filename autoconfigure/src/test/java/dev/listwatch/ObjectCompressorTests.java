@@ -17,9 +17,9 @@ import tools.jackson.databind.json.JsonMapper;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@link ObjectCompressor} and compressed {@link KubernetesObject}s: the dictionary is learned from
- * the first objects (held as they are meanwhile), later objects are compressed, and a compressed
- * object keeps the API and semantics of one held as it is.
+ * {@link ObjectCompressor} and compressed {@link KubernetesObject}s: the dictionary is
+ * learned from the first objects (held as they are meanwhile), later objects are
+ * compressed, and a compressed object keeps the API and semantics of one held as it is.
  */
 class ObjectCompressorTests {
 
@@ -86,8 +86,10 @@ class ObjectCompressorTests {
 	@Test
 	void theDictionaryIsBoundedTo32KiBOfTheLatestSamples() {
 		ObjectCompressor compressor = ObjectCompressor.learning();
-		assertThat(compressor.object(new ObjectMeta(null, "a", null, "1", Map.of()), "v1", "ConfigMap",
-				noise(1, 20_000).getBytes(StandardCharsets.UTF_8)).isCompressed()).isFalse();
+		assertThat(compressor
+			.object(new ObjectMeta(null, "a", null, "1", Map.of()), "v1", "ConfigMap",
+					noise(1, 20_000).getBytes(StandardCharsets.UTF_8))
+			.isCompressed()).isFalse();
 		assertThat(compressor.dictionarySize()).isZero();
 		compressor.object(new ObjectMeta(null, "b", null, "2", Map.of()), "v1", "ConfigMap",
 				noise(2, 20_000).getBytes(StandardCharsets.UTF_8));
@@ -109,7 +111,9 @@ class ObjectCompressorTests {
 		assertThat(make(compressor, pod(99)).heldSize()).isLessThan(pod / 5);
 	}
 
-	/** A JSON object with {@code length} random letters and digits, which hardly compress. */
+	/**
+	 * A JSON object with {@code length} random letters and digits, which hardly compress.
+	 */
 	static String noise(int seed, int length) {
 		String alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 		Random random = new Random(seed);
@@ -180,7 +184,8 @@ class ObjectCompressorTests {
 		assertThat(incompressible.json()).isEqualTo(noisy);
 		assertThat(incompressible.heldSize()).isLessThanOrEqualTo(noisy.length());
 		// tiny and empty objects too
-		assertThat(make(compressor, "{\"metadata\":{\"name\":\"t\"}}").json()).isEqualTo("{\"metadata\":{\"name\":\"t\"}}");
+		assertThat(make(compressor, "{\"metadata\":{\"name\":\"t\"}}").json())
+			.isEqualTo("{\"metadata\":{\"name\":\"t\"}}");
 		assertThat(compressor.object(new ObjectMeta(null, "e", null, "1", Map.of()), null, null, new byte[0]).json())
 			.isEmpty();
 	}

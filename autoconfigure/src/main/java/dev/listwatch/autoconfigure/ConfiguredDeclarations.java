@@ -12,10 +12,11 @@ import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.util.ClassUtils;
 
 /**
- * What the {@code listwatchInformerFactory} bean needs for watches declared in code: their
- * lister-watchers from the {@link ApiServerClient} with the configured decoding, the informers of
- * equal declarations under {@code listwatch.watches} (the beans, made on demand), and a way to make
- * each new informer a singleton that health, the endpoint and the meters see like the others.
+ * What the {@code listwatchInformerFactory} bean needs for watches declared in code:
+ * their lister-watchers from the {@link ApiServerClient} with the configured decoding,
+ * the informers of equal declarations under {@code listwatch.watches} (the beans, made on
+ * demand), and a way to make each new informer a singleton that health, the endpoint and
+ * the meters see like the others.
  */
 final class ConfiguredDeclarations implements InformerFactory.Declarations {
 
@@ -37,8 +38,9 @@ final class ConfiguredDeclarations implements InformerFactory.Declarations {
 	}
 
 	/**
-	 * The lister-watcher of a declaration in one namespace, through the application's API server
-	 * client, decoded as {@code listwatch.defaults} say unless the watch says otherwise.
+	 * The lister-watcher of a declaration in one namespace, through the application's API
+	 * server client, decoded as {@code listwatch.defaults} say unless the watch says
+	 * otherwise.
 	 * @param <T> the Java type of the objects
 	 * @param beanFactory where the client and the properties are
 	 * @param declaration what to list and watch

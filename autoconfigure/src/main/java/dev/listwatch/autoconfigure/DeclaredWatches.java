@@ -23,20 +23,26 @@ import org.springframework.util.ClassUtils;
 import org.springframework.util.StringUtils;
 
 /**
- * The watches declared under {@code listwatch.watches.<name>}, turned from properties into what
- * the rest of listwatch works with: the enabled watches and {@code listwatch.defaults}, bound once
- * per environment ({@link Bound}); each watch checked, its Java type loaded and, for an API server
- * watch, its {@link WatchDeclaration} made as code would make it ({@link #resolve}); and the
- * {@link InformerOptions} of its informer ({@link #informerOptions}). A declaration that cannot
- * work fails with a {@link WatchDeclarationException} naming the watch, the property and the fix.
+ * The watches declared under {@code listwatch.watches.<name>}, turned from properties
+ * into what the rest of listwatch works with: the enabled watches and
+ * {@code listwatch.defaults}, bound once per environment ({@link Bound}); each watch
+ * checked, its Java type loaded and, for an API server watch, its
+ * {@link WatchDeclaration} made as code would make it ({@link #resolve}); and the
+ * {@link InformerOptions} of its informer ({@link #informerOptions}). A declaration that
+ * cannot work fails with a {@link WatchDeclarationException} naming the watch, the
+ * property and the fix.
  * <p>
- * Used by {@link WatchBeanRegistrar} when it registers a watch's beans and by {@link WatchBeans}
- * when it makes them, so that both read a declaration the same way; this class depends on neither.
- * The etcd side of a declaration ({@code source: etcd}) is {@link EtcdWatches}'.
+ * Used by {@link WatchBeanRegistrar} when it registers a watch's beans and by
+ * {@link WatchBeans} when it makes them, so that both read a declaration the same way;
+ * this class depends on neither. The etcd side of a declaration ({@code source: etcd}) is
+ * {@link EtcdWatches}'.
  */
 final class DeclaredWatches {
 
-	/** The suffix of the name of a watch's lister-watcher bean: {@code <name>ListerWatcher}. */
+	/**
+	 * The suffix of the name of a watch's lister-watcher bean:
+	 * {@code <name>ListerWatcher}.
+	 */
 	static final String LISTER_WATCHER = "ListerWatcher";
 
 	/** The suffix of the name of a watch's lister bean: {@code <name>Lister}. */
@@ -67,8 +73,8 @@ final class DeclaredWatches {
 	}
 
 	/**
-	 * Checks a watch's declaration and resolves its type and, for an API server watch, its
-	 * {@link WatchDeclaration}.
+	 * Checks a watch's declaration and resolves its type and, for an API server watch,
+	 * its {@link WatchDeclaration}.
 	 * @param name the watch's name
 	 * @param watch its properties
 	 * @param defaults listwatch.defaults
@@ -108,24 +114,28 @@ final class DeclaredWatches {
 				? ((namespace != null) ? List.of(namespace) : List.of()) : watch.getNamespaces();
 		Duration resync = (watch.getResyncPeriod() != null) ? watch.getResyncPeriod() : defaults.getResyncPeriod();
 		String apiVersion = Objects.requireNonNull(watch.getApiVersion(), "validate(...) checked that it is set");
-		return new WatchDeclaration<>(apiVersion, blankToNull(watch.getKind()),
-				blankToNull(watch.getResource()), namespaces, blankToNull(watch.getLabelSelector()),
-				blankToNull(watch.getFieldSelector()), type, metadataOnly, (resync != null) ? resync : Duration.ZERO);
+		return new WatchDeclaration<>(apiVersion, blankToNull(watch.getKind()), blankToNull(watch.getResource()),
+				namespaces, blankToNull(watch.getLabelSelector()), blankToNull(watch.getFieldSelector()), type,
+				metadataOnly, (resync != null) ? resync : Duration.ZERO);
 	}
 
 	/**
-	 * The options of a watch's informer: the watch's own settings, else {@code listwatch.defaults}.
-	 * A leader-only watch does not start with the context; an etcd watch lists without streaming.
+	 * The options of a watch's informer: the watch's own settings, else
+	 * {@code listwatch.defaults}. A leader-only watch does not start with the context; an
+	 * etcd watch lists without streaming.
 	 * @param defaults listwatch.defaults
-	 * @param watch the watch's properties ({@code new ListwatchProperties.Watch()} for the defaults alone)
+	 * @param watch the watch's properties ({@code new ListwatchProperties.Watch()} for
+	 * the defaults alone)
 	 * @return the options
 	 * @throws IllegalArgumentException when the options cannot work
 	 */
 	static InformerOptions informerOptions(ListwatchProperties.Defaults defaults, ListwatchProperties.Watch watch) {
-		InformerOptions.BackoffPolicy backoff = new InformerOptions.BackoffPolicy(defaults.getInitialBackoff(), defaults.getMaxBackoff(),
-				defaults.getBackoffMultiplier(), defaults.getBackoffJitter(), defaults.getBackoffResetAfter());
+		InformerOptions.BackoffPolicy backoff = new InformerOptions.BackoffPolicy(defaults.getInitialBackoff(),
+				defaults.getMaxBackoff(), defaults.getBackoffMultiplier(), defaults.getBackoffJitter(),
+				defaults.getBackoffResetAfter());
 		Long pageSize = (watch.getPageSize() != null) ? watch.getPageSize() : defaults.getPageSize();
-		Duration resyncPeriod = (watch.getResyncPeriod() != null) ? watch.getResyncPeriod() : defaults.getResyncPeriod();
+		Duration resyncPeriod = (watch.getResyncPeriod() != null) ? watch.getResyncPeriod()
+				: defaults.getResyncPeriod();
 		// a leader-only watch starts when this replica becomes leader (LeaderOnlyWatches)
 		boolean autoStartup = !watch.isLeaderOnly()
 				&& ((watch.getAutoStartup() != null) ? watch.getAutoStartup() : defaults.isAutoStartup());
@@ -133,19 +143,21 @@ final class DeclaredWatches {
 				(pageSize > 0) ? pageSize : null,
 				// source: etcd -> no streaming list (etcd lists with a range read)
 				defaults.isStreamingList() && !"etcd".equalsIgnoreCase(String.valueOf(watch.getSource()).trim()),
-				defaults.getMinWatchTimeout(),
-				defaults.getMaxWatchTimeout(), defaults.getIdleTimeout(), backoff, resyncPeriod, autoStartup);
+				defaults.getMinWatchTimeout(), defaults.getMaxWatchTimeout(), defaults.getIdleTimeout(), backoff,
+				resyncPeriod, autoStartup);
 	}
 
 	/**
-	 * Whether a watch is metadata-only, refusing a declared type with it: the type would be bound
-	 * from a PartialObjectMetadata, its body's fields left empty as if the object had none.
+	 * Whether a watch is metadata-only, refusing a declared type with it: the type would
+	 * be bound from a PartialObjectMetadata, its body's fields left empty as if the
+	 * object had none.
 	 * @param name the watch's name
 	 * @param watch the declaration
 	 * @param type its Java type
 	 * @param byDefault listwatch.defaults.metadata-only
 	 * @return whether the watch asks for metadata only
-	 * @throws WatchDeclarationException when it does and a type other than KubernetesObject is set
+	 * @throws WatchDeclarationException when it does and a type other than
+	 * KubernetesObject is set
 	 */
 	static boolean metadataOnly(String name, ListwatchProperties.Watch watch, Class<?> type, boolean byDefault) {
 		boolean metadataOnly = (watch.getMetadataOnly() != null) ? watch.getMetadataOnly() : byDefault;
@@ -154,8 +166,8 @@ final class DeclaredWatches {
 					: "listwatch.defaults.metadata-only=true";
 			throw new WatchDeclarationException(name, "type",
 					"is " + type.getName() + ", but the watch is metadata-only (" + setBy + "): its objects are "
-							+ "PartialObjectMetadata (apiVersion, kind and metadata only), which " + type.getSimpleName()
-							+ " would hold with every other field empty",
+							+ "PartialObjectMetadata (apiVersion, kind and metadata only), which "
+							+ type.getSimpleName() + " would hold with every other field empty",
 					"Remove listwatch.watches." + name + ".type (metadata-only objects are "
 							+ "dev.listwatch.KubernetesObject; KubernetesObject.as(...) binds one to a metadata type), "
 							+ "or set listwatch.watches." + name + ".metadata-only=false to cache whole objects.",
@@ -180,7 +192,8 @@ final class DeclaredWatches {
 					null);
 		}
 		if (watch.getApiVersion().trim().split("/").length > 2 || watch.getApiVersion().trim().endsWith("/")) {
-			throw new WatchDeclarationException(name, "api-version", "'" + watch.getApiVersion() + "' is not a group/version",
+			throw new WatchDeclarationException(name, "api-version",
+					"'" + watch.getApiVersion() + "' is not a group/version",
 					"Write it as 'v1' for the core group or 'group/version', for example 'apps/v1'.", null);
 		}
 		if (StringUtils.hasText(watch.getNamespace()) && !watch.getNamespaces().isEmpty()) {
@@ -192,8 +205,7 @@ final class DeclaredWatches {
 		for (String namespace : watch.getNamespaces()) {
 			if (!StringUtils.hasText(namespace)) {
 				throw new WatchDeclarationException(name, "namespaces", "has a blank entry: " + watch.getNamespaces(),
-						"Name each namespace, or remove listwatch.watches." + name + ".namespaces to watch all.",
-						null);
+						"Name each namespace, or remove listwatch.watches." + name + ".namespaces to watch all.", null);
 			}
 		}
 		if (!StringUtils.hasText(watch.getKind()) && !StringUtils.hasText(watch.getResource())) {
@@ -208,7 +220,8 @@ final class DeclaredWatches {
 			}
 			catch (IllegalArgumentException ex) {
 				throw new WatchDeclarationException(name, "label-selector", "does not parse: " + parseError(ex),
-						"Write a Kubernetes label selector such as 'app=web', 'tier in (front,back)' or '!legacy'.", ex);
+						"Write a Kubernetes label selector such as 'app=web', 'tier in (front,back)' or '!legacy'.",
+						ex);
 			}
 		}
 		if (StringUtils.hasText(watch.getFieldSelector())) {
@@ -239,8 +252,8 @@ final class DeclaredWatches {
 			return ClassUtils.forName(watch.getType().trim(), classLoader);
 		}
 		catch (ClassNotFoundException | LinkageError ex) {
-			throw new WatchDeclarationException(name, "type", "names class '" + watch.getType()
-					+ "', which cannot be loaded (" + ex + ")",
+			throw new WatchDeclarationException(name, "type",
+					"names class '" + watch.getType() + "', which cannot be loaded (" + ex + ")",
 					"Give the fully qualified name of a class on the application's classpath, or remove the property "
 							+ "to receive dev.listwatch.KubernetesObject.",
 					ex);
@@ -257,9 +270,10 @@ final class DeclaredWatches {
 	}
 
 	/**
-	 * The watches and defaults bound from an environment, once for all the beans of all the
-	 * watches (binding {@code listwatch.watches} for each of them made start-up quadratic in the
-	 * watches), and again whenever the environment's property sources are no longer the same.
+	 * The watches and defaults bound from an environment, once for all the beans of all
+	 * the watches (binding {@code listwatch.watches} for each of them made start-up
+	 * quadratic in the watches), and again whenever the environment's property sources
+	 * are no longer the same.
 	 */
 	record Bound(List<WeakReference<PropertySource<?>>> sources, Map<String, ListwatchProperties.Watch> enabled,
 			ListwatchProperties.Defaults defaults) {
@@ -273,9 +287,11 @@ final class DeclaredWatches {
 				return bound;
 			}
 			Binder binder = Binder.get(environment);
-			// weakly: the environment, the cache's weak key, must not be held through its sources
+			// weakly: the environment, the cache's weak key, must not be held through its
+			// sources
 			List<WeakReference<PropertySource<?>>> held = (sources != null)
-					? sources.stream().map((source) -> new WeakReference<PropertySource<?>>(source)).toList() : List.of();
+					? sources.stream().map((source) -> new WeakReference<PropertySource<?>>(source)).toList()
+					: List.of();
 			bound = new Bound(held, DeclaredWatches.enabled(binder),
 					binder.bind("listwatch.defaults", ListwatchProperties.Defaults.class)
 						.orElseGet(ListwatchProperties.Defaults::new));
@@ -307,6 +323,7 @@ final class DeclaredWatches {
 
 	/**
 	 * A checked watch declaration.
+	 *
 	 * @param properties its properties
 	 * @param type its Java type
 	 * @param declaration its declaration, {@code null} for an etcd watch

@@ -35,10 +35,11 @@ import org.springframework.util.StringUtils;
 
 /**
  * Auto-configuration of etcd watches ({@code source: etcd}): the {@link EtcdClient} of
- * {@code listwatch.etcd.*}, when {@code listwatch.etcd.endpoints} is set. Each etcd watch's
- * {@code ListerWatcher} bean is the client's lister-watcher of its key prefix; its informer and
- * lister are made as for any watch. When every declared watch is an etcd watch, the API server's
- * client is made only if something asks for it, so that an application needs no kubeconfig.
+ * {@code listwatch.etcd.*}, when {@code listwatch.etcd.endpoints} is set. Each etcd
+ * watch's {@code ListerWatcher} bean is the client's lister-watcher of its key prefix;
+ * its informer and lister are made as for any watch. When every declared watch is an etcd
+ * watch, the API server's client is made only if something asks for it, so that an
+ * application needs no kubeconfig.
  */
 @AutoConfiguration(after = JacksonAutoConfiguration.class)
 @ConditionalOnBooleanProperty(name = "listwatch.enabled", matchIfMissing = true)
@@ -81,7 +82,8 @@ public final class EtcdAutoConfiguration {
 		}
 		SslBundle ssl = null;
 		if (StringUtils.hasText(properties.getCertificateAuthority())
-				|| StringUtils.hasText(properties.getClientCertificate()) || StringUtils.hasText(properties.getClientKey())) {
+				|| StringUtils.hasText(properties.getClientCertificate())
+				|| StringUtils.hasText(properties.getClientKey())) {
 			try {
 				ssl = PemBundles.of(PREFIX, properties.getCertificateAuthority(), properties.getClientCertificate(),
 						properties.getClientKey());
@@ -113,13 +115,17 @@ public final class EtcdAutoConfiguration {
 		catch (IllegalArgumentException ex) {
 			String message = ex.getMessage();
 			boolean timeout = message != null && message.contains("connectTimeout");
-			throw new EtcdConfigurationException(PREFIX + (timeout ? "connect-timeout"
-					: "endpoints"), "cannot work: " + message, "Give etcd's client URLs, for example "
-							+ "https://10.0.0.5:2379, and a positive connect-timeout.", null);
+			throw new EtcdConfigurationException(PREFIX + (timeout ? "connect-timeout" : "endpoints"),
+					"cannot work: " + message,
+					"Give etcd's client URLs, for example " + "https://10.0.0.5:2379, and a positive connect-timeout.",
+					null);
 		}
 	}
 
-	/** Matches when {@code listwatch.etcd.endpoints} names an endpoint (as a list or comma-separated). */
+	/**
+	 * Matches when {@code listwatch.etcd.endpoints} names an endpoint (as a list or
+	 * comma-separated).
+	 */
 	static final class OnEndpoints extends SpringBootCondition {
 
 		@Override
@@ -132,8 +138,8 @@ public final class EtcdAutoConfiguration {
 	}
 
 	/**
-	 * When every declared watch is an etcd watch, the API server's client (and the kubeconfig it
-	 * loads) is made lazily: only if something asks for it.
+	 * When every declared watch is an etcd watch, the API server's client (and the
+	 * kubeconfig it loads) is made lazily: only if something asks for it.
 	 */
 	static final class EtcdOnly implements BeanFactoryPostProcessor {
 
@@ -155,9 +161,9 @@ public final class EtcdAutoConfiguration {
 				.filter((entry) -> entry.getValue().isEnabled())
 				.map(Map.Entry::getKey)
 				.toList();
-			boolean etcdOnly = !enabled.isEmpty()
-					&& enabled.stream().allMatch((name) -> EtcdWatches.isEtcd(name,
-							Objects.requireNonNull(watches.get(name), "one of the map's own keys")));
+			boolean etcdOnly = !enabled.isEmpty() && enabled.stream()
+				.allMatch((name) -> EtcdWatches.isEtcd(name,
+						Objects.requireNonNull(watches.get(name), "one of the map's own keys")));
 			if (etcdOnly) {
 				for (String name : API_SERVER_BEANS) {
 					if (beanFactory.containsBeanDefinition(name)) {

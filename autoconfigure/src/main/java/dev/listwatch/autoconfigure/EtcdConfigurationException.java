@@ -6,8 +6,9 @@ import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
 /**
- * The {@code listwatch.etcd.*} settings cannot work. The message names the property; startup fails
- * with a failure analysis ({@link Analyzer}) that shows it and the fix. Never holds a secret.
+ * The {@code listwatch.etcd.*} settings cannot work. The message names the property;
+ * startup fails with a failure analysis ({@link Analyzer}) that shows it and the fix.
+ * Never holds a secret.
  */
 class EtcdConfigurationException extends RuntimeException {
 
@@ -18,7 +19,9 @@ class EtcdConfigurationException extends RuntimeException {
 		this.fix = fix;
 	}
 
-	/** @return what to do about it */
+	/**
+	 * @return what to do about it
+	 */
 	String fix() {
 		return this.fix;
 	}
@@ -30,7 +33,8 @@ class EtcdConfigurationException extends RuntimeException {
 
 		@Override
 		protected FailureAnalysis analyze(Throwable rootFailure, EtcdConfigurationException cause) {
-			return new FailureAnalysis("etcd cannot be reached as configured: " + cause.getMessage(), cause.fix(), cause);
+			return new FailureAnalysis("etcd cannot be reached as configured: " + cause.getMessage(), cause.fix(),
+					cause);
 		}
 
 	}

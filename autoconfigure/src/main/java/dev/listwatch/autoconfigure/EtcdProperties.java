@@ -15,14 +15,15 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 public class EtcdProperties {
 
 	/**
-	 * etcd's client URLs, for example http://127.0.0.1:2379 (https:// for TLS). Requests go to
-	 * one until it cannot be reached, then to the next. Setting it enables etcd watches.
+	 * etcd's client URLs, for example http://127.0.0.1:2379 (https:// for TLS). Requests
+	 * go to one until it cannot be reached, then to the next. Setting it enables etcd
+	 * watches.
 	 */
 	private List<String> endpoints = new ArrayList<>();
 
 	/**
-	 * Path of the PEM file (or the PEM text) of the certificate authorities that sign etcd's
-	 * serving certificate. Default: the JVM's trust store.
+	 * Path of the PEM file (or the PEM text) of the certificate authorities that sign
+	 * etcd's serving certificate. Default: the JVM's trust store.
 	 */
 	private @Nullable String certificateAuthority;
 
@@ -33,14 +34,14 @@ public class EtcdProperties {
 	private @Nullable String clientCertificate;
 
 	/**
-	 * Path of the PEM file (or the PEM text) of the client certificate's private key (PKCS#1,
-	 * PKCS#8 or SEC1). Needs client-certificate.
+	 * Path of the PEM file (or the PEM text) of the client certificate's private key
+	 * (PKCS#1, PKCS#8 or SEC1). Needs client-certificate.
 	 */
 	private @Nullable String clientKey;
 
 	/**
-	 * etcd user to authenticate as (etcd's auth, /v3/auth/authenticate); the token is renewed
-	 * when etcd rejects it.
+	 * etcd user to authenticate as (etcd's auth, /v3/auth/authenticate); the token is
+	 * renewed when etcd rejects it.
 	 */
 	private @Nullable String username;
 
@@ -51,11 +52,11 @@ public class EtcdProperties {
 
 	/**
 	 * How often etcd sends a quiet watch a progress notification: etcd's
-	 * --watch-progress-notify-interval (10 minutes unless etcd was started with another). An etcd
-	 * watch is replaced for silence only after this and a minute more (or idle-timeout, if longer),
-	 * so that a watch of a quiet prefix lives to receive it: its revision then moves with etcd's,
-	 * and a compaction costs it no relist. Lower it together with etcd's flag to find a half-open
-	 * watch sooner.
+	 * --watch-progress-notify-interval (10 minutes unless etcd was started with another).
+	 * An etcd watch is replaced for silence only after this and a minute more (or
+	 * idle-timeout, if longer), so that a watch of a quiet prefix lives to receive it:
+	 * its revision then moves with etcd's, and a compaction costs it no relist. Lower it
+	 * together with etcd's flag to find a half-open watch sooner.
 	 */
 	private Duration progressNotifyInterval = Duration.ofMinutes(10);
 

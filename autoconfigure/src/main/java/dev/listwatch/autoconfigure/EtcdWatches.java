@@ -17,15 +17,19 @@ import org.springframework.core.env.Environment;
 import org.springframework.util.StringUtils;
 
 /**
- * The etcd side of a watch declaration ({@code source: etcd}): what {@link DeclaredWatches} and
- * {@link WatchBeans} ask in their one etcd branch each, so that the rest of a watch (its informer,
- * lister, health and meters) is made as for any other. Depends on none of them.
+ * The etcd side of a watch declaration ({@code source: etcd}): what
+ * {@link DeclaredWatches} and {@link WatchBeans} ask in their one etcd branch each, so
+ * that the rest of a watch (its informer, lister, health and meters) is made as for any
+ * other. Depends on none of them.
  */
 final class EtcdWatches {
 
 	static final String ENDPOINTS = "listwatch.etcd.endpoints";
 
-	/** How long after etcd's progress notification interval a silent etcd watch is taken for dead. */
+	/**
+	 * How long after etcd's progress notification interval a silent etcd watch is taken
+	 * for dead.
+	 */
 	static final Duration PROGRESS_MARGIN = Duration.ofMinutes(1);
 
 	private EtcdWatches() {
@@ -35,16 +39,18 @@ final class EtcdWatches {
 	 * Whether a watch's source is etcd.
 	 * @param name the watch's name
 	 * @param watch the declaration
-	 * @return {@code true} for {@code source: etcd}, {@code false} for {@code kubernetes} or none
-	 * @throws WatchDeclarationException for another source, or a key-prefix on a Kubernetes watch
+	 * @return {@code true} for {@code source: etcd}, {@code false} for {@code kubernetes}
+	 * or none
+	 * @throws WatchDeclarationException for another source, or a key-prefix on a
+	 * Kubernetes watch
 	 */
 	static boolean isEtcd(String name, ListwatchProperties.Watch watch) {
 		String source = StringUtils.hasText(watch.getSource()) ? watch.getSource().trim() : null;
 		if (source == null || "kubernetes".equalsIgnoreCase(source)) {
 			if (StringUtils.hasText(watch.getKeyPrefix())) {
-				throw new WatchDeclarationException(name, "key-prefix", "is set, but the watch's source is kubernetes",
-						"Set listwatch.watches." + name + ".source=etcd to watch the keys under it in etcd, or remove "
-								+ "key-prefix.",
+				throw new WatchDeclarationException(
+						name, "key-prefix", "is set, but the watch's source is kubernetes", "Set listwatch.watches."
+								+ name + ".source=etcd to watch the keys under it in etcd, or remove " + "key-prefix.",
 						null);
 			}
 			return false;
@@ -53,15 +59,17 @@ final class EtcdWatches {
 			return true;
 		}
 		throw new WatchDeclarationException(name, "source", "is '" + source + "', which is not a source",
-				"Write 'kubernetes' (the API server, the default) or 'etcd' (the keys under key-prefix in etcd).", null);
+				"Write 'kubernetes' (the API server, the default) or 'etcd' (the keys under key-prefix in etcd).",
+				null);
 	}
 
 	/**
-	 * The options of an etcd watch: its idle timeout covers etcd's progress notification interval
-	 * and a minute more. A silent etcd watch replaced sooner would never receive a progress
-	 * notification (etcd sends one only to a watch that has lived the interval), so a quiet prefix's
-	 * revision would never move, and every compaction past it would cost a relist; an open, synced
-	 * etcd watch is not cancelled by a compaction.
+	 * The options of an etcd watch: its idle timeout covers etcd's progress notification
+	 * interval and a minute more. A silent etcd watch replaced sooner would never receive
+	 * a progress notification (etcd sends one only to a watch that has lived the
+	 * interval), so a quiet prefix's revision would never move, and every compaction past
+	 * it would cost a relist; an open, synced etcd watch is not cancelled by a
+	 * compaction.
 	 * @param options the watch's options
 	 * @param environment where listwatch.etcd.progress-notify-interval is looked up
 	 * @return the options, with the idle timeout so raised where needed
@@ -80,9 +88,9 @@ final class EtcdWatches {
 	}
 
 	/**
-	 * Checks an etcd watch's declaration: its key prefix, etcd's endpoints, and none of the
-	 * properties that address an API server resource. Its Java type is loaded after, as for any
-	 * watch ({@link DeclaredWatches#type}).
+	 * Checks an etcd watch's declaration: its key prefix, etcd's endpoints, and none of
+	 * the properties that address an API server resource. Its Java type is loaded after,
+	 * as for any watch ({@link DeclaredWatches#type}).
 	 * @param name the watch's name
 	 * @param watch the declaration
 	 * @param environment where listwatch.etcd.endpoints is looked up
@@ -134,7 +142,8 @@ final class EtcdWatches {
 			ListwatchProperties.Defaults defaults = beanFactory.getBean(ListwatchProperties.class).getDefaults();
 			boolean keepManagedFields = (watch.getKeepManagedFields() != null) ? watch.getKeepManagedFields()
 					: defaults.isKeepManagedFields();
-			int maxValueBytes = (int) Math.min(Integer.MAX_VALUE - 16, Math.max(1024, defaults.getMaxEventSize().toBytes()));
+			int maxValueBytes = (int) Math.min(Integer.MAX_VALUE - 16,
+					Math.max(1024, defaults.getMaxEventSize().toBytes()));
 			String keyPrefix = Objects.requireNonNull(watch.getKeyPrefix(), "validate(...) checked that it is set");
 			return beanFactory.getBean(EtcdClient.class)
 				.listerWatcher(keyPrefix, type, keepManagedFields, maxValueBytes);

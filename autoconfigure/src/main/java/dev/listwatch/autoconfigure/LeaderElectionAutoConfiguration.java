@@ -32,11 +32,11 @@ import org.springframework.core.env.Environment;
 import org.springframework.util.StringUtils;
 
 /**
- * Auto-configuration of leader election ({@code listwatch.leader-election.enabled=true}): a
- * {@link LeaderElector} bean on the Lease {@code lease-namespace/lease-name} through the
- * application's {@link ApiServerClient}, and the starting and stopping of the watches declared
- * {@code leader-only: true} as leadership is granted and revoked. Settings that cannot work fail
- * startup with the property and the fix.
+ * Auto-configuration of leader election ({@code listwatch.leader-election.enabled=true}):
+ * a {@link LeaderElector} bean on the Lease {@code lease-namespace/lease-name} through
+ * the application's {@link ApiServerClient}, and the starting and stopping of the watches
+ * declared {@code leader-only: true} as leadership is granted and revoked. Settings that
+ * cannot work fail startup with the property and the fix.
  */
 @AutoConfiguration(after = ListwatchAutoConfiguration.class)
 @ConditionalOnBooleanProperty("listwatch.leader-election.enabled")
@@ -60,9 +60,8 @@ public final class LeaderElectionAutoConfiguration {
 			ApplicationEventPublisher publisher) {
 		Cluster connection = cluster.getIfAvailable();
 		LeaderElectionOptions options = options(properties, environment.getProperty("spring.application.name"),
-				(connection != null) ? connection.namespace() : "default",
-				() -> defaultIdentity(System.getenv(), LeaderElectionAutoConfiguration::hostName,
-						RandomGenerator.getDefault()));
+				(connection != null) ? connection.namespace() : "default", () -> defaultIdentity(System.getenv(),
+						LeaderElectionAutoConfiguration::hostName, RandomGenerator.getDefault()));
 		return LeaderElector.create(client, jsonMapper.getIfAvailable(JsonMapper::shared), options, publisher);
 	}
 
@@ -135,15 +134,16 @@ public final class LeaderElectionAutoConfiguration {
 		}
 		if (lease.compareTo(renew) <= 0) {
 			throw new InvalidConfigurationPropertyValueException(PREFIX + "renew-deadline", renew,
-					"renew-deadline (" + renew.toMillis() + " ms) must be shorter than lease-duration (" + lease.toMillis()
+					"renew-deadline (" + renew.toMillis() + " ms) must be shorter than lease-duration ("
+							+ lease.toMillis()
 							+ " ms): a leader that cannot renew must stop acting before the others may take the Lease "
 							+ "over. Lower " + PREFIX + "renew-deadline or raise " + PREFIX
 							+ "lease-duration (client-go's defaults: 10s and 15s).");
 		}
 		if (renew.toNanos() <= (long) (LeaderElectionOptions.JITTER_FACTOR * retry.toNanos())) {
 			throw new InvalidConfigurationPropertyValueException(PREFIX + "retry-period", retry,
-					"renew-deadline (" + renew.toMillis() + " ms) must be longer than retry-period ("
-							+ retry.toMillis() + " ms) * " + LeaderElectionOptions.JITTER_FACTOR
+					"renew-deadline (" + renew.toMillis() + " ms) must be longer than retry-period (" + retry.toMillis()
+							+ " ms) * " + LeaderElectionOptions.JITTER_FACTOR
 							+ ", so that the leader can retry a failed renewal before its deadline. Lower " + PREFIX
 							+ "retry-period or raise " + PREFIX + "renew-deadline (client-go's defaults: 2s and 10s).");
 		}
@@ -158,9 +158,9 @@ public final class LeaderElectionAutoConfiguration {
 	}
 
 	/**
-	 * This replica's identity when none is configured: {@code POD_NAME} (the downward API), else
-	 * {@code HOSTNAME} in a pod (where it is the pod's name), else the host name and a random
-	 * suffix (two processes on one machine differ).
+	 * This replica's identity when none is configured: {@code POD_NAME} (the downward
+	 * API), else {@code HOSTNAME} in a pod (where it is the pod's name), else the host
+	 * name and a random suffix (two processes on one machine differ).
 	 * @param env the environment variables
 	 * @param hostName the host name
 	 * @param random the source of the suffix

@@ -7,13 +7,15 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
- * Leader election among the replicas of the application, on a coordination.k8s.io/v1 Lease.
+ * Leader election among the replicas of the application, on a coordination.k8s.io/v1
+ * Lease.
  */
 @ConfigurationProperties("listwatch.leader-election")
 public class LeaderElectionProperties {
 
 	/**
-	 * Whether the replicas elect a leader on a Lease. Watches with leader-only: true need it.
+	 * Whether the replicas elect a leader on a Lease. Watches with leader-only: true need
+	 * it.
 	 */
 	private boolean enabled = false;
 
@@ -23,27 +25,28 @@ public class LeaderElectionProperties {
 	private @Nullable String leaseName;
 
 	/**
-	 * Namespace of the Lease. Default: the connection's namespace (the kubeconfig context's, or
-	 * the pod's in-cluster).
+	 * Namespace of the Lease. Default: the connection's namespace (the kubeconfig
+	 * context's, or the pod's in-cluster).
 	 */
 	private @Nullable String leaseNamespace;
 
 	/**
-	 * Identity of this replica, unique among the replicas. Default: $POD_NAME, else $HOSTNAME in a
-	 * pod, else the host name with a random suffix.
+	 * Identity of this replica, unique among the replicas. Default: $POD_NAME, else
+	 * $HOSTNAME in a pod, else the host name with a random suffix.
 	 */
 	private @Nullable String identity;
 
 	/**
-	 * How long the others wait, from when they see the Lease change, before they take it over
-	 * from a leader that stopped renewing: whole seconds, longer than renew-deadline.
+	 * How long the others wait, from when they see the Lease change, before they take it
+	 * over from a leader that stopped renewing: whole seconds, longer than
+	 * renew-deadline.
 	 */
 	private Duration leaseDuration = Duration.ofSeconds(15);
 
 	/**
-	 * How long the leader keeps trying to renew before it stops acting as leader, from the start
-	 * of its last successful renewal: shorter than lease-duration (the difference is the safety
-	 * margin) and longer than retry-period * 1.2.
+	 * How long the leader keeps trying to renew before it stops acting as leader, from
+	 * the start of its last successful renewal: shorter than lease-duration (the
+	 * difference is the safety margin) and longer than retry-period * 1.2.
 	 */
 	private Duration renewDeadline = Duration.ofSeconds(10);
 

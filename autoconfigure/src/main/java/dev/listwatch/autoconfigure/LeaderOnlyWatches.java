@@ -23,23 +23,26 @@ import org.springframework.context.ApplicationListener;
 import org.springframework.core.env.Environment;
 
 /**
- * Runs the watches declared {@code leader-only: true} on the leader only: their informers do not
- * start with the context (leader-only means {@code auto-startup: false}), start when the
- * {@link LeaderElector} publishes a {@link LeadershipGrantedEvent} and stop, before this listener
- * returns to the elector, on its {@link LeadershipRevokedEvent}.
+ * Runs the watches declared {@code leader-only: true} on the leader only: their informers
+ * do not start with the context (leader-only means {@code auto-startup: false}), start
+ * when the {@link LeaderElector} publishes a {@link LeadershipGrantedEvent} and stop,
+ * before this listener returns to the elector, on its {@link LeadershipRevokedEvent}.
  * <p>
- * Each leader-only informer runs only while this replica is leader ({@link Informer#runOnlyWhen}):
- * an explicit {@code ConfigurableApplicationContext.start()} (after a {@code stop()}), which starts
- * every lifecycle bean, those without auto-startup too, and code that holds the informer cannot
- * start it on a follower. Each term starts from a fresh sync, as client-go runs an informer per
- * term: a list no older than the cache, its difference published, then a {@code WatchSyncedEvent};
- * until then, and on a follower, the watch is not synced (its lister's {@code hasSynced()}, awaitSynced,
- * health), so the last term's cache never passes for current. It stays readable.
+ * Each leader-only informer runs only while this replica is leader
+ * ({@link Informer#runOnlyWhen}): an explicit
+ * {@code ConfigurableApplicationContext.start()} (after a {@code stop()}), which starts
+ * every lifecycle bean, those without auto-startup too, and code that holds the informer
+ * cannot start it on a follower. Each term starts from a fresh sync, as client-go runs an
+ * informer per term: a list no older than the cache, its difference published, then a
+ * {@code WatchSyncedEvent}; until then, and on a follower, the watch is not synced (its
+ * lister's {@code hasSynced()}, awaitSynced, health), so the last term's cache never
+ * passes for current. It stays readable.
  * <p>
- * A revoke stops the informers and waits for their threads, not for a listener call in flight on a
- * dispatch thread: that call runs to its end after the revoke, and events queued then are published
- * in the next term (after its fresh sync's difference). Work that must stop with the leadership checks
- * {@link LeaderElector#isLeader()}, the fence, or holds its own lock.
+ * A revoke stops the informers and waits for their threads, not for a listener call in
+ * flight on a dispatch thread: that call runs to its end after the revoke, and events
+ * queued then are published in the next term (after its fresh sync's difference). Work
+ * that must stop with the leadership checks {@link LeaderElector#isLeader()}, the fence,
+ * or holds its own lock.
  */
 final class LeaderOnlyWatches implements ApplicationListener<LeadershipEvent>, SmartInitializingSingleton {
 
@@ -143,8 +146,8 @@ final class LeaderOnlyWatches implements ApplicationListener<LeadershipEvent>, S
 	}
 
 	/**
-	 * Stops the leader-only informers that an explicit context start started, unless this replica
-	 * is leader: run by a lifecycle bean of the phase right after the informers'.
+	 * Stops the leader-only informers that an explicit context start started, unless this
+	 * replica is leader: run by a lifecycle bean of the phase right after the informers'.
 	 */
 	void stopUnlessLeader() {
 		if (!this.elector.isLeader() && this.watches.stream().anyMatch((watch) -> informer(watch).isRunning())) {
@@ -153,7 +156,10 @@ final class LeaderOnlyWatches implements ApplicationListener<LeadershipEvent>, S
 		}
 	}
 
-	/** Stops the informers at once, each ending its writes before stop returns, and waits for their threads. */
+	/**
+	 * Stops the informers at once, each ending its writes before stop returns, and waits
+	 * for their threads.
+	 */
 	private void stopAll() {
 		CountDownLatch stopped = new CountDownLatch(this.watches.size());
 		for (String watch : this.watches) {

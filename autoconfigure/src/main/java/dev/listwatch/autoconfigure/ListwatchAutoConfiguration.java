@@ -31,14 +31,14 @@ import org.springframework.core.env.Environment;
 import org.springframework.web.client.RestClient;
 
 /**
- * Auto-configuration of listwatch: connects to the cluster of a {@link ListwatchConnectionDetails}
- * bean, else to the one named by the kubeconfig (or the {@code listwatch.connection.*} properties,
- * or in-cluster), and runs an informer for each watch
- * declared under {@code listwatch.watches}, with a {@code ListerWatcher} and a {@code Lister} bean
- * per watch.
+ * Auto-configuration of listwatch: connects to the cluster of a
+ * {@link ListwatchConnectionDetails} bean, else to the one named by the kubeconfig (or
+ * the {@code listwatch.connection.*} properties, or in-cluster), and runs an informer for
+ * each watch declared under {@code listwatch.watches}, with a {@code ListerWatcher} and a
+ * {@code Lister} bean per watch.
  */
-@AutoConfiguration(after = { RestClientAutoConfiguration.class, JacksonAutoConfiguration.class,
-		SslAutoConfiguration.class })
+@AutoConfiguration(
+		after = { RestClientAutoConfiguration.class, JacksonAutoConfiguration.class, SslAutoConfiguration.class })
 @ConditionalOnBooleanProperty(name = "listwatch.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(ListwatchProperties.class)
 public final class ListwatchAutoConfiguration {
@@ -54,7 +54,8 @@ public final class ListwatchAutoConfiguration {
 	@ConditionalOnMissingBean
 	Cluster listwatchCluster(ListwatchConnectionDetails connectionDetails, ListwatchProperties properties) {
 		if (connectionDetails instanceof PropertiesListwatchConnectionDetails fromProperties) {
-			// all of the kubeconfig: proxy, insecure-skip-tls-verify and where it came from, too
+			// all of the kubeconfig: proxy, insecure-skip-tls-verify and where it came
+			// from, too
 			return fromProperties.cluster();
 		}
 		return new Cluster(connectionDetails.getServer(), connectionDetails.getSslBundle(), false,
@@ -73,11 +74,12 @@ public final class ListwatchAutoConfiguration {
 	}
 
 	/**
-	 * The builder the client builds on: the application's own {@code RestClient.Builder} bean
-	 * when it has one; else what Boot's auto-configured builder is, without the request factory
-	 * Boot builds for it first (a JDK HTTP client, with the JVM's default SSL context, that
-	 * {@link ApiServerClient#create} replaces at once): {@code RestClient.builder()} with the
-	 * {@link RestClientCustomizer} beans applied in order, as Boot applies them.
+	 * The builder the client builds on: the application's own {@code RestClient.Builder}
+	 * bean when it has one; else what Boot's auto-configured builder is, without the
+	 * request factory Boot builds for it first (a JDK HTTP client, with the JVM's default
+	 * SSL context, that {@link ApiServerClient#create} replaces at once):
+	 * {@code RestClient.builder()} with the {@link RestClientCustomizer} beans applied in
+	 * order, as Boot applies them.
 	 */
 	static RestClient.Builder restClientBuilder(ConfigurableListableBeanFactory beanFactory,
 			ObjectProvider<RestClient.Builder> restClientBuilder, ObjectProvider<RestClientCustomizer> customizers) {
@@ -108,7 +110,8 @@ public final class ListwatchAutoConfiguration {
 		Duration period = idle.dividedBy(4);
 		InformerOptions defaults = DeclaredWatches.informerOptions(properties.getDefaults(),
 				new ListwatchProperties.Watch());
-		// virtual threads as Boot's own executors have them: spring.threads.virtual.enabled on Java 21+
+		// virtual threads as Boot's own executors have them:
+		// spring.threads.virtual.enabled on Java 21+
 		InformerFactory.Settings settings = new InformerFactory.Settings(
 				Math.max(1, properties.getDefaults().getDispatchThreads()),
 				(period.compareTo(Duration.ofSeconds(5)) > 0) ? Duration.ofSeconds(5) : period,

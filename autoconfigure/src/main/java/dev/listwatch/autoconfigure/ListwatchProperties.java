@@ -18,8 +18,8 @@ import org.springframework.util.unit.DataSize;
 public class ListwatchProperties {
 
 	/**
-	 * Path of the kubeconfig file. Default: $KUBECONFIG (several files merged the way kubectl
-	 * does), else ~/.kube/config, else the in-cluster service account.
+	 * Path of the kubeconfig file. Default: $KUBECONFIG (several files merged the way
+	 * kubectl does), else ~/.kube/config, else the in-cluster service account.
 	 */
 	private @Nullable String kubeconfig;
 
@@ -34,8 +34,8 @@ public class ListwatchProperties {
 	private boolean enabled = true;
 
 	/**
-	 * Connection given as properties, for setups without a kubeconfig file; each set property
-	 * wins over the kubeconfig.
+	 * Connection given as properties, for setups without a kubeconfig file; each set
+	 * property wins over the kubeconfig.
 	 */
 	private final Connection connection = new Connection();
 
@@ -51,8 +51,8 @@ public class ListwatchProperties {
 
 	/**
 	 * The watches to run, by name. The name prefixes the beans of the watch
-	 * ("&lt;name&gt;ListerWatcher", "&lt;name&gt;Lister", "&lt;name&gt;Informer") and tags its
-	 * health and metrics.
+	 * ("&lt;name&gt;ListerWatcher", "&lt;name&gt;Lister", "&lt;name&gt;Informer") and
+	 * tags its health and metrics.
 	 */
 	private final Map<String, Watch> watches = new LinkedHashMap<>();
 
@@ -107,13 +107,15 @@ public class ListwatchProperties {
 		private @Nullable String server;
 
 		/**
-		 * Bearer token. Prefer token-file for a token that rotates; when both are set, the file
-		 * wins and this token is only used until the file has been read. Hidden by the actuator.
+		 * Bearer token. Prefer token-file for a token that rotates; when both are set,
+		 * the file wins and this token is only used until the file has been read. Hidden
+		 * by the actuator.
 		 */
 		private @Nullable String token;
 
 		/**
-		 * Path of a file holding the bearer token; re-read as it rotates. Wins over token.
+		 * Path of a file holding the bearer token; re-read as it rotates. Wins over
+		 * token.
 		 */
 		private @Nullable String tokenFile;
 
@@ -124,30 +126,32 @@ public class ListwatchProperties {
 		private @Nullable String certificateAuthority;
 
 		/**
-		 * PEM text of the certificate authorities that sign the API server's certificate, as an
-		 * alternative to certificate-authority.
+		 * PEM text of the certificate authorities that sign the API server's certificate,
+		 * as an alternative to certificate-authority.
 		 */
 		private @Nullable String certificateAuthorityData;
 
 		/**
-		 * Name of an SSL bundle (spring.ssl.bundle.*) whose trust material verifies the API server
-		 * and whose key, if any, is the client certificate, instead of the kubeconfig's CA and
-		 * client certificate; clears the kubeconfig's insecure-skip-tls-verify. Cannot be combined
-		 * with certificate-authority, certificate-authority-data or insecure-skip-tls-verify=true,
-		 * and needs a key store when the kubeconfig's user has a client certificate.
+		 * Name of an SSL bundle (spring.ssl.bundle.*) whose trust material verifies the
+		 * API server and whose key, if any, is the client certificate, instead of the
+		 * kubeconfig's CA and client certificate; clears the kubeconfig's
+		 * insecure-skip-tls-verify. Cannot be combined with certificate-authority,
+		 * certificate-authority-data or insecure-skip-tls-verify=true, and needs a key
+		 * store when the kubeconfig's user has a client certificate.
 		 */
 		private @Nullable String sslBundle;
 
 		/**
-		 * Namespace of the connection (as a kubeconfig context's namespace); watches without a
-		 * namespace still watch all namespaces.
+		 * Namespace of the connection (as a kubeconfig context's namespace); watches
+		 * without a namespace still watch all namespaces.
 		 */
 		private @Nullable String namespace;
 
 		/**
-		 * Whether to skip verifying the API server's certificate. Only for throwaway clusters;
-		 * true drops the kubeconfig's certificate authority, and true together with
-		 * certificate-authority, certificate-authority-data or ssl-bundle fails startup.
+		 * Whether to skip verifying the API server's certificate. Only for throwaway
+		 * clusters; true drops the kubeconfig's certificate authority, and true together
+		 * with certificate-authority, certificate-authority-data or ssl-bundle fails
+		 * startup.
 		 */
 		private @Nullable Boolean insecureSkipTlsVerify;
 
@@ -260,14 +264,14 @@ public class ListwatchProperties {
 		private long pageSize = 500;
 
 		/**
-		 * Whether to sync with a streaming list (sendInitialEvents) where the API server serves
-		 * one, falling back to list + watch where it does not.
+		 * Whether to sync with a streaming list (sendInitialEvents) where the API server
+		 * serves one, falling back to list + watch where it does not.
 		 */
 		private boolean streamingList = true;
 
 		/**
-		 * Shortest server-side timeout of a watch; each watch picks one at random between this
-		 * and max-watch-timeout, so watches do not all reconnect at once.
+		 * Shortest server-side timeout of a watch; each watch picks one at random between
+		 * this and max-watch-timeout, so watches do not all reconnect at once.
 		 */
 		private Duration minWatchTimeout = Duration.ofMinutes(5);
 
@@ -277,11 +281,12 @@ public class ListwatchProperties {
 		private Duration maxWatchTimeout = Duration.ofMinutes(10);
 
 		/**
-		 * How long a watch may deliver nothing, not even a bookmark, before it is taken for dead
-		 * (a half-open connection) and replaced from its last resourceVersion, without a list.
-		 * The API server sends a watch a bookmark about every minute while the resource changes
-		 * anywhere, so a dead stream is found within this time; a watch of a resource that does
-		 * not change at all is replaced as often, which is not counted as a failure.
+		 * How long a watch may deliver nothing, not even a bookmark, before it is taken
+		 * for dead (a half-open connection) and replaced from its last resourceVersion,
+		 * without a list. The API server sends a watch a bookmark about every minute
+		 * while the resource changes anywhere, so a dead stream is found within this
+		 * time; a watch of a resource that does not change at all is replaced as often,
+		 * which is not counted as a failure.
 		 */
 		private Duration idleTimeout = Duration.ofSeconds(90);
 
@@ -291,7 +296,8 @@ public class ListwatchProperties {
 		private Duration initialBackoff = Duration.ofMillis(800);
 
 		/**
-		 * Longest delay after failures, jitter included: once the server answers again, no watch waits longer.
+		 * Longest delay after failures, jitter included: once the server answers again,
+		 * no watch waits longer.
 		 */
 		private Duration maxBackoff = Duration.ofSeconds(30);
 
@@ -312,50 +318,51 @@ public class ListwatchProperties {
 		private Duration backoffResetAfter = Duration.ofMinutes(2);
 
 		/**
-		 * Whether cached objects keep metadata.managedFields (dropped by default: they are large
-		 * and rarely read).
+		 * Whether cached objects keep metadata.managedFields (dropped by default: they
+		 * are large and rarely read).
 		 */
 		private boolean keepManagedFields = false;
 
 		/**
-		 * Whether watches list and watch the objects' metadata alone (PartialObjectMetadata, as
-		 * client-go's metadata informer does): name, namespace, labels, annotations, owner
-		 * references and the like, never spec, status or data.
+		 * Whether watches list and watch the objects' metadata alone
+		 * (PartialObjectMetadata, as client-go's metadata informer does): name,
+		 * namespace, labels, annotations, owner references and the like, never spec,
+		 * status or data.
 		 */
 		private boolean metadataOnly = false;
 
 		/**
-		 * Whether watches of dev.listwatch.KubernetesObject hold each cached object's JSON
-		 * compressed (DEFLATE with a dictionary learned from the watch's first objects), its
-		 * metadata decoded as ever: a large cache in a fraction of the heap, at some CPU for each
-		 * object written and each read of its body (json, toTree, at, as). Watches bound to
-		 * another type are not affected.
+		 * Whether watches of dev.listwatch.KubernetesObject hold each cached object's
+		 * JSON compressed (DEFLATE with a dictionary learned from the watch's first
+		 * objects), its metadata decoded as ever: a large cache in a fraction of the
+		 * heap, at some CPU for each object written and each read of its body (json,
+		 * toTree, at, as). Watches bound to another type are not affected.
 		 */
 		private boolean compressObjects = false;
 
 		/**
-		 * Largest watch event or list item accepted; a larger one is reported and the watch
-		 * resumes.
+		 * Largest watch event or list item accepted; a larger one is reported and the
+		 * watch resumes.
 		 */
 		private DataSize maxEventSize = DataSize.ofMegabytes(16);
 
 		/**
 		 * Platform threads that publish events. Unused with virtual threads
-		 * (spring.threads.virtual.enabled=true on Java 21+), where each watch reads and each
-		 * dispatch runs on a virtual thread of its own.
+		 * (spring.threads.virtual.enabled=true on Java 21+), where each watch reads and
+		 * each dispatch runs on a virtual thread of its own.
 		 */
 		private int dispatchThreads = 4;
 
 		/**
-		 * How often each watch delivers its whole cache again to listeners, as MODIFIED events
-		 * flagged resync (the same object as old and new), without a request to the API server:
-		 * for level-triggered reconcilers. Zero: never.
+		 * How often each watch delivers its whole cache again to listeners, as MODIFIED
+		 * events flagged resync (the same object as old and new), without a request to
+		 * the API server: for level-triggered reconcilers. Zero: never.
 		 */
 		private Duration resyncPeriod = Duration.ZERO;
 
 		/**
-		 * Whether watches start with the application context. When false, a watch's beans exist
-		 * and it starts when the application calls its informer's start().
+		 * Whether watches start with the application context. When false, a watch's beans
+		 * exist and it starts when the application calls its informer's start().
 		 */
 		private boolean autoStartup = true;
 
@@ -503,9 +510,9 @@ public class ListwatchProperties {
 	public static class Startup {
 
 		/**
-		 * Whether startup waits until every watch has its initial list, failing when one has not
-		 * after sync-timeout. By default startup does not wait and an unreachable cluster is
-		 * retried in the background (health says why).
+		 * Whether startup waits until every watch has its initial list, failing when one
+		 * has not after sync-timeout. By default startup does not wait and an unreachable
+		 * cluster is retried in the background (health says why).
 		 */
 		private boolean waitForSync = false;
 
@@ -538,14 +545,14 @@ public class ListwatchProperties {
 	public static class Watch {
 
 		/**
-		 * Group/version of the resource, for example "v1" or "apps/v1". Required (except with
-		 * source etcd).
+		 * Group/version of the resource, for example "v1" or "apps/v1". Required (except
+		 * with source etcd).
 		 */
 		private @Nullable String apiVersion;
 
 		/**
-		 * Kind of the resource, for example "ConfigMap"; resolved to its plural through API
-		 * discovery. Give either kind or resource.
+		 * Kind of the resource, for example "ConfigMap"; resolved to its plural through
+		 * API discovery. Give either kind or resource.
 		 */
 		private @Nullable String kind;
 
@@ -560,8 +567,9 @@ public class ListwatchProperties {
 		private @Nullable String namespace;
 
 		/**
-		 * Namespaces to watch, instead of namespace: one cache and one Lister over all of them,
-		 * one watch per namespace underneath (each resumed and relisted on its own).
+		 * Namespaces to watch, instead of namespace: one cache and one Lister over all of
+		 * them, one watch per namespace underneath (each resumed and relisted on its
+		 * own).
 		 */
 		private List<String> namespaces = new ArrayList<>();
 
@@ -591,18 +599,18 @@ public class ListwatchProperties {
 		 * Whether to list and watch the objects' metadata alone (the API server's
 		 * PartialObjectMetadata): cached objects hold apiVersion meta.k8s.io/v1, kind
 		 * PartialObjectMetadata and metadata (name, namespace, labels, annotations, owner
-		 * references, finalizers), never spec, status or data, which never reach the process.
-		 * Objects are dev.listwatch.KubernetesObject: a type cannot be set with it. Default:
-		 * listwatch.defaults.metadata-only.
+		 * references, finalizers), never spec, status or data, which never reach the
+		 * process. Objects are dev.listwatch.KubernetesObject: a type cannot be set with
+		 * it. Default: listwatch.defaults.metadata-only.
 		 */
 		private @Nullable Boolean metadataOnly;
 
 		/**
-		 * Whether cached objects hold their JSON compressed with a dictionary learned from the
-		 * watch's first objects (metadata, labels and indexes stay decoded; json, toTree, at and
-		 * as inflate it on each call): for a large cache in little heap. Only for
-		 * dev.listwatch.KubernetesObject (without a type); watches over etcd ignore it. Default:
-		 * listwatch.defaults.compress-objects.
+		 * Whether cached objects hold their JSON compressed with a dictionary learned
+		 * from the watch's first objects (metadata, labels and indexes stay decoded;
+		 * json, toTree, at and as inflate it on each call): for a large cache in little
+		 * heap. Only for dev.listwatch.KubernetesObject (without a type); watches over
+		 * etcd ignore it. Default: listwatch.defaults.compress-objects.
 		 */
 		private @Nullable Boolean compressObjects;
 
@@ -612,14 +620,16 @@ public class ListwatchProperties {
 		private @Nullable Long pageSize;
 
 		/**
-		 * How often the watch delivers its whole cache again to listeners (MODIFIED events
-		 * flagged resync), without a request. Default: listwatch.defaults.resync-period.
+		 * How often the watch delivers its whole cache again to listeners (MODIFIED
+		 * events flagged resync), without a request. Default:
+		 * listwatch.defaults.resync-period.
 		 */
 		private @Nullable Duration resyncPeriod;
 
 		/**
-		 * Whether the watch starts with the application context; when false it starts when the
-		 * application calls its informer's start(). Default: listwatch.defaults.auto-startup.
+		 * Whether the watch starts with the application context; when false it starts
+		 * when the application calls its informer's start(). Default:
+		 * listwatch.defaults.auto-startup.
 		 */
 		private @Nullable Boolean autoStartup;
 
@@ -629,22 +639,24 @@ public class ListwatchProperties {
 		private boolean enabled = true;
 
 		/**
-		 * Whether the watch runs only on the elected leader: it starts when this replica becomes
-		 * leader and stops when it no longer is. Needs listwatch.leader-election.enabled=true;
-		 * implies auto-startup false.
+		 * Whether the watch runs only on the elected leader: it starts when this replica
+		 * becomes leader and stops when it no longer is. Needs
+		 * listwatch.leader-election.enabled=true; implies auto-startup false.
 		 */
 		private boolean leaderOnly = false;
 
 		/**
-		 * Where the objects come from: "kubernetes" (the API server, the default) or "etcd" (the
-		 * keys under key-prefix, read from listwatch.etcd.endpoints without an API server).
+		 * Where the objects come from: "kubernetes" (the API server, the default) or
+		 * "etcd" (the keys under key-prefix, read from listwatch.etcd.endpoints without
+		 * an API server).
 		 */
 		private @Nullable String source;
 
 		/**
-		 * For source etcd: the key prefix to list and watch, for example "/config/" (a "/" is
-		 * added when missing). A key "&lt;prefix&gt;&lt;name&gt;" is an object without a namespace,
-		 * "&lt;prefix&gt;&lt;namespace&gt;/&lt;name&gt;" one in a namespace.
+		 * For source etcd: the key prefix to list and watch, for example "/config/" (a
+		 * "/" is added when missing). A key "&lt;prefix&gt;&lt;name&gt;" is an object
+		 * without a namespace, "&lt;prefix&gt;&lt;namespace&gt;/&lt;name&gt;" one in a
+		 * namespace.
 		 */
 		private @Nullable String keyPrefix;
 

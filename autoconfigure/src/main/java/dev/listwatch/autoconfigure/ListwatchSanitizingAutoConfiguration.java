@@ -8,9 +8,10 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * Auto-configuration of the {@link SanitizingFunction} that keeps listwatch's secrets
- * ({@code listwatch.connection.token} and the like) out of the actuator's {@code configprops}
- * and {@code env} endpoints, when the actuator is there. It applies whether or not listwatch
- * itself is enabled: a token in the configuration is a secret either way.
+ * ({@code listwatch.connection.token} and the like) out of the actuator's
+ * {@code configprops} and {@code env} endpoints, when the actuator is there. It applies
+ * whether or not listwatch itself is enabled: a token in the configuration is a secret
+ * either way.
  */
 @AutoConfiguration
 @ConditionalOnClass(SanitizingFunction.class)

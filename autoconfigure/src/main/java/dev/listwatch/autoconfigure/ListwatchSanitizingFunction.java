@@ -9,12 +9,14 @@ import org.springframework.boot.actuate.endpoint.SanitizingFunction;
 /**
  * Hides listwatch's secrets wherever the actuator shows property values
  * ({@code /actuator/configprops} and {@code /actuator/env} with
- * {@code management.endpoint.*.show-values} set to {@code always} or {@code when-authorized}):
- * {@code listwatch.connection.token}, and any other {@code listwatch.*} property named like a
- * credential (last segment {@code token}, {@code password} or {@code passphrase}, or ending
- * in {@code secret} or {@code key-data}), so that properties added later are covered too.
+ * {@code management.endpoint.*.show-values} set to {@code always} or
+ * {@code when-authorized}): {@code listwatch.connection.token}, and any other
+ * {@code listwatch.*} property named like a credential (last segment {@code token},
+ * {@code password} or {@code passphrase}, or ending in {@code secret} or
+ * {@code key-data}), so that properties added later are covered too.
  *
- * <p>Every spelling Spring Boot binds is recognized: {@code listwatch.connection.token},
+ * <p>
+ * Every spelling Spring Boot binds is recognized: {@code listwatch.connection.token},
  * {@code LISTWATCH_CONNECTION_TOKEN}, camel case. Paths to files ({@code token-file},
  * {@code certificate-authority}) and public material ({@code certificate-authority-data})
  * are shown.
@@ -23,7 +25,10 @@ final class ListwatchSanitizingFunction implements SanitizingFunction {
 
 	private static final String PREFIX = "listwatch.";
 
-	/** Also listwatch.etcd.client-key, which may hold the PEM text of a private key rather than its path. */
+	/**
+	 * Also listwatch.etcd.client-key, which may hold the PEM text of a private key rather
+	 * than its path.
+	 */
 	private static final Set<String> SECRET_NAMES = Set.of("token", "password", "passphrase", "clientkey");
 
 	@Override

@@ -16,8 +16,8 @@ import org.springframework.boot.ssl.SslBundles;
 /**
  * The default {@link ListwatchConnectionDetails}: the cluster of the {@code listwatch.*}
  * properties, the kubeconfig or the in-cluster environment, with the SSL bundle named by
- * {@code listwatch.connection.ssl-bundle}. Loaded on first use (so an application that defines its
- * own {@code Cluster} bean needs no kubeconfig), then kept.
+ * {@code listwatch.connection.ssl-bundle}. Loaded on first use (so an application that
+ * defines its own {@code Cluster} bean needs no kubeconfig), then kept.
  */
 final class PropertiesListwatchConnectionDetails implements ListwatchConnectionDetails {
 
@@ -86,7 +86,8 @@ final class PropertiesListwatchConnectionDetails implements ListwatchConnectionD
 							+ ")",
 					"define it under spring.ssl.bundle.pem." + name
 							+ " (truststore.certificate: the API server's CA; keystore.certificate and keystore.private-key: a client certificate), "
-							+ "or set " + SSL_BUNDLE + " to one of the defined bundles, or unset it to use the kubeconfig's CA and client certificate",
+							+ "or set " + SSL_BUNDLE
+							+ " to one of the defined bundles, or unset it to use the kubeconfig's CA and client certificate",
 					ex);
 		}
 	}

@@ -7,10 +7,11 @@ import dev.listwatch.informer.WatchDeclaration;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The watches declared in configuration whose informers code may share, by declaration: filled
- * by {@link WatchBeanRegistrar} as it registers (or, in a run of the code generated ahead of time,
- * checks) the watches' beans, read by {@link ConfiguredDeclarations} when code declares a watch.
- * Of several watches with the same declaration, the first offered is the one shared. Thread-safe.
+ * The watches declared in configuration whose informers code may share, by declaration:
+ * filled by {@link WatchBeanRegistrar} as it registers (or, in a run of the code
+ * generated ahead of time, checks) the watches' beans, read by
+ * {@link ConfiguredDeclarations} when code declares a watch. Of several watches with the
+ * same declaration, the first offered is the one shared. Thread-safe.
  */
 final class ShareableWatches {
 
@@ -18,7 +19,8 @@ final class ShareableWatches {
 	private final Map<WatchDeclaration<?>, String> shareable = new ConcurrentHashMap<>();
 
 	/**
-	 * Offers a watch for sharing, unless a watch with an equal declaration was offered before.
+	 * Offers a watch for sharing, unless a watch with an equal declaration was offered
+	 * before.
 	 * @param declaration the declaration, its resync period resolved
 	 * @param name the watch's name
 	 */
@@ -27,8 +29,8 @@ final class ShareableWatches {
 	}
 
 	/**
-	 * The name of the watch declared in configuration with this declaration, when code may share
-	 * it (its lister-watcher is not the application's own).
+	 * The name of the watch declared in configuration with this declaration, when code
+	 * may share it (its lister-watcher is not the application's own).
 	 * @param declaration the declaration, its resync period resolved
 	 * @return the watch's name, or {@code null}
 	 */

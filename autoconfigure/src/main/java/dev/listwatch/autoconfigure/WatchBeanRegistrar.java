@@ -15,16 +15,17 @@ import org.springframework.core.env.Environment;
 
 /**
  * Registers the beans of each watch declared under {@code listwatch.watches.<name>}:
- * {@code <name>ListerWatcher} (unless the application defines one), {@code <name>Informer} and
- * {@code <name>Lister}. Declarations that cannot work fail here, before any bean is made, with a
- * {@link WatchDeclarationException}. The definitions name static factory methods of
- * {@link WatchBeans}, so that ahead-of-time processing can generate them; in a run of the
- * generated code ({@code spring.aot.enabled}) this checks the declarations and records which
- * informers code may share, but registers nothing.
+ * {@code <name>ListerWatcher} (unless the application defines one),
+ * {@code <name>Informer} and {@code <name>Lister}. Declarations that cannot work fail
+ * here, before any bean is made, with a {@link WatchDeclarationException}. The
+ * definitions name static factory methods of {@link WatchBeans}, so that ahead-of-time
+ * processing can generate them; in a run of the generated code
+ * ({@code spring.aot.enabled}) this checks the declarations and records which informers
+ * code may share, but registers nothing.
  * <p>
  * What a declaration says (its type, its {@link WatchDeclaration}) is read by
- * {@link DeclaredWatches}, as {@link WatchBeans} reads it when the beans are made; which informers
- * code may share is recorded in {@link #shareable()}.
+ * {@link DeclaredWatches}, as {@link WatchBeans} reads it when the beans are made; which
+ * informers code may share is recorded in {@link #shareable()}.
  */
 final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, Ordered {
 
@@ -47,7 +48,8 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 
 	@Override
 	public void postProcessBeanDefinitionRegistry(BeanDefinitionRegistry registry) throws BeansException {
-		// bound once for the registrar and the beans' factory methods (WatchBeans), not once each
+		// bound once for the registrar and the beans' factory methods (WatchBeans), not
+		// once each
 		DeclaredWatches.Bound bound = DeclaredWatches.Bound.of(this.environment);
 		ListwatchProperties.Defaults defaults = bound.defaults();
 		Map<String, ListwatchProperties.Watch> enabled = bound.enabled();
@@ -70,16 +72,18 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 
 	private void register(BeanDefinitionRegistry registry, String name, ListwatchProperties.Watch watch,
 			ListwatchProperties.Defaults defaults) {
-		// source: etcd -> the etcd ListerWatcher bean (EtcdWatches); its informer and lister are the usual
-		// ones, not shared by declaration (a WatchDeclaration names an API server resource)
+		// source: etcd -> the etcd ListerWatcher bean (EtcdWatches); its informer and
+		// lister are the usual ones, not shared by declaration (a WatchDeclaration names
+		// an API server resource)
 		DeclaredWatches.Resolved resolved = DeclaredWatches.resolve(name, watch, defaults, this.environment,
 				this.classLoader);
 		Class<?> type = resolved.type();
 		WatchDeclaration<?> declaration = resolved.declaration();
 		String listerWatcherName = name + DeclaredWatches.LISTER_WATCHER;
 		if (AotDetector.useGeneratedArtifacts()) {
-			// the beans are registered by the code generated ahead of time (WatchBeans); what code may
-			// share is read from the informer's definition, as the build decided it
+			// the beans are registered by the code generated ahead of time (WatchBeans);
+			// what code may share is read from the informer's definition, as the build
+			// decided it
 			Boolean shared = registry.containsBeanDefinition(name + DeclaredWatches.INFORMER)
 					? WatchBeans.shared(registry.getBeanDefinition(name + DeclaredWatches.INFORMER)) : null;
 			if (shared == null) {
@@ -97,14 +101,16 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 		boolean own = registry.containsBeanDefinition(listerWatcherName);
 		boolean namespaceSet = declaration != null && declaration.namespaces().size() > 1;
 		if (own && namespaceSet) {
-			throw new WatchDeclarationException(name, "namespaces", "are set, but the application defines the bean '"
-					+ listerWatcherName + "', which would stand for one of the namespaces' watches",
+			throw new WatchDeclarationException(name, "namespaces",
+					"are set, but the application defines the bean '" + listerWatcherName
+							+ "', which would stand for one of the namespaces' watches",
 					"Remove listwatch.watches." + name + ".namespaces, or the application's " + listerWatcherName
 							+ " bean (the watch then has one lister-watcher per namespace).",
 					null);
 		}
-		// a leader-only watch is not shared with code: code that starts an equal declaration's informer
-		// would run it on followers, and a revoke would stop code's informer
+		// a leader-only watch is not shared with code: code that starts an equal
+		// declaration's informer would run it on followers, and a revoke would stop
+		// code's informer
 		boolean shareable = !own && declaration != null && !watch.isLeaderOnly();
 		if (shareable && declaration != null) {
 			// of several watches that declare the same, code shares the first

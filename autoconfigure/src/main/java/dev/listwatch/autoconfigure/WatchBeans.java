@@ -25,17 +25,20 @@ import org.springframework.core.env.Environment;
 
 /**
  * The static factory methods behind the beans of a watch declared under
- * {@code listwatch.watches.<name>}, and the bean definitions that name them. A definition holds
- * the watch's name (and, for the informer, whether code may share it) as explicit arguments of
- * simple types, everything else is injected, so that Spring's ahead-of-time engine can write the
- * registration as code: the AOT-processed application then registers the same beans without
- * {@link WatchBeanRegistrar} registering them again. Each method reads the watch's declaration
- * from the environment when the bean is made, through {@link DeclaredWatches} as the registrar
- * does; nothing here calls back into the registrar.
+ * {@code listwatch.watches.<name>}, and the bean definitions that name them. A definition
+ * holds the watch's name (and, for the informer, whether code may share it) as explicit
+ * arguments of simple types, everything else is injected, so that Spring's ahead-of-time
+ * engine can write the registration as code: the AOT-processed application then registers
+ * the same beans without {@link WatchBeanRegistrar} registering them again. Each method
+ * reads the watch's declaration from the environment when the bean is made, through
+ * {@link DeclaredWatches} as the registrar does; nothing here calls back into the
+ * registrar.
  */
 final class WatchBeans {
 
-	/** The index of the informer's explicit argument that says whether code may share it. */
+	/**
+	 * The index of the informer's explicit argument that says whether code may share it.
+	 */
 	static final int SHARED = 1;
 
 	private WatchBeans() {
@@ -86,15 +89,19 @@ final class WatchBeans {
 	/**
 	 * Whether code may share a watch's informer, as its definition says.
 	 * @param definition the definition of the watch's informer
-	 * @return whether it is shared, or {@code null} when the definition is not one of these
+	 * @return whether it is shared, or {@code null} when the definition is not one of
+	 * these
 	 */
 	static @Nullable Boolean shared(BeanDefinition definition) {
-		ConstructorArgumentValues.ValueHolder argument = definition.getConstructorArgumentValues().getIndexedArgumentValues().get(SHARED);
+		ConstructorArgumentValues.ValueHolder argument = definition.getConstructorArgumentValues()
+			.getIndexedArgumentValues()
+			.get(SHARED);
 		return (argument != null && argument.getValue() instanceof Boolean shared) ? shared : null;
 	}
 
 	/**
-	 * Makes a watch's lister-watcher: from its declaration, or etcd's for {@code source: etcd}.
+	 * Makes a watch's lister-watcher: from its declaration, or etcd's for
+	 * {@code source: etcd}.
 	 * @param name the watch's name
 	 * @param beanFactory the bean factory
 	 * @param environment the environment the watch is declared in
@@ -138,11 +145,13 @@ final class WatchBeans {
 	}
 
 	/**
-	 * Makes a watch's informer: on its lister-watcher bean, or one lister-watcher per namespace of
-	 * a set; with the application's {@link WatchIndex} beans, each of which must name a declared
-	 * watch; with its options from the properties (an etcd watch's idle timeout raised to cover
-	 * etcd's progress notifications); shared with code that declares the same watch when so defined.
-	 * @throws WatchDeclarationException when an index names no declared watch, or the options cannot work
+	 * Makes a watch's informer: on its lister-watcher bean, or one lister-watcher per
+	 * namespace of a set; with the application's {@link WatchIndex} beans, each of which
+	 * must name a declared watch; with its options from the properties (an etcd watch's
+	 * idle timeout raised to cover etcd's progress notifications); shared with code that
+	 * declares the same watch when so defined.
+	 * @throws WatchDeclarationException when an index names no declared watch, or the
+	 * options cannot work
 	 */
 	@SuppressWarnings({ "unchecked", "rawtypes" })
 	private static Informer<?> newInformer(ConfigurableListableBeanFactory beanFactory, String name,
@@ -162,9 +171,10 @@ final class WatchBeans {
 		List<WatchIndex<?>> indexes = (List) beanFactory.getBeanProvider(WatchIndex.class).orderedStream().toList();
 		for (WatchIndex<?> index : indexes) {
 			if (!declared.contains(index.watch())) {
-				throw new WatchDeclarationException(index.watch(), null, "a WatchIndex named '" + index.name()
-						+ "' is declared for it, but no watch of that name is declared under listwatch.watches "
-						+ "(declared: " + String.join(", ", new TreeSet<>(declared)) + ")",
+				throw new WatchDeclarationException(index.watch(), null,
+						"a WatchIndex named '" + index.name()
+								+ "' is declared for it, but no watch of that name is declared under listwatch.watches "
+								+ "(declared: " + String.join(", ", new TreeSet<>(declared)) + ")",
 						"Name one of the declared watches in WatchIndex.of(...), or declare the watch.", null);
 			}
 		}
@@ -191,7 +201,8 @@ final class WatchBeans {
 		DeclaredWatches.Bound bound = DeclaredWatches.Bound.of(environment);
 		ListwatchProperties.Watch watch = bound.enabled().get(name);
 		if (watch == null) {
-			// only after ahead-of-time processing: the beans were fixed by the build's configuration
+			// only after ahead-of-time processing: the beans were fixed by the build's
+			// configuration
 			throw new WatchDeclarationException(name, null,
 					"has beans, made when the application was processed ahead of time, but is not declared (or not "
 							+ "enabled) in this run's configuration",

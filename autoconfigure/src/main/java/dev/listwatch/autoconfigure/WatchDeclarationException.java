@@ -3,8 +3,8 @@ package dev.listwatch.autoconfigure;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A declared watch cannot work as declared. The message names the watch, the property and the
- * fix; startup fails with a failure analysis that shows them.
+ * A declared watch cannot work as declared. The message names the watch, the property and
+ * the fix; startup fails with a failure analysis that shows them.
  */
 class WatchDeclarationException extends RuntimeException {
 
@@ -23,17 +23,24 @@ class WatchDeclarationException extends RuntimeException {
 		this.fix = fix;
 	}
 
-	/** @return the watch's name */
+	/**
+	 * @return the watch's name
+	 */
 	public String watch() {
 		return this.watch;
 	}
 
-	/** @return the property at fault, relative to {@code listwatch.watches.<name>}, or {@code null} */
+	/**
+	 * @return the property at fault, relative to {@code listwatch.watches.<name>}, or
+	 * {@code null}
+	 */
 	public @Nullable String property() {
 		return this.property;
 	}
 
-	/** @return what to do about it */
+	/**
+	 * @return what to do about it
+	 */
 	public String fix() {
 		return this.fix;
 	}

@@ -17,10 +17,10 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.SmartLifecycle;
 
 /**
- * What startup checks around the informers: just before they start, that each declared resource
- * is served by the cluster (when the cluster can be reached; an unreachable cluster is retried in
- * the background); just after, when {@code listwatch.startup.wait-for-sync} is set, that every
- * watch synced in time.
+ * What startup checks around the informers: just before they start, that each declared
+ * resource is served by the cluster (when the cluster can be reached; an unreachable
+ * cluster is retried in the background); just after, when
+ * {@code listwatch.startup.wait-for-sync} is set, that every watch synced in time.
  */
 final class WatchStartupChecks {
 
@@ -47,7 +47,8 @@ final class WatchStartupChecks {
 		for (Informer<?> informer : this.informers.orderedStream().toList()) {
 			ListerWatcher<?> first = informer.listerWatchers().get(0);
 			try {
-				// the namespaces of a set share the resource: resolving one resolves it for all
+				// the namespaces of a set share the resource: resolving one resolves it
+				// for all
 				for (ListerWatcher<?> listerWatcher : informer.listerWatchers()) {
 					ApiServerClient.resolveNow(listerWatcher);
 				}
@@ -95,8 +96,9 @@ final class WatchStartupChecks {
 			}
 		}
 		if (!unsynced.isEmpty()) {
-			throw new WatchSyncTimeoutException("listwatch.startup.wait-for-sync is set and these watches did not sync within "
-					+ timeout.toSeconds() + " s: " + String.join("; ", unsynced));
+			throw new WatchSyncTimeoutException(
+					"listwatch.startup.wait-for-sync is set and these watches did not sync within "
+							+ timeout.toSeconds() + " s: " + String.join("; ", unsynced));
 		}
 	}
 

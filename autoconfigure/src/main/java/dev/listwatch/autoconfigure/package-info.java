@@ -1,6 +1,6 @@
 /**
- * Auto-configuration of listwatch: properties, the per-watch beans, startup checks and failure
- * analyses.
+ * Auto-configuration of listwatch: properties, the per-watch beans, startup checks and
+ * failure analyses.
  */
 @NullMarked
 package dev.listwatch.autoconfigure;

@@ -17,16 +17,17 @@ import org.springframework.http.HttpHeaders;
 import org.springframework.http.client.ClientHttpResponse;
 
 /**
- * Turns failed responses and broken connections into {@link KubernetesApiException}s whose
- * message names the request and the server's reason and message.
+ * Turns failed responses and broken connections into {@link KubernetesApiException}s
+ * whose message names the request and the server's reason and message.
  */
 final class ApiErrors {
 
 	private static final int MAX_ERROR_BODY = 64 * 1024;
 
 	/**
-	 * The longest delay {@link #retryAfter} returns: one hour. A server that asks for more is
-	 * waited for an hour (and the reflector caps that further at its maximum backoff).
+	 * The longest delay {@link #retryAfter} returns: one hour. A server that asks for
+	 * more is waited for an hour (and the reflector caps that further at its maximum
+	 * backoff).
 	 */
 	static final Duration MAX_RETRY_AFTER = Duration.ofHours(1);
 
@@ -34,7 +35,8 @@ final class ApiErrors {
 	}
 
 	/**
-	 * The exception for a response with an error status. Reads at most 64 KiB of its body.
+	 * The exception for a response with an error status. Reads at most 64 KiB of its
+	 * body.
 	 * @param request the request, for example {@code GET /api/v1/configmaps}
 	 * @param response the response
 	 * @param clock the clock for an HTTP-date Retry-After
@@ -78,14 +80,15 @@ final class ApiErrors {
 	 * The exception for credentials that could not be obtained for a request.
 	 * @param request the request, for example {@code GET /api/v1/configmaps}
 	 * @param cause what the credential supplier threw
-	 * @return an exception of kind {@link Kind#CREDENTIALS}; its message holds the message of a
-	 * {@link KubeconfigException} (which never holds a secret) and only the type of any other
-	 * exception (whose message might)
+	 * @return an exception of kind {@link Kind#CREDENTIALS}; its message holds the
+	 * message of a {@link KubeconfigException} (which never holds a secret) and only the
+	 * type of any other exception (whose message might)
 	 */
 	static KubernetesApiException credentials(String request, Throwable cause) {
 		boolean safe = cause instanceof KubeconfigException;
 		String problem = safe ? cause.getMessage() : cause.getClass().getSimpleName();
-		// any other cause stays off the exception: a logged stack trace would print its message
+		// any other cause stays off the exception: a logged stack trace would print its
+		// message
 		return new KubernetesApiException(Kind.CREDENTIALS,
 				request + " failed: could not obtain credentials: " + problem, safe ? cause : null);
 	}
@@ -95,8 +98,8 @@ final class ApiErrors {
 	}
 
 	/**
-	 * What went wrong, from the cause chain: each exception's type and message once, outermost
-	 * first, without Spring's wrappers, for example
+	 * What went wrong, from the cause chain: each exception's type and message once,
+	 * outermost first, without Spring's wrappers, for example
 	 * {@code ConnectException: Connection refused <- ClosedChannelException}.
 	 */
 	static String describe(Throwable cause) {
@@ -114,9 +117,8 @@ final class ApiErrors {
 				// said already by the exception that wraps it
 				continue;
 			}
-			String part = t.getClass().getSimpleName()
-					+ ((message != null && !message.isBlank() && (t.getCause() == null
-							|| !message.equals(String.valueOf(t.getCause())))) ? ": " + message : "");
+			String part = t.getClass().getSimpleName() + ((message != null && !message.isBlank()
+					&& (t.getCause() == null || !message.equals(String.valueOf(t.getCause())))) ? ": " + message : "");
 			if (text.indexOf(part) < 0) {
 				text.append((text.length() > 0) ? " <- " : "").append(part);
 			}
@@ -125,14 +127,15 @@ final class ApiErrors {
 	}
 
 	/**
-	 * The delay a {@code Retry-After} header asks for: a number of seconds or an HTTP date. Clamped
-	 * at {@link #MAX_RETRY_AFTER}, so that no value (such as {@code 99999999999999999999} seconds or a
-	 * date in the year 9999) overflows where it is used ({@link Duration#toMillis()} throws beyond
-	 * about 292 million years); callers may cap it further.
+	 * The delay a {@code Retry-After} header asks for: a number of seconds or an HTTP
+	 * date. Clamped at {@link #MAX_RETRY_AFTER}, so that no value (such as
+	 * {@code 99999999999999999999} seconds or a date in the year 9999) overflows where it
+	 * is used ({@link Duration#toMillis()} throws beyond about 292 million years);
+	 * callers may cap it further.
 	 * @param headers the response headers
 	 * @param clock the clock an HTTP date is measured from
-	 * @return the delay, between zero and {@link #MAX_RETRY_AFTER}, or {@code null} when there is no
-	 * header or it is neither a number of seconds nor a date
+	 * @return the delay, between zero and {@link #MAX_RETRY_AFTER}, or {@code null} when
+	 * there is no header or it is neither a number of seconds nor a date
 	 */
 	static @Nullable Duration retryAfter(HttpHeaders headers, Clock clock) {
 		String value = headers.getFirst(HttpHeaders.RETRY_AFTER);

@@ -5,12 +5,12 @@ import java.io.IOException;
 import org.springframework.http.client.ClientHttpResponse;
 
 /**
- * The requests a lister-watcher sends: a GET to the API server whose successful response a
- * handler reads. {@link ApiServerClient} hands one to each lister-watcher it makes, so that they
- * depend on this and not on the client. Every failure (an error status, a failed connection,
- * credentials that could not be obtained) surfaces as a
- * {@link dev.listwatch.KubernetesApiException}; what the handler throws otherwise is thrown as it
- * is. Thread-safe.
+ * The requests a lister-watcher sends: a GET to the API server whose successful response
+ * a handler reads. {@link ApiServerClient} hands one to each lister-watcher it makes, so
+ * that they depend on this and not on the client. Every failure (an error status, a
+ * failed connection, credentials that could not be obtained) surfaces as a
+ * {@link dev.listwatch.KubernetesApiException}; what the handler throws otherwise is
+ * thrown as it is. Thread-safe.
  */
 interface ApiExchange {
 

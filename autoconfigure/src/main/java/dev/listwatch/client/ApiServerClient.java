@@ -33,26 +33,30 @@ import org.springframework.web.client.RestClient;
 import org.springframework.web.client.RestClientException;
 
 /**
- * The API server as list-watch sees it: a {@link ListerWatcher} per resource, with discovery
- * (kind to resource, cached, looked up again on a miss), all through one {@link RestClient} built
- * from Boot's builder (so its customizers and observations apply) on a transport of its own.
+ * The API server as list-watch sees it: a {@link ListerWatcher} per resource, with
+ * discovery (kind to resource, cached, looked up again on a miss), all through one
+ * {@link RestClient} built from Boot's builder (so its customizers and observations
+ * apply) on a transport of its own.
  *
- * <p>Made by {@link #create(Cluster, RestClient.Builder, JsonMapper, Clock)}, which builds the
- * cluster's HTTP transport (TLS, proxy, connect timeout) and the threads that deliver responses;
- * the client owns them and {@link #close()} releases them (the auto-configured bean is closed
- * with the application context). Thread-safe: lister-watchers may be used from any thread.
+ * <p>
+ * Made by {@link #create(Cluster, RestClient.Builder, JsonMapper, Clock)}, which builds
+ * the cluster's HTTP transport (TLS, proxy, connect timeout) and the threads that deliver
+ * responses; the client owns them and {@link #close()} releases them (the auto-configured
+ * bean is closed with the application context). Thread-safe: lister-watchers may be used
+ * from any thread.
  *
- * <p>Every failure of a request surfaces as a {@link KubernetesApiException}: an error status by
- * its kind, a broken connection as {@code CONNECTION}, credentials that could not be obtained
- * (an exec plugin that failed, a token file that cannot be read, any exception of an
- * application's {@link Credentials}) as {@code CREDENTIALS}, the request then not sent. Messages
- * never hold a secret.
+ * <p>
+ * Every failure of a request surfaces as a {@link KubernetesApiException}: an error
+ * status by its kind, a broken connection as {@code CONNECTION}, credentials that could
+ * not be obtained (an exec plugin that failed, a token file that cannot be read, any
+ * exception of an application's {@link Credentials}) as {@code CREDENTIALS}, the request
+ * then not sent. Messages never hold a secret.
  */
 public final class ApiServerClient implements AutoCloseable {
 
 	/**
-	 * How old the cached discovery of a group/version must be before a kind or resource it did
-	 * not serve is looked up again: 10 seconds.
+	 * How old the cached discovery of a group/version must be before a kind or resource
+	 * it did not serve is looked up again: 10 seconds.
 	 */
 	static final Duration REDISCOVERY_INTERVAL = Duration.ofSeconds(10);
 
@@ -67,15 +71,18 @@ public final class ApiServerClient implements AutoCloseable {
 
 	private final Clock clock;
 
-	/** The transport this client owns, or {@code null} when the rest client brings its own. */
+	/**
+	 * The transport this client owns, or {@code null} when the rest client brings its
+	 * own.
+	 */
 	private final @Nullable Transport transport;
 
 	/** What each group/version serves, and when that was discovered. */
 	private final Map<String, Discovery> discovery = new ConcurrentHashMap<>();
 
 	/**
-	 * The GETs of the lister-watchers this client makes: handed to them in place of the client, so
-	 * that they do not depend on it.
+	 * The GETs of the lister-watchers this client makes: handed to them in place of the
+	 * client, so that they do not depend on it.
 	 */
 	private final ApiExchange gets = new ApiExchange() {
 
@@ -88,7 +95,8 @@ public final class ApiServerClient implements AutoCloseable {
 
 	/**
 	 * Makes a client on a rest client that brings its own transport (tests).
-	 * @param restClient the client that sends the requests (authentication and TLS set up)
+	 * @param restClient the client that sends the requests (authentication and TLS set
+	 * up)
 	 * @param server the API server's base URL, possibly with a path prefix
 	 * @param mapper the mapper that binds objects to Java types
 	 * @param clock the clock (for Retry-After dates and the age of discovery)
@@ -108,24 +116,25 @@ public final class ApiServerClient implements AutoCloseable {
 	}
 
 	/**
-	 * Finds a resource through API discovery. What a group/version serves is cached; a kind or
-	 * resource it did not serve is looked up again, by discovering the group/version anew, when
-	 * the cached list is at least {@link #REDISCOVERY_INTERVAL} old (so a kind added later, such as a
-	 * CRD installed after start, is found, and a typo costs at most one request per 10 seconds).
-	 * Discovery requests are sent outside any lock: a slow one holds up no other group/version.
+	 * Finds a resource through API discovery. What a group/version serves is cached; a
+	 * kind or resource it did not serve is looked up again, by discovering the
+	 * group/version anew, when the cached list is at least {@link #REDISCOVERY_INTERVAL}
+	 * old (so a kind added later, such as a CRD installed after start, is found, and a
+	 * typo costs at most one request per 10 seconds). Discovery requests are sent outside
+	 * any lock: a slow one holds up no other group/version.
 	 * @param apiVersion {@code v1} or {@code group/version}
 	 * @param kind the kind, or {@code null} when {@code plural} is given
 	 * @param plural the plural resource name, or {@code null} when {@code kind} is given
-	 * @param namespace the namespace to watch, or {@code null} for all (ignored for cluster-scoped
-	 * resources)
+	 * @param namespace the namespace to watch, or {@code null} for all (ignored for
+	 * cluster-scoped resources)
 	 * @return the resource
 	 * @throws KubernetesApiException of kind NOT_FOUND when the cluster does not serve it
 	 */
 	Resource resolve(String apiVersion, @Nullable String kind, @Nullable String plural, @Nullable String namespace) {
 		Discovery discovered = this.discovery.get(apiVersion);
 		if (discovered == null) {
-			// two threads may both fetch a group/version the cache lacks: better than one waiting
-			// in a lock for the other's request
+			// two threads may both fetch a group/version the cache lacks: better than one
+			// waiting in a lock for the other's request
 			discovered = new Discovery(discover(apiVersion), this.clock.instant());
 			this.discovery.put(apiVersion, discovered);
 		}
@@ -161,9 +170,9 @@ public final class ApiServerClient implements AutoCloseable {
 	}
 
 	/**
-	 * Discovers a group/version again after a miss, if its cached list is old enough and no other
-	 * thread is at it; the thread that claims the refresh (by replacing the cached entry with one
-	 * stamped now) fetches, the others answer from what is cached.
+	 * Discovers a group/version again after a miss, if its cached list is old enough and
+	 * no other thread is at it; the thread that claims the refresh (by replacing the
+	 * cached entry with one stamped now) fetches, the others answer from what is cached.
 	 * @param apiVersion the group/version
 	 * @param stale what was cached when the miss happened
 	 * @return what is cached now
@@ -184,15 +193,16 @@ public final class ApiServerClient implements AutoCloseable {
 	}
 
 	/**
-	 * A lister-watcher for a resource known already (no discovery). Making it sends no request;
-	 * each {@code list} and {@code watch} is one request through this client.
+	 * A lister-watcher for a resource known already (no discovery). Making it sends no
+	 * request; each {@code list} and {@code watch} is one request through this client.
 	 * @param <T> the Java type
 	 * @param resource the resource, with its plural name and scope
-	 * @param type the Java type the objects are bound to ({@code KubernetesObject} keeps them
-	 * compact; with {@link Decoding#metadataOnly()} a type is bound from the
+	 * @param type the Java type the objects are bound to ({@code KubernetesObject} keeps
+	 * them compact; with {@link Decoding#metadataOnly()} a type is bound from the
 	 * {@code PartialObjectMetadata}, so only its {@code apiVersion}, {@code kind} and
 	 * {@code metadata} can be set)
-	 * @param decoding what is asked for and how objects are held, e.g. {@link Decoding#DEFAULTS}
+	 * @param decoding what is asked for and how objects are held, e.g.
+	 * {@link Decoding#DEFAULTS}
 	 * @return the lister-watcher, thread-safe
 	 */
 	public <T> ListerWatcher<T> listerWatcher(Resource resource, Class<T> type, Decoding decoding) {
@@ -201,15 +211,16 @@ public final class ApiServerClient implements AutoCloseable {
 	}
 
 	/**
-	 * A lister-watcher for a declared resource, found through discovery on its first use (so that
-	 * making it needs no connection); until then its {@code resource()} describes what was
-	 * declared. A resource the cluster does not serve fails that use with a
-	 * {@link KubernetesApiException} of kind {@code NOT_FOUND}.
+	 * A lister-watcher for a declared resource, found through discovery on its first use
+	 * (so that making it needs no connection); until then its {@code resource()}
+	 * describes what was declared. A resource the cluster does not serve fails that use
+	 * with a {@link KubernetesApiException} of kind {@code NOT_FOUND}.
 	 * @param <T> the Java type
 	 * @param target what to list and watch
 	 * @param type the Java type the objects are bound to (see
 	 * {@link #listerWatcher(Resource, Class, Decoding)})
-	 * @param decoding what is asked for and how objects are held, e.g. {@link Decoding#DEFAULTS}
+	 * @param decoding what is asked for and how objects are held, e.g.
+	 * {@link Decoding#DEFAULTS}
 	 * @return the lister-watcher, thread-safe
 	 */
 	public <T> ListerWatcher<T> listerWatcher(Target target, Class<T> type, Decoding decoding) {
@@ -231,12 +242,13 @@ public final class ApiServerClient implements AutoCloseable {
 
 	/**
 	 * Finds the resource of a lister-watcher made by
-	 * {@link #listerWatcher(Target, Class, Decoding)} now, through discovery, on the caller's
-	 * thread (the auto-configuration's startup check); any other lister-watcher answers its
-	 * {@code resource()} at once.
+	 * {@link #listerWatcher(Target, Class, Decoding)} now, through discovery, on the
+	 * caller's thread (the auto-configuration's startup check); any other lister-watcher
+	 * answers its {@code resource()} at once.
 	 * @param listerWatcher the lister-watcher
 	 * @return its resource
-	 * @throws KubernetesApiException when discovery fails or the cluster does not serve it
+	 * @throws KubernetesApiException when discovery fails or the cluster does not serve
+	 * it
 	 */
 	public static Resource resolveNow(ListerWatcher<?> listerWatcher) {
 		return (listerWatcher instanceof ResolvingListerWatcher<?> resolving) ? resolving.resolve()
@@ -244,21 +256,21 @@ public final class ApiServerClient implements AutoCloseable {
 	}
 
 	/**
-	 * Makes a client for a cluster with a builder from Boot (so its customizers and observations
-	 * apply; the builder is cloned, not changed). Builds the cluster's transport now: the JDK HTTP
-	 * client with the cluster's TLS ({@code tls-server-name} as SNI and as the name checked,
-	 * {@code insecure-skip-tls-verify}), proxy (a loopback relay for an {@code https} server
-	 * behind a proxy that wants credentials) and connect timeout, and the few threads that
-	 * deliver responses; sends no request. The cluster's credentials set the
-	 * {@code Authorization} header of every request and are refreshed once after a 401.
+	 * Makes a client for a cluster with a builder from Boot (so its customizers and
+	 * observations apply; the builder is cloned, not changed). Builds the cluster's
+	 * transport now: the JDK HTTP client with the cluster's TLS ({@code tls-server-name}
+	 * as SNI and as the name checked, {@code insecure-skip-tls-verify}), proxy (a
+	 * loopback relay for an {@code https} server behind a proxy that wants credentials)
+	 * and connect timeout, and the few threads that deliver responses; sends no request.
+	 * The cluster's credentials set the {@code Authorization} header of every request and
+	 * are refreshed once after a 401.
 	 * @param cluster the cluster
 	 * @param builder the builder
 	 * @param mapper the mapper that binds objects to Java types
 	 * @param clock the clock (Retry-After dates, the age of discovery)
 	 * @return the client; the caller owns it and closes it
 	 */
-	public static ApiServerClient create(Cluster cluster, RestClient.Builder builder, JsonMapper mapper,
-			Clock clock) {
+	public static ApiServerClient create(Cluster cluster, RestClient.Builder builder, JsonMapper mapper, Clock clock) {
 		Objects.requireNonNull(cluster, "cluster");
 		Objects.requireNonNull(builder, "builder");
 		Objects.requireNonNull(mapper, "mapper");
@@ -280,9 +292,10 @@ public final class ApiServerClient implements AutoCloseable {
 	}
 
 	/**
-	 * Releases the transport: stops the threads that deliver responses and the proxy relay (its
-	 * tunnels cut). Open watches break and later requests fail (as {@code CONNECTION}); stop the
-	 * informers first. Idempotent; returns without waiting for the threads to end.
+	 * Releases the transport: stops the threads that deliver responses and the proxy
+	 * relay (its tunnels cut). Open watches break and later requests fail (as
+	 * {@code CONNECTION}); stop the informers first. Idempotent; returns without waiting
+	 * for the threads to end.
 	 */
 	@Override
 	public void close() {
@@ -300,12 +313,13 @@ public final class ApiServerClient implements AutoCloseable {
 	}
 
 	/**
-	 * What a declared watch lists and watches: one of {@code kind} and {@code resource} is
-	 * given.
+	 * What a declared watch lists and watches: one of {@code kind} and {@code resource}
+	 * is given.
 	 *
 	 * @param apiVersion {@code v1} or {@code group/version}
 	 * @param kind the kind, or {@code null} when {@code resource} is given
-	 * @param resource the plural resource name, or {@code null} when {@code kind} is given
+	 * @param resource the plural resource name, or {@code null} when {@code kind} is
+	 * given
 	 * @param namespace the namespace, or {@code null} for all
 	 */
 	public record Target(String apiVersion, @Nullable String kind, @Nullable String resource,
@@ -325,30 +339,34 @@ public final class ApiServerClient implements AutoCloseable {
 	}
 
 	/**
-	 * What a lister-watcher asks the API server for and how it holds the objects: one value
-	 * instead of a parameter each.
+	 * What a lister-watcher asks the API server for and how it holds the objects: one
+	 * value instead of a parameter each.
 	 *
-	 * <p>{@code metadataOnly}: lists and watches ask for the objects' metadata alone, as
+	 * <p>
+	 * {@code metadataOnly}: lists and watches ask for the objects' metadata alone, as
 	 * client-go's metadata informer does ({@code Accept:
 	 * application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1} for lists,
-	 * {@code ...;as=PartialObjectMetadata;...} for watches, streaming lists included): the server
-	 * answers {@code PartialObjectMetadata} objects ({@code apiVersion} {@code meta.k8s.io/v1},
-	 * {@code kind} {@code PartialObjectMetadata}, then {@code metadata} only: name, namespace, uid,
-	 * resourceVersion, labels, annotations, owner references, finalizers, timestamps), so a
-	 * Secret's {@code data} or a Pod's {@code spec} never reaches the process. No other media type
-	 * is offered: a server that cannot serve metadata alone (some aggregated API servers) answers
-	 * {@code 406 Not Acceptable} rather than whole objects, and a list or event whose object is of
-	 * another kind fails as {@code DECODE}. Annotations are kept, among them kubectl's
-	 * {@code last-applied-configuration}, which for an object written with {@code kubectl apply}
-	 * holds its whole body.
+	 * {@code ...;as=PartialObjectMetadata;...} for watches, streaming lists included):
+	 * the server answers {@code PartialObjectMetadata} objects ({@code apiVersion}
+	 * {@code meta.k8s.io/v1}, {@code kind} {@code PartialObjectMetadata}, then
+	 * {@code metadata} only: name, namespace, uid, resourceVersion, labels, annotations,
+	 * owner references, finalizers, timestamps), so a Secret's {@code data} or a Pod's
+	 * {@code spec} never reaches the process. No other media type is offered: a server
+	 * that cannot serve metadata alone (some aggregated API servers) answers
+	 * {@code 406 Not Acceptable} rather than whole objects, and a list or event whose
+	 * object is of another kind fails as {@code DECODE}. Annotations are kept, among them
+	 * kubectl's {@code last-applied-configuration}, which for an object written with
+	 * {@code kubectl apply} holds its whole body.
 	 *
-	 * <p>{@code compressObjects}: {@link dev.listwatch.KubernetesObject}s hold their JSON compressed
-	 * with a dictionary learned from the lister-watcher's first objects (see
-	 * {@link dev.listwatch.ObjectCompressor}), their metadata decoded as ever; for a large cache in
-	 * little heap, at some CPU per object written and per body read. Objects bound to another Java
-	 * type are not affected.
+	 * <p>
+	 * {@code compressObjects}: {@link dev.listwatch.KubernetesObject}s hold their JSON
+	 * compressed with a dictionary learned from the lister-watcher's first objects (see
+	 * {@link dev.listwatch.ObjectCompressor}), their metadata decoded as ever; for a
+	 * large cache in little heap, at some CPU per object written and per body read.
+	 * Objects bound to another Java type are not affected.
 	 *
-	 * @param metadataOnly whether lists and watches ask for {@code PartialObjectMetadata} only
+	 * @param metadataOnly whether lists and watches ask for {@code PartialObjectMetadata}
+	 * only
 	 * @param keepManagedFields whether objects keep {@code metadata.managedFields}
 	 * @param maxEventBytes the size limit of one watch event or list item, at least 1
 	 * @param compressObjects whether {@code KubernetesObject}s hold their JSON compressed
@@ -374,7 +392,8 @@ public final class ApiServerClient implements AutoCloseable {
 
 		/**
 		 * Decoding that holds objects' JSON as it is.
-		 * @param metadataOnly whether lists and watches ask for {@code PartialObjectMetadata} only
+		 * @param metadataOnly whether lists and watches ask for
+		 * {@code PartialObjectMetadata} only
 		 * @param keepManagedFields whether objects keep {@code metadata.managedFields}
 		 * @param maxEventBytes the size limit of one watch event or list item, at least 1
 		 * @throws IllegalArgumentException when {@code maxEventBytes} is not positive
@@ -412,7 +431,8 @@ public final class ApiServerClient implements AutoCloseable {
 
 		/**
 		 * This value with {@code compressObjects} changed.
-		 * @param compressObjects whether {@code KubernetesObject}s hold their JSON compressed
+		 * @param compressObjects whether {@code KubernetesObject}s hold their JSON
+		 * compressed
 		 * @return a new value
 		 */
 		public Decoding withCompressObjects(boolean compressObjects) {
@@ -473,10 +493,10 @@ public final class ApiServerClient implements AutoCloseable {
 	}
 
 	/**
-	 * Sends a GET and hands a successful response to {@code handler}; an error status becomes a
-	 * {@link KubernetesApiException}, as do a failed connection (kind CONNECTION) and credentials
-	 * that could not be obtained for the request (kind CREDENTIALS). What the handler throws
-	 * otherwise is thrown as it is.
+	 * Sends a GET and hands a successful response to {@code handler}; an error status
+	 * becomes a {@link KubernetesApiException}, as do a failed connection (kind
+	 * CONNECTION) and credentials that could not be obtained for the request (kind
+	 * CREDENTIALS). What the handler throws otherwise is thrown as it is.
 	 * @param <R> the result
 	 * @param pathAndQuery the path and query
 	 * @param handler what to do with a 2xx response
@@ -489,8 +509,8 @@ public final class ApiServerClient implements AutoCloseable {
 
 	/**
 	 * Sends a GET with an {@code Accept} header of its own, as
-	 * {@link #exchange(String, ApiExchange.ResponseHandler, boolean)} does otherwise (what the
-	 * lister-watchers send, through {@link #gets}).
+	 * {@link #exchange(String, ApiExchange.ResponseHandler, boolean)} does otherwise
+	 * (what the lister-watchers send, through {@link #gets}).
 	 * @param <R> the result
 	 * @param pathAndQuery the path and query
 	 * @param accept the {@code Accept} header
@@ -530,18 +550,19 @@ public final class ApiServerClient implements AutoCloseable {
 	}
 
 	/**
-	 * Sends one request with a JSON body (or none) and returns the whole body of a 2xx response:
-	 * for the few plain reads and writes that are not lists or watches, such as a
-	 * {@code coordination.k8s.io/v1} Lease's GET, POST and PUT. Runs on the caller's thread; an
-	 * interrupt of that thread aborts the request (as {@code CONNECTION}).
+	 * Sends one request with a JSON body (or none) and returns the whole body of a 2xx
+	 * response: for the few plain reads and writes that are not lists or watches, such as
+	 * a {@code coordination.k8s.io/v1} Lease's GET, POST and PUT. Runs on the caller's
+	 * thread; an interrupt of that thread aborts the request (as {@code CONNECTION}).
 	 * @param method the method, e.g. {@link HttpMethod#PUT}
 	 * @param pathAndQuery the path (and query) below the server's URL, e.g.
 	 * {@code /apis/coordination.k8s.io/v1/namespaces/default/leases/app}
 	 * @param json the request's JSON body, or {@code null} for none
 	 * @return the response body, possibly empty
-	 * @throws KubernetesApiException on an error status (its {@code code()} tells, e.g. 404 or 409
-	 * Conflict), a failed connection ({@code CONNECTION}) or credentials that could not be obtained
-	 * ({@code CREDENTIALS}); the message names the request, never the body
+	 * @throws KubernetesApiException on an error status (its {@code code()} tells, e.g.
+	 * 404 or 409 Conflict), a failed connection ({@code CONNECTION}) or credentials that
+	 * could not be obtained ({@code CREDENTIALS}); the message names the request, never
+	 * the body
 	 */
 	public byte[] exchangeJson(HttpMethod method, String pathAndQuery, byte @Nullable [] json) {
 		String request = method.name() + " " + pathAndQuery;
@@ -583,8 +604,8 @@ public final class ApiServerClient implements AutoCloseable {
 	}
 
 	/**
-	 * What a group/version serves, as discovered at a time. Compared by identity, so that a refresh
-	 * is claimed by exactly one thread.
+	 * What a group/version serves, as discovered at a time. Compared by identity, so that
+	 * a refresh is claimed by exactly one thread.
 	 */
 	private static final class Discovery {
 

@@ -11,11 +11,11 @@ import org.springframework.http.client.ClientHttpRequestInterceptor;
 import org.springframework.http.client.ClientHttpResponse;
 
 /**
- * Sets the {@code Authorization} header of each request from the cluster's credentials, and
- * after a 401 refreshes them (re-runs an exec plugin, re-reads a token file) and sends the
- * request once more. A failure of the credential suppliers is thrown as
- * {@link CredentialsUnavailable}, so that {@link ApiServerClient} tells it from any other failure
- * inside the exchange.
+ * Sets the {@code Authorization} header of each request from the cluster's credentials,
+ * and after a 401 refreshes them (re-runs an exec plugin, re-reads a token file) and
+ * sends the request once more. A failure of the credential suppliers is thrown as
+ * {@link CredentialsUnavailable}, so that {@link ApiServerClient} tells it from any other
+ * failure inside the exchange.
  */
 final class AuthorizationInterceptor implements ClientHttpRequestInterceptor {
 
@@ -60,10 +60,12 @@ final class AuthorizationInterceptor implements ClientHttpRequestInterceptor {
 	}
 
 	/**
-	 * The credentials could not be obtained: the cause is what the credential supplier threw
-	 * (typically a {@link dev.listwatch.cluster.KubeconfigException}). A marker that
-	 * {@link ApiServerClient} turns into a {@link dev.listwatch.KubernetesApiException} of kind
-	 * {@link dev.listwatch.KubernetesApiException.Kind#CREDENTIALS}; it never leaves this package.
+	 * The credentials could not be obtained: the cause is what the credential supplier
+	 * threw (typically a {@link dev.listwatch.cluster.KubeconfigException}). A marker
+	 * that {@link ApiServerClient} turns into a
+	 * {@link dev.listwatch.KubernetesApiException} of kind
+	 * {@link dev.listwatch.KubernetesApiException.Kind#CREDENTIALS}; it never leaves this
+	 * package.
 	 */
 	static final class CredentialsUnavailable extends RuntimeException {
 

@@ -6,10 +6,11 @@ import java.util.RandomAccess;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A JSON array bound as an untyped {@code List<Object>} of a typed watch: one array. Read-only:
- * every mutator throws {@link UnsupportedOperationException} (objects in a watch's cache are
- * shared by all its readers). Equal to, and with the hash code and string form of, any
- * {@link java.util.List} with the same elements. Elements may be {@code null}.
+ * A JSON array bound as an untyped {@code List<Object>} of a typed watch: one array.
+ * Read-only: every mutator throws {@link UnsupportedOperationException} (objects in a
+ * watch's cache are shared by all its readers). Equal to, and with the hash code and
+ * string form of, any {@link java.util.List} with the same elements. Elements may be
+ * {@code null}.
  */
 final class CompactList extends AbstractList<@Nullable Object> implements RandomAccess {
 

@@ -15,12 +15,13 @@ import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A JSON object bound as an untyped {@code Map<String, Object>} of a typed watch: its values in one
- * array, in the order of the JSON (as Jackson's {@code LinkedHashMap}), and its keys as
- * {@link Keys} that the maps of the same shape share (the containers of all Pods, their
- * conditions...). Read-only: every mutator throws {@link UnsupportedOperationException} (objects in
- * a watch's cache are shared by all its readers). Equal to, and with the hash code and string form
- * of, any {@link Map} with the same entries. Values may be {@code null}; keys never are.
+ * A JSON object bound as an untyped {@code Map<String, Object>} of a typed watch: its
+ * values in one array, in the order of the JSON (as Jackson's {@code LinkedHashMap}), and
+ * its keys as {@link Keys} that the maps of the same shape share (the containers of all
+ * Pods, their conditions...). Read-only: every mutator throws
+ * {@link UnsupportedOperationException} (objects in a watch's cache are shared by all its
+ * readers). Equal to, and with the hash code and string form of, any {@link Map} with the
+ * same entries. Values may be {@code null}; keys never are.
  */
 final class CompactMap implements Map<String, Object> {
 
@@ -36,8 +37,8 @@ final class CompactMap implements Map<String, Object> {
 	}
 
 	/**
-	 * A map of the first {@code 2 * size} elements of {@code keysAndValues} (key, value, key,
-	 * value...), with keys of its own.
+	 * A map of the first {@code 2 * size} elements of {@code keysAndValues} (key, value,
+	 * key, value...), with keys of its own.
 	 * @param keysAndValues the keys (non-null strings) and values; not kept
 	 * @param size the number of pairs
 	 * @return the map
@@ -48,12 +49,13 @@ final class CompactMap implements Map<String, Object> {
 	}
 
 	/**
-	 * A map of the first {@code 2 * size} elements of {@code keysAndValues} (key, value, key,
-	 * value...); a key that appears again keeps its first position and takes the last value, as
-	 * Jackson's {@code LinkedHashMap} does.
+	 * A map of the first {@code 2 * size} elements of {@code keysAndValues} (key, value,
+	 * key, value...); a key that appears again keeps its first position and takes the
+	 * last value, as Jackson's {@code LinkedHashMap} does.
 	 * @param keysAndValues the keys (non-null strings) and values; not kept
 	 * @param size the number of pairs
-	 * @param keys makes (or finds) the keys from their names in order (an array it may keep)
+	 * @param keys makes (or finds) the keys from their names in order (an array it may
+	 * keep)
 	 * @return the map
 	 */
 	static CompactMap build(@Nullable Object[] keysAndValues, int size, Function<String[], Keys> keys) {
@@ -294,7 +296,9 @@ final class CompactMap implements Map<String, Object> {
 		StringBuilder text = new StringBuilder("{");
 		for (int i = 0; i < this.values.length; i++) {
 			Object value = this.values[i];
-			text.append((i > 0) ? ", " : "").append(this.keys.names[i]).append('=')
+			text.append((i > 0) ? ", " : "")
+				.append(this.keys.names[i])
+				.append('=')
 				.append((value == this) ? "(this Map)" : value);
 		}
 		return text.append('}').toString();
@@ -327,8 +331,8 @@ final class CompactMap implements Map<String, Object> {
 	}
 
 	/**
-	 * The keys of a map in order, shared by the maps of the same shape, with a hash index when there
-	 * are more than a few.
+	 * The keys of a map in order, shared by the maps of the same shape, with a hash index
+	 * when there are more than a few.
 	 */
 	static final class Keys {
 
@@ -337,7 +341,10 @@ final class CompactMap implements Map<String, Object> {
 
 		final String[] names;
 
-		/** Open addressing, linear probing: the index of a key plus one, 0 when empty; or null. */
+		/**
+		 * Open addressing, linear probing: the index of a key plus one, 0 when empty; or
+		 * null.
+		 */
 		private final int @Nullable [] index;
 
 		/**

@@ -8,10 +8,10 @@ import tools.jackson.databind.exc.MismatchedInputException;
 import tools.jackson.databind.exc.UnrecognizedPropertyException;
 
 /**
- * The words of what went wrong in decoding, never with a value from the object: where a value
- * failed to bind and why, phrased from Jackson's exception (whose own messages quote the value),
- * and what a metadata-only list-watch got instead of metadata. Names read from the bytes (an event
- * type, a kind) are cut to 40 characters. Stateless.
+ * The words of what went wrong in decoding, never with a value from the object: where a
+ * value failed to bind and why, phrased from Jackson's exception (whose own messages
+ * quote the value), and what a metadata-only list-watch got instead of metadata. Names
+ * read from the bytes (an event type, a kind) are cut to 40 characters. Stateless.
  */
 final class DecodeMessages {
 
@@ -19,8 +19,8 @@ final class DecodeMessages {
 	}
 
 	/**
-	 * The JSON pointer (RFC 6901) of the value that failed, from the exception's path: property
-	 * names and array indexes, for example {@code /spec/items/3/name}.
+	 * The JSON pointer (RFC 6901) of the value that failed, from the exception's path:
+	 * property names and array indexes, for example {@code /spec/items/3/name}.
 	 * @param ex the exception
 	 * @return the pointer, {@code ""} when the exception has no path
 	 */
@@ -39,8 +39,8 @@ final class DecodeMessages {
 	}
 
 	/**
-	 * Why a value did not bind, without the value: Jackson's own messages quote it (for example
-	 * {@code Cannot deserialize value of type X from String "..."}).
+	 * Why a value did not bind, without the value: Jackson's own messages quote it (for
+	 * example {@code Cannot deserialize value of type X from String "..."}).
 	 * @param ex the exception
 	 * @param type the type the object was bound to
 	 * @return the reason
@@ -66,8 +66,8 @@ final class DecodeMessages {
 	}
 
 	/**
-	 * A metadata-only list-watch got something else: the server (or something between) did not
-	 * honour the {@code Accept} header.
+	 * A metadata-only list-watch got something else: the server (or something between)
+	 * did not honour the {@code Accept} header.
 	 * @param what what was read, for example {@code the list}
 	 * @param kind the kind it has, or {@code null}
 	 * @param expected the kind a metadata-only list-watch asks for
@@ -88,7 +88,9 @@ final class DecodeMessages {
 		return !text.isEmpty() && "AEIOUaeiou".indexOf(text.charAt(0)) >= 0;
 	}
 
-	/** A name read from the bytes, cut to 40 characters (and {@code ...}) for a message. */
+	/**
+	 * A name read from the bytes, cut to 40 characters (and {@code ...}) for a message.
+	 */
 	static String truncate(String text) {
 		return (text.length() > 40) ? text.substring(0, 40) + "..." : text;
 	}

@@ -16,15 +16,16 @@ import javax.net.ssl.TrustManager;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The JVM's default {@link SSLContext}, set up the first time TLS is asked of it rather than
- * when it is made.
+ * The JVM's default {@link SSLContext}, set up the first time TLS is asked of it rather
+ * than when it is made.
  *
- * <p>The JDK HTTP client takes an SSL context when it is built, and without one it sets up the
- * JVM's default there and then: the security providers, the cipher suites and the JVM's trust
- * store, some 500 classes and several hundred milliseconds of a start-up. The transport to a
- * plain {@code http} server never speaks TLS (it follows no redirect and talks to that server
- * only), so it is given this context, which costs nothing until a TLS connection is asked of
- * it, and is then the default context exactly.
+ * <p>
+ * The JDK HTTP client takes an SSL context when it is built, and without one it sets up
+ * the JVM's default there and then: the security providers, the cipher suites and the
+ * JVM's trust store, some 500 classes and several hundred milliseconds of a start-up. The
+ * transport to a plain {@code http} server never speaks TLS (it follows no redirect and
+ * talks to that server only), so it is given this context, which costs nothing until a
+ * TLS connection is asked of it, and is then the default context exactly.
  */
 final class DeferredSslContext extends SSLContext {
 

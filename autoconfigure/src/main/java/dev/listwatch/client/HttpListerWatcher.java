@@ -24,10 +24,16 @@ import org.springframework.http.MediaType;
  */
 final class HttpListerWatcher<T> implements ListerWatcher<T> {
 
-	/** What a metadata-only list asks for (client-go's metadata client, without a fallback). */
+	/**
+	 * What a metadata-only list asks for (client-go's metadata client, without a
+	 * fallback).
+	 */
 	static final String METADATA_LIST_ACCEPT = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1";
 
-	/** What a metadata-only watch asks for: each event's object is a PartialObjectMetadata. */
+	/**
+	 * What a metadata-only watch asks for: each event's object is a
+	 * PartialObjectMetadata.
+	 */
 	static final String METADATA_WATCH_ACCEPT = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1";
 
 	private final ApiExchange exchange;
@@ -47,15 +53,16 @@ final class HttpListerWatcher<T> implements ListerWatcher<T> {
 
 	/**
 	 * Lists one page, decoding it as it streams in (see
-	 * {@link ObjectDecoder#decodeList(InputStream, int)}): the page is never held whole, and the
-	 * size limit holds for each item.
+	 * {@link ObjectDecoder#decodeList(InputStream, int)}): the page is never held whole,
+	 * and the size limit holds for each item.
 	 */
 	@Override
 	public ObjectList<T> list(ListOptions options) {
 		String pathAndQuery = this.resource.path() + query(parameters(options, false));
 		String request = "GET " + pathAndQuery;
 		return this.exchange.exchange(pathAndQuery, accept(false), (response) -> {
-			// each read that brings bytes is progress: a large list on a slow link is not abandoned
+			// each read that brings bytes is progress: a large list on a slow link is not
+			// abandoned
 			try (InputStream body = RequestProgress.reporting(response.getBody())) {
 				return this.decoder.decodeList(body, this.maxEventBytes);
 			}
@@ -92,8 +99,9 @@ final class HttpListerWatcher<T> implements ListerWatcher<T> {
 	}
 
 	/**
-	 * The {@code Accept} header: plain JSON, or metadata alone (no fallback to whole objects: a
-	 * server that cannot serve metadata alone answers 406 rather than sending the bodies).
+	 * The {@code Accept} header: plain JSON, or metadata alone (no fallback to whole
+	 * objects: a server that cannot serve metadata alone answers 406 rather than sending
+	 * the bodies).
 	 */
 	private String accept(boolean watch) {
 		if (!this.decoder.metadataOnly()) {

@@ -5,7 +5,6 @@ import java.io.InputStream;
 import java.util.NoSuchElementException;
 import java.util.Objects;
 
-import dev.listwatch.KubernetesApiException;
 import dev.listwatch.WatchEvent;
 import dev.listwatch.WatchStream;
 import org.jspecify.annotations.Nullable;
@@ -13,19 +12,20 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.http.client.ClientHttpResponse;
 
 /**
- * A watch over one streamed HTTP response, decoded one frame at a time. An event larger than the
- * size limit is handed up as an event whose object cannot be held (see
- * {@link ObjectDecoder#decodeOversizedEvent}) and the watch goes on; when its first bytes do not
- * tell which object it is, the watch fails with DECODE.
+ * A watch over one streamed HTTP response, decoded one frame at a time. An event larger
+ * than the size limit is handed up as an event whose object cannot be held (see
+ * {@link ObjectDecoder#decodeOversizedEvent}) and the watch goes on; when its first bytes
+ * do not tell which object it is, the watch fails with DECODE.
  *
  * @param <T> the Java type of the objects
  */
 final class HttpWatchStream<T> implements WatchStream<T> {
 
 	/**
-	 * The frame reader's buffer once the watch is busy (a read filled it): room for several events
-	 * of a few KB, so that one read takes what has arrived and the events in it are handed to
-	 * listeners together. A quiet watch keeps the reader's smaller first buffer.
+	 * The frame reader's buffer once the watch is busy (a read filled it): room for
+	 * several events of a few KB, so that one read takes what has arrived and the events
+	 * in it are handed to listeners together. A quiet watch keeps the reader's smaller
+	 * first buffer.
 	 */
 	static final int BUSY_FRAME_BUFFER = 64 * 1024;
 
@@ -92,8 +92,8 @@ final class HttpWatchStream<T> implements WatchStream<T> {
 	}
 
 	/**
-	 * Whether an event is waiting, or a whole line of the stream after the last event has been read
-	 * (the API server writes one event per line).
+	 * Whether an event is waiting, or a whole line of the stream after the last event has
+	 * been read (the API server writes one event per line).
 	 */
 	@Override
 	public boolean hasBuffered() {
@@ -116,8 +116,8 @@ final class HttpWatchStream<T> implements WatchStream<T> {
 			return;
 		}
 		this.closed = true;
-		// close the body first: the response's own close() drains the body, which on a watch would
-		// wait for the server to end it
+		// close the body first: the response's own close() drains the body, which on a
+		// watch would wait for the server to end it
 		try {
 			this.body.close();
 		}
@@ -140,6 +140,5 @@ final class HttpWatchStream<T> implements WatchStream<T> {
 	public String toString() {
 		return "watch " + this.request;
 	}
-
 
 }

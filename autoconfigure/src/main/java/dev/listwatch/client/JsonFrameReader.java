@@ -11,13 +11,14 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Cuts a stream of concatenated (or newline-delimited) top-level JSON objects into frames, one
- * object at a time, letting the decoder find where each ends as it reads it, so the bytes are
- * scanned once. Only the bytes of the current frame (and what was read ahead) are held, never more
- * than the limit (and one read) for one frame: a frame larger than the limit is refused, or, when
- * the caller can make something of its first bytes (an {@link OversizedFrame}), handed up as that
- * and the rest of it skipped as it streams in, without being held. The same machinery reads the
- * parts of one large JSON value one at a time ({@link #read}), as a list's items. Not thread-safe.
+ * Cuts a stream of concatenated (or newline-delimited) top-level JSON objects into
+ * frames, one object at a time, letting the decoder find where each ends as it reads it,
+ * so the bytes are scanned once. Only the bytes of the current frame (and what was read
+ * ahead) are held, never more than the limit (and one read) for one frame: a frame larger
+ * than the limit is refused, or, when the caller can make something of its first bytes
+ * (an {@link OversizedFrame}), handed up as that and the rest of it skipped as it streams
+ * in, without being held. The same machinery reads the parts of one large JSON value one
+ * at a time ({@link #read}), as a list's items. Not thread-safe.
  */
 final class JsonFrameReader {
 
@@ -29,8 +30,7 @@ final class JsonFrameReader {
 
 	private static final int NEWLINES_OFF = 2;
 
-	private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class,
-			ByteOrder.LITTLE_ENDIAN);
+	private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
 	private final InputStream in;
 
@@ -61,13 +61,18 @@ final class JsonFrameReader {
 	/** The last '\n' found in the buffer, or less than {@link #frameStart}. */
 	private int lastNewline = -1;
 
-	/** No newline before here comes after {@link #lastNewline}: bytes from here are not searched yet. */
+	/**
+	 * No newline before here comes after {@link #lastNewline}: bytes from here are not
+	 * searched yet.
+	 */
 	private int searched;
 
 	/** The buffer's size once a read has filled it (see {@link #growWhenBusy}). */
 	private int busyCapacity;
 
-	/** A read filled the buffer: grow it to {@link #busyCapacity} when it is next empty. */
+	/**
+	 * A read filled the buffer: grow it to {@link #busyCapacity} when it is next empty.
+	 */
 	private boolean busy;
 
 	JsonFrameReader(InputStream in, int maxFrameBytes) {
@@ -78,7 +83,8 @@ final class JsonFrameReader {
 	 * Makes a reader.
 	 * @param in the stream
 	 * @param maxFrameBytes the size limit of one frame
-	 * @param initialCapacity the buffer's size to begin with (it grows up to the limit, plus one)
+	 * @param initialCapacity the buffer's size to begin with (it grows up to the limit,
+	 * plus one)
 	 */
 	JsonFrameReader(InputStream in, int maxFrameBytes, int initialCapacity) {
 		this.in = in;
@@ -91,9 +97,9 @@ final class JsonFrameReader {
 	}
 
 	/**
-	 * Lets the buffer grow to {@code capacity} once a read has filled it whole (more had arrived
-	 * than it holds), so that on a busy stream one read takes several frames; a quiet stream keeps
-	 * the buffer it began with.
+	 * Lets the buffer grow to {@code capacity} once a read has filled it whole (more had
+	 * arrived than it holds), so that on a busy stream one read takes several frames; a
+	 * quiet stream keeps the buffer it began with.
 	 * @param capacity the buffer's size on a busy stream
 	 */
 	void growWhenBusy(int capacity) {
@@ -109,11 +115,13 @@ final class JsonFrameReader {
 	}
 
 	/**
-	 * Reads up to the end of the next frame, checking only that it is a complete JSON value.
+	 * Reads up to the end of the next frame, checking only that it is a complete JSON
+	 * value.
 	 * @return {@code false} when the stream ended cleanly between frames
 	 * @throws IOException when reading fails
 	 * @throws EOFException when the stream ends inside a frame (a truncated event)
-	 * @throws MalformedFrameException when the bytes are not a JSON object or a frame is too large
+	 * @throws MalformedFrameException when the bytes are not a JSON object or a frame is
+	 * too large
 	 */
 	boolean next() throws IOException {
 		return next(JsonFrameReader::skip) != null;
@@ -127,43 +135,48 @@ final class JsonFrameReader {
 	}
 
 	/**
-	 * Decodes the next frame straight from the buffer: the decoder reads it (in one pass) and says
-	 * where it ends; when the bytes read so far end inside it, more are read and it is decoded
-	 * again (see {@link #worthTrying} for when).
+	 * Decodes the next frame straight from the buffer: the decoder reads it (in one pass)
+	 * and says where it ends; when the bytes read so far end inside it, more are read and
+	 * it is decoded again (see {@link #worthTrying} for when).
 	 * @param <R> what the decoder makes of a frame
 	 * @param decoder the decoder
-	 * @return what the decoder made, or {@code null} when the stream ended cleanly between frames
+	 * @return what the decoder made, or {@code null} when the stream ended cleanly
+	 * between frames
 	 * @throws IOException when reading fails
 	 * @throws EOFException when the stream ends inside a frame (a truncated event)
-	 * @throws MalformedFrameException when the bytes are not a JSON object or a frame is too large
+	 * @throws MalformedFrameException when the bytes are not a JSON object or a frame is
+	 * too large
 	 */
 	<R> @Nullable R next(FrameDecoder<R> decoder) throws IOException {
 		return next(decoder, null);
 	}
 
 	/**
-	 * Decodes the next frame as {@link #next(FrameDecoder)} does; a frame larger than the limit is
-	 * handed to {@code oversized} with its first {@code maxFrameBytes} bytes, and what that makes of
-	 * them is returned at once; the rest of the frame is skipped as it arrives, by the next call
-	 * (never held: the bytes are counted off, following strings, escapes and nesting, until the
-	 * frame's object closes). After an oversized frame, {@link #buffer()}, {@link #start()} and
-	 * {@link #length()} do not describe it.
+	 * Decodes the next frame as {@link #next(FrameDecoder)} does; a frame larger than the
+	 * limit is handed to {@code oversized} with its first {@code maxFrameBytes} bytes,
+	 * and what that makes of them is returned at once; the rest of the frame is skipped
+	 * as it arrives, by the next call (never held: the bytes are counted off, following
+	 * strings, escapes and nesting, until the frame's object closes). After an oversized
+	 * frame, {@link #buffer()}, {@link #start()} and {@link #length()} do not describe
+	 * it.
 	 * @param <R> what the decoder makes of a frame
 	 * @param decoder the decoder
-	 * @param oversized what to make of a frame over the limit, or {@code null} to refuse it
-	 * @return what the decoder (or {@code oversized}) made, or {@code null} when the stream ended
-	 * cleanly between frames
+	 * @param oversized what to make of a frame over the limit, or {@code null} to refuse
+	 * it
+	 * @return what the decoder (or {@code oversized}) made, or {@code null} when the
+	 * stream ended cleanly between frames
 	 * @throws IOException when reading fails
-	 * @throws EOFException when the stream ends inside a frame (a truncated event), or inside the
-	 * rest of an oversized one
-	 * @throws MalformedFrameException when the bytes are not a JSON object, or a frame is too large
-	 * and {@code oversized} made nothing of it
+	 * @throws EOFException when the stream ends inside a frame (a truncated event), or
+	 * inside the rest of an oversized one
+	 * @throws MalformedFrameException when the bytes are not a JSON object, or a frame is
+	 * too large and {@code oversized} made nothing of it
 	 */
 	<R> @Nullable R next(FrameDecoder<R> decoder, @Nullable OversizedFrame<R> oversized) throws IOException {
 		if (this.skipping != null) {
 			finishSkip();
 		}
-		// the byte just after the last frame, when there was one, may tell that newlines end frames
+		// the byte just after the last frame, when there was one, may tell that newlines
+		// end frames
 		int pos = skipWhitespace(this.frameEnd > this.frameStart);
 		if (pos < 0) {
 			return null;
@@ -176,12 +189,13 @@ final class JsonFrameReader {
 	}
 
 	/**
-	 * Decodes what starts right at the current position (after the last frame or part read): one
-	 * part of a larger JSON value, such as a list's next member or item, whitespace and separators
-	 * included as the decoder reads them. The size limit holds for each part, as for a frame. As
-	 * the whole value is wanted (not each part as soon as it arrives), a part that goes on past
-	 * the bytes read is decoded again only once all that has arrived is read (up to a full buffer),
-	 * so that few parts are scanned twice however small the reads are.
+	 * Decodes what starts right at the current position (after the last frame or part
+	 * read): one part of a larger JSON value, such as a list's next member or item,
+	 * whitespace and separators included as the decoder reads them. The size limit holds
+	 * for each part, as for a frame. As the whole value is wanted (not each part as soon
+	 * as it arrives), a part that goes on past the bytes read is decoded again only once
+	 * all that has arrived is read (up to a full buffer), so that few parts are scanned
+	 * twice however small the reads are.
 	 * @param <R> what the decoder makes of the part
 	 * @param decoder the decoder
 	 * @param oversized what to make of a part over the limit (it must start with '{'), or
@@ -190,8 +204,8 @@ final class JsonFrameReader {
 	 * @return what the decoder (or {@code oversized}) made
 	 * @throws IOException when reading fails
 	 * @throws EOFException when the stream ends inside the part
-	 * @throws MalformedFrameException when the part is too large and {@code oversized} made nothing
-	 * of it
+	 * @throws MalformedFrameException when the part is too large and {@code oversized}
+	 * made nothing of it
 	 */
 	<R> R read(FrameDecoder<R> decoder, @Nullable OversizedFrame<R> oversized, String what) throws IOException {
 		if (this.skipping != null) {
@@ -205,9 +219,10 @@ final class JsonFrameReader {
 	}
 
 	/**
-	 * Whether only whitespace follows the last frame or part, up to the end of the stream (read to
-	 * its end).
-	 * @return {@code true} when the stream ended after whitespace, {@code false} at anything else
+	 * Whether only whitespace follows the last frame or part, up to the end of the stream
+	 * (read to its end).
+	 * @return {@code true} when the stream ended after whitespace, {@code false} at
+	 * anything else
 	 * @throws IOException when reading fails
 	 */
 	boolean atEnd() throws IOException {
@@ -225,9 +240,10 @@ final class JsonFrameReader {
 
 	/**
 	 * Skips whitespace from the end of the last frame, reading more as needed.
-	 * @param afterFrame whether a frame ends just before: a newline right after it then tells that
-	 * newlines end frames
-	 * @return the position of the next byte that is not whitespace, or -1 at the end of the stream
+	 * @param afterFrame whether a frame ends just before: a newline right after it then
+	 * tells that newlines end frames
+	 * @return the position of the next byte that is not whitespace, or -1 at the end of
+	 * the stream
 	 * @throws IOException when reading fails
 	 */
 	private int skipWhitespace(boolean afterFrame) throws IOException {
@@ -269,10 +285,11 @@ final class JsonFrameReader {
 	}
 
 	/**
-	 * Decodes the frame that starts at {@link #frameStart}, reading more bytes until it is whole.
-	 * {@code what} names it in messages: "an event". When {@code fillUp}, all that has arrived is
-	 * read (as far as the stream tells, up to a full buffer) before the frame is tried again, else it
-	 * may be tried after each read (see {@link #worthTrying}).
+	 * Decodes the frame that starts at {@link #frameStart}, reading more bytes until it
+	 * is whole. {@code what} names it in messages: "an event". When {@code fillUp}, all
+	 * that has arrived is read (as far as the stream tells, up to a full buffer) before
+	 * the frame is tried again, else it may be tried after each read (see
+	 * {@link #worthTrying}).
 	 */
 	private <R> R decodeFrame(FrameDecoder<R> decoder, @Nullable OversizedFrame<R> oversized, String what,
 			boolean fillUp) throws IOException {
@@ -301,14 +318,15 @@ final class JsonFrameReader {
 				}
 				catch (JsonScanner.Incomplete ex) {
 					if (byNewline) {
-						// newlines inside frames (pretty-printed JSON): they do not tell where frames end
+						// newlines inside frames (pretty-printed JSON): they do not tell
+						// where frames end
 						this.newlines = NEWLINES_OFF;
 					}
 				}
 			}
 			if (this.ended) {
-				throw new EOFException("the stream ended inside " + what + " after " + available
-						+ " bytes (truncated)");
+				throw new EOFException(
+						"the stream ended inside " + what + " after " + available + " bytes (truncated)");
 			}
 			if (full) {
 				R head = head(oversized, what);
@@ -316,7 +334,8 @@ final class JsonFrameReader {
 				return head;
 			}
 			if (this.frameStart > 0) {
-				// move the partial frame to the front before reading more (of a larger buffer once busy)
+				// move the partial frame to the front before reading more (of a larger
+				// buffer once busy)
 				int shift = this.frameStart;
 				byte[] to = this.busy ? new byte[Math.max(this.buf.length, this.busyCapacity)] : this.buf;
 				this.busy = false;
@@ -328,7 +347,8 @@ final class JsonFrameReader {
 				this.searched = Math.max(0, this.searched - shift);
 			}
 			if (!fill()) {
-				// what is left is decoded once more, above, before the stream is called truncated
+				// what is left is decoded once more, above, before the stream is called
+				// truncated
 				this.ended = true;
 			}
 			while (fillUp && !this.ended && this.limit < this.buf.length && this.in.available() > 0) {
@@ -338,14 +358,15 @@ final class JsonFrameReader {
 	}
 
 	/**
-	 * Whether to decode the current frame with the bytes read so far, when it has been decoded
-	 * before with {@code tried} bytes (-1 if not yet). Only a matter of speed: a try too many
-	 * scans the bytes again, one too few waits for more bytes than needed, but the bytes decide
-	 * where a frame ends. The API server writes one event per line, so once a frame has been seen
-	 * followed by a newline, only a newline after the frame's start (or, in case the newlines stop,
-	 * bytes that end with a '}') makes it worth trying; until then, and for good once a frame went
-	 * on past a newline, it is tried at once, then when the bytes end with a '}' or have doubled
-	 * (so a huge frame arriving in small reads is not rescanned after every read).
+	 * Whether to decode the current frame with the bytes read so far, when it has been
+	 * decoded before with {@code tried} bytes (-1 if not yet). Only a matter of speed: a
+	 * try too many scans the bytes again, one too few waits for more bytes than needed,
+	 * but the bytes decide where a frame ends. The API server writes one event per line,
+	 * so once a frame has been seen followed by a newline, only a newline after the
+	 * frame's start (or, in case the newlines stop, bytes that end with a '}') makes it
+	 * worth trying; until then, and for good once a frame went on past a newline, it is
+	 * tried at once, then when the bytes end with a '}' or have doubled (so a huge frame
+	 * arriving in small reads is not rescanned after every read).
 	 */
 	private boolean worthTrying(int tried) {
 		if (this.newlines == NEWLINES_ON) {
@@ -355,8 +376,8 @@ final class JsonFrameReader {
 	}
 
 	/**
-	 * Whether a newline was read after {@code from}, searching only bytes not searched before
-	 * (backwards from the end, as only the last newline matters).
+	 * Whether a newline was read after {@code from}, searching only bytes not searched
+	 * before (backwards from the end, as only the last newline matters).
 	 */
 	private boolean newlineAfter(int from) {
 		if (this.lastNewline <= from && this.searched < this.limit) {
@@ -374,7 +395,8 @@ final class JsonFrameReader {
 		int i = to;
 		while (i - 8 >= from) {
 			long w = (long) LONGS.get(b, i - 8) ^ 0x0A0A0A0A0A0A0A0AL;
-			// 0x80 in exactly the bytes that are zero (no borrows, so the highest is exact too)
+			// 0x80 in exactly the bytes that are zero (no borrows, so the highest is
+			// exact too)
 			long zero = ~(((w & 0x7F7F7F7F7F7F7F7FL) + 0x7F7F7F7F7F7F7F7FL) | w | 0x7F7F7F7F7F7F7F7FL);
 			if (zero != 0) {
 				return i - 1 - (Long.numberOfLeadingZeros(zero) >>> 3);
@@ -390,18 +412,21 @@ final class JsonFrameReader {
 	}
 
 	private MalformedFrameException tooLarge(String what) {
-		return new MalformedFrameException(capitalized(what) + " is larger than the limit of "
-				+ this.maxFrameBytes + " bytes (listwatch.defaults.max-event-size)");
+		return new MalformedFrameException(capitalized(what) + " is larger than the limit of " + this.maxFrameBytes
+				+ " bytes (listwatch.defaults.max-event-size)");
 	}
 
 	private static String capitalized(String text) {
 		return text.isEmpty() ? text : Character.toUpperCase(text.charAt(0)) + text.substring(1);
 	}
 
-	/** What {@code oversized} makes of the first {@code maxFrameBytes} bytes of the current frame. */
+	/**
+	 * What {@code oversized} makes of the first {@code maxFrameBytes} bytes of the
+	 * current frame.
+	 */
 	private <R> R head(@Nullable OversizedFrame<R> oversized, String what) throws MalformedFrameException {
-		R head = (oversized != null)
-				? oversized.head(this.buf, this.frameStart, this.frameStart + this.maxFrameBytes) : null;
+		R head = (oversized != null) ? oversized.head(this.buf, this.frameStart, this.frameStart + this.maxFrameBytes)
+				: null;
 		if (head == null) {
 			throw tooLarge(what);
 		}
@@ -409,10 +434,10 @@ final class JsonFrameReader {
 	}
 
 	/**
-	 * Starts skipping the current frame, which starts with '{': the bytes held are scanned; if the
-	 * frame goes on past them, they are dropped and the rest is skipped by {@link #finishSkip} as it
-	 * streams in, the buffer not growing. Afterwards (or after {@code finishSkip}) {@link #frameEnd}
-	 * is just after the frame.
+	 * Starts skipping the current frame, which starts with '{': the bytes held are
+	 * scanned; if the frame goes on past them, they are dropped and the rest is skipped
+	 * by {@link #finishSkip} as it streams in, the buffer not growing. Afterwards (or
+	 * after {@code finishSkip}) {@link #frameEnd} is just after the frame.
 	 */
 	private void startSkip(String what) {
 		Skip skip = new Skip(what);
@@ -426,7 +451,10 @@ final class JsonFrameReader {
 		this.skipping = skip;
 	}
 
-	/** Skips the rest of an oversized frame, reading into the buffer as it is, and dropping what was read. */
+	/**
+	 * Skips the rest of an oversized frame, reading into the buffer as it is, and
+	 * dropping what was read.
+	 */
 	private void finishSkip() throws IOException {
 		Skip skip = Objects.requireNonNull(this.skipping, "called when a frame is being skipped");
 		this.skipping = null;
@@ -434,8 +462,8 @@ final class JsonFrameReader {
 			clear();
 			if (this.ended || !fill()) {
 				this.ended = true;
-				throw new EOFException("the stream ended inside " + skip.what + " after " + skip.skipped
-						+ " bytes (truncated)");
+				throw new EOFException(
+						"the stream ended inside " + skip.what + " after " + skip.skipped + " bytes (truncated)");
 			}
 			int at = skip.scan(this.buf, 0, this.limit);
 			if (at >= 0) {
@@ -471,8 +499,8 @@ final class JsonFrameReader {
 		 * @param start where the frame starts
 		 * @param limit where the bytes read end
 		 * @param end receives where the frame ends
-		 * @return the decoded frame; {@code null} only for a frame over the limit, which the reader
-		 * then hands to the {@link OversizedFrame}
+		 * @return the decoded frame; {@code null} only for a frame over the limit, which
+		 * the reader then hands to the {@link OversizedFrame}
 		 * @throws JsonScanner.Incomplete when the frame goes on past {@code limit}
 		 */
 		@Nullable R decode(byte[] buf, int start, int limit, int[] end);
@@ -480,8 +508,8 @@ final class JsonFrameReader {
 	}
 
 	/**
-	 * Makes something of a frame larger than the limit from its first bytes, for example an event
-	 * that says which object was too large.
+	 * Makes something of a frame larger than the limit from its first bytes, for example
+	 * an event that says which object was too large.
 	 *
 	 * @param <R> what it makes of the frame
 	 */
@@ -492,17 +520,19 @@ final class JsonFrameReader {
 		 * Reads the first bytes of a frame that is larger than the limit.
 		 * @param buf the buffer
 		 * @param start where the frame starts
-		 * @param limit where its first {@code maxFrameBytes} bytes end (the frame goes on)
-		 * @return what to hand up for the frame, or {@code null} when its first bytes do not tell
-		 * enough (the frame is then refused as too large)
+		 * @param limit where its first {@code maxFrameBytes} bytes end (the frame goes
+		 * on)
+		 * @return what to hand up for the frame, or {@code null} when its first bytes do
+		 * not tell enough (the frame is then refused as too large)
 		 */
 		@Nullable R head(byte[] buf, int start, int limit);
 
 	}
 
 	/**
-	 * Follows one JSON object across reads without holding it: nesting depth, whether inside a
-	 * string and whether the byte before was an escaping backslash. Checks nothing else.
+	 * Follows one JSON object across reads without holding it: nesting depth, whether
+	 * inside a string and whether the byte before was an escaping backslash. Checks
+	 * nothing else.
 	 */
 	static final class Skip {
 
@@ -527,8 +557,8 @@ final class JsonFrameReader {
 		 * @param b the bytes
 		 * @param from where to start
 		 * @param to where the bytes end
-		 * @return the index just after the object's closing '}', or -1 when it goes on past
-		 * {@code to}
+		 * @return the index just after the object's closing '}', or -1 when it goes on
+		 * past {@code to}
 		 */
 		int scan(byte[] b, int from, int to) {
 			int depth = this.depth;
@@ -569,9 +599,9 @@ final class JsonFrameReader {
 	}
 
 	/**
-	 * Whether, on a stream that ends its frames with newlines, a newline follows the separator
-	 * after the last frame: the next frame has most likely arrived whole. {@code false} when
-	 * unknown.
+	 * Whether, on a stream that ends its frames with newlines, a newline follows the
+	 * separator after the last frame: the next frame has most likely arrived whole.
+	 * {@code false} when unknown.
 	 * @return whether a line after the last frame has been read
 	 */
 	boolean lineBuffered() {
@@ -601,9 +631,9 @@ final class JsonFrameReader {
 	}
 
 	/**
-	 * What was found where a JSON object should start. Only an HTML page (a proxy's error page) is
-	 * quoted; of anything else only the first byte is named, since a garbled stream of Secrets must
-	 * not end up in logs and health.
+	 * What was found where a JSON object should start. Only an HTML page (a proxy's error
+	 * page) is quoted; of anything else only the first byte is named, since a garbled
+	 * stream of Secrets must not end up in logs and health.
 	 */
 	private String describe(int pos) {
 		if (pos < this.limit && this.buf[pos] == '<') {
@@ -619,7 +649,8 @@ final class JsonFrameReader {
 	}
 
 	/**
-	 * The stream holds something other than a sequence of JSON objects within the size limit.
+	 * The stream holds something other than a sequence of JSON objects within the size
+	 * limit.
 	 */
 	static final class MalformedFrameException extends IOException {
 

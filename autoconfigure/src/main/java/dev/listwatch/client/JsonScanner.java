@@ -8,15 +8,17 @@ import java.nio.charset.StandardCharsets;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A forward-only reader of JSON in a byte array, for the few levels list-watch reads (the event
- * envelope, an object's top level, its metadata): members are read strictly, strings decoded
- * only when asked for, and every other value skipped by a byte scan that follows nesting and
- * strings without tokenizing what it skips. Strings, where most of the bytes are, are scanned
- * eight bytes at a time. Not thread-safe; one per decode.
+ * A forward-only reader of JSON in a byte array, for the few levels list-watch reads (the
+ * event envelope, an object's top level, its metadata): members are read strictly,
+ * strings decoded only when asked for, and every other value skipped by a byte scan that
+ * follows nesting and strings without tokenizing what it skips. Strings, where most of
+ * the bytes are, are scanned eight bytes at a time. Not thread-safe; one per decode.
  */
 final class JsonScanner {
 
-	/** Bytes that matter when skipping outside strings: 1 for a quote, 2 opens, 3 closes. */
+	/**
+	 * Bytes that matter when skipping outside strings: 1 for a quote, 2 opens, 3 closes.
+	 */
 	private static final byte[] STRUCTURE = new byte[256];
 
 	static {
@@ -27,9 +29,11 @@ final class JsonScanner {
 		STRUCTURE[']'] = 3;
 	}
 
-	/** Eight bytes as a long, the first in the lowest bits: the lowest flagged byte comes first. */
-	private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class,
-			ByteOrder.LITTLE_ENDIAN);
+	/**
+	 * Eight bytes as a long, the first in the lowest bits: the lowest flagged byte comes
+	 * first.
+	 */
+	private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
 	private static final long ONES = 0x0101010101010101L;
 
@@ -57,7 +61,9 @@ final class JsonScanner {
 		return this.pos;
 	}
 
-	/** Skips whitespace and returns the next byte without consuming it, or -1 at the end. */
+	/**
+	 * Skips whitespace and returns the next byte without consuming it, or -1 at the end.
+	 */
 	int peek() {
 		skipWhitespace();
 		return (this.pos < this.end) ? this.b[this.pos] : -1;
@@ -80,8 +86,8 @@ final class JsonScanner {
 	/**
 	 * Moves to the next member of the object being read and consumes its key and colon.
 	 * @param first whether no member has been read yet
-	 * @return the key's start (just after its opening quote), or -1 when the object ended (its
-	 * '}' consumed)
+	 * @return the key's start (just after its opening quote), or -1 when the object ended
+	 * (its '}' consumed)
 	 */
 	int nextKey(boolean first) {
 		int c = peek();
@@ -157,8 +163,8 @@ final class JsonScanner {
 	}
 
 	/**
-	 * Skips one value of any kind. Objects and arrays are skipped by following nesting and strings;
-	 * literals are checked.
+	 * Skips one value of any kind. Objects and arrays are skipped by following nesting
+	 * and strings; literals are checked.
 	 */
 	void skipValue() {
 		int c = peek();
@@ -203,7 +209,9 @@ final class JsonScanner {
 		return close + 1;
 	}
 
-	/** From an opening quote, the index of the closing one, refusing control characters. */
+	/**
+	 * From an opening quote, the index of the closing one, refusing control characters.
+	 */
 	private int closingQuote(int open) {
 		byte[] b = this.b;
 		int end = this.end;
@@ -212,7 +220,8 @@ final class JsonScanner {
 		while (true) {
 			if (i <= last) {
 				long w = (long) LONGS.get(b, i);
-				// and the bytes below 0x20, flagged the same way (only the first flag is sure)
+				// and the bytes below 0x20, flagged the same way (only the first flag is
+				// sure)
 				long found = quoteOrBackslash(w) | ((w - SPACES) & ~w & HIGHS);
 				if (found == 0) {
 					i += 8;
@@ -297,10 +306,10 @@ final class JsonScanner {
 	}
 
 	/**
-	 * 0x80 in the first of the eight bytes that is a quote or a backslash, if any (and perhaps in
-	 * some after it, as a borrow out of a byte that matches may flag the next one: only the first
-	 * flagged byte is sure to match). Bytes of 0x80 and above, such as those of UTF-8 characters,
-	 * are never flagged.
+	 * 0x80 in the first of the eight bytes that is a quote or a backslash, if any (and
+	 * perhaps in some after it, as a borrow out of a byte that matches may flag the next
+	 * one: only the first flagged byte is sure to match). Bytes of 0x80 and above, such
+	 * as those of UTF-8 characters, are never flagged.
 	 */
 	private static long quoteOrBackslash(long w) {
 		long q = w ^ QUOTES;
@@ -382,7 +391,10 @@ final class JsonScanner {
 		return true;
 	}
 
-	/** Decodes the string between {@code from} (after the opening quote) and {@code to} (its closing quote). */
+	/**
+	 * Decodes the string between {@code from} (after the opening quote) and {@code to}
+	 * (its closing quote).
+	 */
 	private String decode(int from, int to) {
 		byte[] b = this.b;
 		int i = from;
@@ -441,8 +453,8 @@ final class JsonScanner {
 	}
 
 	/**
-	 * The bytes ended inside the value: more may complete it. Control flow for the frame reader
-	 * (thrown whenever a read ends inside an event), so it carries no stack trace.
+	 * The bytes ended inside the value: more may complete it. Control flow for the frame
+	 * reader (thrown whenever a read ends inside an event), so it carries no stack trace.
 	 */
 	static final class Incomplete extends DecodeException {
 

@@ -11,15 +11,17 @@ import dev.listwatch.UnbindableObject;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Decodes one page of a list as its bytes stream in: a small state machine whose parts are
- * {@link JsonFrameReader.FrameDecoder}s driven by one {@link JsonFrameReader} ({@link #decode}).
- * The list's {@code metadata} (before or after {@code items}), its {@code kind} and its items are
- * read one part at a time, each item with its own bytes, through a buffer that holds about one
- * item, so that a page of any size is never held whole. Each part reads from where the last ended
- * and may be tried again from there with more bytes (so it sets fields only as it goes and sets
- * them again on a new try), and says what it read as a {@link Step}. Items are bound by the
- * decoder's {@link ObjectBinder}; one that does not bind, or is larger than the size limit, is
- * handed up as an {@link UnbindableObject}, never dropped. One instance per list, on one thread.
+ * Decodes one page of a list as its bytes stream in: a small state machine whose parts
+ * are {@link JsonFrameReader.FrameDecoder}s driven by one {@link JsonFrameReader}
+ * ({@link #decode}). The list's {@code metadata} (before or after {@code items}), its
+ * {@code kind} and its items are read one part at a time, each item with its own bytes,
+ * through a buffer that holds about one item, so that a page of any size is never held
+ * whole. Each part reads from where the last ended and may be tried again from there with
+ * more bytes (so it sets fields only as it goes and sets them again on a new try), and
+ * says what it read as a {@link Step}. Items are bound by the decoder's
+ * {@link ObjectBinder}; one that does not bind, or is larger than the size limit, is
+ * handed up as an {@link UnbindableObject}, never dropped. One instance per list, on one
+ * thread.
  *
  * @param <T> the Java type of the objects
  */
@@ -82,23 +84,24 @@ final class ListDecoding<T> {
 	}
 
 	/**
-	 * Decodes one page of a list as its bytes stream in (see the class). An item larger than
-	 * {@code maxItemBytes} is handed up as an {@link UnbindableObject}, its metadata read from its
-	 * first bytes and the rest skipped as it arrives; when its metadata cannot be read, the list
-	 * fails. Reads the stream to its end.
+	 * Decodes one page of a list as its bytes stream in (see the class). An item larger
+	 * than {@code maxItemBytes} is handed up as an {@link UnbindableObject}, its metadata
+	 * read from its first bytes and the rest skipped as it arrives; when its metadata
+	 * cannot be read, the list fails. Reads the stream to its end.
 	 * @param <T> the Java type of the objects
 	 * @param in the body
-	 * @param maxItemBytes the size limit of one item (and of any other member of the list)
+	 * @param maxItemBytes the size limit of one item (and of any other member of the
+	 * list)
 	 * @param initialCapacity the buffer to begin with
 	 * @param binder binds the items
 	 * @param interner shares what repeats across the items
 	 * @return the page
 	 * @throws IOException when reading fails, or the stream ends inside the list
 	 * ({@link java.io.EOFException})
-	 * @throws JsonFrameReader.MalformedFrameException when an item is too large and its metadata
-	 * cannot be read, or another member of the list is too large
-	 * @throws DecodeException when the bytes are not a list, or a metadata-only list-watch got
-	 * another kind of list
+	 * @throws JsonFrameReader.MalformedFrameException when an item is too large and its
+	 * metadata cannot be read, or another member of the list is too large
+	 * @throws DecodeException when the bytes are not a list, or a metadata-only
+	 * list-watch got another kind of list
 	 */
 	static <T> ObjectList<T> decode(InputStream in, int maxItemBytes, int initialCapacity, ObjectBinder<T> binder,
 			Interner interner) throws IOException {
@@ -149,8 +152,9 @@ final class ListDecoding<T> {
 	}
 
 	/**
-	 * The next member of the list: its metadata read, its kind read, {@code "items":[} (the
-	 * items follow), or any other member skipped; {@link Step#END} after the list's '}'.
+	 * The next member of the list: its metadata read, its kind read, {@code "items":[}
+	 * (the items follow), or any other member skipped; {@link Step#END} after the list's
+	 * '}'.
 	 */
 	private Step member(byte[] buf, int start, int limit, int[] end) {
 		JsonScanner json = new JsonScanner(buf, start, limit - start);
@@ -194,7 +198,9 @@ final class ListDecoding<T> {
 		return result;
 	}
 
-	/** Up to the next item's '{' (after a ','), or {@link Step#END} after the items' ']'. */
+	/**
+	 * Up to the next item's '{' (after a ','), or {@link Step#END} after the items' ']'.
+	 */
 	private Step separator(byte[] buf, int start, int limit, int[] end) {
 		JsonScanner json = new JsonScanner(buf, start, limit - start);
 		int c = json.peek();
@@ -214,7 +220,10 @@ final class ListDecoding<T> {
 		return Step.READ;
 	}
 
-	/** One item, from its '{': bound, or what could not be bound; {@code null} when too large. */
+	/**
+	 * One item, from its '{': bound, or what could not be bound; {@code null} when too
+	 * large.
+	 */
 	private @Nullable Decoded<T> item(byte[] buf, int start, int limit, int[] end) {
 		ObjectBinder.OnePass<T> bound = this.binder.bindInOnePass(buf, start, start, limit);
 		if (bound != null) {
@@ -237,8 +246,8 @@ final class ListDecoding<T> {
 			return new Decoded<>(new ObjectList.Item<>(meta, this.binder.bind(item, meta, buf, start)), null);
 		}
 		catch (ObjectBinder.NotBindable ex) {
-			// one object that does not fit the Java type must neither stop the whole list nor go
-			// missing from it (it would look deleted): it is handed up as such
+			// one object that does not fit the Java type must neither stop the whole list
+			// nor go missing from it (it would look deleted): it is handed up as such
 			return new Decoded<>(null, ex.unbindable);
 		}
 	}
@@ -263,9 +272,12 @@ final class ListDecoding<T> {
 		return new Decoded<>(null, this.binder.tooLarge(meta, this.maxItemBytes));
 	}
 
-	/** The list read; its items are there (checked), its resourceVersion as the server sent it. */
-	// the API server's lists always have a resourceVersion; one without (a hand-made fixture) keeps it
-	// null, as it always did, rather than failing the decode
+	/**
+	 * The list read; its items are there (checked), its resourceVersion as the server
+	 * sent it.
+	 */
+	// the API server's lists always have a resourceVersion; one without (a hand-made
+	// fixture) keeps it null, as it always did, rather than failing the decode
 	@SuppressWarnings("NullAway")
 	private static <T> ObjectList<T> list(@Nullable List<ObjectList.Item<T>> items, @Nullable String resourceVersion,
 			@Nullable String continueToken, @Nullable Long remaining, List<UnbindableObject> unbindable) {

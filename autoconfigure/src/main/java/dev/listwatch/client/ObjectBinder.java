@@ -11,15 +11,16 @@ import tools.jackson.core.JacksonException;
 import tools.jackson.databind.ObjectMapper;
 
 /**
- * Makes the Java object of one scanned object ({@link ObjectScan}): a {@link KubernetesObject}
- * that keeps the object's own bytes (without {@code metadata.managedFields} unless asked to keep
- * them; compressed when an {@link ObjectCompressor} is given), or an object of another Java type
- * bound leanly (see {@link TypedBinding}: read-only untyped maps and lists, shared strings, the
- * metadata as scanned), in one pass where it can be ({@link #bindInOnePass}: Jackson reads it from
- * where it starts, the scanned metadata in place of its own, and says where it ends), else from its
- * own bytes afterwards ({@link #bind}). An object that does not bind is never handed up with its
- * value: {@link NotBindable} carries what failed and where, in the words of {@link DecodeMessages}.
- * Thread-safe.
+ * Makes the Java object of one scanned object ({@link ObjectScan}): a
+ * {@link KubernetesObject} that keeps the object's own bytes (without
+ * {@code metadata.managedFields} unless asked to keep them; compressed when an
+ * {@link ObjectCompressor} is given), or an object of another Java type bound leanly (see
+ * {@link TypedBinding}: read-only untyped maps and lists, shared strings, the metadata as
+ * scanned), in one pass where it can be ({@link #bindInOnePass}: Jackson reads it from
+ * where it starts, the scanned metadata in place of its own, and says where it ends),
+ * else from its own bytes afterwards ({@link #bind}). An object that does not bind is
+ * never handed up with its value: {@link NotBindable} carries what failed and where, in
+ * the words of {@link DecodeMessages}. Thread-safe.
  *
  * @param <T> the Java type of the objects
  */
@@ -29,28 +30,35 @@ final class ObjectBinder<T> {
 
 	private final Class<T> type;
 
-	/** Binds the objects of a type other than {@link KubernetesObject}; {@code null} for that. */
+	/**
+	 * Binds the objects of a type other than {@link KubernetesObject}; {@code null} for
+	 * that.
+	 */
 	private final @Nullable TypedBinding<T> binding;
 
 	private final boolean keepManagedFields;
 
 	/**
-	 * Whether a typed watch's event objects are bound in one pass (see {@link #bindInOnePass}):
-	 * until the type turns out to bind its metadata itself. Racy and safe: a stale value only
-	 * costs one more try.
+	 * Whether a typed watch's event objects are bound in one pass (see
+	 * {@link #bindInOnePass}): until the type turns out to bind its metadata itself. Racy
+	 * and safe: a stale value only costs one more try.
 	 */
 	private boolean onePass = true;
 
 	/**
-	 * Whether objects are {@code PartialObjectMetadata} (a metadata-only list-watch): lists must be
-	 * {@code PartialObjectMetadataList}s and event objects {@code PartialObjectMetadata}.
+	 * Whether objects are {@code PartialObjectMetadata} (a metadata-only list-watch):
+	 * lists must be {@code PartialObjectMetadataList}s and event objects
+	 * {@code PartialObjectMetadata}.
 	 */
 	private final boolean metadataOnly;
 
 	/** Shares the strings that repeat across objects (apiVersions and kinds here). */
 	private final Interner interner;
 
-	/** Compresses the JSON of {@link KubernetesObject}s, or {@code null} to hold it as it is. */
+	/**
+	 * Compresses the JSON of {@link KubernetesObject}s, or {@code null} to hold it as it
+	 * is.
+	 */
 	private final @Nullable ObjectCompressor compressor;
 
 	ObjectBinder(Class<T> type, ObjectMapper mapper, boolean keepManagedFields, boolean metadataOnly,
@@ -78,17 +86,19 @@ final class ObjectBinder<T> {
 	}
 
 	/**
-	 * Binds a typed watch's object in one pass over its bytes (a list item, or the object of an
-	 * ADDED, MODIFIED or DELETED event whose {@code type} came first, as the API server writes it): the
-	 * object's envelope and metadata are read up to the end of its {@code metadata} (which the API
-	 * server writes before {@code spec}), and Jackson binds the object from its start with
-	 * {@code {}} in place of the metadata (which the binding takes as read here, see
-	 * {@link TypedBinding}) and tells where it ends, so that the rest of the object is neither
-	 * skipped first nor copied. Anything else (no binding, another event type, the metadata after
-	 * the rest or missing, a type that binds its {@code metadata} itself, an object that does not
-	 * bind or is not whole in the bytes) is left to the usual two passes, which decide how it ends.
+	 * Binds a typed watch's object in one pass over its bytes (a list item, or the object
+	 * of an ADDED, MODIFIED or DELETED event whose {@code type} came first, as the API
+	 * server writes it): the object's envelope and metadata are read up to the end of its
+	 * {@code metadata} (which the API server writes before {@code spec}), and Jackson
+	 * binds the object from its start with {@code {}} in place of the metadata (which the
+	 * binding takes as read here, see {@link TypedBinding}) and tells where it ends, so
+	 * that the rest of the object is neither skipped first nor copied. Anything else (no
+	 * binding, another event type, the metadata after the rest or missing, a type that
+	 * binds its {@code metadata} itself, an object that does not bind or is not whole in
+	 * the bytes) is left to the usual two passes, which decide how it ends.
 	 * @param buf the bytes
-	 * @param off where the event (or item) starts: the scan's positions are relative to it
+	 * @param off where the event (or item) starts: the scan's positions are relative to
+	 * it
 	 * @param start where the object starts (its '{')
 	 * @param limit where the bytes read end
 	 * @return the object bound and its scan (its end set), or {@code null}
@@ -105,8 +115,8 @@ final class ObjectBinder<T> {
 		try {
 			JsonScanner json = new JsonScanner(buf, start, limit - start);
 			json.beginObject();
-			// the envelope's apiVersion and kind are not read: only untyped and metadata-only objects,
-			// which never come here, keep or check them
+			// the envelope's apiVersion and kind are not read: only untyped and
+			// metadata-only objects, which never come here, keep or check them
 			for (int key = json.nextKey(true); key >= 0; key = json.nextKey(false)) {
 				if (json.keyIs(key, METADATA) && json.peek() == '{') {
 					metadataStart = json.position();
@@ -133,7 +143,8 @@ final class ObjectBinder<T> {
 			value = binding.bind(new WithoutMetadata(buf, start, metadataStart, metadataEnd, limit), meta, consumed);
 		}
 		catch (JacksonException ex) {
-			// does not bind, or is not whole here: the usual passes report it as they always have
+			// does not bind, or is not whole here: the usual passes report it as they
+			// always have
 			return null;
 		}
 		if (value == null) {
@@ -179,16 +190,19 @@ final class ObjectBinder<T> {
 			return binding.bind(json, meta);
 		}
 		catch (JacksonException ex) {
-			// never the exception itself, nor its message: Jackson's messages quote the value
+			// never the exception itself, nor its message: Jackson's messages quote the
+			// value
 			throw new NotBindable(unbindable(meta, ex));
 		}
 	}
 
 	/**
-	 * What could not be bound, from Jackson's exception, never with the value it found there.
+	 * What could not be bound, from Jackson's exception, never with the value it found
+	 * there.
 	 * @param meta the object's metadata
 	 * @param ex why binding failed
-	 * @return the path of the value that failed, the target type and a reason without the value
+	 * @return the path of the value that failed, the target type and a reason without the
+	 * value
 	 */
 	UnbindableObject unbindable(ObjectMeta meta, JacksonException ex) {
 		return new UnbindableObject(meta, DecodeMessages.pointer(ex), this.type.getName(),
@@ -211,8 +225,9 @@ final class ObjectBinder<T> {
 	}
 
 	/**
-	 * An object does not bind to the Java type. Control flow inside the decoder, always caught: it
-	 * has no cause (Jackson's exception, whose message quotes the value) and no stack trace.
+	 * An object does not bind to the Java type. Control flow inside the decoder, always
+	 * caught: it has no cause (Jackson's exception, whose message quotes the value) and
+	 * no stack trace.
 	 */
 	static final class NotBindable extends DecodeException {
 
@@ -227,8 +242,8 @@ final class ObjectBinder<T> {
 	}
 
 	/**
-	 * An object's bytes up to {@code limit}, with {@code {}} in place of its metadata's value: what
-	 * {@link #bindInOnePass} gives Jackson.
+	 * An object's bytes up to {@code limit}, with {@code {}} in place of its metadata's
+	 * value: what {@link #bindInOnePass} gives Jackson.
 	 */
 	private static final class WithoutMetadata extends InputStream {
 
@@ -240,7 +255,10 @@ final class ObjectBinder<T> {
 
 		private final int limit;
 
-		/** Where the next byte comes from: in buf, or in EMPTY_OBJECT while {@link #inEmpty} is not negative. */
+		/**
+		 * Where the next byte comes from: in buf, or in EMPTY_OBJECT while
+		 * {@link #inEmpty} is not negative.
+		 */
 		private int pos;
 
 		/** Where the bytes in buf end for now: metadataStart, then limit. */

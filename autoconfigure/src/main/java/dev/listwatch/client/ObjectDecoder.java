@@ -16,30 +16,31 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Decodes watch events and list pages in one pass over their bytes: the envelope and each
- * object's metadata are read by a {@link JsonScanner} (see {@link ObjectScan}), everything else
- * is skipped by a byte scan (not tokenized: a syntax error deep inside a skipped value, such as a
- * missing colon in {@code spec}, surfaces only when the object is bound or parsed), and each
- * object keeps its own bytes (without {@code metadata.managedFields} unless asked to keep them).
- * Objects bound to a Java type other than {@link KubernetesObject} are bound leanly (see
- * {@link TypedBinding}: read-only untyped maps and lists, shared strings, the metadata read here),
- * in one pass where they can be (Jackson reads them from where they start, the metadata read here
- * in place of theirs, and says where they end), else from their own bytes afterwards, and the
- * bytes dropped (see {@link ObjectBinder}). A list page is decoded as it streams in, item by item,
- * never held whole (see {@link ListDecoding}).
+ * object's metadata are read by a {@link JsonScanner} (see {@link ObjectScan}),
+ * everything else is skipped by a byte scan (not tokenized: a syntax error deep inside a
+ * skipped value, such as a missing colon in {@code spec}, surfaces only when the object
+ * is bound or parsed), and each object keeps its own bytes (without
+ * {@code metadata.managedFields} unless asked to keep them). Objects bound to a Java type
+ * other than {@link KubernetesObject} are bound leanly (see {@link TypedBinding}:
+ * read-only untyped maps and lists, shared strings, the metadata read here), in one pass
+ * where they can be (Jackson reads them from where they start, the metadata read here in
+ * place of theirs, and says where they end), else from their own bytes afterwards, and
+ * the bytes dropped (see {@link ObjectBinder}). A list page is decoded as it streams in,
+ * item by item, never held whole (see {@link ListDecoding}).
  * <p>
- * An object the server has that cannot be held, because it does not bind to the Java type or is
- * larger than the size limit, is never dropped: it is handed up with its metadata as an
- * {@link UnbindableObject} (in a {@link WatchEvent#unbindable} event, or in
- * {@link ObjectList#unbindable()}), which says where and why, never with the value (Jackson's
- * messages quote it, and they reach no message, log or status from here; see
+ * An object the server has that cannot be held, because it does not bind to the Java type
+ * or is larger than the size limit, is never dropped: it is handed up with its metadata
+ * as an {@link UnbindableObject} (in a {@link WatchEvent#unbindable} event, or in
+ * {@link ObjectList#unbindable()}), which says where and why, never with the value
+ * (Jackson's messages quote it, and they reach no message, log or status from here; see
  * {@link DecodeMessages}).
  * <p>
- * This class reads the watch event's envelope ({@code type} and {@code object}) and is the entry
- * point of the decoding: the parts it hands to are {@link ObjectScan} (an object's envelope and
- * metadata), {@link ObjectBinder} (the Java object), {@link ListDecoding} (a list page, streamed),
- * {@link StatusDecoder} (an ERROR event's {@code Status}) and {@link Interner} (what repeats across
- * objects, shared by all of them).
- * Thread-safe.
+ * This class reads the watch event's envelope ({@code type} and {@code object}) and is
+ * the entry point of the decoding: the parts it hands to are {@link ObjectScan} (an
+ * object's envelope and metadata), {@link ObjectBinder} (the Java object),
+ * {@link ListDecoding} (a list page, streamed), {@link StatusDecoder} (an ERROR event's
+ * {@code Status}) and {@link Interner} (what repeats across objects, shared by all of
+ * them). Thread-safe.
  *
  * @param <T> the Java type of the objects
  */
@@ -51,7 +52,9 @@ final class ObjectDecoder<T> {
 
 	private static final byte[] OBJECT = ObjectScan.ascii("object");
 
-	/** The buffer of a list's bytes to begin with: some dozens of typical items per read. */
+	/**
+	 * The buffer of a list's bytes to begin with: some dozens of typical items per read.
+	 */
 	private static final int LIST_BUFFER = 256 * 1024;
 
 	/** Binds the objects to the Java type. */
@@ -107,15 +110,16 @@ final class ObjectDecoder<T> {
 	}
 
 	/**
-	 * Decodes the watch event that starts at {@code off}, reading no further than {@code limit}.
+	 * Decodes the watch event that starts at {@code off}, reading no further than
+	 * {@code limit}.
 	 * @param buf the bytes
 	 * @param off where the event starts
 	 * @param limit where the bytes read so far end
 	 * @param end receives where the event ends
 	 * @return the event
 	 * @throws JsonScanner.Incomplete when the event goes on past {@code limit}
-	 * @throws DecodeException when the bytes are not a watch event, or an ERROR event's object is
-	 * not a {@code Status}
+	 * @throws DecodeException when the bytes are not a watch event, or an ERROR event's
+	 * object is not a {@code Status}
 	 */
 	WatchEvent<T> decodeEvent(byte[] buf, int off, int limit, int[] end) {
 		JsonScanner json = new JsonScanner(buf, off, limit - off);
@@ -170,7 +174,8 @@ final class ObjectDecoder<T> {
 			case ERROR -> {
 				Status status = StatusDecoder.decode(buf, off + object.start, object.end - object.start);
 				if (status == null) {
-					// an ERROR event stands for its Status: without one it says nothing that can be acted on
+					// an ERROR event stands for its Status: without one it says nothing
+					// that can be acted on
 					throw new DecodeException("an ERROR watch event whose object is not a Status");
 				}
 				yield new WatchEvent<>(eventType, null, null, status, false);
@@ -189,7 +194,8 @@ final class ObjectDecoder<T> {
 					yield new WatchEvent<>(eventType, this.binder.bind(object, meta, buf, off), meta, null, false);
 				}
 				catch (ObjectBinder.NotBindable ex) {
-					// the event is sound but its object does not fit the Java type: say so and go on
+					// the event is sound but its object does not fit the Java type: say
+					// so and go on
 					yield WatchEvent.unbindable(eventType, ex.unbindable);
 				}
 			}
@@ -197,18 +203,19 @@ final class ObjectDecoder<T> {
 	}
 
 	/**
-	 * What to hand up for a watch event larger than the size limit, from its first bytes: an
-	 * ADDED, MODIFIED or DELETED event whose object cannot be held, when the event's {@code type}
-	 * and the object's metadata come before the limit (the API server writes {@code type} first
-	 * and {@code metadata} before {@code spec}). The metadata counts as read when it closed before
-	 * the limit, or when the limit cut it inside {@code managedFields}, which the API server writes
-	 * last, with the name and resourceVersion read before it.
+	 * What to hand up for a watch event larger than the size limit, from its first bytes:
+	 * an ADDED, MODIFIED or DELETED event whose object cannot be held, when the event's
+	 * {@code type} and the object's metadata come before the limit (the API server writes
+	 * {@code type} first and {@code metadata} before {@code spec}). The metadata counts
+	 * as read when it closed before the limit, or when the limit cut it inside
+	 * {@code managedFields}, which the API server writes last, with the name and
+	 * resourceVersion read before it.
 	 * @param buf the bytes
 	 * @param off where the event starts
 	 * @param limit where its first bytes end (the event goes on)
 	 * @param maxBytes the size limit, for the reason
-	 * @return the event, or {@code null} when its first bytes do not tell its type and metadata,
-	 * or it is a BOOKMARK or an ERROR
+	 * @return the event, or {@code null} when its first bytes do not tell its type and
+	 * metadata, or it is a BOOKMARK or an ERROR
 	 */
 	@Nullable WatchEvent<T> decodeOversizedEvent(byte[] buf, int off, int limit, int maxBytes) {
 		JsonScanner json = new JsonScanner(buf, off, limit - off);
@@ -268,26 +275,28 @@ final class ObjectDecoder<T> {
 	}
 
 	/**
-	 * Decodes one page of a list as its bytes stream in: the list's {@code metadata} (before or after
-	 * {@code items}) and its items one at a time, each with its own bytes, through a buffer that
-	 * holds about one item (never more than {@code maxItemBytes} and one read), so that a page of
-	 * any size is never held whole. An item larger than {@code maxItemBytes} is handed up as an
-	 * {@link UnbindableObject}, its metadata read from its first bytes and the rest skipped as it
-	 * arrives (see {@link #decodeOversizedEvent}); when its metadata cannot be read, the list fails.
-	 * Reads the stream to its end. See {@link ListDecoding}.
+	 * Decodes one page of a list as its bytes stream in: the list's {@code metadata}
+	 * (before or after {@code items}) and its items one at a time, each with its own
+	 * bytes, through a buffer that holds about one item (never more than
+	 * {@code maxItemBytes} and one read), so that a page of any size is never held whole.
+	 * An item larger than {@code maxItemBytes} is handed up as an
+	 * {@link UnbindableObject}, its metadata read from its first bytes and the rest
+	 * skipped as it arrives (see {@link #decodeOversizedEvent}); when its metadata cannot
+	 * be read, the list fails. Reads the stream to its end. See {@link ListDecoding}.
 	 * @param in the body
-	 * @param maxItemBytes the size limit of one item (and of any other member of the list)
+	 * @param maxItemBytes the size limit of one item (and of any other member of the
+	 * list)
 	 * @return the page
 	 * @throws IOException when reading fails, or the stream ends inside the list
 	 * ({@link java.io.EOFException})
-	 * @throws JsonFrameReader.MalformedFrameException when an item is too large and its metadata
-	 * cannot be read, or another member of the list is too large
-	 * @throws DecodeException when the bytes are not a list, or a metadata-only list-watch got
-	 * another kind of list
+	 * @throws JsonFrameReader.MalformedFrameException when an item is too large and its
+	 * metadata cannot be read, or another member of the list is too large
+	 * @throws DecodeException when the bytes are not a list, or a metadata-only
+	 * list-watch got another kind of list
 	 */
 	ObjectList<T> decodeList(InputStream in, int maxItemBytes) throws IOException {
-		return ListDecoding.decode(in, maxItemBytes, (int) Math.min(LIST_BUFFER, (long) maxItemBytes + 1),
-				this.binder, this.interner);
+		return ListDecoding.decode(in, maxItemBytes, (int) Math.min(LIST_BUFFER, (long) maxItemBytes + 1), this.binder,
+				this.interner);
 	}
 
 	private static WatchEvent.Type eventType(String type) {
@@ -297,7 +306,8 @@ final class ObjectDecoder<T> {
 			case "DELETED" -> WatchEvent.Type.DELETED;
 			case "BOOKMARK" -> WatchEvent.Type.BOOKMARK;
 			case "ERROR" -> WatchEvent.Type.ERROR;
-			default -> throw new DecodeException("an unknown watch event type \"" + DecodeMessages.truncate(type) + "\"");
+			default ->
+				throw new DecodeException("an unknown watch event type \"" + DecodeMessages.truncate(type) + "\"");
 		};
 	}
 

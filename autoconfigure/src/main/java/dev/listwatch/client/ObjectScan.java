@@ -9,13 +9,14 @@ import dev.listwatch.ObjectMeta;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What one pass over an object found: its envelope ({@code apiVersion}, {@code kind}), its
- * metadata (name, namespace, uid, resourceVersion, labels; the
- * {@value #INITIAL_EVENTS_END} annotation when asked), where it starts and ends, and where its
- * {@code metadata.managedFields} are, so that its bytes can be copied without them. Read by a
- * {@link JsonScanner}: the envelope and metadata are read, everything else is skipped by a byte
- * scan (not tokenized). Strings and label sets that repeat are shared through the decoder's
- * {@link Interner}. One scan per object, on one thread; not thread-safe.
+ * What one pass over an object found: its envelope ({@code apiVersion}, {@code kind}),
+ * its metadata (name, namespace, uid, resourceVersion, labels; the
+ * {@value #INITIAL_EVENTS_END} annotation when asked), where it starts and ends, and
+ * where its {@code metadata.managedFields} are, so that its bytes can be copied without
+ * them. Read by a {@link JsonScanner}: the envelope and metadata are read, everything
+ * else is skipped by a byte scan (not tokenized). Strings and label sets that repeat are
+ * shared through the decoder's {@link Interner}. One scan per object, on one thread; not
+ * thread-safe.
  */
 final class ObjectScan {
 
@@ -88,8 +89,8 @@ final class ObjectScan {
 	/**
 	 * Reads an object's envelope and metadata, skipping the rest; ends after its '}'.
 	 * @param json the scanner, at the object's '{'
-	 * @throws JsonScanner.Incomplete when the object goes on past the bytes read (what was read
-	 * before stays set)
+	 * @throws JsonScanner.Incomplete when the object goes on past the bytes read (what
+	 * was read before stays set)
 	 * @throws DecodeException when the bytes are not a JSON object
 	 */
 	void readObject(JsonScanner json) {
@@ -111,7 +112,8 @@ final class ObjectScan {
 	}
 
 	/**
-	 * Reads an object's {@code metadata}, from its '{' to after its '}', and marks it read.
+	 * Reads an object's {@code metadata}, from its '{' to after its '}', and marks it
+	 * read.
 	 * @param json the scanner, at the metadata's '{'
 	 * @throws JsonScanner.Incomplete when the metadata goes on past the bytes read
 	 * @throws DecodeException when the bytes are not a JSON object
@@ -170,18 +172,17 @@ final class ObjectScan {
 	}
 
 	/**
-	 * Whether the metadata is known, from a scan that may have stopped early: read whole, or
-	 * cut inside managedFields (written last by the API server) with name and resourceVersion
-	 * read before it.
+	 * Whether the metadata is known, from a scan that may have stopped early: read whole,
+	 * or cut inside managedFields (written last by the API server) with name and
+	 * resourceVersion read before it.
 	 */
 	boolean metadataKnown() {
-		return this.metadataRead
-				|| (this.inManagedFields && this.name != null && this.resourceVersion != null);
+		return this.metadataRead || (this.inManagedFields && this.name != null && this.resourceVersion != null);
 	}
 
 	/** The object's metadata: made from what was read, or as set in {@link #readMeta}. */
-	// the API server's objects always have a resourceVersion; one without (a hand-made fixture)
-	// keeps it null, as it always did, rather than failing the decode
+	// the API server's objects always have a resourceVersion; one without (a hand-made
+	// fixture) keeps it null, as it always did, rather than failing the decode
 	@SuppressWarnings("NullAway")
 	ObjectMeta meta() {
 		if (this.readMeta != null) {

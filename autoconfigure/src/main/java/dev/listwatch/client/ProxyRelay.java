@@ -28,24 +28,27 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.core.task.SimpleAsyncTaskExecutor;
 
 /**
- * A relay on the loopback interface that opens CONNECT tunnels to the API server through an
- * HTTP proxy that wants Basic credentials ({@code proxy-url: http://user:password@proxy}).
+ * A relay on the loopback interface that opens CONNECT tunnels to the API server through
+ * an HTTP proxy that wants Basic credentials
+ * ({@code proxy-url: http://user:password@proxy}).
  *
- * <p>The JDK HTTP client cannot do that itself: it never sends Basic credentials on a CONNECT
- * ({@code jdk.http.auth.tunneling.disabledSchemes} lists Basic by default, and the JDK reads it
- * once per JVM), and on Java 17 it sends no header of the caller's on a CONNECT at all, so an
- * authenticating proxy answers 407 for ever. The client is therefore pointed at this relay as
- * its proxy; the relay repeats each CONNECT to the real proxy with a pre-emptive
- * {@code Proxy-Authorization: Basic ...}, answers the client with the proxy's status, and then
- * copies bytes both ways. TLS to the API server stays end to end: the relay sees only the
- * CONNECT line and the encrypted stream.
+ * <p>
+ * The JDK HTTP client cannot do that itself: it never sends Basic credentials on a
+ * CONNECT ({@code jdk.http.auth.tunneling.disabledSchemes} lists Basic by default, and
+ * the JDK reads it once per JVM), and on Java 17 it sends no header of the caller's on a
+ * CONNECT at all, so an authenticating proxy answers 407 for ever. The client is
+ * therefore pointed at this relay as its proxy; the relay repeats each CONNECT to the
+ * real proxy with a pre-emptive {@code Proxy-Authorization: Basic ...}, answers the
+ * client with the proxy's status, and then copies bytes both ways. TLS to the API server
+ * stays end to end: the relay sees only the CONNECT line and the encrypted stream.
  *
- * <p>The relay listens on 127.0.0.1 only and opens tunnels only to the API server's
- * {@code host:port}; any other request is answered 403. A local process that connects to it
- * can reach the API server through the proxy under listwatch's proxy account (it never learns
- * the credentials); the JDK client offers no way to authenticate itself to the relay. Each open
- * tunnel takes two threads (virtual threads on Java 21+). The credentials are never logged and
- * {@link #toString()} does not show them.
+ * <p>
+ * The relay listens on 127.0.0.1 only and opens tunnels only to the API server's
+ * {@code host:port}; any other request is answered 403. A local process that connects to
+ * it can reach the API server through the proxy under listwatch's proxy account (it never
+ * learns the credentials); the JDK client offers no way to authenticate itself to the
+ * relay. Each open tunnel takes two threads (virtual threads on Java 21+). The
+ * credentials are never logged and {@link #toString()} does not show them.
  */
 final class ProxyRelay implements AutoCloseable {
 
@@ -96,8 +99,8 @@ final class ProxyRelay implements AutoCloseable {
 	 * Starts a relay.
 	 * @param proxy the proxy, with credentials
 	 * @param target the API server's URL: the only place tunnels go
-	 * @param timeout how long connecting to the proxy, and each request or response head, may
-	 * take
+	 * @param timeout how long connecting to the proxy, and each request or response head,
+	 * may take
 	 * @return the running relay
 	 * @throws UncheckedIOException if no port can be opened on the loopback interface
 	 */
@@ -107,8 +110,8 @@ final class ProxyRelay implements AutoCloseable {
 			server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
 		}
 		catch (IOException ex) {
-			throw new UncheckedIOException("Cannot open the relay for proxy " + proxy.withoutCredentials()
-					+ " on the loopback interface", ex);
+			throw new UncheckedIOException(
+					"Cannot open the relay for proxy " + proxy.withoutCredentials() + " on the loopback interface", ex);
 		}
 		ProxyRelay relay = new ProxyRelay(server, proxy, target, timeout);
 		relay.threads.execute(relay::accept);
@@ -201,7 +204,8 @@ final class ProxyRelay implements AutoCloseable {
 			respond(clientOut, "200 Connection established");
 			client.setSoTimeout(0);
 			upstream.setSoTimeout(0);
-			// a peer gone silently after the other side half-closed must not hold a tunnel for ever
+			// a peer gone silently after the other side half-closed must not hold a
+			// tunnel for ever
 			client.setKeepAlive(true);
 			upstream.setKeepAlive(true);
 			Tunnel tunnel = new Tunnel(client, upstream);
@@ -310,8 +314,8 @@ final class ProxyRelay implements AutoCloseable {
 	}
 
 	/**
-	 * An open tunnel: two pumps; each half-closes its destination at the end of its source,
-	 * and the second to end closes both sockets. An error in either closes both.
+	 * An open tunnel: two pumps; each half-closes its destination at the end of its
+	 * source, and the second to end closes both sockets. An error in either closes both.
 	 */
 	private final class Tunnel {
 

@@ -35,16 +35,17 @@ import org.springframework.http.client.ClientHttpRequestFactory;
 import org.springframework.http.client.ClientHttpResponse;
 
 /**
- * Spring's request factory over the JDK {@link HttpClient}, with a response body that reads
- * ahead. Spring's own {@code JdkClientHttpRequestFactory} reads bodies through
- * {@code BodyHandlers.ofInputStream()}, which asks the client for one buffer at a time: on a
- * watch that streams hundreds of megabytes a second the reading thread then waits on the
- * client's selector thread after every 16 KB, and the two hand over and over again. Here the body
- * asks for {@value ReadAheadBody#WINDOW} buffers ahead (at most a few hundred KB per response) and
- * a read takes all that has arrived, so both sides run without waiting for each other.
+ * Spring's request factory over the JDK {@link HttpClient}, with a response body that
+ * reads ahead. Spring's own {@code JdkClientHttpRequestFactory} reads bodies through
+ * {@code BodyHandlers.ofInputStream()}, which asks the client for one buffer at a time:
+ * on a watch that streams hundreds of megabytes a second the reading thread then waits on
+ * the client's selector thread after every 16 KB, and the two hand over and over again.
+ * Here the body asks for {@value ReadAheadBody#WINDOW} buffers ahead (at most a few
+ * hundred KB per response) and a read takes all that has arrived, so both sides run
+ * without waiting for each other.
  * <p>
- * A stream that breaks still yields every byte that arrived before the error is reported, and
- * closing the body from another thread ends a read parked on it.
+ * A stream that breaks still yields every byte that arrived before the error is reported,
+ * and closing the body from another thread ends a read parked on it.
  */
 final class ReadAheadRequestFactory implements ClientHttpRequestFactory {
 
@@ -107,7 +108,8 @@ final class ReadAheadRequestFactory implements ClientHttpRequestFactory {
 				return new Response(future.get());
 			}
 			catch (InterruptedException ex) {
-				// cancelling abandons the exchange (and its connection); the interrupt stays set
+				// cancelling abandons the exchange (and its connection); the interrupt
+				// stays set
 				future.cancel(true);
 				Thread.currentThread().interrupt();
 				throw new InterruptedIOException("the request was interrupted");
@@ -180,7 +182,8 @@ final class ReadAheadRequestFactory implements ClientHttpRequestFactory {
 
 		@Override
 		public void close() {
-			// a body read to its end has given its connection back already; any other is cut
+			// a body read to its end has given its connection back already; any other is
+			// cut
 			try {
 				getBody().close();
 			}
@@ -192,8 +195,8 @@ final class ReadAheadRequestFactory implements ClientHttpRequestFactory {
 	}
 
 	/**
-	 * The body subscriber and the stream it feeds. The client's threads call the subscriber
-	 * methods (one at a time); one thread reads; any thread may close.
+	 * The body subscriber and the stream it feeds. The client's threads call the
+	 * subscriber methods (one at a time); one thread reads; any thread may close.
 	 */
 	static final class ReadAheadBody extends InputStream implements HttpResponse.BodySubscriber<InputStream> {
 
@@ -308,8 +311,8 @@ final class ReadAheadRequestFactory implements ClientHttpRequestFactory {
 		}
 
 		/**
-		 * The next buffer with bytes, or {@code null} at the end, or when none has arrived and
-		 * {@code wait} is false.
+		 * The next buffer with bytes, or {@code null} at the end, or when none has
+		 * arrived and {@code wait} is false.
 		 */
 		private @Nullable ByteBuffer nextBuffer(boolean wait) throws IOException {
 			while (true) {

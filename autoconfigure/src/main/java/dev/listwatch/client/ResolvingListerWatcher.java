@@ -1,6 +1,5 @@
 package dev.listwatch.client;
 
-import java.util.Objects;
 import java.util.function.Supplier;
 
 import dev.listwatch.ListOptions;
@@ -11,8 +10,9 @@ import dev.listwatch.WatchStream;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A lister-watcher that finds its resource through API discovery on first use, so that creating
- * it needs no connection; until then {@link #resource()} describes what was declared.
+ * A lister-watcher that finds its resource through API discovery on first use, so that
+ * creating it needs no connection; until then {@link #resource()} describes what was
+ * declared.
  *
  * @param <T> the Java type of the objects
  */

@@ -24,16 +24,17 @@ import javax.net.ssl.TrustManager;
  * An {@link SSLContext} whose engines send {@code tls-server-name} as the TLS server name
  * indication (SNI), as client-go does, whatever host the URL names.
  *
- * <p>The JDK HTTP client sets the SNI of every connection itself: the URL's host when it is
+ * <p>
+ * The JDK HTTP client sets the SNI of every connection itself: the URL's host when it is
  * a DNS name (overwriting any server name given through
  * {@code HttpClient.Builder.sslParameters}), none when it is an IP address. Gateways that
  * route on SNI then see the URL's host instead of the name the cluster is reached by. The
  * engines of this context replace the server names on every
  * {@link SSLEngine#setSSLParameters(SSLParameters)}, so the name that reaches the wire is
- * {@code tls-server-name}, or no name at all when {@code tls-server-name} is an IP address
- * (Go sends no SNI for an address either). The HTTP {@code Host} header still names the
- * URL's host, as in client-go. Verifying the certificate against {@code tls-server-name} is
- * the trust manager's work (see {@link ServerTrust}).
+ * {@code tls-server-name}, or no name at all when {@code tls-server-name} is an IP
+ * address (Go sends no SNI for an address either). The HTTP {@code Host} header still
+ * names the URL's host, as in client-go. Verifying the certificate against
+ * {@code tls-server-name} is the trust manager's work (see {@link ServerTrust}).
  */
 final class ServerNameSslContext extends SSLContext {
 

@@ -85,9 +85,10 @@ final class ServerTrust {
 	}
 
 	/**
-	 * A trust manager on the client side of a connection: it checks servers only, all three
-	 * ways of asking through {@link #checkServerTrusted(X509Certificate[], String)}, and refuses
-	 * to check clients.
+	 * A trust manager on the client side of a connection: it checks servers only, all
+	 * three ways of asking through
+	 * {@link #checkServerTrusted(X509Certificate[], String)}, and refuses to check
+	 * clients.
 	 */
 	abstract static class ClientSideTrustManager extends X509ExtendedTrustManager {
 

@@ -9,10 +9,10 @@ import tools.jackson.core.json.JsonFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Decodes a Kubernetes {@code Status} (an error response's body, an ERROR watch event's object)
- * leniently, with Jackson's tokenizer: its {@code code}, {@code reason} and {@code message} when
- * they have the right JSON type, anything else skipped. Never throws on bad bytes. Stateless and
- * thread-safe.
+ * Decodes a Kubernetes {@code Status} (an error response's body, an ERROR watch event's
+ * object) leniently, with Jackson's tokenizer: its {@code code}, {@code reason} and
+ * {@code message} when they have the right JSON type, anything else skipped. Never throws
+ * on bad bytes. Stateless and thread-safe.
  */
 final class StatusDecoder {
 

@@ -29,15 +29,16 @@ import org.springframework.boot.ssl.SslManagerBundle;
 import org.springframework.http.client.ClientHttpRequestFactory;
 
 /**
- * The HTTP transport to one cluster: a request factory on the JDK HTTP client (HTTP/1.1) set up
- * with the cluster's TLS ({@code tls-server-name} as SNI and as the name the certificate is
- * checked against, {@code insecure-skip-tls-verify}), proxy and connect timeout, with no read
- * timeout (watches stream for minutes) and no redirect following, whose tasks run on the thread
- * that hands them over (see {@link InlineExecutor}); and what it holds open: the loopback relay
- * that adds credentials to the CONNECT requests of an {@code https} server's proxy. It does not
- * add the {@code Authorization} header.
+ * The HTTP transport to one cluster: a request factory on the JDK HTTP client (HTTP/1.1)
+ * set up with the cluster's TLS ({@code tls-server-name} as SNI and as the name the
+ * certificate is checked against, {@code insecure-skip-tls-verify}), proxy and connect
+ * timeout, with no read timeout (watches stream for minutes) and no redirect following,
+ * whose tasks run on the thread that hands them over (see {@link InlineExecutor}); and
+ * what it holds open: the loopback relay that adds credentials to the CONNECT requests of
+ * an {@code https} server's proxy. It does not add the {@code Authorization} header.
  *
- * <p>{@link #close()} stops the client's tasks and the relay; requests afterwards fail.
+ * <p>
+ * {@link #close()} stops the client's tasks and the relay; requests afterwards fail.
  * Thread-safe.
  */
 final class Transport implements AutoCloseable {
@@ -59,8 +60,9 @@ final class Transport implements AutoCloseable {
 	}
 
 	/**
-	 * Builds the transport to a cluster. Opens the proxy relay when an {@code https} server is
-	 * reached through a proxy that wants credentials; starts no thread otherwise.
+	 * Builds the transport to a cluster. Opens the proxy relay when an {@code https}
+	 * server is reached through a proxy that wants credentials; starts no thread
+	 * otherwise.
 	 * @param cluster the cluster
 	 * @return the transport, to be closed by its owner
 	 */
@@ -78,24 +80,26 @@ final class Transport implements AutoCloseable {
 				.withCustomizer((client) -> client.version(HttpClient.Version.HTTP_1_1));
 			if (!https) {
 				// never speaks TLS: spare the start-up the JVM's default SSL context
-				builder = builder.withCustomizer(
-						(client) -> client.sslContext(new DeferredSslContext()).sslParameters(DeferredSslContext.parameters()));
+				builder = builder.withCustomizer((client) -> client.sslContext(new DeferredSslContext())
+					.sslParameters(DeferredSslContext.parameters()));
 			}
 			if (relay != null) {
-				// an https server through a proxy that wants credentials: the relay adds them to the
-				// CONNECT, which the JDK client never does (see ProxyRelay)
+				// an https server through a proxy that wants credentials: the relay adds
+				// them to the CONNECT, which the JDK client never does (see ProxyRelay)
 				builder = builder.withProxySelector(ProxySelector.of(relay.address()));
 			}
 			else if (proxy != null) {
-				builder = builder
-					.withProxySelector(ProxySelector.of(InetSocketAddress.createUnresolved(proxy.host(), proxy.port())));
+				builder = builder.withProxySelector(
+						ProxySelector.of(InetSocketAddress.createUnresolved(proxy.host(), proxy.port())));
 				if (proxy.username() != null) {
-					// plain http server: the JDK client answers the proxy's 407 with Basic itself
+					// plain http server: the JDK client answers the proxy's 407 with
+					// Basic itself
 					Authenticator authenticator = authenticator(proxy);
 					builder = builder.withCustomizer((client) -> client.authenticator(authenticator));
 				}
 			}
-			return new Transport(cluster.server(), new ReadAheadRequestFactory(builder.build(settings)), executor, relay);
+			return new Transport(cluster.server(), new ReadAheadRequestFactory(builder.build(settings)), executor,
+					relay);
 		}
 		catch (RuntimeException ex) {
 			if (relay != null) {
@@ -107,12 +111,12 @@ final class Transport implements AutoCloseable {
 	}
 
 	/**
-	 * Where the JDK client runs its tasks: on the thread that hands them over, until closed, then
-	 * none (refused, so later requests fail as closed). Its selector thread then hands response
-	 * bytes to a body itself, which only queues them (and a reading thread that asks for more
-	 * lets the client read on): no further thread between the socket and the reading thread,
-	 * which on a busy watch woke once per buffer. The JDK client's default is a cached pool that
-	 * grows with the open watches.
+	 * Where the JDK client runs its tasks: on the thread that hands them over, until
+	 * closed, then none (refused, so later requests fail as closed). Its selector thread
+	 * then hands response bytes to a body itself, which only queues them (and a reading
+	 * thread that asks for more lets the client read on): no further thread between the
+	 * socket and the reading thread, which on a busy watch woke once per buffer. The JDK
+	 * client's default is a cached pool that grows with the open watches.
 	 */
 	static final class InlineExecutor extends AbstractExecutorService {
 
@@ -155,10 +159,11 @@ final class Transport implements AutoCloseable {
 	}
 
 	/**
-	 * The cluster's bundle with the trust managers the cluster asks for: any certificate when
-	 * {@code insecure-skip-tls-verify}, else the bundle's chain check plus the name check against
-	 * {@code tls-server-name} when one is set (the JDK then skips its own check against the URL's
-	 * host); and an SSL context that sends {@code tls-server-name} as SNI.
+	 * The cluster's bundle with the trust managers the cluster asks for: any certificate
+	 * when {@code insecure-skip-tls-verify}, else the bundle's chain check plus the name
+	 * check against {@code tls-server-name} when one is set (the JDK then skips its own
+	 * check against the URL's host); and an SSL context that sends
+	 * {@code tls-server-name} as SNI.
 	 */
 	static SslBundle sslBundle(Cluster cluster) {
 		SslBundle ssl = cluster.ssl();
@@ -263,8 +268,8 @@ final class Transport implements AutoCloseable {
 	}
 
 	/**
-	 * Stops the relay (cutting its tunnels) and the JDK client's tasks (open responses break, later
-	 * requests fail). Idempotent; returns without waiting.
+	 * Stops the relay (cutting its tunnels) and the JDK client's tasks (open responses
+	 * break, later requests fail). Idempotent; returns without waiting.
 	 */
 	@Override
 	public void close() {

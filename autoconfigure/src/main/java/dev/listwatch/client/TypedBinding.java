@@ -35,46 +35,56 @@ import tools.jackson.databind.type.MapType;
 import com.fasterxml.jackson.annotation.Nulls;
 
 /**
- * Binds a typed watch's objects to their Java type with Jackson, from the bytes the decoder kept
- * of each object, more leanly than the application's mapper would on its own: with a copy of that
- * mapper (the application's own is never changed) that adds, where Jackson would use its standard
- * deserializers and nothing of the application's says otherwise,
+ * Binds a typed watch's objects to their Java type with Jackson, from the bytes the
+ * decoder kept of each object, more leanly than the application's mapper would on its
+ * own: with a copy of that mapper (the application's own is never changed) that adds,
+ * where Jackson would use its standard deserializers and nothing of the application's
+ * says otherwise,
  * <ul>
- * <li>untyped values ({@code Object}, {@code Map<String, Object>}, {@code List<Object>}) as
- * read-only {@link CompactMap}s and {@link CompactList}s (one array each) instead of
- * {@code LinkedHashMap}s and {@code ArrayList}s, their string values shared through a small
- * bounded pool of the watch (most repeat from object to object: images, node names, condition
- * types, {@code "True"}), so are integers and the keys of maps of the same shape (the containers of
- * all Pods), numbers and booleans as Jackson binds them;</li>
- * <li>the object's own {@code metadata}, when the type holds it as {@link ObjectMeta}, as the
- * instance the decoder already read (the cache holds it anyway), instead of a second one; so that
- * the decoder need not even hand over its JSON (see {@link #bind(InputStream, ObjectMeta, long[])}).</li>
+ * <li>untyped values ({@code Object}, {@code Map<String, Object>}, {@code List<Object>})
+ * as read-only {@link CompactMap}s and {@link CompactList}s (one array each) instead of
+ * {@code LinkedHashMap}s and {@code ArrayList}s, their string values shared through a
+ * small bounded pool of the watch (most repeat from object to object: images, node names,
+ * condition types, {@code "True"}), so are integers and the keys of maps of the same
+ * shape (the containers of all Pods), numbers and booleans as Jackson binds them;</li>
+ * <li>the object's own {@code metadata}, when the type holds it as {@link ObjectMeta}, as
+ * the instance the decoder already read (the cache holds it anyway), instead of a second
+ * one; so that the decoder need not even hand over its JSON (see
+ * {@link #bind(InputStream, ObjectMeta, long[])}).</li>
  * </ul>
- * The objects bound are equal to what the mapper alone binds. A type or property that has a
- * deserializer of its own, Jackson annotations on an untyped {@code Map} or {@code List} property,
- * or features that change untyped values ({@code USE_JAVA_ARRAY_FOR_JSON_ARRAY}, the number
- * coercions) bind as the mapper alone binds them; so does {@code metadata} when the mapper fails
- * on unknown properties or on missing or null creator properties. Thread-safe.
+ * The objects bound are equal to what the mapper alone binds. A type or property that has
+ * a deserializer of its own, Jackson annotations on an untyped {@code Map} or
+ * {@code List} property, or features that change untyped values
+ * ({@code USE_JAVA_ARRAY_FOR_JSON_ARRAY}, the number coercions) bind as the mapper alone
+ * binds them; so does {@code metadata} when the mapper fails on unknown properties or on
+ * missing or null creator properties. Thread-safe.
  *
  * @param <T> the Java type
  */
 final class TypedBinding<T> {
 
 	/**
-	 * The object's metadata as the decoder read them, while this thread binds it (a thread-local
-	 * rather than an attribute of the binding: no reader and configuration made per object).
+	 * The object's metadata as the decoder read them, while this thread binds it (a
+	 * thread-local rather than an attribute of the binding: no reader and configuration
+	 * made per object).
 	 */
 	private static final ThreadLocal<@Nullable Scanned> SCANNED = new ThreadLocal<>();
 
 	/** Slots of the string pool (a power of two). */
 	static final int POOL_SLOTS = 4096;
 
-	/** Strings longer than this are never pooled (rarely shared, and they would keep memory alive). */
+	/**
+	 * Strings longer than this are never pooled (rarely shared, and they would keep
+	 * memory alive).
+	 */
 	static final int POOL_MAX_LENGTH = 128;
 
 	private final ObjectReader reader;
 
-	/** The reader of {@link #bind(InputStream, ObjectMeta, long[])}: stops at the end of the object. */
+	/**
+	 * The reader of {@link #bind(InputStream, ObjectMeta, long[])}: stops at the end of
+	 * the object.
+	 */
 	private final ObjectReader streamReader;
 
 	TypedBinding(ObjectMapper mapper, Class<T> type) {
@@ -104,15 +114,18 @@ final class TypedBinding<T> {
 	}
 
 	/**
-	 * Binds the object that starts the stream and reads no further than its end, provided its
-	 * top-level {@code metadata} is bound as the metadata the decoder read (so that what the
-	 * stream holds as that value is never read: the decoder gives {@code {}} there).
+	 * Binds the object that starts the stream and reads no further than its end, provided
+	 * its top-level {@code metadata} is bound as the metadata the decoder read (so that
+	 * what the stream holds as that value is never read: the decoder gives {@code {}}
+	 * there).
 	 * @param in the object's bytes and whatever follows them
 	 * @param meta its metadata as the decoder read them
 	 * @param consumed receives how many bytes of the stream the object took
-	 * @return the object, or {@code null} when its {@code metadata} was not bound from {@code meta}
-	 * (the stream's value would have counted: the object must be bound from its own bytes)
-	 * @throws JacksonException when it does not bind, or the stream is not one JSON object
+	 * @return the object, or {@code null} when its {@code metadata} was not bound from
+	 * {@code meta} (the stream's value would have counted: the object must be bound from
+	 * its own bytes)
+	 * @throws JacksonException when it does not bind, or the stream is not one JSON
+	 * object
 	 */
 	@Nullable T bind(InputStream in, ObjectMeta meta, long[] consumed) {
 		Scanned scanned = new Scanned(meta);
@@ -131,7 +144,10 @@ final class TypedBinding<T> {
 		}
 	}
 
-	/** The metadata the decoder read, and whether the object's own {@code metadata} was bound to them. */
+	/**
+	 * The metadata the decoder read, and whether the object's own {@code metadata} was
+	 * bound to them.
+	 */
 	private static final class Scanned {
 
 		final ObjectMeta meta;
@@ -145,10 +161,11 @@ final class TypedBinding<T> {
 	}
 
 	/**
-	 * Shares equal strings, integers, and the keys of maps of the same shape: direct-mapped tables
-	 * of the last one seen per hash slot, strings looked up from the parser's characters so that a
-	 * string seen before is not even created again. Racy by design and safe: a slot holds one
-	 * immutable object (a string with its characters, keys, an integer) or another one.
+	 * Shares equal strings, integers, and the keys of maps of the same shape:
+	 * direct-mapped tables of the last one seen per hash slot, strings looked up from the
+	 * parser's characters so that a string seen before is not even created again. Racy by
+	 * design and safe: a slot holds one immutable object (a string with its characters,
+	 * keys, an integer) or another one.
 	 */
 	static final class StringPool {
 
@@ -182,7 +199,8 @@ final class TypedBinding<T> {
 			if (length > this.maxLength) {
 				return new String(chars, offset, length);
 			}
-			// at most 16 characters hashed: the first and last 8 (names and ids differ at the end)
+			// at most 16 characters hashed: the first and last 8 (names and ids differ at
+			// the end)
 			int hash = length;
 			int end = offset + length;
 			if (length <= 16) {
@@ -212,7 +230,10 @@ final class TypedBinding<T> {
 			return get(p.getStringCharacters(), p.getStringOffset(), p.getStringLength());
 		}
 
-		/** An {@code Integer} equal to the value, shared with others seen before (ports, sizes...). */
+		/**
+		 * An {@code Integer} equal to the value, shared with others seen before (ports,
+		 * sizes...).
+		 */
 		Integer integer(int value) {
 			if (value >= -128 && value <= 127) {
 				return value;
@@ -270,7 +291,9 @@ final class TypedBinding<T> {
 
 	}
 
-	/** Puts the lean deserializers in front of Jackson's standard ones, and nowhere else. */
+	/**
+	 * Puts the lean deserializers in front of Jackson's standard ones, and nowhere else.
+	 */
 	private static final class Modifier extends ValueDeserializerModifier {
 
 		private static final long serialVersionUID = 1L;
@@ -287,7 +310,8 @@ final class TypedBinding<T> {
 			if (deserializer instanceof UntypedObjectDeserializer) {
 				return new Untyped(deserializer, this.pool);
 			}
-			// ObjectMeta as listwatch declares it (no mix-in of the application's changes how it binds)
+			// ObjectMeta as listwatch declares it (no mix-in of the application's changes
+			// how it binds)
 			if (beanDesc.getBeanClass() == ObjectMeta.class && deserializer instanceof BeanDeserializerBase
 					&& config.findMixInClassFor(ObjectMeta.class) == null) {
 				return new ScannedMeta(deserializer);
@@ -298,7 +322,8 @@ final class TypedBinding<T> {
 		@Override
 		public ValueDeserializer<?> modifyMapDeserializer(DeserializationConfig config, MapType type,
 				BeanDescription.Supplier beanDesc, ValueDeserializer<?> deserializer) {
-			// the type is the one Jackson makes (LinkedHashMap for Map): the declared one is checked in createContextual
+			// the type is the one Jackson makes (LinkedHashMap for Map): the declared one
+			// is checked in createContextual
 			if ((type.getRawClass() == Map.class || type.getRawClass() == LinkedHashMap.class)
 					&& type.getKeyType().getRawClass() == String.class
 					&& type.getContentType().getRawClass() == Object.class
@@ -322,9 +347,9 @@ final class TypedBinding<T> {
 	}
 
 	/**
-	 * {@code Object}: JSON objects, arrays and strings leanly, anything else (numbers) by Jackson's
-	 * own; all by Jackson's own unless it is its vanilla one (no custom deserializers for the
-	 * untyped containers, strings or numbers).
+	 * {@code Object}: JSON objects, arrays and strings leanly, anything else (numbers) by
+	 * Jackson's own; all by Jackson's own unless it is its vanilla one (no custom
+	 * deserializers for the untyped containers, strings or numbers).
 	 */
 	static final class Untyped extends DelegatingDeserializer {
 
@@ -345,13 +370,19 @@ final class TypedBinding<T> {
 			return new Untyped(delegate, this.pool);
 		}
 
-		/** Whether Jackson's own is the vanilla one (package-private in Jackson: by name). */
+		/**
+		 * Whether Jackson's own is the vanilla one (package-private in Jackson: by name).
+		 */
 		boolean vanilla() {
-			return this._delegatee.getClass().getName()
+			return this._delegatee.getClass()
+				.getName()
 				.equals("tools.jackson.databind.deser.jdk.UntypedObjectDeserializerNR");
 		}
 
-		/** Whether this one may stand for Jackson's own: the vanilla one, no features that change its values. */
+		/**
+		 * Whether this one may stand for Jackson's own: the vanilla one, no features that
+		 * change its values.
+		 */
 		boolean lean(DeserializationContext ctxt) {
 			return vanilla() && !ctxt.hasSomeOfFeatures(F_MASK_INT_COERCIONS)
 					&& !ctxt.isEnabled(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
@@ -363,7 +394,10 @@ final class TypedBinding<T> {
 			return lean(ctxt) ? value(p, ctxt) : this._delegatee.deserialize(p, ctxt);
 		}
 
-		/** The value at the current token (which must not be a property name or an object's end). */
+		/**
+		 * The value at the current token (which must not be a property name or an
+		 * object's end).
+		 */
 		@Nullable Object value(JsonParser p, DeserializationContext ctxt) throws JacksonException {
 			switch (p.currentTokenId()) {
 				case JsonTokenId.ID_START_OBJECT:
@@ -377,7 +411,8 @@ final class TypedBinding<T> {
 				case JsonTokenId.ID_STRING:
 					return this.pool.get(p);
 				case JsonTokenId.ID_NUMBER_INT:
-					// as Jackson's vanilla one without coercions: an Integer when the value fits one
+					// as Jackson's vanilla one without coercions: an Integer when the
+					// value fits one
 					return (p.getNumberType() == JsonParser.NumberType.INT) ? this.pool.integer(p.getIntValue())
 							: this._delegatee.deserialize(p, ctxt);
 				case JsonTokenId.ID_TRUE:
@@ -391,7 +426,10 @@ final class TypedBinding<T> {
 			}
 		}
 
-		/** An object's members from {@code name} (the first, or {@code null} when none) to its end. */
+		/**
+		 * An object's members from {@code name} (the first, or {@code null} when none) to
+		 * its end.
+		 */
 		CompactMap map(JsonParser p, DeserializationContext ctxt, @Nullable String name) throws JacksonException {
 			if (name == null) {
 				return CompactMap.EMPTY;
@@ -438,12 +476,16 @@ final class TypedBinding<T> {
 	}
 
 	/**
-	 * A property declared {@code Map<String, Object>} or {@code List<Object>} (the interfaces): JSON objects or
-	 * arrays as the untyped values do, when Jackson's own deserializer would bind them as plain
-	 * untyped values (no annotations on the property, no defaults for nulls, vanilla values);
-	 * anything else (null, coercions from other tokens) by Jackson's own.
+	 * A property declared {@code Map<String, Object>} or {@code List<Object>} (the
+	 * interfaces): JSON objects or arrays as the untyped values do, when Jackson's own
+	 * deserializer would bind them as plain untyped values (no annotations on the
+	 * property, no defaults for nulls, vanilla values); anything else (null, coercions
+	 * from other tokens) by Jackson's own.
 	 */
-	@JacksonStdImpl // Jackson's untyped deserializer looks up the one for Map and List: it stays vanilla with this one
+	// Jackson's untyped deserializer looks up the one for Map and List: it stays vanilla
+	// with
+	// this one
+	@JacksonStdImpl
 	static final class Container extends DelegatingDeserializer {
 
 		private static final long serialVersionUID = 1L;
@@ -452,7 +494,10 @@ final class TypedBinding<T> {
 
 		private final boolean list;
 
-		/** Jackson's own untyped deserializer when this one may stand in, else {@code null}. */
+		/**
+		 * Jackson's own untyped deserializer when this one may stand in, else
+		 * {@code null}.
+		 */
 		private final transient @Nullable Untyped values;
 
 		Container(ValueDeserializer<?> delegate, StringPool pool, boolean list) {
@@ -478,10 +523,10 @@ final class TypedBinding<T> {
 					: (delegate instanceof CollectionDeserializer collection) ? collection.getContentDeserializer()
 							: null;
 			boolean plain = (delegate.getClass() == MapDeserializer.class
-					|| delegate.getClass() == CollectionDeserializer.class)
-					&& content instanceof Untyped untyped && untyped.vanilla()
-					&& property != null && property.getType().getRawClass() == (this.list ? List.class : Map.class)
-					&& unannotated(property) && ctxt.getConfig().getDefaultNullHandling().getContentNulls() == Nulls.DEFAULT
+					|| delegate.getClass() == CollectionDeserializer.class) && content instanceof Untyped untyped
+					&& untyped.vanilla() && property != null
+					&& property.getType().getRawClass() == (this.list ? List.class : Map.class) && unannotated(property)
+					&& ctxt.getConfig().getDefaultNullHandling().getContentNulls() == Nulls.DEFAULT
 					&& ctxt.getConfig().getDefaultNullHandling().getValueNulls() == Nulls.DEFAULT
 					&& ctxt.getConfig().findConfigOverride(this.list ? List.class : Map.class) == null
 					&& (this.list || standardStringKeys(ctxt, property));
@@ -495,7 +540,8 @@ final class TypedBinding<T> {
 
 		private static boolean standardStringKeys(DeserializationContext ctxt, @Nullable BeanProperty property) {
 			Object keys = ctxt.findKeyDeserializer(ctxt.constructType(String.class), property);
-			return keys != null && keys.getClass().getName().equals("tools.jackson.databind.deser.jdk.JDKKeyDeserializer$StringKD");
+			return keys != null
+					&& keys.getClass().getName().equals("tools.jackson.databind.deser.jdk.JDKKeyDeserializer$StringKD");
 		}
 
 		@Override
@@ -519,9 +565,9 @@ final class TypedBinding<T> {
 	}
 
 	/**
-	 * {@link ObjectMeta} of the object itself (its {@code metadata}, at the top): the instance the
-	 * decoder read, its JSON skipped; any other, or when the mapper would fail where the decoder
-	 * does not, by Jackson's own.
+	 * {@link ObjectMeta} of the object itself (its {@code metadata}, at the top): the
+	 * instance the decoder read, its JSON skipped; any other, or when the mapper would
+	 * fail where the decoder does not, by Jackson's own.
 	 */
 	static final class ScannedMeta extends DelegatingDeserializer {
 
@@ -550,7 +596,10 @@ final class TypedBinding<T> {
 			return this._delegatee.deserialize(p, ctxt);
 		}
 
-		/** Whether the parser is at the start of the value of the root object's {@code metadata}. */
+		/**
+		 * Whether the parser is at the start of the value of the root object's
+		 * {@code metadata}.
+		 */
 		private static boolean topLevelMetadata(JsonParser p) {
 			TokenStreamContext object = p.streamReadContext().getParent();
 			return object != null && object.inObject() && "metadata".equals(object.currentName())

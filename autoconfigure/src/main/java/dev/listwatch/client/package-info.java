@@ -1,11 +1,12 @@
 /**
  * The API server client: {@link dev.listwatch.client.ApiServerClient} makes a
- * {@code ListerWatcher} per resource (paged lists, streamed watches, API discovery) on Boot's
- * {@code RestClient}, over a transport it builds from a {@code Cluster} value and owns (the JDK
- * HTTP client with the cluster's TLS and proxy, a few response threads, the proxy relay), and
- * releases on {@code close()}.
+ * {@code ListerWatcher} per resource (paged lists, streamed watches, API discovery) on
+ * Boot's {@code RestClient}, over a transport it builds from a {@code Cluster} value and
+ * owns (the JDK HTTP client with the cluster's TLS and proxy, a few response threads, the
+ * proxy relay), and releases on {@code close()}.
  *
- * <p>Everything but {@code ApiServerClient} is package-private. Values are non-null unless
+ * <p>
+ * Everything but {@code ApiServerClient} is package-private. Values are non-null unless
  * annotated {@code @Nullable}.
  */
 @NullMarked

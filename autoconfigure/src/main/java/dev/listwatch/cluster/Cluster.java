@@ -9,31 +9,33 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.ssl.SslBundle;
 
 /**
- * A cluster to talk to, as a plain value: where the API server is, the TLS material to trust it
- * and to present a client certificate, the credentials for the {@code Authorization} header, an
- * optional HTTP proxy, the connect timeout, the default namespace and a description that is safe
- * to log. It holds nothing open: the HTTP transport is built (and released) by the client that
- * uses it.
+ * A cluster to talk to, as a plain value: where the API server is, the TLS material to
+ * trust it and to present a client certificate, the credentials for the
+ * {@code Authorization} header, an optional HTTP proxy, the connect timeout, the default
+ * namespace and a description that is safe to log. It holds nothing open: the HTTP
+ * transport is built (and released) by the client that uses it.
  *
- * <p>Obtain one from {@link #load(ConnectionOptions)} (kubeconfig, {@code listwatch.*}
+ * <p>
+ * Obtain one from {@link #load(ConnectionOptions)} (kubeconfig, {@code listwatch.*}
  * settings, in-cluster), or construct one (for example from a
- * {@code ListwatchConnectionDetails}). Immutable and safe to share between threads when its
- * {@link Credentials} and {@link SslBundle} are. {@link #toString()} never shows a secret.
+ * {@code ListwatchConnectionDetails}). Immutable and safe to share between threads when
+ * its {@link Credentials} and {@link SslBundle} are. {@link #toString()} never shows a
+ * secret.
  *
- * @param server the API server's base URL, e.g. {@code https://127.0.0.1:6443}; it may carry a
- * path prefix (Rancher: {@code https://rancher/k8s/clusters/c-1}) that API paths are appended
- * to; never ends with a slash (a trailing slash given here is dropped)
- * @param ssl the TLS material for an {@code https} server: the managers' trust material verifies
- * the server's certificate chain and the key material is the client certificate; {@code null}
- * means the JVM's default trust store and no client certificate. Its trust managers check the
- * chain; whether the certificate names the host (or {@code tlsServerName}) is checked by the
- * client
- * @param insecureSkipTlsVerify whether to accept any server certificate (then {@code ssl}'s trust
- * material is not used); only for throwaway clusters
- * @param tlsServerName the name sent as TLS SNI and checked against the server's certificate
- * instead of the URL's host, or {@code null}
- * @param credentials the credentials for the {@code Authorization} header, never {@code null}
- * (use {@link Credentials#none()})
+ * @param server the API server's base URL, e.g. {@code https://127.0.0.1:6443}; it may
+ * carry a path prefix (Rancher: {@code https://rancher/k8s/clusters/c-1}) that API paths
+ * are appended to; never ends with a slash (a trailing slash given here is dropped)
+ * @param ssl the TLS material for an {@code https} server: the managers' trust material
+ * verifies the server's certificate chain and the key material is the client certificate;
+ * {@code null} means the JVM's default trust store and no client certificate. Its trust
+ * managers check the chain; whether the certificate names the host (or
+ * {@code tlsServerName}) is checked by the client
+ * @param insecureSkipTlsVerify whether to accept any server certificate (then
+ * {@code ssl}'s trust material is not used); only for throwaway clusters
+ * @param tlsServerName the name sent as TLS SNI and checked against the server's
+ * certificate instead of the URL's host, or {@code null}
+ * @param credentials the credentials for the {@code Authorization} header, never
+ * {@code null} (use {@link Credentials#none()})
  * @param proxy the HTTP proxy to reach the server through, or {@code null} for a direct
  * connection
  * @param connectTimeout the TCP and TLS connect timeout, positive
@@ -47,9 +49,9 @@ public record Cluster(URI server, @Nullable SslBundle ssl, boolean insecureSkipT
 
 	/**
 	 * Checks the values.
-	 * @throws IllegalArgumentException if the server is not an absolute http(s) URL with a
-	 * host, or carries user information, a query or a fragment, the connect timeout is not
-	 * positive, or the namespace is blank
+	 * @throws IllegalArgumentException if the server is not an absolute http(s) URL with
+	 * a host, or carries user information, a query or a fragment, the connect timeout is
+	 * not positive, or the namespace is blank
 	 * @throws NullPointerException if a value that may not be {@code null} is
 	 */
 	public Cluster {
@@ -84,38 +86,43 @@ public record Cluster(URI server, @Nullable SslBundle ssl, boolean insecureSkipT
 	/**
 	 * Finds the cluster the way kubectl does and reads it into a value.
 	 *
-	 * <p>Where the configuration comes from, first match wins: the options' kubeconfig (it must
-	 * exist); {@code $KUBECONFIG} (files separated by {@code ':'}, merged by kubectl's rules;
-	 * missing files are skipped, all missing is an error); {@code <home>/.kube/config}; the
-	 * options' server alone; in-cluster ({@code KUBERNETES_SERVICE_HOST}/
-	 * {@code KUBERNETES_SERVICE_PORT} and the service-account directory's {@code token},
-	 * re-read as it rotates, {@code ca.crt} and {@code namespace}). The options' server, token
-	 * or token file, CA or SSL bundle and namespace override what the file says; relative paths
-	 * in a kubeconfig resolve against the file that defined them.
+	 * <p>
+	 * Where the configuration comes from, first match wins: the options' kubeconfig (it
+	 * must exist); {@code $KUBECONFIG} (files separated by {@code ':'}, merged by
+	 * kubectl's rules; missing files are skipped, all missing is an error);
+	 * {@code <home>/.kube/config}; the options' server alone; in-cluster
+	 * ({@code KUBERNETES_SERVICE_HOST}/ {@code KUBERNETES_SERVICE_PORT} and the
+	 * service-account directory's {@code token}, re-read as it rotates, {@code ca.crt}
+	 * and {@code namespace}). The options' server, token or token file, CA or SSL bundle
+	 * and namespace override what the file says; relative paths in a kubeconfig resolve
+	 * against the file that defined them.
 	 *
-	 * <p>client-go's rules hold: a CA (or SSL bundle) from the options clears the kubeconfig's
-	 * {@code insecure-skip-tls-verify}; {@code insecure-skip-tls-verify=true} from the options
-	 * without a CA drops the kubeconfig's CA; a source that asks for a CA and for no
-	 * verification at once is refused; a token file wins over a token given next to it;
-	 * an exec plugin that needs a terminal ({@code interactiveMode: Always}) is refused; a
-	 * {@code proxy-url} must be {@code http://}.
+	 * <p>
+	 * client-go's rules hold: a CA (or SSL bundle) from the options clears the
+	 * kubeconfig's {@code insecure-skip-tls-verify};
+	 * {@code insecure-skip-tls-verify=true} from the options without a CA drops the
+	 * kubeconfig's CA; a source that asks for a CA and for no verification at once is
+	 * refused; a token file wins over a token given next to it; an exec plugin that needs
+	 * a terminal ({@code interactiveMode: Always}) is refused; a {@code proxy-url} must
+	 * be {@code http://}.
 	 *
-	 * <p>Runs on the caller's thread. Reads files and parses certificates and keys now (so
-	 * broken configuration fails at startup); does not contact the server and does not run exec
-	 * plugins (they run on the first {@link Credentials#authorization()}). Logs one warning when
-	 * the result skips TLS verification.
+	 * <p>
+	 * Runs on the caller's thread. Reads files and parses certificates and keys now (so
+	 * broken configuration fails at startup); does not contact the server and does not
+	 * run exec plugins (they run on the first {@link Credentials#authorization()}). Logs
+	 * one warning when the result skips TLS verification.
 	 * @param options where to look and what to override
 	 * @return the cluster, never {@code null}
-	 * @throws KubeconfigException if the configuration cannot be used; the message names the
-	 * file, the field and the fix, never a secret
+	 * @throws KubeconfigException if the configuration cannot be used; the message names
+	 * the file, the field and the fix, never a secret
 	 */
 	public static Cluster load(ConnectionOptions options) {
 		return ClusterLoader.load(options);
 	}
 
 	/**
-	 * Never shows a secret: the credentials describe only where they come from, the proxy shows
-	 * no user or password, the SSL bundle only whether there is one.
+	 * Never shows a secret: the credentials describe only where they come from, the proxy
+	 * shows no user or password, the SSL bundle only whether there is one.
 	 * @return a description of this cluster
 	 */
 	@Override
@@ -128,8 +135,8 @@ public record Cluster(URI server, @Nullable SslBundle ssl, boolean insecureSkipT
 
 	/**
 	 * An HTTP proxy ({@code proxy-url}): the JDK client speaks plain HTTP to it; for an
-	 * {@code https} server the API traffic stays end-to-end TLS inside the proxy's CONNECT
-	 * tunnel. {@link #toString()} never shows the user or password.
+	 * {@code https} server the API traffic stays end-to-end TLS inside the proxy's
+	 * CONNECT tunnel. {@link #toString()} never shows the user or password.
 	 *
 	 * @param host the proxy's host
 	 * @param port the proxy's port

@@ -12,8 +12,8 @@ import org.springframework.boot.ssl.SslBundle;
 /**
  * Loads a {@link Cluster}: picks the source ({@link Sources}), reads a kubeconfig
  * ({@link KubeconfigReader}, {@link ExecConfigReader}), applies the options' overrides by
- * client-go's rules and checks what is left. See {@link Cluster#load(ConnectionOptions)} for
- * the contract.
+ * client-go's rules and checks what is left. See {@link Cluster#load(ConnectionOptions)}
+ * for the contract.
  */
 final class ClusterLoader {
 
@@ -76,11 +76,13 @@ final class ClusterLoader {
 		if (https) {
 			ExecCredentials exec = (spec.credentials instanceof ExecCredentials execCredentials) ? execCredentials
 					: null;
-			ssl = (spec.sslBundle != null) ? spec.sslBundle : Tls.bundle(spec.ca, spec.clientChain, spec.clientKey, exec);
+			ssl = (spec.sslBundle != null) ? spec.sslBundle
+					: Tls.bundle(spec.ca, spec.clientChain, spec.clientKey, exec);
 		}
 		String description = (spec.sslBundle != null)
 				? spec.description + " with SSL bundle '" + settings.sslBundleName() + "'" : spec.description;
-		// the kubeconfig's proxy-url wins; else HTTPS_PROXY/HTTP_PROXY and NO_PROXY, as client-go reads them
+		// the kubeconfig's proxy-url wins; else HTTPS_PROXY/HTTP_PROXY and NO_PROXY, as
+		// client-go reads them
 		Cluster.Proxy proxy = (spec.proxy != null) ? spec.proxy
 				: EnvironmentProxy.forServer(spec.server, settings.environment());
 		Cluster cluster = new Cluster(spec.server, ssl, spec.insecure, spec.tlsServerName, spec.credentials, proxy,
@@ -98,17 +100,18 @@ final class ClusterLoader {
 		boolean caOverride = false;
 		SslBundle bundle = settings.sslBundle();
 		if (bundle != null) {
-			if (Values.hasText(settings.certificateAuthorityData()) || Values.hasText(settings.certificateAuthority())) {
-				throw new KubeconfigException(SETTINGS, SSL_BUNDLE,
-						"names SSL bundle '" + settings.sslBundleName()
-								+ "' while listwatch.connection.certificate-authority or certificate-authority-data is set too: both say which CA to trust",
-						"put the CA certificates into the bundle's truststore (spring.ssl.bundle.pem." + settings.sslBundleName()
+			if (Values.hasText(settings.certificateAuthorityData())
+					|| Values.hasText(settings.certificateAuthority())) {
+				throw new KubeconfigException(SETTINGS, SSL_BUNDLE, "names SSL bundle '" + settings.sslBundleName()
+						+ "' while listwatch.connection.certificate-authority or certificate-authority-data is set too: both say which CA to trust",
+						"put the CA certificates into the bundle's truststore (spring.ssl.bundle.pem."
+								+ settings.sslBundleName()
 								+ ".truststore.certificate) and unset listwatch.connection.certificate-authority(-data), or unset "
 								+ SSL_BUNDLE);
 			}
 			if (bundle.getStores().getKeyStore() == null && (spec.clientChain != null || spec.clientKey != null)) {
-				// without a key store the bundle would silently drop the kubeconfig's client
-				// certificate, and the server would answer 401 at run time
+				// without a key store the bundle would silently drop the kubeconfig's
+				// client certificate, and the server would answer 401 at run time
 				throw new KubeconfigException(SETTINGS, SSL_BUNDLE,
 						"names SSL bundle '" + settings.sslBundleName() + "', which has no key store, while the "
 								+ "kubeconfig's user authenticates with a client certificate: the bundle replaces both",
@@ -116,7 +119,8 @@ final class ClusterLoader {
 								+ settings.sslBundleName() + ".keystore.certificate and .private-key), or unset "
 								+ SSL_BUNDLE);
 			}
-			// the bundle's trust material and key replace the kubeconfig's CA and client certificate
+			// the bundle's trust material and key replace the kubeconfig's CA and client
+			// certificate
 			caOverride = true;
 			spec.sslBundle = bundle;
 			spec.caField = SSL_BUNDLE;
@@ -140,9 +144,10 @@ final class ClusterLoader {
 			spec.ca = Values.certificates(spec.caPem, SETTINGS, "listwatch.connection.certificate-authority",
 					"point it at the CA certificate in PEM format (-----BEGIN CERTIFICATE-----)");
 		}
-		// client-go's rules (clientcmd's getCluster): a CA override clears the kubeconfig's
-		// insecure-skip-tls-verify, and insecure-skip-tls-verify=true without a CA override drops the
-		// kubeconfig's CA; what is left must not ask for both
+		// client-go's rules (clientcmd's getCluster): a CA override clears the
+		// kubeconfig's insecure-skip-tls-verify, and insecure-skip-tls-verify=true
+		// without a CA override drops the kubeconfig's CA; what is left must not ask for
+		// both
 		Boolean insecure = settings.insecureSkipTlsVerify();
 		if (insecure != null) {
 			spec.insecure = insecure;
@@ -158,9 +163,8 @@ final class ClusterLoader {
 			spec.insecure = false;
 		}
 		if (spec.insecure && (spec.ca != null || spec.sslBundle != null)) {
-			throw new KubeconfigException(spec.insecureOrigin, spec.insecureField,
-					"is true while " + spec.caField
-							+ " is set: a CA to verify the API server against, with verification switched off, is not allowed (client-go refuses it too: \"specifying a root certificates file with the insecure flag is not allowed\")",
+			throw new KubeconfigException(spec.insecureOrigin, spec.insecureField, "is true while " + spec.caField
+					+ " is set: a CA to verify the API server against, with verification switched off, is not allowed (client-go refuses it too: \"specifying a root certificates file with the insecure flag is not allowed\")",
 					SETTINGS.equals(spec.insecureOrigin)
 							? "unset listwatch.connection.insecure-skip-tls-verify to verify the API server against the CA (recommended), or unset "
 									+ spec.caField + " to skip verification"
@@ -171,8 +175,7 @@ final class ClusterLoader {
 			// the same rule as in a kubeconfig: the file wins, the token is its fallback
 			spec.credentials = new TokenFileCredentials(Path.of(settings.tokenFile()), SETTINGS,
 					"listwatch.connection.token-file", settings.clock(),
-					Values.hasText(settings.token()) ? settings.token() : null,
-					"listwatch.connection.token");
+					Values.hasText(settings.token()) ? settings.token() : null, "listwatch.connection.token");
 		}
 		else if (Values.hasText(settings.token())) {
 			spec.credentials = StaticCredentials.token(settings.token(), "listwatch.connection.token");

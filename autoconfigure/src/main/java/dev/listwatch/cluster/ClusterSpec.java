@@ -11,9 +11,9 @@ import tools.jackson.databind.JsonNode;
 import org.springframework.boot.ssl.SslBundle;
 
 /**
- * What the sources say while the loader reads them, before it becomes a {@link Cluster}. Each
- * value remembers where it came from (file and field) so that a later conflict names both. Used
- * by one loading thread only.
+ * What the sources say while the loader reads them, before it becomes a {@link Cluster}.
+ * Each value remembers where it came from (file and field) so that a later conflict names
+ * both. Used by one loading thread only.
  */
 final class ClusterSpec {
 
@@ -37,7 +37,10 @@ final class ClusterSpec {
 
 	@Nullable String caPem;
 
-	/** Where the CA came from, for errors: a kubeconfig field, a setting, or the ca.crt path. */
+	/**
+	 * Where the CA came from, for errors: a kubeconfig field, a setting, or the ca.crt
+	 * path.
+	 */
 	@Nullable String caField;
 
 	@Nullable List<X509Certificate> ca;
@@ -46,7 +49,10 @@ final class ClusterSpec {
 
 	@Nullable PrivateKey clientKey;
 
-	/** An SSL bundle from the settings, which replaces the kubeconfig's CA and client certificate. */
+	/**
+	 * An SSL bundle from the settings, which replaces the kubeconfig's CA and client
+	 * certificate.
+	 */
 	@Nullable SslBundle sslBundle;
 
 	@Nullable JsonNode execExtension;

@@ -11,13 +11,15 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.ssl.SslBundle;
 
 /**
- * What {@link Cluster#load(ConnectionOptions)} needs to find a cluster and what overrides the
- * kubeconfig: the {@code listwatch.*} properties, plus the environment-like inputs (process
- * environment, home directory, service-account directory, clock) that tests replace.
+ * What {@link Cluster#load(ConnectionOptions)} needs to find a cluster and what overrides
+ * the kubeconfig: the {@code listwatch.*} properties, plus the environment-like inputs
+ * (process environment, home directory, service-account directory, clock) that tests
+ * replace.
  *
- * <p>Built with {@link #builder()}; every value is optional. A {@code null} or blank text means
- * "not set". Immutable and thread-safe once built. {@link #toString()} never shows the token,
- * the CA data or the SSL bundle's material.
+ * <p>
+ * Built with {@link #builder()}; every value is optional. A {@code null} or blank text
+ * means "not set". Immutable and thread-safe once built. {@link #toString()} never shows
+ * the token, the CA data or the SSL bundle's material.
  */
 public final class ConnectionOptions {
 
@@ -27,7 +29,10 @@ public final class ConnectionOptions {
 	/** Default time an exec credential plugin may run: 30 seconds. */
 	public static final Duration DEFAULT_EXEC_TIMEOUT = Duration.ofSeconds(30);
 
-	/** Where a pod's service-account token, {@code ca.crt} and {@code namespace} are mounted. */
+	/**
+	 * Where a pod's service-account token, {@code ca.crt} and {@code namespace} are
+	 * mounted.
+	 */
 	public static final Path DEFAULT_SERVICE_ACCOUNT_DIRECTORY = Path
 		.of("/var/run/secrets/kubernetes.io/serviceaccount");
 
@@ -173,7 +178,8 @@ public final class ConnectionOptions {
 	}
 
 	/**
-	 * Shows where the cluster comes from, never the token, the CA data or the bundle's material.
+	 * Shows where the cluster comes from, never the token, the CA data or the bundle's
+	 * material.
 	 * @return a description without secrets
 	 */
 	@Override
@@ -184,8 +190,8 @@ public final class ConnectionOptions {
 	}
 
 	/**
-	 * Builds {@link ConnectionOptions}. Not thread-safe; each setter returns this builder and
-	 * accepts {@code null} for "not set".
+	 * Builds {@link ConnectionOptions}. Not thread-safe; each setter returns this builder
+	 * and accepts {@code null} for "not set".
 	 */
 	public static final class Builder {
 
@@ -229,7 +235,8 @@ public final class ConnectionOptions {
 		/**
 		 * The kubeconfig file to read (it must exist). Unset: {@code $KUBECONFIG} (files
 		 * separated by the path separator, merged the kubectl way), else
-		 * {@code <home>/.kube/config}, else {@link #server(String)} alone, else in-cluster.
+		 * {@code <home>/.kube/config}, else {@link #server(String)} alone, else
+		 * in-cluster.
 		 * @param kubeconfig the path, or {@code null}
 		 * @return this builder
 		 */
@@ -260,8 +267,8 @@ public final class ConnectionOptions {
 
 		/**
 		 * A bearer token that overrides the kubeconfig user's credentials; with
-		 * {@link #tokenFile(String)} set too, only the fallback while that file has never been
-		 * read.
+		 * {@link #tokenFile(String)} set too, only the fallback while that file has never
+		 * been read.
 		 * @param token the token, or {@code null}
 		 * @return this builder
 		 */
@@ -271,8 +278,8 @@ public final class ConnectionOptions {
 		}
 
 		/**
-		 * A file holding a bearer token, re-read as it rotates; overrides the kubeconfig user's
-		 * credentials and wins over {@link #token(String)}.
+		 * A file holding a bearer token, re-read as it rotates; overrides the kubeconfig
+		 * user's credentials and wins over {@link #token(String)}.
 		 * @param tokenFile the path, or {@code null}
 		 * @return this builder
 		 */
@@ -282,8 +289,8 @@ public final class ConnectionOptions {
 		}
 
 		/**
-		 * A PEM file with the CA certificates to trust; replaces the kubeconfig's CA and clears
-		 * its {@code insecure-skip-tls-verify}.
+		 * A PEM file with the CA certificates to trust; replaces the kubeconfig's CA and
+		 * clears its {@code insecure-skip-tls-verify}.
 		 * @param certificateAuthority the path, or {@code null}
 		 * @return this builder
 		 */
@@ -294,8 +301,8 @@ public final class ConnectionOptions {
 
 		/**
 		 * PEM text with the CA certificates to trust; wins over
-		 * {@link #certificateAuthority(String)}, replaces the kubeconfig's CA and clears its
-		 * {@code insecure-skip-tls-verify}.
+		 * {@link #certificateAuthority(String)}, replaces the kubeconfig's CA and clears
+		 * its {@code insecure-skip-tls-verify}.
 		 * @param certificateAuthorityData the PEM text, or {@code null}
 		 * @return this builder
 		 */
@@ -306,11 +313,12 @@ public final class ConnectionOptions {
 
 		/**
 		 * An SSL bundle whose trust material and key (client certificate) replace the
-		 * kubeconfig's CA and client certificate (including one an exec plugin returns), and
-		 * clear its {@code insecure-skip-tls-verify}. It cannot be combined with
-		 * {@link #certificateAuthority(String)}, {@link #certificateAuthorityData(String)} or
-		 * {@code insecureSkipTlsVerify(true)}. The kubeconfig's {@code tls-server-name} still
-		 * applies.
+		 * kubeconfig's CA and client certificate (including one an exec plugin returns),
+		 * and clear its {@code insecure-skip-tls-verify}. It cannot be combined with
+		 * {@link #certificateAuthority(String)},
+		 * {@link #certificateAuthorityData(String)} or
+		 * {@code insecureSkipTlsVerify(true)}. The kubeconfig's {@code tls-server-name}
+		 * still applies.
 		 * @param name the bundle's name, shown in descriptions and errors
 		 * @param bundle the bundle, or {@code null} to unset
 		 * @return this builder
@@ -332,8 +340,9 @@ public final class ConnectionOptions {
 		}
 
 		/**
-		 * Overrides the cluster's {@code insecure-skip-tls-verify}: {@code true} without a CA
-		 * here drops the kubeconfig's CA; {@code true} with a CA or SSL bundle here is refused.
+		 * Overrides the cluster's {@code insecure-skip-tls-verify}: {@code true} without
+		 * a CA here drops the kubeconfig's CA; {@code true} with a CA or SSL bundle here
+		 * is refused.
 		 * @param insecureSkipTlsVerify the flag, or {@code null} to keep the kubeconfig's
 		 * @return this builder
 		 */
@@ -344,7 +353,8 @@ public final class ConnectionOptions {
 
 		/**
 		 * The TCP and TLS connect timeout.
-		 * @param connectTimeout the timeout, or {@code null} for {@link #DEFAULT_CONNECT_TIMEOUT}
+		 * @param connectTimeout the timeout, or {@code null} for
+		 * {@link #DEFAULT_CONNECT_TIMEOUT}
 		 * @return this builder
 		 */
 		public Builder connectTimeout(@Nullable Duration connectTimeout) {
@@ -354,7 +364,8 @@ public final class ConnectionOptions {
 
 		/**
 		 * How long an exec credential plugin may run before it is killed.
-		 * @param execTimeout the timeout, or {@code null} for {@link #DEFAULT_EXEC_TIMEOUT}
+		 * @param execTimeout the timeout, or {@code null} for
+		 * {@link #DEFAULT_EXEC_TIMEOUT}
 		 * @return this builder
 		 */
 		public Builder execTimeout(@Nullable Duration execTimeout) {
@@ -365,7 +376,8 @@ public final class ConnectionOptions {
 		/**
 		 * The process environment ({@code KUBECONFIG}, {@code KUBERNETES_SERVICE_HOST},
 		 * {@code PATH} for exec plugins, which also inherit it).
-		 * @param environment the variables (copied), or {@code null} for {@code System.getenv()}
+		 * @param environment the variables (copied), or {@code null} for
+		 * {@code System.getenv()}
 		 * @return this builder
 		 */
 		public Builder environment(@Nullable Map<String, String> environment) {

@@ -15,17 +15,19 @@ import org.jspecify.annotations.Nullable;
  * {@code net/http.ProxyFromEnvironment}, which client-go uses when a kubeconfig has no
  * {@code proxy-url}:
  * <ul>
- * <li>an {@code https} server is reached through {@code HTTPS_PROXY} (else {@code https_proxy}),
- * an {@code http} server through {@code HTTP_PROXY} (else {@code http_proxy}); an {@code https}
- * server never falls back to {@code HTTP_PROXY};</li>
- * <li>a value without a scheme is taken as {@code http://}; only {@code http://} proxies are
- * supported (as for {@code proxy-url});</li>
+ * <li>an {@code https} server is reached through {@code HTTPS_PROXY} (else
+ * {@code https_proxy}), an {@code http} server through {@code HTTP_PROXY} (else
+ * {@code http_proxy}); an {@code https} server never falls back to
+ * {@code HTTP_PROXY};</li>
+ * <li>a value without a scheme is taken as {@code http://}; only {@code http://} proxies
+ * are supported (as for {@code proxy-url});</li>
  * <li>{@code localhost} and loopback addresses are never proxied;</li>
- * <li>{@code NO_PROXY} (else {@code no_proxy}) is a comma-separated list: {@code *} for no proxy
- * at all; an IP address, or a CIDR block, matched against a server given by IP; a domain
- * ({@code example.com} matches it and its subdomains, {@code .example.com} and
- * {@code *.example.com} only its subdomains); each but a CIDR block may end in {@code :port}, to
- * match only that port (the scheme's default port when the server names none).</li>
+ * <li>{@code NO_PROXY} (else {@code no_proxy}) is a comma-separated list: {@code *} for
+ * no proxy at all; an IP address, or a CIDR block, matched against a server given by IP;
+ * a domain ({@code example.com} matches it and its subdomains, {@code .example.com} and
+ * {@code *.example.com} only its subdomains); each but a CIDR block may end in
+ * {@code :port}, to match only that port (the scheme's default port when the server names
+ * none).</li>
  * </ul>
  * Host names are not resolved to match IP entries, as in Go.
  */
@@ -39,7 +41,8 @@ final class EnvironmentProxy {
 	 * @param server the API server's URL
 	 * @param environment the process environment
 	 * @return the proxy, or {@code null} when the environment names none for this server
-	 * @throws KubeconfigException when the variable that applies is not an {@code http://} proxy URL
+	 * @throws KubeconfigException when the variable that applies is not an
+	 * {@code http://} proxy URL
 	 */
 	static Cluster.@Nullable Proxy forServer(URI server, Map<String, String> environment) {
 		boolean https = "https".equalsIgnoreCase(server.getScheme());

@@ -17,12 +17,13 @@ import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * Reads a kubeconfig user's {@code exec} section into the configuration of an exec credential
- * plugin, by kubectl's rules: {@code apiVersion} v1 or v1beta1; {@code interactiveMode: Always}
- * refused (there is no terminal); the command resolved against the kubeconfig's directory when
- * it holds a slash, else against {@code PATH}; {@code env} added to the process environment;
- * {@code provideClusterInfo} passes the cluster (never the user's credentials) in
- * {@code KUBERNETES_EXEC_INFO}. Runs nothing: the plugin runs on first use.
+ * Reads a kubeconfig user's {@code exec} section into the configuration of an exec
+ * credential plugin, by kubectl's rules: {@code apiVersion} v1 or v1beta1;
+ * {@code interactiveMode: Always} refused (there is no terminal); the command resolved
+ * against the kubeconfig's directory when it holds a slash, else against {@code PATH};
+ * {@code env} added to the process environment; {@code provideClusterInfo} passes the
+ * cluster (never the user's credentials) in {@code KUBERNETES_EXEC_INFO}. Runs nothing:
+ * the plugin runs on first use.
  */
 final class ExecConfigReader {
 
@@ -60,7 +61,8 @@ final class ExecConfigReader {
 		}
 		String interactiveMode = Kubeconfig.text(exec.get("interactiveMode"), user.file(), field + ".interactiveMode");
 		if ("Always".equals(interactiveMode)) {
-			// client-go: "exec plugin cannot support interactive mode: standard input is not a terminal"
+			// client-go: "exec plugin cannot support interactive mode: standard input is
+			// not a terminal"
 			throw new KubeconfigException(file, field + ".interactiveMode",
 					"is Always: the plugin needs a terminal to ask for input, and listwatch runs it without one (client-go refuses to run such a plugin without a terminal too)",
 					"log in with the plugin beforehand so that it can issue credentials without asking, and set interactiveMode: Never (or IfAvailable); "
@@ -92,8 +94,8 @@ final class ExecConfigReader {
 				throw new KubeconfigException(file, field + ".args", "is not a list", "write args as a YAML list");
 			}
 			for (int i = 0; i < argsNode.size(); i++) {
-				args.add(Objects.requireNonNullElse(
-						Kubeconfig.text(argsNode.get(i), user.file(), field + ".args[" + i + "]"), ""));
+				args.add(Objects
+					.requireNonNullElse(Kubeconfig.text(argsNode.get(i), user.file(), field + ".args[" + i + "]"), ""));
 			}
 		}
 		Map<String, String> env = new LinkedHashMap<>(settings.environment());
@@ -142,7 +144,8 @@ final class ExecConfigReader {
 				installHint, cluster, settings.execTimeout());
 	}
 
-	private static @Nullable Path resolveCommand(String command, Kubeconfig.Entry user, Map<String, String> environment) {
+	private static @Nullable Path resolveCommand(String command, Kubeconfig.Entry user,
+			Map<String, String> environment) {
 		if (command.contains("/")) {
 			Path path = user.resolve(command);
 			return Files.isRegularFile(path) && Files.isExecutable(path) ? path : null;

@@ -33,19 +33,20 @@ import tools.jackson.databind.node.ObjectNode;
 import org.springframework.lang.Contract;
 
 /**
- * Credentials from an exec credential plugin ({@code client.authentication.k8s.io/v1}
- * and {@code v1beta1}), as kubectl runs them: the plugin's {@code status.token} (and/or
+ * Credentials from an exec credential plugin ({@code client.authentication.k8s.io/v1} and
+ * {@code v1beta1}), as kubectl runs them: the plugin's {@code status.token} (and/or
  * {@code clientCertificateData}/{@code clientKeyData}, used by the TLS key manager) is
  * cached until {@code status.expirationTimestamp} (forever when absent) and the plugin
  * runs again after {@link #refresh()}. A plugin that runs longer than the timeout, or
  * prints more than {@value #MAX_OUTPUT} bytes on standard output, is killed; its standard
- * error is counted, never kept. Neither the plugin's standard output nor its standard error
- * is ever logged or put into an exception message.
+ * error is counted, never kept. Neither the plugin's standard output nor its standard
+ * error is ever logged or put into an exception message.
  *
- * <p>One plugin runs at a time: other callers wait for its result on a {@link ReentrantLock}
- * (not a monitor, which would pin the carrier thread of a virtual thread on Java 21-23 for
- * as long as the plugin runs), and a caller that is interrupted while it waits gives up at
- * once.
+ * <p>
+ * One plugin runs at a time: other callers wait for its result on a {@link ReentrantLock}
+ * (not a monitor, which would pin the carrier thread of a virtual thread on Java 21-23
+ * for as long as the plugin runs), and a caller that is interrupted while it waits gives
+ * up at once.
  */
 final class ExecCredentials implements Credentials {
 
@@ -65,6 +66,7 @@ final class ExecCredentials implements Credentials {
 
 	/**
 	 * The plugin's configuration.
+	 *
 	 * @param origin the kubeconfig file that configured it
 	 * @param field e.g. {@code users[eks].user.exec}
 	 * @param apiVersion the ExecCredential API version
@@ -105,8 +107,8 @@ final class ExecCredentials implements Credentials {
 	}
 
 	/**
-	 * What a plugin printed on one stream: the bytes kept (at most the limit), how many it
-	 * printed, and whether it printed more than the limit.
+	 * What a plugin printed on one stream: the bytes kept (at most the limit), how many
+	 * it printed, and whether it printed more than the limit.
 	 */
 	record Output(byte[] kept, long size, boolean overflow) {
 
@@ -147,8 +149,9 @@ final class ExecCredentials implements Credentials {
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
-			throw failure("runs " + this.config.commandName()
-					+ " for another caller; this caller was interrupted while it waited for the result",
+			throw failure(
+					"runs " + this.config.commandName()
+							+ " for another caller; this caller was interrupted while it waited for the result",
 					"nothing to do when the application is stopping; otherwise " + runByHand());
 		}
 		try {
@@ -179,8 +182,8 @@ final class ExecCredentials implements Credentials {
 	}
 
 	/**
-	 * The client key belonging to the last {@link #clientCertificateChain()}; does not run
-	 * the plugin.
+	 * The client key belonging to the last {@link #clientCertificateChain()}; does not
+	 * run the plugin.
 	 * @return the key, or {@code null}
 	 */
 	@Nullable PrivateKey clientKey() {
@@ -227,8 +230,7 @@ final class ExecCredentials implements Credentials {
 		catch (IOException ex) {
 			String hint = (this.config.installHint() != null) ? " (" + this.config.installHint().strip() + ")" : "";
 			throw failure("runs " + this.config.commandName() + " which could not be started ("
-					+ ex.getClass().getSimpleName() + ")",
-					"install the plugin or fix the path" + hint);
+					+ ex.getClass().getSimpleName() + ")", "install the plugin or fix the path" + hint);
 		}
 		try {
 			process.getOutputStream().close();
@@ -236,13 +238,14 @@ final class ExecCredentials implements Credentials {
 		catch (IOException ex) {
 			// the plugin does not read standard input
 		}
-		// standard output is kept up to the limit (a plugin that prints more is killed at once);
-		// standard error is only counted: it is never shown
+		// standard output is kept up to the limit (a plugin that prints more is killed at
+		// once); standard error is only counted: it is never shown
 		CompletableFuture<Output> stdout = drain(process.getInputStream(), MAX_OUTPUT, () -> kill(process));
 		CompletableFuture<Output> stderr = drain(process.getErrorStream(), 0, null);
 		Duration timeout = this.config.timeout();
 		try {
-			// onExit() parks the caller (waitFor() waits on a monitor, which pins a virtual thread)
+			// onExit() parks the caller (waitFor() waits on a monitor, which pins a
+			// virtual thread)
 			process.onExit().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
 		}
 		catch (TimeoutException ex) {
@@ -267,17 +270,16 @@ final class ExecCredentials implements Credentials {
 		Output output = await(stdout, process);
 		Output errors = await(stderr, process);
 		if (output.overflow()) {
-			throw failure("runs " + this.config.commandName() + " which printed more than " + MAX_OUTPUT
-					+ " bytes on standard output and was killed (output not shown)",
+			throw failure(
+					"runs " + this.config.commandName() + " which printed more than " + MAX_OUTPUT
+							+ " bytes on standard output and was killed (output not shown)",
 					"make sure the plugin prints only the ExecCredential JSON on standard output; " + runByHand());
 		}
 		int exit = process.exitValue();
 		if (exit != 0) {
 			// stderr may hold a secret: only its size is reported
-			throw failure(
-					"runs " + this.config.commandName() + " which exited with code " + exit + " ("
-							+ errors.size() + " bytes on standard error, not shown)",
-					runByHand());
+			throw failure("runs " + this.config.commandName() + " which exited with code " + exit + " (" + errors.size()
+					+ " bytes on standard error, not shown)", runByHand());
 		}
 		if (logger.isDebugEnabled()) {
 			logger.debug("Exec plugin " + this.config.commandName() + " printed " + output.size()
@@ -295,15 +297,18 @@ final class ExecCredentials implements Credentials {
 			root = null;
 		}
 		if (root == null || !root.isObject()) {
-			throw failure("runs " + this.config.commandName()
-					+ " which printed something that is not an ExecCredential JSON object (output not shown)",
+			throw failure(
+					"runs " + this.config.commandName()
+							+ " which printed something that is not an ExecCredential JSON object (output not shown)",
 					"make sure the plugin prints only the ExecCredential JSON on standard output; " + runByHand());
 		}
 		String apiVersion = root.path("apiVersion").asString("");
 		if (!apiVersion.equals(this.config.apiVersion())) {
-			throw failure("runs " + this.config.commandName() + " which returned apiVersion '"
-					+ shownApiVersion(apiVersion) + "' but the kubeconfig asks for '" + this.config.apiVersion() + "'",
-					"set " + this.config.field() + ".apiVersion to the version the plugin prints, or upgrade the plugin");
+			throw failure(
+					"runs " + this.config.commandName() + " which returned apiVersion '" + shownApiVersion(apiVersion)
+							+ "' but the kubeconfig asks for '" + this.config.apiVersion() + "'",
+					"set " + this.config.field()
+							+ ".apiVersion to the version the plugin prints, or upgrade the plugin");
 		}
 		String kind = root.path("kind").asString("");
 		if (!kind.equals("ExecCredential")) {
@@ -318,8 +323,9 @@ final class ExecCredentials implements Credentials {
 		PrivateKey key = null;
 		if (!certificateData.isEmpty() || !keyData.isEmpty()) {
 			if (certificateData.isEmpty() || keyData.isEmpty()) {
-				throw failure("runs " + this.config.commandName()
-						+ " which returned only one of status.clientCertificateData and status.clientKeyData",
+				throw failure(
+						"runs " + this.config.commandName()
+								+ " which returned only one of status.clientCertificateData and status.clientKeyData",
 						"upgrade or fix the plugin; " + runByHand());
 			}
 			try {
@@ -327,13 +333,15 @@ final class ExecCredentials implements Credentials {
 				key = Tls.privateKey(keyData);
 			}
 			catch (IllegalArgumentException ex) {
-				throw failure("runs " + this.config.commandName()
-						+ " which returned a client certificate or key that is not valid PEM (not shown)",
+				throw failure(
+						"runs " + this.config.commandName()
+								+ " which returned a client certificate or key that is not valid PEM (not shown)",
 						"upgrade or fix the plugin; " + runByHand());
 			}
 			if (!Tls.matches(chain[0], key)) {
-				throw failure("runs " + this.config.commandName()
-						+ " which returned a client key that does not match its client certificate",
+				throw failure(
+						"runs " + this.config.commandName()
+								+ " which returned a client key that does not match its client certificate",
 						"upgrade or fix the plugin; " + runByHand());
 			}
 		}
@@ -348,8 +356,9 @@ final class ExecCredentials implements Credentials {
 				expiry = OffsetDateTime.parse(expiration).toInstant();
 			}
 			catch (DateTimeParseException ex) {
-				throw failure("runs " + this.config.commandName()
-						+ " which returned a status.expirationTimestamp that is not RFC 3339",
+				throw failure(
+						"runs " + this.config.commandName()
+								+ " which returned a status.expirationTimestamp that is not RFC 3339",
 						"upgrade or fix the plugin");
 			}
 		}
@@ -357,8 +366,8 @@ final class ExecCredentials implements Credentials {
 	}
 
 	/**
-	 * Shows an apiVersion the plugin printed only if it looks like one: the plugin may print
-	 * a secret where the version should be.
+	 * Shows an apiVersion the plugin printed only if it looks like one: the plugin may
+	 * print a secret where the version should be.
 	 */
 	private static String shownApiVersion(String value) {
 		return value.matches("[a-z0-9.-]{1,64}/v[0-9]+((alpha|beta)[0-9]+)?") ? value : "<not shown>";
@@ -381,12 +390,13 @@ final class ExecCredentials implements Credentials {
 	}
 
 	/**
-	 * Reads a stream to its end on a thread of its own, keeping at most {@code limit} bytes.
+	 * Reads a stream to its end on a thread of its own, keeping at most {@code limit}
+	 * bytes.
 	 * @param stream the stream
-	 * @param limit how many bytes to keep; more than that is an overflow, unless the limit is
-	 * 0 (count only)
-	 * @param onOverflow run once when the stream passes the limit (reading then stops), or
-	 * {@code null}
+	 * @param limit how many bytes to keep; more than that is an overflow, unless the
+	 * limit is 0 (count only)
+	 * @param onOverflow run once when the stream passes the limit (reading then stops),
+	 * or {@code null}
 	 * @return what was read
 	 */
 	static CompletableFuture<Output> drain(InputStream stream, int limit, @Nullable Runnable onOverflow) {

@@ -19,8 +19,8 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
 /**
  * One or more kubeconfig files merged by kubectl's rules: for clusters, users and
  * contexts the first file that defines a name wins; the first file that sets
- * current-context wins. Every entry remembers the file that defined it, so relative
- * paths resolve against that file and errors name it.
+ * current-context wins. Every entry remembers the file that defined it, so relative paths
+ * resolve against that file and errors name it.
  */
 final class Kubeconfig {
 
@@ -28,6 +28,7 @@ final class Kubeconfig {
 
 	/**
 	 * A named entry of {@code clusters}, {@code users} or {@code contexts}.
+	 *
 	 * @param kind {@code clusters}, {@code users} or {@code contexts}
 	 * @param name the entry's name
 	 * @param body the inner object ({@code cluster}, {@code user} or {@code context})
@@ -141,8 +142,7 @@ final class Kubeconfig {
 			text = Files.readString(file, StandardCharsets.UTF_8);
 		}
 		catch (IOException | RuntimeException ex) {
-			throw new KubeconfigException(file.toString(), "",
-					"cannot be read (" + ex.getClass().getSimpleName() + ")",
+			throw new KubeconfigException(file.toString(), "", "cannot be read (" + ex.getClass().getSimpleName() + ")",
 					"check that the file exists and is readable by this process", ex);
 		}
 		if (text.isBlank()) {
@@ -152,8 +152,8 @@ final class Kubeconfig {
 			return YAML.readTree(text);
 		}
 		catch (JacksonException ex) {
-			// Never show the parser's message: YAML parsers quote the offending line, which
-			// may hold a token or key.
+			// Never show the parser's message: YAML parsers quote the offending line,
+			// which may hold a token or key.
 			TokenStreamLocation location = ex.getLocation();
 			String where = (location != null && location.getLineNr() > 0)
 					? " (line " + location.getLineNr() + ", column " + location.getColumnNr() + ")" : "";
@@ -198,9 +198,8 @@ final class Kubeconfig {
 			}
 			JsonNode body = item.get(inner(kind));
 			if (body != null && !body.isNull() && !body.isObject()) {
-				throw new KubeconfigException(file.toString(),
-						kind + "[" + name.stringValue() + "]." + inner(kind), "is not a mapping",
-						"write `" + inner(kind) + ":` as a mapping of fields");
+				throw new KubeconfigException(file.toString(), kind + "[" + name.stringValue() + "]." + inner(kind),
+						"is not a mapping", "write `" + inner(kind) + ":` as a mapping of fields");
 			}
 			if (body == null || body.isNull()) {
 				body = YAML.createObjectNode();

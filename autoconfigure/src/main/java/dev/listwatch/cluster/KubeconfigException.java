@@ -5,12 +5,13 @@ import org.jspecify.annotations.Nullable;
 /**
  * A kubeconfig (or in-cluster configuration) that cannot be used.
  *
- * <p>The message always names the file, the field inside it (for example
+ * <p>
+ * The message always names the file, the field inside it (for example
  * {@code users[admin].user.client-key-data}) and how to fix it. It never contains a
  * secret: tokens, passwords, keys and the output of exec credential plugins are never
- * copied into it. Thrown by {@link Cluster#load(ConnectionOptions)} on the loading thread, and by
- * {@link Credentials#authorization()} on a requesting thread (where the client reports it as a
- * {@code KubernetesApiException} of kind {@code CREDENTIALS}).
+ * copied into it. Thrown by {@link Cluster#load(ConnectionOptions)} on the loading
+ * thread, and by {@link Credentials#authorization()} on a requesting thread (where the
+ * client reports it as a {@code KubernetesApiException} of kind {@code CREDENTIALS}).
  */
 public class KubeconfigException extends RuntimeException {
 
@@ -26,8 +27,8 @@ public class KubeconfigException extends RuntimeException {
 	 * Creates an exception.
 	 * @param file the file that holds the problem (or a description such as
 	 * {@code "listwatch.* settings"}); never {@code null}
-	 * @param field the field inside the file, empty or {@code null} when the whole file is at
-	 * fault
+	 * @param field the field inside the file, empty or {@code null} when the whole file
+	 * is at fault
 	 * @param problem what is wrong, phrased to follow the field name (e.g. "is not valid
 	 * base64"); must not contain a secret
 	 * @param fix what the user should do; must not contain a secret
@@ -64,14 +65,16 @@ public class KubeconfigException extends RuntimeException {
 
 	/**
 	 * The file at fault.
-	 * @return the file (a path, or a description for settings and in-cluster configuration)
+	 * @return the file (a path, or a description for settings and in-cluster
+	 * configuration)
 	 */
 	public String file() {
 		return this.file;
 	}
 
 	/**
-	 * The field at fault, in kubectl's naming, e.g. {@code users[admin].user.client-key-data}.
+	 * The field at fault, in kubectl's naming, e.g.
+	 * {@code users[admin].user.client-key-data}.
 	 * @return the field, empty when the whole file is at fault
 	 */
 	public String field() {

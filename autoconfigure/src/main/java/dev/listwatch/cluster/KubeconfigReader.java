@@ -11,10 +11,11 @@ import org.apache.commons.logging.LogFactory;
 import tools.jackson.databind.JsonNode;
 
 /**
- * Reads the chosen context of a kubeconfig into a {@link ClusterSpec}: its cluster (server,
- * {@code tls-server-name}, {@code insecure-skip-tls-verify}, {@code proxy-url}, CA, the exec
- * extension) and its user (client certificate and key, token file or token, exec plugin, basic
- * auth). Every problem is a {@link KubeconfigException} naming the file, the field and the fix.
+ * Reads the chosen context of a kubeconfig into a {@link ClusterSpec}: its cluster
+ * (server, {@code tls-server-name}, {@code insecure-skip-tls-verify}, {@code proxy-url},
+ * CA, the exec extension) and its user (client certificate and key, token file or token,
+ * exec plugin, basic auth). Every problem is a {@link KubeconfigException} naming the
+ * file, the field and the fix.
  */
 final class KubeconfigReader {
 
@@ -50,9 +51,8 @@ final class KubeconfigReader {
 			contextField = "current-context";
 		}
 		else {
-			throw new KubeconfigException(files, "current-context", "is not set",
-					"set listwatch.context to one of " + Kubeconfig.names(config.contexts())
-							+ ", or run `kubectl config use-context NAME`");
+			throw new KubeconfigException(files, "current-context", "is not set", "set listwatch.context to one of "
+					+ Kubeconfig.names(config.contexts()) + ", or run `kubectl config use-context NAME`");
 		}
 		Kubeconfig.Entry context = config.contexts().get(contextName);
 		if (context == null) {
@@ -72,9 +72,8 @@ final class KubeconfigReader {
 		Kubeconfig.Entry cluster = config.clusters().get(clusterName);
 		if (cluster == null) {
 			throw new KubeconfigException(context.file().toString(), context.field("cluster"),
-					"names cluster '" + clusterName + "' which is not defined",
-					"name one of the known clusters " + Kubeconfig.names(config.clusters())
-							+ " or add the cluster to the kubeconfig");
+					"names cluster '" + clusterName + "' which is not defined", "name one of the known clusters "
+							+ Kubeconfig.names(config.clusters()) + " or add the cluster to the kubeconfig");
 		}
 		readCluster(spec, cluster);
 
@@ -83,9 +82,8 @@ final class KubeconfigReader {
 			Kubeconfig.Entry user = config.users().get(userName);
 			if (user == null) {
 				throw new KubeconfigException(context.file().toString(), context.field("user"),
-						"names user '" + userName + "' which is not defined",
-						"name one of the known users " + Kubeconfig.names(config.users())
-								+ " or add the user to the kubeconfig");
+						"names user '" + userName + "' which is not defined", "name one of the known users "
+								+ Kubeconfig.names(config.users()) + " or add the user to the kubeconfig");
 			}
 			readUser(spec, user, cluster, settings);
 		}
@@ -140,8 +138,7 @@ final class KubeconfigReader {
 		if (user.body().hasNonNull("auth-provider")) {
 			String name = user.body().path("auth-provider").path("name").asString("");
 			throw new KubeconfigException(file, user.field("auth-provider"),
-					"uses the auth-provider plugin '" + name
-							+ "'; auth-provider plugins were removed in kubectl 1.26",
+					"uses the auth-provider plugin '" + name + "'; auth-provider plugins were removed in kubectl 1.26",
 					"use an exec credential plugin instead (GKE: install gke-gcloud-auth-plugin; Azure: kubelogin; OIDC: int128/kubelogin) and regenerate the kubeconfig");
 		}
 		if (user.body().hasNonNull("as") || user.body().hasNonNull("as-groups")) {
@@ -152,8 +149,8 @@ final class KubeconfigReader {
 		String tokenFile = user.text("tokenFile");
 		String username = user.text("username");
 		if (tokenFile != null) {
-			// client-go: the file wins over a token next to it, which is used only while the file
-			// cannot be read
+			// client-go: the file wins over a token next to it, which is used only while
+			// the file cannot be read
 			spec.credentials = new TokenFileCredentials(user.resolve(tokenFile), file, user.field("tokenFile"),
 					settings.clock(), token, (token != null) ? user.field("token") + " in " + file : null);
 		}

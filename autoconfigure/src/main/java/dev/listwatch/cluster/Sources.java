@@ -14,9 +14,10 @@ import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Where the configuration comes from: the kubeconfig files to read (the options' kubeconfig,
- * {@code $KUBECONFIG} merged the kubectl way, {@code <home>/.kube/config}), the options' server
- * alone, or the pod's in-cluster environment and service-account directory.
+ * Where the configuration comes from: the kubeconfig files to read (the options'
+ * kubeconfig, {@code $KUBECONFIG} merged the kubectl way, {@code <home>/.kube/config}),
+ * the options' server alone, or the pod's in-cluster environment and service-account
+ * directory.
  */
 final class Sources {
 
@@ -72,8 +73,9 @@ final class Sources {
 	}
 
 	/**
-	 * The in-cluster configuration: server from {@code KUBERNETES_SERVICE_HOST}/{@code _PORT},
-	 * token file (re-read as it rotates) and {@code ca.crt} from the service-account directory.
+	 * The in-cluster configuration: server from
+	 * {@code KUBERNETES_SERVICE_HOST}/{@code _PORT}, token file (re-read as it rotates)
+	 * and {@code ca.crt} from the service-account directory.
 	 * @param settings the options
 	 * @return the spec
 	 * @throws KubeconfigException if the address or the CA cannot be used

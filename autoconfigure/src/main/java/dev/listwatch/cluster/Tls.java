@@ -30,10 +30,10 @@ import org.springframework.boot.ssl.pem.PemSslStore;
 import org.springframework.boot.ssl.pem.PemSslStoreBundle;
 
 /**
- * Parses PEM certificates and keys, and turns a kubeconfig's TLS material into a Spring Boot
- * {@link SslBundle} (trust: the CA; key: the client certificate, or one an exec plugin returns).
- * The checks on the server's name ({@code tls-server-name}, {@code insecure-skip-tls-verify}) are
- * the client's.
+ * Parses PEM certificates and keys, and turns a kubeconfig's TLS material into a Spring
+ * Boot {@link SslBundle} (trust: the CA; key: the client certificate, or one an exec
+ * plugin returns). The checks on the server's name ({@code tls-server-name},
+ * {@code insecure-skip-tls-verify}) are the client's.
  */
 final class Tls {
 
@@ -118,9 +118,10 @@ final class Tls {
 	}
 
 	/**
-	 * Builds the bundle of a kubeconfig's TLS material. Its trust managers check the chain
-	 * against the CA (the JVM's defaults without one); its key manager always presents the
-	 * client certificate, or the one an exec plugin returns (see {@link ClientKeyManager}).
+	 * Builds the bundle of a kubeconfig's TLS material. Its trust managers check the
+	 * chain against the CA (the JVM's defaults without one); its key manager always
+	 * presents the client certificate, or the one an exec plugin returns (see
+	 * {@link ClientKeyManager}).
 	 * @param trusted CA certificates to trust, or {@code null} for the JVM's defaults
 	 * @param clientChain client certificate chain, or {@code null}
 	 * @param clientKey client key, or {@code null}
@@ -135,9 +136,8 @@ final class Tls {
 		SslStoreBundle stores = new PemSslStoreBundle(keyStore, trustStore);
 		SslBundleKey key = SslBundleKey.NONE;
 		SslManagerBundle base = SslManagerBundle.from(stores, key);
-		KeyManager[] keyManagers = (clientChain != null || exec != null)
-				? new KeyManager[] { new ClientKeyManager((clientChain != null) ? x509(base.getKeyManagers()) : null, exec) }
-				: null;
+		KeyManager[] keyManagers = (clientChain != null || exec != null) ? new KeyManager[] {
+				new ClientKeyManager((clientChain != null) ? x509(base.getKeyManagers()) : null, exec) } : null;
 		SslManagerBundle managers = new SslManagerBundle() {
 
 			@Override
@@ -151,7 +151,8 @@ final class Tls {
 			}
 
 			@Override
-			@SuppressWarnings("NullAway") // null when there is no client certificate: SSLContext.init takes null
+			// null when there is no client certificate: SSLContext.init takes null
+			@SuppressWarnings("NullAway")
 			public KeyManager @Nullable [] getKeyManagers() {
 				return keyManagers;
 			}
@@ -172,8 +173,8 @@ final class Tls {
 	/**
 	 * Always presents the client certificate, whatever CAs the server lists in its
 	 * certificate request (as client-go does), instead of the JDK's issuer filtering. A
-	 * certificate returned by an exec plugin wins over the kubeconfig's (as in client-go);
-	 * the plugin may run during the handshake.
+	 * certificate returned by an exec plugin wins over the kubeconfig's (as in
+	 * client-go); the plugin may run during the handshake.
 	 */
 	static final class ClientKeyManager extends X509ExtendedKeyManager {
 

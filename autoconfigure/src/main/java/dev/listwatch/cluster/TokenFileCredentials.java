@@ -19,10 +19,11 @@ import org.jspecify.annotations.Nullable;
  * minute, and at once after {@link #refresh()}; if a re-read fails the last token is
  * kept.
  *
- * <p>A static token given next to the file (a kubeconfig user with both {@code token} and
- * {@code tokenFile}) is only the fallback, as in client-go ("the last successfully read value
- * takes precedence over BearerToken"): it is used while the file has never been read, and
- * then the file is not required to exist at startup.
+ * <p>
+ * A static token given next to the file (a kubeconfig user with both {@code token} and
+ * {@code tokenFile}) is only the fallback, as in client-go ("the last successfully read
+ * value takes precedence over BearerToken"): it is used while the file has never been
+ * read, and then the file is not required to exist at startup.
  */
 final class TokenFileCredentials implements Credentials {
 
@@ -60,17 +61,18 @@ final class TokenFileCredentials implements Credentials {
 	}
 
 	/**
-	 * Creates the credentials with a static token to use while the file cannot be read, and
-	 * tries to read the file once.
+	 * Creates the credentials with a static token to use while the file cannot be read,
+	 * and tries to read the file once.
 	 * @param file the token file
 	 * @param origin the file that named it (for errors)
 	 * @param field the field that named it (for errors)
 	 * @param clock the clock
 	 * @param fallback the static token, or {@code null} for none (then the file must be
 	 * readable now)
-	 * @param fallbackField the field that holds the static token (for logs), or {@code null}
-	 * @throws KubeconfigException if there is no fallback and the file cannot be read or is
-	 * empty
+	 * @param fallbackField the field that holds the static token (for logs), or
+	 * {@code null}
+	 * @throws KubeconfigException if there is no fallback and the file cannot be read or
+	 * is empty
 	 */
 	TokenFileCredentials(Path file, String origin, String field, Clock clock, @Nullable String fallback,
 			@Nullable String fallbackField) {
@@ -103,7 +105,8 @@ final class TokenFileCredentials implements Credentials {
 	}
 
 	private String current() {
-		// without a fallback, the constructor read a token (or threw), and a token is never unset
+		// without a fallback, the constructor read a token (or threw), and a token is
+		// never unset
 		return Objects.requireNonNull((this.token != null) ? this.token : this.fallback, "a token or a fallback");
 	}
 

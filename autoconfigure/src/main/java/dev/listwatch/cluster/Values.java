@@ -18,8 +18,8 @@ import org.springframework.lang.Contract;
 
 /**
  * The value parsers of the loader: each turns one field's text into a value or a
- * {@link KubeconfigException} naming the file, the field and the fix (never the value when it
- * may be a secret).
+ * {@link KubeconfigException} naming the file, the field and the fix (never the value
+ * when it may be a secret).
  */
 final class Values {
 
@@ -33,8 +33,8 @@ final class Values {
 	 * @param file the file (or settings description) that holds it
 	 * @param field the field that holds it
 	 * @return the URL, without a trailing slash
-	 * @throws KubeconfigException if it is not an http(s) URL with a host, or carries user info,
-	 * a query or a fragment
+	 * @throws KubeconfigException if it is not an http(s) URL with a host, or carries
+	 * user info, a query or a fragment
 	 */
 	static URI parseServer(String value, String file, String field) {
 		String text = value.strip();
@@ -66,9 +66,9 @@ final class Values {
 	}
 
 	/**
-	 * Parses a {@code proxy-url}: only {@code http://} proxies are accepted (the JDK client
-	 * cannot speak TLS to a proxy, and taking an {@code https://} URL would send the CONNECT and
-	 * the proxy credentials in clear where TLS was asked for).
+	 * Parses a {@code proxy-url}: only {@code http://} proxies are accepted (the JDK
+	 * client cannot speak TLS to a proxy, and taking an {@code https://} URL would send
+	 * the CONNECT and the proxy credentials in clear where TLS was asked for).
 	 * @param value the text
 	 * @param file the file that holds it
 	 * @param field the field that holds it
@@ -90,8 +90,8 @@ final class Values {
 					"use an HTTP proxy (http://host:port), or tunnel another way (e.g. `ssh -L 6443:apiserver:6443` and point server at https://127.0.0.1:6443 with tls-server-name)");
 		}
 		if (scheme.equals("https") && uri.getHost() != null) {
-			// the JDK client speaks only plain HTTP to a proxy: taking the URL would send the
-			// CONNECT (and any proxy credentials) in clear where TLS was asked for
+			// the JDK client speaks only plain HTTP to a proxy: taking the URL would send
+			// the CONNECT (and any proxy credentials) in clear where TLS was asked for
 			throw new KubeconfigException(file, field,
 					"is an https:// proxy URL, which is not supported: the HTTP client (the JDK's) cannot speak TLS to a proxy",
 					"use the proxy's plain HTTP address instead (http://" + uri.getHost()
@@ -107,7 +107,8 @@ final class Values {
 		String password = null;
 		if (uri.getRawUserInfo() != null) {
 			String[] parts = uri.getRawUserInfo().split(":", 2);
-			// percent-decoding only: URLDecoder would also turn a '+' of a password into a space
+			// percent-decoding only: URLDecoder would also turn a '+' of a password into
+			// a space
 			username = URLDecoder.decode(parts[0].replace("+", "%2B"), StandardCharsets.UTF_8);
 			password = (parts.length > 1) ? URLDecoder.decode(parts[1].replace("+", "%2B"), StandardCharsets.UTF_8)
 					: "";
@@ -144,7 +145,8 @@ final class Values {
 
 	/**
 	 * Reads a file that a field names.
-	 * @throws KubeconfigException naming the path and the kind of failure (never the content)
+	 * @throws KubeconfigException naming the path and the kind of failure (never the
+	 * content)
 	 */
 	static String readFile(Path path, String file, String field) {
 		try {

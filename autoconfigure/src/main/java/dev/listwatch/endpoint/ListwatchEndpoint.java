@@ -20,10 +20,10 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 
 /**
- * The {@code listwatch} actuator endpoint: every watch with what it watches (resource, selectors,
- * Java type, index names) and how it is doing (its {@link WatchStatus}, the one status health
- * and metrics read too). {@code /actuator/listwatch/<watch>} shows one watch.
- * Never shows objects or credentials.
+ * The {@code listwatch} actuator endpoint: every watch with what it watches (resource,
+ * selectors, Java type, index names) and how it is doing (its {@link WatchStatus}, the
+ * one status health and metrics read too). {@code /actuator/listwatch/<watch>} shows one
+ * watch. Never shows objects or credentials.
  */
 @Endpoint(id = "listwatch")
 public class ListwatchEndpoint {
@@ -73,7 +73,8 @@ public class ListwatchEndpoint {
 		WatchStatus.Watched watched = status.watched();
 		Resource resource = watched.resource();
 		Map<String, Long> events = new LinkedHashMap<>();
-		status.events().entrySet()
+		status.events()
+			.entrySet()
 			.stream()
 			.sorted(Map.Entry.comparingByKey())
 			.forEach((entry) -> events.put(entry.getKey().name(), entry.getValue()));
@@ -151,8 +152,8 @@ public class ListwatchEndpoint {
 			@Nullable Instant lastSyncTime, Map<String, Long> events, long restarts, Map<String, Long> restartsByReason,
 			long relists, long consecutiveFailures, @Nullable Instant failingSince, @Nullable ErrorDescriptor lastError,
 			@Nullable Boolean streamingList, int backlog, long listenerFailures, long indexFailures,
-			List<UnbindableDescriptor> unbindable, List<String> namespaces, Map<String, WatchDescriptor> byNamespace)
-			implements OperationResponseBody {
+			List<UnbindableDescriptor> unbindable, List<String> namespaces,
+			Map<String, WatchDescriptor> byNamespace) implements OperationResponseBody {
 	}
 
 	/**
@@ -160,7 +161,8 @@ public class ListwatchEndpoint {
 	 *
 	 * @param key its key
 	 * @param resourceVersion the resourceVersion of the state that could not be held
-	 * @param path the JSON pointer of the value that did not bind, or empty for the whole object
+	 * @param path the JSON pointer of the value that did not bind, or empty for the whole
+	 * object
 	 * @param targetType the Java type it was bound to
 	 * @param reason why, without the value
 	 */
@@ -176,7 +178,8 @@ public class ListwatchEndpoint {
 	 * @param plural the plural resource name
 	 * @param namespace the namespace, or {@code null} for all namespaces
 	 */
-	public record ResourceDescriptor(String apiVersion, @Nullable String kind, String plural, @Nullable String namespace) {
+	public record ResourceDescriptor(String apiVersion, @Nullable String kind, String plural,
+			@Nullable String namespace) {
 	}
 
 	/**

@@ -1,5 +1,6 @@
 /**
- * The {@code listwatch} actuator endpoint, showing each watch's {@link dev.listwatch.WatchStatus}.
+ * The {@code listwatch} actuator endpoint, showing each watch's
+ * {@link dev.listwatch.WatchStatus}.
  */
 @NullMarked
 package dev.listwatch.endpoint;

@@ -10,15 +10,16 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.ssl.SslBundle;
 
 /**
- * Where etcd is and how to log in, as a plain value. {@link #toString()} never shows the password.
+ * Where etcd is and how to log in, as a plain value. {@link #toString()} never shows the
+ * password.
  *
- * @param endpoints etcd's client URLs ({@code http://} or {@code https://}, host and port), at
- * least one; requests go to one until it cannot be reached, then to the next
- * @param ssl the TLS material for {@code https} endpoints (trust: the CA of etcd's serving
- * certificate; key: a client certificate for {@code --client-cert-auth}), or {@code null} for the
- * JVM's defaults and no client certificate
- * @param username the etcd user to authenticate as, or {@code null} when etcd's auth is off (or
- * the client certificate's common name is the user)
+ * @param endpoints etcd's client URLs ({@code http://} or {@code https://}, host and
+ * port), at least one; requests go to one until it cannot be reached, then to the next
+ * @param ssl the TLS material for {@code https} endpoints (trust: the CA of etcd's
+ * serving certificate; key: a client certificate for {@code --client-cert-auth}), or
+ * {@code null} for the JVM's defaults and no client certificate
+ * @param username the etcd user to authenticate as, or {@code null} when etcd's auth is
+ * off (or the client certificate's common name is the user)
  * @param password the user's password, or {@code null}
  * @param connectTimeout the TCP and TLS connect timeout, positive
  */
@@ -28,8 +29,9 @@ public record EtcdConnection(List<URI> endpoints, @Nullable SslBundle ssl, @Null
 	/**
 	 * Checks the values.
 	 * @throws IllegalArgumentException when there is no endpoint, an endpoint is not an
-	 * {@code http(s)} URL with a host (or carries a path other than {@code /}, a query or user
-	 * information), a password is given without a user, or the timeout is not positive
+	 * {@code http(s)} URL with a host (or carries a path other than {@code /}, a query or
+	 * user information), a password is given without a user, or the timeout is not
+	 * positive
 	 */
 	public EtcdConnection {
 		Objects.requireNonNull(endpoints, "endpoints");

@@ -24,37 +24,41 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * Lists and watches the keys under one prefix in etcd, mapped onto list-watch:
  * <ul>
- * <li><b>list</b> is a range read of the prefix ({@code /v3/kv/range}, keys in order) at one
- * revision, paged: {@code limit} is the range's limit, and the continue token carries the first
- * page's revision and the key after the last one read, so that every page is read at the revision
- * of the first. The list's resourceVersion is that revision (the header's revision of the first
- * page). {@code resourceVersion} with {@code resourceVersionMatch=Exact} reads at that revision;
- * otherwise a list reads the newest state.</li>
+ * <li><b>list</b> is a range read of the prefix ({@code /v3/kv/range}, keys in order) at
+ * one revision, paged: {@code limit} is the range's limit, and the continue token carries
+ * the first page's revision and the key after the last one read, so that every page is
+ * read at the revision of the first. The list's resourceVersion is that revision (the
+ * header's revision of the first page). {@code resourceVersion} with
+ * {@code resourceVersionMatch=Exact} reads at that revision; otherwise a list reads the
+ * newest state.</li>
  * <li><b>watch</b> is an etcd watch of the prefix ({@code /v3/watch}, streamed) from the
- * resourceVersion + 1 (without one: from now), with progress notifications. Several events share
- * a revision (a txn, a {@code del --prefix}) and come in one answer: the reflector moves its
- * resourceVersion to a revision only once all its events are applied, so a stop between two of
- * them resumes from the revision before. A PUT is ADDED when it
- * created the key ({@code version} 1), else MODIFIED; a DELETE is DELETED, with the key's metadata
- * and no object (etcd's delete carries only the key; the informer publishes the last cached state).
- * Each event's resourceVersion is its {@code mod_revision}. A progress notification is a BOOKMARK
- * at the header's revision. etcd has no server-side watch timeout: {@code timeout} is not sent, and
- * the informer's idle timeout replaces a watch that stays silent (etcd's progress notifications
- * come every 10 minutes by default, {@code --watch-progress-notify-interval}).</li>
- * <li><b>410.</b> A list, or a watch, from a revision etcd has compacted fails as etcd's "required
- * revision has been compacted": a list throws a {@link KubernetesApiException} of kind GONE, a watch
- * already open sends an ERROR event with status 410 Expired, as the API server does for a too old
- * resourceVersion; the reflector then relists and publishes the difference (deletes with final
- * state unknown). A revision etcd has not reached (an etcd restored from a backup, or a fresh
- * member behind the same endpoint) fails a list as 410 Gone, and a watch as the API server's 504
- * "Too large resource version" (etcd itself accepts such a watch and waits in silence); both relist
- * from scratch.</li>
- * <li><b>Values</b> are JSON, decoded per key by {@link ValueDecoder} (which also says how a key
- * maps to namespace and name): a value that cannot be held is an {@link UnbindableObject} in the
- * list's {@code unbindable()} or an event's {@code unbindable()}, under the same rule as for the API
- * server: never dropped as if deleted, never killing the watch.</li>
- * <li>Not served: label and field selectors (refused with 400 BadRequest) and streaming lists
- * ({@code sendInitialEvents}, refused with 400 BadRequest, so that the reflector lists instead).</li>
+ * resourceVersion + 1 (without one: from now), with progress notifications. Several
+ * events share a revision (a txn, a {@code del --prefix}) and come in one answer: the
+ * reflector moves its resourceVersion to a revision only once all its events are applied,
+ * so a stop between two of them resumes from the revision before. A PUT is ADDED when it
+ * created the key ({@code version} 1), else MODIFIED; a DELETE is DELETED, with the key's
+ * metadata and no object (etcd's delete carries only the key; the informer publishes the
+ * last cached state). Each event's resourceVersion is its {@code mod_revision}. A
+ * progress notification is a BOOKMARK at the header's revision. etcd has no server-side
+ * watch timeout: {@code timeout} is not sent, and the informer's idle timeout replaces a
+ * watch that stays silent (etcd's progress notifications come every 10 minutes by
+ * default, {@code --watch-progress-notify-interval}).</li>
+ * <li><b>410.</b> A list, or a watch, from a revision etcd has compacted fails as etcd's
+ * "required revision has been compacted": a list throws a {@link KubernetesApiException}
+ * of kind GONE, a watch already open sends an ERROR event with status 410 Expired, as the
+ * API server does for a too old resourceVersion; the reflector then relists and publishes
+ * the difference (deletes with final state unknown). A revision etcd has not reached (an
+ * etcd restored from a backup, or a fresh member behind the same endpoint) fails a list
+ * as 410 Gone, and a watch as the API server's 504 "Too large resource version" (etcd
+ * itself accepts such a watch and waits in silence); both relist from scratch.</li>
+ * <li><b>Values</b> are JSON, decoded per key by {@link ValueDecoder} (which also says
+ * how a key maps to namespace and name): a value that cannot be held is an
+ * {@link UnbindableObject} in the list's {@code unbindable()} or an event's
+ * {@code unbindable()}, under the same rule as for the API server: never dropped as if
+ * deleted, never killing the watch.</li>
+ * <li>Not served: label and field selectors (refused with 400 BadRequest) and streaming
+ * lists ({@code sendInitialEvents}, refused with 400 BadRequest, so that the reflector
+ * lists instead).</li>
  * </ul>
  * Thread-safe.
  *
@@ -172,7 +176,8 @@ final class EtcdListerWatcher<T> implements ListerWatcher<T> {
 			}
 			stream.close();
 			if (refused.code() == 401 && this.gateway.authenticates() && attempt == 0) {
-				// the token expired between the request and etcd's check: authenticate again, once
+				// the token expired between the request and etcd's check: authenticate
+				// again, once
 				this.gateway.tokenRejected();
 				continue;
 			}
@@ -197,12 +202,16 @@ final class EtcdListerWatcher<T> implements ListerWatcher<T> {
 			return Long.parseLong(resourceVersion);
 		}
 		catch (NumberFormatException ex) {
-			throw KubernetesApiException.of("etcd " + what, new Status(400, "BadRequest",
-					"resourceVersion '" + resourceVersion + "' is not an etcd revision"), null);
+			throw KubernetesApiException.of("etcd " + what,
+					new Status(400, "BadRequest", "resourceVersion '" + resourceVersion + "' is not an etcd revision"),
+					null);
 		}
 	}
 
-	/** An int64 of the gateway's JSON, which writes them as strings (and leaves out zeros). */
+	/**
+	 * An int64 of the gateway's JSON, which writes them as strings (and leaves out
+	 * zeros).
+	 */
 	static long number(JsonNode node) {
 		if (node.isNumber()) {
 			return node.asLong();
@@ -215,7 +224,10 @@ final class EtcdListerWatcher<T> implements ListerWatcher<T> {
 		return Base64.getEncoder().encodeToString(bytes);
 	}
 
-	/** The end of the range of keys that start with {@code prefix}: the prefix with its last byte (below 0xff) one higher. */
+	/**
+	 * The end of the range of keys that start with {@code prefix}: the prefix with its
+	 * last byte (below 0xff) one higher.
+	 */
 	static byte[] rangeEnd(byte[] prefix) {
 		byte[] end = Arrays.copyOf(prefix, prefix.length);
 		for (int i = end.length - 1; i >= 0; i--) {
@@ -243,8 +255,8 @@ final class EtcdListerWatcher<T> implements ListerWatcher<T> {
 	}
 
 	/**
-	 * A continue token: the revision of the list's first page and the key to read on from,
-	 * {@code <revision>:<key, base64url>}.
+	 * A continue token: the revision of the list's first page and the key to read on
+	 * from, {@code <revision>:<key, base64url>}.
 	 */
 	record Continue(long revision, byte[] key) {
 

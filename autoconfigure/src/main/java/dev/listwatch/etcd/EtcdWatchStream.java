@@ -23,9 +23,10 @@ import tools.jackson.databind.ObjectReader;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * One etcd watch over the gateway: a streamed HTTP response of {@code {"result": WatchResponse}}
- * objects, each turned into watch events (see {@link EtcdListerWatcher} for the mapping). One
- * response may carry several events; they are handed out one at a time, in order.
+ * One etcd watch over the gateway: a streamed HTTP response of {@code {"result":
+ * WatchResponse}} objects, each turned into watch events (see {@link EtcdListerWatcher}
+ * for the mapping). One response may carry several events; they are handed out one at a
+ * time, in order.
  *
  * @param <T> the Java type of the objects
  */
@@ -37,7 +38,10 @@ final class EtcdWatchStream<T> implements WatchStream<T> {
 
 	private final JsonParser parser;
 
-	/** Reads one object of the stream at a time: more follow, which are not trailing garbage. */
+	/**
+	 * Reads one object of the stream at a time: more follow, which are not trailing
+	 * garbage.
+	 */
 	private final ObjectReader frames;
 
 	private final ValueDecoder<T> decoder;
@@ -50,7 +54,10 @@ final class EtcdWatchStream<T> implements WatchStream<T> {
 
 	private boolean ended;
 
-	/** The revision the watch was asked to start from: nothing below it is handed out; 0 for now. */
+	/**
+	 * The revision the watch was asked to start from: nothing below it is handed out; 0
+	 * for now.
+	 */
 	private final long startRevision;
 
 	EtcdWatchStream(String what, InputStream body, JsonMapper mapper, ValueDecoder<T> decoder, Gateway gateway,
@@ -65,12 +72,13 @@ final class EtcdWatchStream<T> implements WatchStream<T> {
 	}
 
 	/**
-	 * Reads etcd's first answer: the watch created, or refused. etcd accepts a watch from a revision
-	 * it has not reached (it waits for it), so a watch resumed against an etcd that is behind (one
-	 * restored from a backup, or a fresh member behind the same endpoint) would stall in silence:
-	 * when the created answer's revision, etcd's newest, is below the one the watch resumes after, the watch
-	 * is refused as the API server refuses a too large resourceVersion (504, "Too large resource
-	 * version"), on which the reflector relists from scratch.
+	 * Reads etcd's first answer: the watch created, or refused. etcd accepts a watch from
+	 * a revision it has not reached (it waits for it), so a watch resumed against an etcd
+	 * that is behind (one restored from a backup, or a fresh member behind the same
+	 * endpoint) would stall in silence: when the created answer's revision, etcd's
+	 * newest, is below the one the watch resumes after, the watch is refused as the API
+	 * server refuses a too large resourceVersion (504, "Too large resource version"), on
+	 * which the reflector relists from scratch.
 	 * @return {@code null} when the watch is created, else the status of etcd's refusal
 	 * @throws KubernetesApiException when the stream breaks or ends first
 	 */
@@ -89,7 +97,8 @@ final class EtcdWatchStream<T> implements WatchStream<T> {
 			return null;
 		}
 		long current = EtcdListerWatcher.number(result.path("header").path("revision"));
-		// etcd's newest revision below the one the watch resumed after (start - 1): it is behind
+		// etcd's newest revision below the one the watch resumed after (start - 1): it is
+		// behind
 		if (this.startRevision > 0 && current > 0 && current < this.startRevision - 1) {
 			return new Status(504, "Timeout", "Too large resource version: " + this.startRevision + ", current: "
 					+ current + " (etcd is behind the revision the watch resumes from: restored, or replaced)");
@@ -115,9 +124,9 @@ final class EtcdWatchStream<T> implements WatchStream<T> {
 	}
 
 	/**
-	 * Whether an event of the answer read last waits: the events of one revision come in one
-	 * answer, so the reflector moves its resourceVersion to a revision only once its events are all
-	 * handed out.
+	 * Whether an event of the answer read last waits: the events of one revision come in
+	 * one answer, so the reflector moves its resourceVersion to a revision only once its
+	 * events are all handed out.
 	 */
 	@Override
 	public boolean hasBuffered() {
@@ -147,12 +156,13 @@ final class EtcdWatchStream<T> implements WatchStream<T> {
 				return null;
 			}
 			if (ex instanceof JacksonIOException) {
-				throw new KubernetesApiException(KubernetesApiException.Kind.CONNECTION,
-						this.what + " broke off: " + ((ex.getCause() != null) ? ex.getCause() : ex.getClass().getSimpleName()), ex);
+				throw new KubernetesApiException(KubernetesApiException.Kind.CONNECTION, this.what + " broke off: "
+						+ ((ex.getCause() != null) ? ex.getCause() : ex.getClass().getSimpleName()), ex);
 			}
 			throw new KubernetesApiException(KubernetesApiException.Kind.DECODE,
-					this.what + ": the gateway sent something that is not JSON" + ((ex.getLocation() != null)
-							? " (at byte " + ex.getLocation().getByteOffset() + ")" : ""), null);
+					this.what + ": the gateway sent something that is not JSON"
+							+ ((ex.getLocation() != null) ? " (at byte " + ex.getLocation().getByteOffset() + ")" : ""),
+					null);
 		}
 		catch (RuntimeException ex) {
 			boolean byClose = this.closed;
@@ -160,7 +170,8 @@ final class EtcdWatchStream<T> implements WatchStream<T> {
 			if (byClose) {
 				return null;
 			}
-			throw new KubernetesApiException(KubernetesApiException.Kind.CONNECTION, this.what + " broke off: " + ex, ex);
+			throw new KubernetesApiException(KubernetesApiException.Kind.CONNECTION, this.what + " broke off: " + ex,
+					ex);
 		}
 	}
 
@@ -176,8 +187,8 @@ final class EtcdWatchStream<T> implements WatchStream<T> {
 		}
 		JsonNode events = result.path("events");
 		if (events.isEmpty()) {
-			// a progress notification: every event up to the header's revision has been sent; one
-			// below the revision the watch resumed after would move it back
+			// a progress notification: every event up to the header's revision has been
+			// sent; one below the revision the watch resumed after would move it back
 			long revision = EtcdListerWatcher.number(result.path("header").path("revision"));
 			if (revision >= this.startRevision - 1) {
 				this.pending.add(new WatchEvent<>(WatchEvent.Type.BOOKMARK, null,
@@ -217,8 +228,8 @@ final class EtcdWatchStream<T> implements WatchStream<T> {
 		JsonNode result = frame.path("result");
 		long compacted = EtcdListerWatcher.number(result.path("compact_revision"));
 		if (compacted > 0) {
-			return new Status(410, "Expired", "etcd: required revision has been compacted (compacted up to revision "
-					+ compacted + ")");
+			return new Status(410, "Expired",
+					"etcd: required revision has been compacted (compacted up to revision " + compacted + ")");
 		}
 		Status status = Gateway.cancelled(result.path("cancel_reason").asString(null));
 		if (status.code() == 401) {

@@ -24,16 +24,18 @@ import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * etcd's JSON gateway ({@code /v3/...}, served on etcd's client URLs next to gRPC) over the JDK
- * HTTP client: unary calls, streamed calls (a watch), the endpoints in turn, and the auth token.
+ * etcd's JSON gateway ({@code /v3/...}, served on etcd's client URLs next to gRPC) over
+ * the JDK HTTP client: unary calls, streamed calls (a watch), the endpoints in turn, and
+ * the auth token.
  * <p>
- * Endpoints: requests go to one endpoint until it cannot be reached, then to the next; a call
- * tries each endpoint once before it fails. Auth: with a user name, the token from
- * {@code /v3/auth/authenticate} goes in the {@code Authorization} header of every call; a call
- * that etcd answers with "invalid auth token" (an expired simple token, a restarted etcd)
- * authenticates again and is sent once more. Failures are {@link KubernetesApiException}s whose
- * {@link Status} translates etcd's gRPC code (see {@link #status(int, String)}); neither the
- * password nor the token ever appears in a message or log. Thread-safe.
+ * Endpoints: requests go to one endpoint until it cannot be reached, then to the next; a
+ * call tries each endpoint once before it fails. Auth: with a user name, the token from
+ * {@code /v3/auth/authenticate} goes in the {@code Authorization} header of every call; a
+ * call that etcd answers with "invalid auth token" (an expired simple token, a restarted
+ * etcd) authenticates again and is sent once more. Failures are
+ * {@link KubernetesApiException}s whose {@link Status} translates etcd's gRPC code (see
+ * {@link #status(int, String)}); neither the password nor the token ever appears in a
+ * message or log. Thread-safe.
  */
 final class Gateway implements AutoCloseable {
 
@@ -58,10 +60,10 @@ final class Gateway implements AutoCloseable {
 	private final @Nullable String password;
 
 	/**
-	 * How long a request waits for its answer to begin (a watch: etcd's created answer), as the
-	 * informer's idle watchdog waits by default: an etcd watch's idle timeout is raised to cover
-	 * etcd's progress notifications, so its requests get this bound of their own, and a half-open
-	 * connection does not hold one for as long.
+	 * How long a request waits for its answer to begin (a watch: etcd's created answer),
+	 * as the informer's idle watchdog waits by default: an etcd watch's idle timeout is
+	 * raised to cover etcd's progress notifications, so its requests get this bound of
+	 * their own, and a half-open connection does not hold one for as long.
 	 */
 	static final java.time.Duration ANSWER_TIMEOUT = java.time.Duration.ofSeconds(90);
 
@@ -69,7 +71,10 @@ final class Gateway implements AutoCloseable {
 
 	private final Object authenticating = new Object();
 
-	/** The auth token; {@code ""} when etcd does not have auth enabled; {@code null} until known. */
+	/**
+	 * The auth token; {@code ""} when etcd does not have auth enabled; {@code null} until
+	 * known.
+	 */
 	private volatile @Nullable String token;
 
 	private volatile int current;
@@ -106,7 +111,8 @@ final class Gateway implements AutoCloseable {
 	 * @param body the request
 	 * @param what what the call does, for messages, for example {@code range of /config/}
 	 * @return the answer
-	 * @throws KubernetesApiException when no endpoint can be reached, or etcd refuses the call
+	 * @throws KubernetesApiException when no endpoint can be reached, or etcd refuses the
+	 * call
 	 */
 	JsonNode call(String path, ObjectNode body, String what) {
 		HttpResponse<InputStream> response = send(path, body, what);
@@ -114,20 +120,20 @@ final class Gateway implements AutoCloseable {
 			return this.mapper.readTree(in);
 		}
 		catch (IOException | JacksonException ex) {
-			throw new KubernetesApiException(KubernetesApiException.Kind.CONNECTION,
-					"etcd " + what + " at " + response.uri().resolve("/") + " broke off: " + ex.getClass().getSimpleName(),
-					ex);
+			throw new KubernetesApiException(KubernetesApiException.Kind.CONNECTION, "etcd " + what + " at "
+					+ response.uri().resolve("/") + " broke off: " + ex.getClass().getSimpleName(), ex);
 		}
 	}
 
 	/**
-	 * Sends a call and hands back its answer as it streams in (a watch): the caller reads and
-	 * closes the body.
+	 * Sends a call and hands back its answer as it streams in (a watch): the caller reads
+	 * and closes the body.
 	 * @param path the gateway path
 	 * @param body the request
 	 * @param what what the call does, for messages
 	 * @return the response, status 200
-	 * @throws KubernetesApiException when no endpoint can be reached, or etcd refuses the call
+	 * @throws KubernetesApiException when no endpoint can be reached, or etcd refuses the
+	 * call
 	 */
 	HttpResponse<InputStream> send(String path, ObjectNode body, String what) {
 		byte[] bytes = this.mapper.writeValueAsBytes(body);
@@ -143,10 +149,8 @@ final class Gateway implements AutoCloseable {
 				response = exchange(endpoint.resolve(path), bytes, authorization(endpoint));
 			}
 			catch (IOException ex) {
-				failure = new KubernetesApiException(KubernetesApiException.Kind.CONNECTION,
-						description + " failed: " + ex.getClass().getSimpleName()
-								+ ((ex.getMessage() != null) ? " " + ex.getMessage() : ""),
-						ex);
+				failure = new KubernetesApiException(KubernetesApiException.Kind.CONNECTION, description + " failed: "
+						+ ex.getClass().getSimpleName() + ((ex.getMessage() != null) ? " " + ex.getMessage() : ""), ex);
 				this.current = (index + 1) % this.endpoints.size();
 				continue;
 			}
@@ -156,7 +160,8 @@ final class Gateway implements AutoCloseable {
 			}
 			Status status = error(response);
 			if (status.code() == 401 && this.username != null && !reauthenticated) {
-				// an expired or unknown token (etcd restarted): authenticate again, then once more
+				// an expired or unknown token (etcd restarted): authenticate again, then
+				// once more
 				reauthenticated = true;
 				this.token = null;
 				attempt--;
@@ -233,7 +238,10 @@ final class Gateway implements AutoCloseable {
 		}
 	}
 
-	/** The status of a failed call, from the gateway's {@code {"code": <gRPC code>, "message": ...}}. */
+	/**
+	 * The status of a failed call, from the gateway's {@code {"code": <gRPC code>,
+	 * "message": ...}}.
+	 */
 	private Status error(HttpResponse<InputStream> response) {
 		String message = "HTTP " + response.statusCode();
 		int code = -1;
@@ -250,11 +258,12 @@ final class Gateway implements AutoCloseable {
 	}
 
 	/**
-	 * The Kubernetes status that stands for an etcd failure, so that the reflector acts on it as on
-	 * the API server's: a compacted revision (the resourceVersion is too old) is 410 Expired, a
-	 * revision etcd has not reached (a restored etcd) 410 Gone: both relist. Otherwise by gRPC
-	 * code: Unauthenticated 401, PermissionDenied 403, InvalidArgument 400, NotFound 404,
-	 * ResourceExhausted 429, Unavailable 503, DeadlineExceeded 504, anything else 500.
+	 * The Kubernetes status that stands for an etcd failure, so that the reflector acts
+	 * on it as on the API server's: a compacted revision (the resourceVersion is too old)
+	 * is 410 Expired, a revision etcd has not reached (a restored etcd) 410 Gone: both
+	 * relist. Otherwise by gRPC code: Unauthenticated 401, PermissionDenied 403,
+	 * InvalidArgument 400, NotFound 404, ResourceExhausted 429, Unavailable 503,
+	 * DeadlineExceeded 504, anything else 500.
 	 * @param grpcCode the gRPC status code etcd answered with
 	 * @param message etcd's message
 	 * @return the status, its message prefixed with {@code etcd: }
@@ -281,7 +290,8 @@ final class Gateway implements AutoCloseable {
 	}
 
 	/**
-	 * The status of a watch that etcd cancelled, from its {@code cancel_reason} (for example
+	 * The status of a watch that etcd cancelled, from its {@code cancel_reason} (for
+	 * example
 	 * {@code rpc error: code = Unauthenticated desc = etcdserver: invalid auth token}).
 	 * @param reason the reason, or {@code null}
 	 * @return the status
@@ -300,7 +310,10 @@ final class Gateway implements AutoCloseable {
 		return status(code, text);
 	}
 
-	/** Forgets the token (a watch was cancelled for an invalid one), so the next call authenticates. */
+	/**
+	 * Forgets the token (a watch was cancelled for an invalid one), so the next call
+	 * authenticates.
+	 */
 	void tokenRejected() {
 		this.token = null;
 	}

@@ -21,27 +21,28 @@ import tools.jackson.databind.exc.UnrecognizedPropertyException;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * Turns one etcd key and value into what a watch holds: the key names the object, the value is its
- * JSON.
+ * Turns one etcd key and value into what a watch holds: the key names the object, the
+ * value is its JSON.
  * <p>
  * <b>Key.</b> The part of the key after the prefix is {@code <name>} (an object without a
- * namespace, as a cluster-scoped one) or {@code <namespace>/<name>}: the first {@code /} splits
- * namespace from name, and the name may hold more {@code /}s. The cache key is therefore the key
- * without the prefix. A key with nothing after the prefix, or with an empty namespace or name, is
- * an object that cannot be held.
+ * namespace, as a cluster-scoped one) or {@code <namespace>/<name>}: the first {@code /}
+ * splits namespace from name, and the name may hold more {@code /}s. The cache key is
+ * therefore the key without the prefix. A key with nothing after the prefix, or with an
+ * empty namespace or name, is an object that cannot be held.
  * <p>
- * <b>Metadata.</b> The key's {@code mod_revision} is the resourceVersion. {@code metadata.uid} and
- * {@code metadata.labels} are read from the JSON when it has them (so label selectors and indexes
- * on labels work on the cache). The key is the identity: a value whose {@code metadata.name} or
- * {@code metadata.namespace} is present and differs from the key's cannot be held (it is reported,
- * never cached under either name); a value without them is fine. {@code metadata.resourceVersion}
- * in the JSON is ignored, as the API server ignores what it stored there.
+ * <b>Metadata.</b> The key's {@code mod_revision} is the resourceVersion.
+ * {@code metadata.uid} and {@code metadata.labels} are read from the JSON when it has
+ * them (so label selectors and indexes on labels work on the cache). The key is the
+ * identity: a value whose {@code metadata.name} or {@code metadata.namespace} is present
+ * and differs from the key's cannot be held (it is reported, never cached under either
+ * name); a value without them is fine. {@code metadata.resourceVersion} in the JSON is
+ * ignored, as the API server ignores what it stored there.
  * <p>
- * <b>Value.</b> For {@link KubernetesObject} it must be a JSON object; its bytes are kept as stored
- * (without {@code metadata.managedFields} unless asked to keep them). For any other type, it is
- * bound with the mapper. A value that is not JSON, is larger than the size limit, or does not bind
- * is an {@link UnbindableObject}: where and why, never the value (Jackson's own messages, which
- * quote it, go nowhere). Thread-safe.
+ * <b>Value.</b> For {@link KubernetesObject} it must be a JSON object; its bytes are kept
+ * as stored (without {@code metadata.managedFields} unless asked to keep them). For any
+ * other type, it is bound with the mapper. A value that is not JSON, is larger than the
+ * size limit, or does not bind is an {@link UnbindableObject}: where and why, never the
+ * value (Jackson's own messages, which quote it, go nowhere). Thread-safe.
  *
  * @param <T> the Java type of the objects
  */
@@ -95,7 +96,7 @@ final class ValueDecoder<T> {
 		if ("".equals(keyMeta.name()) || "".equals(keyMeta.namespace())) {
 			return unbindable(keyMeta, "",
 					"the key has " + ("".equals(keyMeta.name()) ? "no name" : "an empty namespace")
-					+ " after the prefix " + this.prefix);
+							+ " after the prefix " + this.prefix);
 		}
 		if (value.length > this.maxBytes) {
 			return unbindable(keyMeta, "", "larger than max-event-size (" + this.maxBytes + " bytes)");
@@ -131,8 +132,8 @@ final class ValueDecoder<T> {
 				return unbindable(meta, "", "not a JSON object");
 			}
 			byte[] json = (scan.managedFields && !this.keepManagedFields) ? withoutManagedFields(value) : value;
-			return new Decoded<>(new ObjectList.Item<>(meta, this.type.cast(KubernetesObject.of(meta, scan.apiVersion,
-					scan.kind, json))), null);
+			return new Decoded<>(new ObjectList.Item<>(meta,
+					this.type.cast(KubernetesObject.of(meta, scan.apiVersion, scan.kind, json))), null);
 		}
 		try {
 			T object = this.mapper.readValue(value, this.type);
@@ -207,7 +208,10 @@ final class ValueDecoder<T> {
 		return this.mapper.writeValueAsBytes(tree);
 	}
 
-	/** The JSON pointer of the value that did not bind, for example {@code /spec/items/3/name}. */
+	/**
+	 * The JSON pointer of the value that did not bind, for example
+	 * {@code /spec/items/3/name}.
+	 */
 	private static String pointer(JacksonException ex) {
 		StringBuilder pointer = new StringBuilder();
 		for (JacksonException.Reference reference : ex.getPath()) {

@@ -10,28 +10,29 @@ import org.springframework.core.ResolvableType;
 import org.springframework.core.ResolvableTypeProvider;
 
 /**
- * A change to an object of a declared watch, published as a Spring {@link ApplicationEvent} after
- * the watch's cache holds it.
+ * A change to an object of a declared watch, published as a Spring
+ * {@link ApplicationEvent} after the watch's cache holds it.
  * <p>
- * Guarantees: events of one object arrive in the order they happened; they are published on a
- * dispatch thread, never on the thread that reads the watch, so a slow listener does not stall
- * it. When listeners fall behind, several MODIFIED events of one object may arrive as one (its
- * {@link #oldObject()} the state before the first, its {@link #object()} the latest); the last
- * state of every object and every DELETED are always delivered.
+ * Guarantees: events of one object arrive in the order they happened; they are published
+ * on a dispatch thread, never on the thread that reads the watch, so a slow listener does
+ * not stall it. When listeners fall behind, several MODIFIED events of one object may
+ * arrive as one (its {@link #oldObject()} the state before the first, its
+ * {@link #object()} the latest); the last state of every object and every DELETED are
+ * always delivered.
  * <p>
  * The event resolves its generic type to the watch's Java type, so
- * {@code @EventListener void on(ResourceEvent<MyConfigMap> event)} receives only watches bound to
- * {@code MyConfigMap}; {@code @EventListener(condition = "#event.watch == 'configmaps'")} picks
- * one watch.
+ * {@code @EventListener void on(ResourceEvent<MyConfigMap> event)} receives only watches
+ * bound to {@code MyConfigMap};
+ * {@code @EventListener(condition = "#event.watch == 'configmaps'")} picks one watch.
  *
  * @param <T> the Java type of the watch's objects
  */
 public final class ResourceEvent<T> extends ApplicationEvent implements ResolvableTypeProvider {
 
 	/**
-	 * {@code ResourceEvent<type>} per watched type, made once: Spring asks every event for its
-	 * type and looks its listeners up by it, so a new instance per event would cost a generic
-	 * resolution and a hash per event.
+	 * {@code ResourceEvent<type>} per watched type, made once: Spring asks every event
+	 * for its type and looks its listeners up by it, so a new instance per event would
+	 * cost a generic resolution and a hash per event.
 	 */
 	private static final ClassValue<ResolvableType> TYPES = new ClassValue<>() {
 		@Override
@@ -81,8 +82,8 @@ public final class ResourceEvent<T> extends ApplicationEvent implements Resolvab
 	 * @param oldObject the state before, for MODIFIED; else {@code null}
 	 * @param meta the object's metadata
 	 * @param initialList whether the event comes from the watch's initial list
-	 * @param finalStateUnknown whether a DELETED was inferred by a relist (the object vanished while
-	 * the watch was broken, so its final state is unknown)
+	 * @param finalStateUnknown whether a DELETED was inferred by a relist (the object
+	 * vanished while the watch was broken, so its final state is unknown)
 	 * @param objectType the watch's Java type
 	 */
 	public ResourceEvent(Object source, String watch, Type type, T object, @Nullable T oldObject, ObjectMeta meta,
@@ -99,10 +100,10 @@ public final class ResourceEvent<T> extends ApplicationEvent implements Resolvab
 	 * @param oldObject the state before, for MODIFIED; else {@code null}
 	 * @param meta the object's metadata
 	 * @param initialList whether the event comes from the watch's initial list
-	 * @param finalStateUnknown whether a DELETED was inferred by a relist (the object vanished while
-	 * the watch was broken, so its final state is unknown)
-	 * @param resync whether it is a MODIFIED of the periodic resync: the cached state delivered
-	 * again, the same object as old and new, not a change
+	 * @param finalStateUnknown whether a DELETED was inferred by a relist (the object
+	 * vanished while the watch was broken, so its final state is unknown)
+	 * @param resync whether it is a MODIFIED of the periodic resync: the cached state
+	 * delivered again, the same object as old and new, not a change
 	 * @param objectType the watch's Java type
 	 */
 	public ResourceEvent(Object source, String watch, Type type, T object, @Nullable T oldObject, ObjectMeta meta,
@@ -119,60 +120,83 @@ public final class ResourceEvent<T> extends ApplicationEvent implements Resolvab
 		this.objectType = objectType;
 	}
 
-	/** @return the name of the watch, as declared under {@code listwatch.watches} */
+	/**
+	 * @return the name of the watch, as declared under {@code listwatch.watches}
+	 */
 	public String watch() {
 		return this.watch;
 	}
 
-	/** @return the name of the watch, for SpEL conditions ({@code #event.watch}) */
+	/**
+	 * @return the name of the watch, for SpEL conditions ({@code #event.watch})
+	 */
 	public String getWatch() {
 		return this.watch;
 	}
 
-	/** @return what happened */
+	/**
+	 * @return what happened
+	 */
 	public Type type() {
 		return this.type;
 	}
 
-	/** @return what happened, for SpEL conditions ({@code #event.type}) */
+	/**
+	 * @return what happened, for SpEL conditions ({@code #event.type})
+	 */
 	public Type getType() {
 		return this.type;
 	}
 
-	/** @return the object, never {@code null}; for DELETED its last known state */
+	/**
+	 * @return the object, never {@code null}; for DELETED its last known state
+	 */
 	public T object() {
 		return this.object;
 	}
 
-	/** @return the previous state for MODIFIED, else {@code null} */
+	/**
+	 * @return the previous state for MODIFIED, else {@code null}
+	 */
 	public @Nullable T oldObject() {
 		return this.oldObject;
 	}
 
-	/** @return the object's metadata (namespace, name, uid, resourceVersion, labels) */
+	/**
+	 * @return the object's metadata (namespace, name, uid, resourceVersion, labels)
+	 */
 	public ObjectMeta meta() {
 		return this.meta;
 	}
 
-	/** @return the cache key, {@code namespace/name}, or {@code name} for a cluster-scoped object */
+	/**
+	 * @return the cache key, {@code namespace/name}, or {@code name} for a cluster-scoped
+	 * object
+	 */
 	public String key() {
 		return Objects.requireNonNull(this.meta.key(), "only a BOOKMARK's metadata has no name");
 	}
 
-	/** @return whether the event comes from the watch's initial list */
+	/**
+	 * @return whether the event comes from the watch's initial list
+	 */
 	public boolean initialList() {
 		return this.initialList;
 	}
 
-	/** @return whether this DELETED was inferred on relist, the object's final state unknown */
+	/**
+	 * @return whether this DELETED was inferred on relist, the object's final state
+	 * unknown
+	 */
 	public boolean finalStateUnknown() {
 		return this.finalStateUnknown;
 	}
 
 	/**
-	 * Whether this MODIFIED comes from the periodic resync ({@code resync-period}): the cached
-	 * state delivered again, {@link #object()} and {@link #oldObject()} the same, not a change on
-	 * the server (client-go's resync). A resync folded with a real change is a real change.
+	 * Whether this MODIFIED comes from the periodic resync ({@code resync-period}): the
+	 * cached state delivered again, {@link #object()} and {@link #oldObject()} the same,
+	 * not a change on the server (client-go's resync). A resync folded with a real change
+	 * is a real change.
 	 * @return whether it is a resync
 	 */
 	public boolean resync() {
@@ -180,8 +204,8 @@ public final class ResourceEvent<T> extends ApplicationEvent implements Resolvab
 	}
 
 	/**
-	 * The event's type with its generic resolved to the watch's Java type, so that Spring delivers
-	 * it only to listeners of that type.
+	 * The event's type with its generic resolved to the watch's Java type, so that Spring
+	 * delivers it only to listeners of that type.
 	 * @return {@code ResourceEvent<watch's type>}
 	 */
 	@Override

@@ -1,10 +1,11 @@
 /**
- * The Spring application events a watch publishes, on its dispatch thread and never on the
- * thread that reads the watch: {@link dev.listwatch.event.ResourceEvent} for each change to an
- * object of the watch, and {@link dev.listwatch.event.WatchSyncedEvent} once the initial list
- * has been published.
+ * The Spring application events a watch publishes, on its dispatch thread and never on
+ * the thread that reads the watch: {@link dev.listwatch.event.ResourceEvent} for each
+ * change to an object of the watch, and {@link dev.listwatch.event.WatchSyncedEvent} once
+ * the initial list has been published.
  *
- * <p>Types are non-null unless annotated {@code @Nullable}.
+ * <p>
+ * Types are non-null unless annotated {@code @Nullable}.
  */
 @NullMarked
 package dev.listwatch.event;

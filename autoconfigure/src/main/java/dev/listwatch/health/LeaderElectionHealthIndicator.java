@@ -10,12 +10,13 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
 
 /**
- * The health of leader election ({@code /actuator/health/leaderElection}): this replica's role
- * ({@code LEADER} or {@code FOLLOWER}), its identity, the Lease's holder as last seen, the Lease,
- * when the role last changed, the last successful write, the Lease's transitions, the conflicts
- * and failures counted and the last error. UP while the elector runs, whatever the role: being a
- * follower is the normal state of most replicas and must not take them out of readiness; UNKNOWN
- * when the elector is not running. Details never hold secrets.
+ * The health of leader election ({@code /actuator/health/leaderElection}): this replica's
+ * role ({@code LEADER} or {@code FOLLOWER}), its identity, the Lease's holder as last
+ * seen, the Lease, when the role last changed, the last successful write, the Lease's
+ * transitions, the conflicts and failures counted and the last error. UP while the
+ * elector runs, whatever the role: being a follower is the normal state of most replicas
+ * and must not take them out of readiness; UNKNOWN when the elector is not running.
+ * Details never hold secrets.
  */
 public final class LeaderElectionHealthIndicator implements HealthIndicator {
 
@@ -52,7 +53,8 @@ public final class LeaderElectionHealthIndicator implements HealthIndicator {
 			.withDetail("failures", snapshot.failures());
 		String error = snapshot.lastError();
 		if (error != null) {
-			health.withDetail("lastError", (error.length() > MAX_MESSAGE) ? error.substring(0, MAX_MESSAGE) + "..." : error);
+			health.withDetail("lastError",
+					(error.length() > MAX_MESSAGE) ? error.substring(0, MAX_MESSAGE) + "..." : error);
 		}
 		return health.build();
 	}

@@ -16,26 +16,28 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
 
 /**
- * The {@code listwatchSynced} health indicator, for the readiness group: <b>is this replica's
- * cache fit to serve from?</b> It answers a different question from the {@code listwatch}
- * contributor ("is every watch making progress?"), as Spring Boot's guidance on probes asks: a
- * readiness check must not fail for an outage of something that every replica shares, since taking
- * every replica out of service helps no one, while each could serve from its cache.
+ * The {@code listwatchSynced} health indicator, for the readiness group: <b>is this
+ * replica's cache fit to serve from?</b> It answers a different question from the
+ * {@code listwatch} contributor ("is every watch making progress?"), as Spring Boot's
+ * guidance on probes asks: a readiness check must not fail for an outage of something
+ * that every replica shares, since taking every replica out of service helps no one,
+ * while each could serve from its cache.
  * <ul>
- * <li>{@code notSynced} (OUT_OF_SERVICE) while a running watch has not completed a sync since it
- * started (its cache is not a whole copy yet), and while a watch's thread has failed
- * ({@link State#FAILED}: a fault of this replica, whose cache may miss changes until its resync
- * completes);</li>
- * <li>UP otherwise: through an API server outage, a network that cuts streams, and a watch that
- * backs off, each cache keeps serving its last state. How stale it may be shows in the details
- * ({@code failingFor}) and in the meter {@code listwatch.staleness}; the {@code listwatch}
- * contributor reports the watch DOWN once it fails past its grace period.</li>
+ * <li>{@code notSynced} (OUT_OF_SERVICE) while a running watch has not completed a sync
+ * since it started (its cache is not a whole copy yet), and while a watch's thread has
+ * failed ({@link State#FAILED}: a fault of this replica, whose cache may miss changes
+ * until its resync completes);</li>
+ * <li>UP otherwise: through an API server outage, a network that cuts streams, and a
+ * watch that backs off, each cache keeps serving its last state. How stale it may be
+ * shows in the details ({@code failingFor}) and in the meter {@code listwatch.staleness};
+ * the {@code listwatch} contributor reports the watch DOWN once it fails past its grace
+ * period.</li>
  * </ul>
  * Watches the application context does not start (with {@code auto-startup: false}, or
- * leader-only: each leader's term syncs afresh) and watches that are not running are left out: a
- * replica's readiness does not flap with leadership, and a replica that runs none is ready. Computed
- * from each watch's {@link WatchStatus}; the informers are looked up on every call. Thread-safe;
- * the details hold no secret.
+ * leader-only: each leader's term syncs afresh) and watches that are not running are left
+ * out: a replica's readiness does not flap with leadership, and a replica that runs none
+ * is ready. Computed from each watch's {@link WatchStatus}; the informers are looked up
+ * on every call. Thread-safe; the details hold no secret.
  */
 public final class ListwatchSyncedHealthIndicator implements HealthIndicator {
 
@@ -46,7 +48,8 @@ public final class ListwatchSyncedHealthIndicator implements HealthIndicator {
 	/**
 	 * Makes the indicator.
 	 * @param informers the informers, looked up on every call
-	 * @param notSynced the status while a running watch is not synced (default: OUT_OF_SERVICE)
+	 * @param notSynced the status while a running watch is not synced (default:
+	 * OUT_OF_SERVICE)
 	 */
 	public ListwatchSyncedHealthIndicator(ObjectProvider<Informer<?>> informers, Status notSynced) {
 		this.informers = informers;
@@ -63,8 +66,9 @@ public final class ListwatchSyncedHealthIndicator implements HealthIndicator {
 		Map<String, Object> watches = new LinkedHashMap<>();
 		for (WatchStatus status : statuses) {
 			if (!status.running() || status.state() == State.STOPPED || !status.watched().autoStartup()) {
-				// not started with the application: its runs (a leader's terms, the application's own
-				// starts) are not what makes a replica fit to serve, and would flap readiness with them
+				// not started with the application: its runs (a leader's terms, the
+				// application's own starts) are not what makes a replica fit to serve,
+				// and would flap readiness with them
 				continue;
 			}
 			Map<String, Object> entry = new LinkedHashMap<>();

@@ -19,39 +19,41 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
 
 /**
- * The health of one watch, from its status snapshot. The rule: <b>a watch that is not making
- * progress is never reported healthy past its grace period, and the reason is in its
- * details.</b> Progress is an event or bookmark received, a sync completed, or a stream held open
- * for a second without an error; a watch that only reconnects, to fail again at once, does not make
- * progress (see {@link WatchStatus}). So a quiet watch behind a proxy that closes idle connections
- * is UP, and:
+ * The health of one watch, from its status snapshot. The rule: <b>a watch that is not
+ * making progress is never reported healthy past its grace period, and the reason is in
+ * its details.</b> Progress is an event or bookmark received, a sync completed, or a
+ * stream held open for a second without an error; a watch that only reconnects, to fail
+ * again at once, does not make progress (see {@link WatchStatus}). So a quiet watch
+ * behind a proxy that closes idle connections is UP, and:
  * <ul>
- * <li>{@code unhealthy-status} (DOWN) when its reading thread failed ({@link State#FAILED},
- * until a resync succeeds), or when it has been failing for longer than the grace period: the
- * server cannot be reached, every event fails to decode, every stream fails at once, every
- * relist fails;</li>
- * <li>{@code not-synced-status} (OUT_OF_SERVICE) before its initial sync, and when it is not
- * running;</li>
- * <li>{@code not-started-status} (UP) for a watch with {@code auto-startup: false} that the
- * application has not started yet;</li>
- * <li>UP otherwise, also while it fails within the grace period (the details say so) and while
- * its stream has been silent for longer than the API server's bookmark interval (the details say
- * so). The API server sends a bookmark about every minute while the resource changes anywhere, and
- * none while it does not change at all, so silence alone is not a failure: the idle timeout
- * replaces a silent stream from its last resourceVersion, and through a half-open path that
- * replacement cannot connect, which is a failure.</li>
+ * <li>{@code unhealthy-status} (DOWN) when its reading thread failed
+ * ({@link State#FAILED}, until a resync succeeds), or when it has been failing for longer
+ * than the grace period: the server cannot be reached, every event fails to decode, every
+ * stream fails at once, every relist fails;</li>
+ * <li>{@code not-synced-status} (OUT_OF_SERVICE) before its initial sync, and when it is
+ * not running;</li>
+ * <li>{@code not-started-status} (UP) for a watch with {@code auto-startup: false} that
+ * the application has not started yet;</li>
+ * <li>UP otherwise, also while it fails within the grace period (the details say so) and
+ * while its stream has been silent for longer than the API server's bookmark interval
+ * (the details say so). The API server sends a bookmark about every minute while the
+ * resource changes anywhere, and none while it does not change at all, so silence alone
+ * is not a failure: the idle timeout replaces a silent stream from its last
+ * resourceVersion, and through a half-open path that replacement cannot connect, which is
+ * a failure.</li>
  * </ul>
- * Objects the watch cannot hold are listed in the details (key, JSON path, target type, never a
- * value) without changing the status: the rest of the cache is in step.
+ * Objects the watch cannot hold are listed in the details (key, JSON path, target type,
+ * never a value) without changing the status: the rest of the cache is in step.
  * <p>
- * Details never hold secrets: error messages are those of {@code KubernetesApiException}, which
- * never carry credentials, and object names appear only as the keys of unbindable objects.
+ * Details never hold secrets: error messages are those of {@code KubernetesApiException},
+ * which never carry credentials, and object names appear only as the keys of unbindable
+ * objects.
  */
 final class WatchHealthIndicator implements HealthIndicator {
 
 	/**
-	 * How often the API server's watch cache sends a watch a bookmark, while the resource changes
-	 * anywhere (it sends none at a resourceVersion the watch already has).
+	 * How often the API server's watch cache sends a watch a bookmark, while the resource
+	 * changes anywhere (it sends none at a resourceVersion the watch already has).
 	 */
 	static final Duration BOOKMARK_INTERVAL = Duration.ofMinutes(1);
 
@@ -86,8 +88,9 @@ final class WatchHealthIndicator implements HealthIndicator {
 		Status verdict;
 		String reason = null;
 		if (!snapshot.running() && !snapshot.watched().autoStartup()) {
-			// started and stopped by the application when it wants (say, on leadership): not running
-			// is a normal state of such a watch, before its first start and after a stop
+			// started and stopped by the application when it wants (say, on leadership):
+			// not running is a normal state of such a watch, before its first start and
+			// after a stop
 			verdict = this.notStarted;
 			reason = (snapshot.state() == State.STARTING)
 					? "not started: auto-startup is false, and the application has not called its informer's start()"
@@ -99,7 +102,8 @@ final class WatchHealthIndicator implements HealthIndicator {
 		}
 		else if (snapshot.state() == State.FAILED) {
 			verdict = this.unhealthy;
-			reason = "its thread failed" + ((snapshot.lastError() != null) ? " (" + snapshot.lastError().message() + ")" : "")
+			reason = "its thread failed"
+					+ ((snapshot.lastError() != null) ? " (" + snapshot.lastError().message() + ")" : "")
 					+ "; it stays down until a resync succeeds";
 		}
 		else if (failingFor != null && failingFor.compareTo(this.gracePeriod) > 0) {
@@ -120,8 +124,9 @@ final class WatchHealthIndicator implements HealthIndicator {
 			else if (snapshot.state() == State.WATCHING && silentFor != null
 					&& silentFor.compareTo(BOOKMARK_INTERVAL.plusSeconds(10)) > 0) {
 				reason = "no event or bookmark for " + seconds(silentFor) + " (the API server sends one about every "
-						+ seconds(BOOKMARK_INTERVAL) + " while the resource changes anywhere); the stream is replaced once "
-						+ "silent for " + seconds(snapshot.watched().idleTimeout());
+						+ seconds(BOOKMARK_INTERVAL)
+						+ " while the resource changes anywhere); the stream is replaced once " + "silent for "
+						+ seconds(snapshot.watched().idleTimeout());
 			}
 		}
 		return Health.status(verdict).withDetails(details(snapshot, reason)).build();

@@ -1,5 +1,6 @@
 /**
- * Actuator health of the watches, computed from each watch's {@link dev.listwatch.WatchStatus}.
+ * Actuator health of the watches, computed from each watch's
+ * {@link dev.listwatch.WatchStatus}.
  */
 @NullMarked
 package dev.listwatch.health;

@@ -23,16 +23,16 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Writes what an informer's reflectors hand on into its {@link Store}, and queues the difference
- * for its {@link Listeners}: client-go's {@code processDeltas}. A list replaces the cache (of its
- * namespace, for a namespace set) and publishes what was added, modified and deleted; a watch event
- * is applied and published unless the cache holds it already (an event sent again by a watch
- * resumed from before its revision). Objects the watch cannot hold are never taken for deleted:
- * their last state that could be held stays cached and they are listed apart until they bind again
- * or are deleted.
+ * Writes what an informer's reflectors hand on into its {@link Store}, and queues the
+ * difference for its {@link Listeners}: client-go's {@code processDeltas}. A list
+ * replaces the cache (of its namespace, for a namespace set) and publishes what was
+ * added, modified and deleted; a watch event is applied and published unless the cache
+ * holds it already (an event sent again by a watch resumed from before its revision).
+ * Objects the watch cannot hold are never taken for deleted: their last state that could
+ * be held stays cached and they are listed apart until they bind again or are deleted.
  * <p>
- * Not thread-safe: the informer calls every method but {@link #unbindable()} under its lock of
- * changes, so that the cache and the events queued change together.
+ * Not thread-safe: the informer calls every method but {@link #unbindable()} under its
+ * lock of changes, so that the cache and the events queued change together.
  *
  * @param <T> the Java type of the objects
  */
@@ -54,7 +54,10 @@ final class CacheWriter<T> {
 	/** Whether the informer has synced: every namespace, since its current start. */
 	private final BooleanSupplier synced;
 
-	/** The objects the server has that the watch cannot hold, by key; read from any thread. */
+	/**
+	 * The objects the server has that the watch cannot hold, by key; read from any
+	 * thread.
+	 */
 	private final Map<String, UnbindableObject> unbindable = new ConcurrentHashMap<>();
 
 	/** Whether the watch's first sync was announced ({@link WatchSyncedEvent}). */
@@ -83,9 +86,9 @@ final class CacheWriter<T> {
 	}
 
 	/**
-	 * Replaces the objects of a feed (its namespace, or all) with a list, and publishes the
-	 * difference; after the first list of the feed, marks it synced and announces the sync once
-	 * every feed has synced.
+	 * Replaces the objects of a feed (its namespace, or all) with a list, and publishes
+	 * the difference; after the first list of the feed, marks it synced and announces the
+	 * sync once every feed has synced.
 	 * @param feed the feed that listed
 	 * @param items the objects listed
 	 * @param unbindable the objects listed that the watch cannot hold
@@ -95,7 +98,8 @@ final class CacheWriter<T> {
 		// after a stop and start the cache is whole already: this is a relist
 		boolean first = initial && !feed.status.hasSynced();
 		if (!unbindable.isEmpty()) {
-			// the server has them: keep the last state that could be held, so none is taken for deleted
+			// the server has them: keep the last state that could be held, so none is
+			// taken for deleted
 			items = new ArrayList<>(items);
 			for (UnbindableObject object : unbindable) {
 				Store.Entry<T> cached = this.store.entry(object.key());
@@ -112,7 +116,8 @@ final class CacheWriter<T> {
 		else {
 			Set<String> listed = unbindable.stream().map(UnbindableObject::key).collect(Collectors.toSet());
 			this.unbindable.values()
-				.removeIf((object) -> feed.namespace.equals(object.meta().namespace()) && !listed.contains(object.key()));
+				.removeIf(
+						(object) -> feed.namespace.equals(object.meta().namespace()) && !listed.contains(object.key()));
 		}
 		for (UnbindableObject object : unbindable) {
 			this.unbindable.put(object.key(), object);
@@ -136,11 +141,12 @@ final class CacheWriter<T> {
 		}
 		else {
 			if (!diff.isEmpty()) {
-				logger.info("Watch " + name + " relisted: " + diff.added().size() + " added, "
-						+ diff.modified().size() + " modified, " + diff.deleted().size() + " deleted");
+				logger.info("Watch " + name + " relisted: " + diff.added().size() + " added, " + diff.modified().size()
+						+ " modified, " + diff.deleted().size() + " deleted");
 			}
 			if (feed.freshSync) {
-				// the fresh sync of a run (a leader-only watch's term): synced again, after its difference
+				// the fresh sync of a run (a leader-only watch's term): synced again,
+				// after its difference
 				feed.freshSync = false;
 				feed.status.markSynced();
 				announceSync();
@@ -160,7 +166,8 @@ final class CacheWriter<T> {
 				Objects.requireNonNull(meta, "an ADDED or MODIFIED event has its object's metadata");
 				String key = Objects.requireNonNull(meta.key(), "only a BOOKMARK's metadata has no name");
 				if (event.unbindable() != null) {
-					// it exists, in a state the watch cannot hold: keep the last one, publish nothing
+					// it exists, in a state the watch cannot hold: keep the last one,
+					// publish nothing
 					this.unbindable.put(key, event.unbindable());
 					return;
 				}
@@ -169,8 +176,9 @@ final class CacheWriter<T> {
 				}
 				ObjectMeta cached = this.store.meta(key);
 				if (cached != null && isReplay(cached, meta)) {
-					// the same key at the same resourceVersion: a change the cache holds already, sent again
-					// by a watch resumed from before its revision (see Reflector#consume)
+					// the same key at the same resourceVersion: a change the cache holds
+					// already, sent again by a watch resumed from before its revision
+					// (see Reflector#consume)
 					return;
 				}
 				T object = Objects.requireNonNull(event.object(), "an event not unbindable has its object");
@@ -185,8 +193,8 @@ final class CacheWriter<T> {
 				boolean wasUnbindable = !this.unbindable.isEmpty() && this.unbindable.remove(key) != null;
 				T old = this.store.delete(key);
 				if (old == null && !wasUnbindable) {
-					// the cache holds nothing under the key: a delete it applied already, sent again by a watch
-					// resumed from before its revision
+					// the cache holds nothing under the key: a delete it applied already,
+					// sent again by a watch resumed from before its revision
 					return;
 				}
 				T last = (event.object() != null) ? event.object() : old;
@@ -200,8 +208,8 @@ final class CacheWriter<T> {
 	}
 
 	/**
-	 * Publishes the whole cache again, as MODIFIED events flagged resync (the same object as old and
-	 * new), without a request.
+	 * Publishes the whole cache again, as MODIFIED events flagged resync (the same object
+	 * as old and new), without a request.
 	 */
 	void resync() {
 		for (Store.Entry<T> entry : this.store.entries()) {
@@ -211,8 +219,8 @@ final class CacheWriter<T> {
 	}
 
 	/**
-	 * Adds a listener in code, which first receives the cache as it is (and the sync, when it was
-	 * announced), then every change.
+	 * Adds a listener in code, which first receives the cache as it is (and the sync,
+	 * when it was announced), then every change.
 	 * @param listener the listener
 	 * @param running whether the informer runs
 	 * @return the listener added
@@ -236,12 +244,18 @@ final class CacheWriter<T> {
 		}
 	}
 
-	/** Lets the next sync be announced again: a new run of a watch that syncs afresh each run. */
+	/**
+	 * Lets the next sync be announced again: a new run of a watch that syncs afresh each
+	 * run.
+	 */
 	void forgetSync() {
 		this.syncAnnounced = false;
 	}
 
-	/** The objects the server has that this watch cannot hold, in key order; from any thread. */
+	/**
+	 * The objects the server has that this watch cannot hold, in key order; from any
+	 * thread.
+	 */
 	List<UnbindableObject> unbindable() {
 		if (this.unbindable.isEmpty()) {
 			return List.of();
@@ -251,7 +265,10 @@ final class CacheWriter<T> {
 		return objects;
 	}
 
-	/** Whether a change is one the cache holds already: same resourceVersion, which is never empty. */
+	/**
+	 * Whether a change is one the cache holds already: same resourceVersion, which is
+	 * never empty.
+	 */
 	private static boolean isReplay(ObjectMeta cached, ObjectMeta changed) {
 		String version = changed.resourceVersion();
 		return version != null && !version.isEmpty() && version.equals(cached.resourceVersion());
@@ -271,9 +288,8 @@ final class CacheWriter<T> {
 
 	private void publish(ResourceEvent.Type type, T object, @Nullable T old, ObjectMeta meta, boolean initial,
 			boolean finalStateUnknown, boolean hold) {
-		this.listeners.enqueue(
-				new ResourceEvent<>(this.source, this.watch, type, object, old, meta, initial, finalStateUnknown, this.type),
-				hold);
+		this.listeners.enqueue(new ResourceEvent<>(this.source, this.watch, type, object, old, meta, initial,
+				finalStateUnknown, this.type), hold);
 	}
 
 }

@@ -18,27 +18,34 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.context.ApplicationEvent;
 
 /**
- * Publishes a watch's events off the thread that reads it, in order per object, one at a time.
- * The backlog holds at most one entry per object: while an object waits, further MODIFIED events
- * fold into the waiting one (first old state, latest new state); a DELETED, or an ADDED after it,
- * is kept as its own event. So the backlog is bounded by the number of objects plus their pending
- * deletes, and the reading thread never waits for listeners.
+ * Publishes a watch's events off the thread that reads it, in order per object, one at a
+ * time. The backlog holds at most one entry per object: while an object waits, further
+ * MODIFIED events fold into the waiting one (first old state, latest new state); a
+ * DELETED, or an ADDED after it, is kept as its own event. So the backlog is bounded by
+ * the number of objects plus their pending deletes, and the reading thread never waits
+ * for listeners.
  * <p>
  * <b>An executor that cannot run the dispatch</b> (it throws, for example
- * {@code OutOfMemoryError: unable to create native thread}) loses nothing: the events stay queued,
- * the dispatcher is {@linkplain #stall() stalled} from then on, and the next event, or
- * {@link #retry()} (the informer calls it periodically), tries again; the first drain that runs
- * ends the stall. One drain runs at a time, whatever the executor does with a task it took before
- * it failed, so the order per object holds. Thread-safe.
+ * {@code OutOfMemoryError: unable to create native thread}) loses nothing: the events
+ * stay queued, the dispatcher is {@linkplain #stall() stalled} from then on, and the next
+ * event, or {@link #retry()} (the informer calls it periodically), tries again; the first
+ * drain that runs ends the stall. One drain runs at a time, whatever the executor does
+ * with a task it took before it failed, so the order per object holds. Thread-safe.
  */
 final class Dispatcher {
 
 	private static final Log logger = LogFactory.getLog(Dispatcher.class);
 
-	/** Events published per turn on the executor, so one busy watch does not hold a thread. */
+	/**
+	 * Events published per turn on the executor, so one busy watch does not hold a
+	 * thread.
+	 */
 	private static final int BATCH = 512;
 
-	/** Events held back for {@link #release()} at most, before a dispatch thread is woken anyway. */
+	/**
+	 * Events held back for {@link #release()} at most, before a dispatch thread is woken
+	 * anyway.
+	 */
 	static final int HOLD = 64;
 
 	private final String watch;
@@ -63,16 +70,25 @@ final class Dispatcher {
 	/** A drain is queued on the executor or running. */
 	private boolean scheduled;
 
-	/** A drain is running (one at a time: a drain the executor runs late while another runs does nothing). */
+	/**
+	 * A drain is running (one at a time: a drain the executor runs late while another
+	 * runs does nothing).
+	 */
 	private boolean draining;
 
-	/** Since when the executor could not run a drain, none having run since; under {@link #lock}. */
+	/**
+	 * Since when the executor could not run a drain, none having run since; under
+	 * {@link #lock}.
+	 */
 	private @Nullable Stall stall;
 
 	/** Paused (the watch is stopped): events wait, none is published until resumed. */
 	private volatile boolean paused;
 
-	/** Events taken by the running drain and not yet being published (part of the backlog). */
+	/**
+	 * Events taken by the running drain and not yet being published (part of the
+	 * backlog).
+	 */
 	private volatile int inFlight;
 
 	private final Ticker ticker;
@@ -97,10 +113,11 @@ final class Dispatcher {
 	}
 
 	/**
-	 * Queues a resource event behind the waiting events of the same object. When {@code hold}, and
-	 * fewer than {@link #HOLD} events are held, no dispatch thread is woken for it until
-	 * {@link #release()} (or an event not held): the reading thread hands over what arrived
-	 * together in one go, instead of waking a thread per event. The caller must release.
+	 * Queues a resource event behind the waiting events of the same object. When
+	 * {@code hold}, and fewer than {@link #HOLD} events are held, no dispatch thread is
+	 * woken for it until {@link #release()} (or an event not held): the reading thread
+	 * hands over what arrived together in one go, instead of waking a thread per event.
+	 * The caller must release.
 	 * @param event the event
 	 * @param hold whether the event may wait for {@link #release()}
 	 */
@@ -144,7 +161,10 @@ final class Dispatcher {
 		}
 	}
 
-	/** Wakes a dispatch thread for the events held back by {@link #enqueue(ResourceEvent, boolean)}. */
+	/**
+	 * Wakes a dispatch thread for the events held back by
+	 * {@link #enqueue(ResourceEvent, boolean)}.
+	 */
 	void release() {
 		synchronized (this.lock) {
 			if (this.held > 0) {
@@ -172,14 +192,16 @@ final class Dispatcher {
 			return null;
 		}
 		if (next.resync()) {
-			// a resync carries no change: what waits (a replayed or initial ADDED too) stays as it is
+			// a resync carries no change: what waits (a replayed or initial ADDED too)
+			// stays as it is
 			return waiting;
 		}
 		// a resync folded with a real change is a real change
 		return new ResourceEvent(waiting.getSource(), waiting.watch(), waiting.type(), next.object(),
 				waiting.oldObject(), next.meta(), waiting.initialList() && next.initialList(), false,
-				waiting.resync() && next.resync(), (Class) Objects.requireNonNull(
-						next.getResolvableType().resolveGeneric(0), "a ResourceEvent's type names the object type"));
+				waiting.resync() && next.resync(),
+				(Class) Objects.requireNonNull(next.getResolvableType().resolveGeneric(0),
+						"a ResourceEvent's type names the object type"));
 	}
 
 	private void scheduleIfNeeded() {
@@ -190,12 +212,14 @@ final class Dispatcher {
 				this.executor.execute(this::drain);
 			}
 			catch (RuntimeException | Error ex) {
-				// an Error too (no thread to be had): on the reading thread it would fail the watch, and
-				// the events it queued would never be published; they wait for the next try instead
+				// an Error too (no thread to be had): on the reading thread it would fail
+				// the watch, and the events it queued would never be published; they wait
+				// for the next try instead
 				this.scheduled = false;
 				if (this.stall == null) {
 					this.stall = new Stall(this.ticker.nanoTime(), ex.getClass().getName());
-					logger.error("Watch " + this.watch + " could not schedule event dispatch; " + (this.backlog + this.inFlight)
+					logger.error("Watch " + this.watch + " could not schedule event dispatch; "
+							+ (this.backlog + this.inFlight)
 							+ " events wait, and it tries again with the next event and periodically", ex);
 				}
 				else {
@@ -206,8 +230,9 @@ final class Dispatcher {
 	}
 
 	/**
-	 * Schedules a dispatch of what waits if none is scheduled: after the executor failed, so that
-	 * the events queued then are published without waiting for another event. Any thread.
+	 * Schedules a dispatch of what waits if none is scheduled: after the executor failed,
+	 * so that the events queued then are published without waiting for another event. Any
+	 * thread.
 	 */
 	void retry() {
 		synchronized (this.lock) {
@@ -218,9 +243,10 @@ final class Dispatcher {
 	}
 
 	/**
-	 * Whether the executor could not run a dispatch since a while, none having run since: the
-	 * backlog makes no progress.
-	 * @return what the executor threw and since when (on the {@link Ticker}), or {@code null}
+	 * Whether the executor could not run a dispatch since a while, none having run since:
+	 * the backlog makes no progress.
+	 * @return what the executor threw and since when (on the {@link Ticker}), or
+	 * {@code null}
 	 */
 	@Nullable Stall stall() {
 		synchronized (this.lock) {
@@ -230,6 +256,7 @@ final class Dispatcher {
 
 	/**
 	 * A dispatcher whose executor could not run it.
+	 *
 	 * @param sinceNanos when it first failed, on the dispatcher's {@link Ticker}
 	 * @param error the class of what the executor threw (never its message)
 	 */
@@ -237,17 +264,19 @@ final class Dispatcher {
 	}
 
 	/**
-	 * Publishes up to {@link #BATCH} waiting entries, taken from the queue under one lock (not one
-	 * lock per event, which the reading thread would contend for on every event); an entry taken
-	 * stays counted in the backlog until it is being published. A pause seen between two events
-	 * puts what was taken and not published back in front of the queue.
+	 * Publishes up to {@link #BATCH} waiting entries, taken from the queue under one lock
+	 * (not one lock per event, which the reading thread would contend for on every
+	 * event); an entry taken stays counted in the backlog until it is being published. A
+	 * pause seen between two events puts what was taken and not published back in front
+	 * of the queue.
 	 */
 	private void drain() {
 		Object[] batch;
 		int taken;
 		synchronized (this.lock) {
 			if (this.draining) {
-				// a task the executor had taken before it threw, run late: the running drain goes on
+				// a task the executor had taken before it threw, run late: the running
+				// drain goes on
 				return;
 			}
 			this.stall = null;
@@ -296,7 +325,8 @@ final class Dispatcher {
 			}
 		}
 		catch (RuntimeException | Error ex) {
-			// not a listener's (publish catches those): what was taken goes back, and the next try runs
+			// not a listener's (publish catches those): what was taken goes back, and the
+			// next try runs
 			synchronized (this.lock) {
 				if (this.stall == null) {
 					this.stall = new Stall(this.ticker.nanoTime(), ex.getClass().getName());
@@ -316,9 +346,9 @@ final class Dispatcher {
 	}
 
 	/**
-	 * Puts the entries of a batch from {@code from} on (the first of them reduced to {@code rest}
-	 * when not {@code null}) back in front of the queue, ahead of what was queued since; the
-	 * events of one object stay in order.
+	 * Puts the entries of a batch from {@code from} on (the first of them reduced to
+	 * {@code rest} when not {@code null}) back in front of the queue, ahead of what was
+	 * queued since; the events of one object stay in order.
 	 */
 	@SuppressWarnings("unchecked")
 	private void requeue(Object[] batch, int from, @Nullable List<?> rest) {
@@ -336,7 +366,8 @@ final class Dispatcher {
 					merged.put(entry.getKey(), entry.getValue());
 					continue;
 				}
-				List<Object> sequence = (ahead instanceof List<?> list) ? (List<Object>) list : new ArrayList<>(List.of(ahead));
+				List<Object> sequence = (ahead instanceof List<?> list) ? (List<Object>) list
+						: new ArrayList<>(List.of(ahead));
 				if (entry.getValue() instanceof List<?> more) {
 					sequence.addAll(more);
 				}
@@ -376,26 +407,33 @@ final class Dispatcher {
 		}
 	}
 
-	/** @return the events waiting to be published */
+	/**
+	 * @return the events waiting to be published
+	 */
 	int backlog() {
 		synchronized (this.lock) {
 			return this.backlog + this.inFlight;
 		}
 	}
 
-	/** @return the listener failures so far */
+	/**
+	 * @return the listener failures so far
+	 */
 	long failures() {
 		return this.failures.sum();
 	}
 
-	/** @return the events published so far */
+	/**
+	 * @return the events published so far
+	 */
 	long published() {
 		return this.published.sum();
 	}
 
 	/**
-	 * Publishes nothing more until {@link #resume()}; what waits, and what is queued meanwhile,
-	 * stays queued. An event being published when this is called is the last one.
+	 * Publishes nothing more until {@link #resume()}; what waits, and what is queued
+	 * meanwhile, stays queued. An event being published when this is called is the last
+	 * one.
 	 */
 	void pause() {
 		synchronized (this.lock) {

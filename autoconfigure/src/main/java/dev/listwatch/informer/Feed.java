@@ -8,14 +8,17 @@ import dev.listwatch.WatchStatus;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One namespace's watch of an {@link Informer} (or its one watch): what lists and watches it, and
- * its status, which outlives the informer's runs (a stop and a start keep what it has synced).
+ * One namespace's watch of an {@link Informer} (or its one watch): what lists and watches
+ * it, and its status, which outlives the informer's runs (a stop and a start keep what it
+ * has synced).
  *
  * @param <T> the Java type of the objects
  */
 final class Feed<T> {
 
-	/** The namespace of a namespace set, or {@code null} for the one watch of an informer. */
+	/**
+	 * The namespace of a namespace set, or {@code null} for the one watch of an informer.
+	 */
 	final @Nullable String namespace;
 
 	final ListerWatcher<T> listerWatcher;
@@ -23,12 +26,15 @@ final class Feed<T> {
 	final ReflectorStatus status;
 
 	/**
-	 * Whether its reflector stopped last with a resync pending (after a failure), which a start must
-	 * do; under the informer's lifecycle lock.
+	 * Whether its reflector stopped last with a resync pending (after a failure), which a
+	 * start must do; under the informer's lifecycle lock.
 	 */
 	boolean resyncPending;
 
-	/** Whether the run under way syncs afresh (see {@link Informer#runOnlyWhen}) and has not yet. */
+	/**
+	 * Whether the run under way syncs afresh (see {@link Informer#runOnlyWhen}) and has
+	 * not yet.
+	 */
 	volatile boolean freshSync;
 
 	Feed(@Nullable String namespace, ListerWatcher<T> listerWatcher, ReflectorStatus status) {
@@ -38,14 +44,15 @@ final class Feed<T> {
 	}
 
 	/**
-	 * Tells a new reflector of this feed where to start. The first start lists. A start after a
-	 * stop resumes with a watch from the last resourceVersion the reflector handed on (the cache is
-	 * whole up to there, so the watch brings what changed meanwhile, without a list), unless a
-	 * resync was pending at the stop, or the informer syncs afresh each run: then it lists, never
-	 * older than what the cache holds, and publishes the difference.
+	 * Tells a new reflector of this feed where to start. The first start lists. A start
+	 * after a stop resumes with a watch from the last resourceVersion the reflector
+	 * handed on (the cache is whole up to there, so the watch brings what changed
+	 * meanwhile, without a list), unless a resync was pending at the stop, or the
+	 * informer syncs afresh each run: then it lists, never older than what the cache
+	 * holds, and publishes the difference.
 	 * @param reflector the reflector of the new run
-	 * @param syncsAfresh whether each run syncs afresh (an informer that runs only under a
-	 * condition, such as leadership)
+	 * @param syncsAfresh whether each run syncs afresh (an informer that runs only under
+	 * a condition, such as leadership)
 	 */
 	void startsFrom(Reflector<T> reflector, boolean syncsAfresh) {
 		if (!this.status.hasSynced()) {
@@ -65,8 +72,8 @@ final class Feed<T> {
 	}
 
 	/**
-	 * The status of this namespace of a namespace set: its own resource, objects and unbindable
-	 * objects; the listeners' counts are the set's.
+	 * The status of this namespace of a namespace set: its own resource, objects and
+	 * unbindable objects; the listeners' counts are the set's.
 	 * @param watch the watch's name
 	 * @param set what the set watches
 	 * @param running whether the informer runs
@@ -84,7 +91,9 @@ final class Feed<T> {
 				unbindable.stream().filter((object) -> namespace.equals(object.meta().namespace())).toList());
 	}
 
-	/** The name of this feed in logs: the watch's, with the namespace of a namespace set. */
+	/**
+	 * The name of this feed in logs: the watch's, with the namespace of a namespace set.
+	 */
 	String name(String watch) {
 		return (this.namespace != null) ? watch + "[" + this.namespace + "]" : watch;
 	}

@@ -5,14 +5,14 @@ import java.util.Collections;
 import java.util.List;
 
 /**
- * Validates a Kubernetes field selector ({@code metadata.name=x,metadata.namespace!=y}) before it
- * is sent, with the syntax of apimachinery's {@code fields.ParseSelector}: terms separated by
- * commas (AND), each {@code field=value}, {@code field==value} or {@code field!=value}; in a
- * value, {@code \,}, {@code \=} and {@code \\} escape a comma, an equals sign and a backslash.
- * Empty terms are ignored.
+ * Validates a Kubernetes field selector ({@code metadata.name=x,metadata.namespace!=y})
+ * before it is sent, with the syntax of apimachinery's {@code fields.ParseSelector}:
+ * terms separated by commas (AND), each {@code field=value}, {@code field==value} or
+ * {@code field!=value}; in a value, {@code \,}, {@code \=} and {@code \\} escape a comma,
+ * an equals sign and a backslash. Empty terms are ignored.
  * <p>
- * Validation only: which fields a resource supports is the API server's business, and the server
- * applies the selector; the cache never filters by fields.
+ * Validation only: which fields a resource supports is the API server's business, and the
+ * server applies the selector; the cache never filters by fields.
  */
 final class FieldSelector {
 
@@ -56,8 +56,8 @@ final class FieldSelector {
 	 * Validates a field selector and returns its terms.
 	 * @param selector the selector; {@code null} or blank for none
 	 * @return the terms in the order written, unmodifiable; empty for none
-	 * @throws IllegalArgumentException if the selector is malformed; the message quotes the
-	 * selector, names the 0-based position of the fault and what was expected
+	 * @throws IllegalArgumentException if the selector is malformed; the message quotes
+	 * the selector, names the 0-based position of the fault and what was expected
 	 */
 	static List<Term> validate(String selector) {
 		if (selector == null || selector.isBlank()) {
@@ -76,7 +76,10 @@ final class FieldSelector {
 		return Collections.unmodifiableList(terms);
 	}
 
-	/** The index of the unescaped comma that ends the term starting at {@code start}, or the length. */
+	/**
+	 * The index of the unescaped comma that ends the term starting at {@code start}, or
+	 * the length.
+	 */
 	private static int termEnd(String selector, int start) {
 		int i = start;
 		while (i < selector.length()) {

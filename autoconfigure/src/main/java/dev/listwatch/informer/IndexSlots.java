@@ -6,28 +6,29 @@ import java.util.Collection;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What a cached object is filed under in the user indexes of a {@link Store}, the one place that
- * knows how it is held: the other classes read and build it through these methods only.
+ * What a cached object is filed under in the user indexes of a {@link Store}, the one
+ * place that knows how it is held: the other classes read and build it through these
+ * methods only.
  * <p>
  * A <em>slot</em> is what an object is filed under in one user index:
  * <ul>
  * <li>{@code null}: no value;</li>
  * <li>a {@code String}: one value;</li>
  * <li>a {@code String[]}: two or more distinct values;</li>
- * <li>the {@linkplain #failed() failed} marker: no value, because the index function failed
- * (a relist calls it again).</li>
+ * <li>the {@linkplain #failed() failed} marker: no value, because the index function
+ * failed (a relist calls it again).</li>
  * </ul>
- * What an object is <em>filed</em> under is one reference for all user indexes, kept in the
- * object's entry: with one user index, that index's slot; with several, an {@code Object[]} of
- * slots (one per user index, in order), or {@code null} when no slot holds anything. The entry's
- * field costs nothing with compressed pointers (an entry is 24 bytes with it or without it), and
- * the common cases add no object per entry: none for no value or one value in a single index.
- * Because a {@code String[]} is also an {@code Object[]}, reading what was filed takes the number
- * of user indexes.
+ * What an object is <em>filed</em> under is one reference for all user indexes, kept in
+ * the object's entry: with one user index, that index's slot; with several, an
+ * {@code Object[]} of slots (one per user index, in order), or {@code null} when no slot
+ * holds anything. The entry's field costs nothing with compressed pointers (an entry is
+ * 24 bytes with it or without it), and the common cases add no object per entry: none for
+ * no value or one value in a single index. Because a {@code String[]} is also an
+ * {@code Object[]}, reading what was filed takes the number of user indexes.
  * <p>
- * Indexes are numbered from {@code 1}, as in the store, whose index {@code 0} is the built-in
- * namespace index. Nothing here allocates but {@link #of} and {@link #with}, which build what
- * they return.
+ * Indexes are numbered from {@code 1}, as in the store, whose index {@code 0} is the
+ * built-in namespace index. Nothing here allocates but {@link #of} and {@link #with},
+ * which build what they return.
  */
 final class IndexSlots {
 
@@ -40,10 +41,12 @@ final class IndexSlots {
 	// ---------------------------------------------------------------- one slot
 
 	/**
-	 * The slot of the values an index function returned: duplicates dropped, the order kept.
+	 * The slot of the values an index function returned: duplicates dropped, the order
+	 * kept.
 	 * @param values the values, or {@code null} for none
-	 * @return {@code null} for no value, a value, distinct values, or the {@linkplain #failed()
-	 * failed} marker when an element is {@code null} (for the caller to record as a failure)
+	 * @return {@code null} for no value, a value, distinct values, or the
+	 * {@linkplain #failed() failed} marker when an element is {@code null} (for the
+	 * caller to record as a failure)
 	 */
 	static @Nullable Object of(@Nullable Collection<String> values) {
 		if (values == null || values.isEmpty()) {
@@ -126,12 +129,13 @@ final class IndexSlots {
 		return false;
 	}
 
-	// ---------------------------------------------------------------- what an object is filed under
+	// ---------------------------------------------------------------- what an object is
+	// filed under
 
 	/**
-	 * What an object is filed under once one more index's slot is known. Start from {@code null}
-	 * and add the slots in any order; an {@code Object[]} is made only for a slot that holds
-	 * something.
+	 * What an object is filed under once one more index's slot is known. Start from
+	 * {@code null} and add the slots in any order; an {@code Object[]} is made only for a
+	 * slot that holds something.
 	 * @param filed what is filed so far ({@code null} at first)
 	 * @param index the index, from {@code 1} to {@code userIndexes}
 	 * @param userIndexes the number of user indexes

@@ -15,16 +15,17 @@ import dev.listwatch.WatchStatus;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The indexes of a {@link Store}, as client-go's {@code storeIndex} holds its indexers: their
- * names, the built-in {@value WatchIndex#NAMESPACE} index first (at {@code 0}, filed by the store
- * from the metadata), then the user indexes (from {@code 1}) with their functions. It calls the
- * functions for an object, keeps what they file it under ({@link IndexSlots}), records their
- * failures, and files a key in the user indexes of a set of {@link StoreIndex}es; the store's
- * class description gives the contract (what a failing function does to a write).
+ * The indexes of a {@link Store}, as client-go's {@code storeIndex} holds its indexers:
+ * their names, the built-in {@value WatchIndex#NAMESPACE} index first (at {@code 0},
+ * filed by the store from the metadata), then the user indexes (from {@code 1}) with
+ * their functions. It calls the functions for an object, keeps what they file it under
+ * ({@link IndexSlots}), records their failures, and files a key in the user indexes of a
+ * set of {@link StoreIndex}es; the store's class description gives the contract (what a
+ * failing function does to a write).
  * <p>
- * The names are fixed at construction. Everything else is called by the store's writers, under
- * its writer mutex, and filing under its write lock (or before it publishes the indexes); the
- * failure record is read from any thread.
+ * The names are fixed at construction. Everything else is called by the store's writers,
+ * under its writer mutex, and filing under its write lock (or before it publishes the
+ * indexes); the failure record is read from any thread.
  *
  * @param <T> the Java type of the indexed objects
  */
@@ -49,8 +50,8 @@ final class Indexers<T> {
 
 	/**
 	 * Creates the indexes of a store.
-	 * @param indexes index functions by index name; the name {@value WatchIndex#NAMESPACE} is
-	 * reserved
+	 * @param indexes index functions by index name; the name
+	 * {@value WatchIndex#NAMESPACE} is reserved
 	 */
 	@SuppressWarnings("unchecked")
 	Indexers(Map<String, ? extends IndexFunction<? super T>> indexes) {
@@ -78,7 +79,8 @@ final class Indexers<T> {
 	 * @param watch the watch name
 	 * @param declarations all index declarations; those of other watches are ignored
 	 * @return the functions by index name, in declaration order
-	 * @throws IllegalArgumentException if two declarations name the same index of this watch
+	 * @throws IllegalArgumentException if two declarations name the same index of this
+	 * watch
 	 */
 	@SuppressWarnings("unchecked")
 	static <T> Map<String, IndexFunction<? super T>> declaredFor(String watch,
@@ -132,12 +134,14 @@ final class Indexers<T> {
 	// ---------------------------------------------------------------- index functions
 
 	/**
-	 * What an object is filed under in the user indexes, calling their functions; a failure is
-	 * recorded and leaves the object under no value of that index. Under the writer mutex.
+	 * What an object is filed under in the user indexes, calling their functions; a
+	 * failure is recorded and leaves the object under no value of that index. Under the
+	 * writer mutex.
 	 * @param object the object
 	 * @param meta its metadata
 	 * @param key its key
-	 * @return what it is filed under (see {@link IndexSlots}); {@code null} without user indexes
+	 * @return what it is filed under (see {@link IndexSlots}); {@code null} without user
+	 * indexes
 	 */
 	@Nullable Object filed(T object, ObjectMeta meta, String key) {
 		Object filed = null;
@@ -176,7 +180,8 @@ final class Indexers<T> {
 	}
 
 	/**
-	 * How many times a user index function failed for an object since the indexes were created.
+	 * How many times a user index function failed for an object since the indexes were
+	 * created.
 	 * @return the count
 	 */
 	long failures() {
@@ -191,7 +196,8 @@ final class Indexers<T> {
 		return this.lastFailure;
 	}
 
-	// ---------------------------------------------------------------- filing in the user indexes
+	// ---------------------------------------------------------------- filing in the user
+	// indexes
 
 	/**
 	 * Files a key in the user indexes under what its object is filed under.
@@ -218,17 +224,19 @@ final class Indexers<T> {
 	}
 
 	/**
-	 * Moves a key in the user indexes from what the previous state of its object was filed under
-	 * to what the new state is: out of the values it left, into those it gained.
+	 * Moves a key in the user indexes from what the previous state of its object was
+	 * filed under to what the new state is: out of the values it left, into those it
+	 * gained.
 	 * @param indices the indexes
-	 * @param before what the previous state was filed under ({@code null} for no previous state)
+	 * @param before what the previous state was filed under ({@code null} for no previous
+	 * state)
 	 * @param after what the new state is filed under
 	 * @param key the key
 	 */
 	void refile(StoreIndex[] indices, @Nullable Object before, @Nullable Object after, String key) {
 		for (int i = 1; i <= this.userIndexes; i++) {
-			indices[i].refile(IndexSlots.slot(before, i, this.userIndexes),
-					IndexSlots.slot(after, i, this.userIndexes), key);
+			indices[i].refile(IndexSlots.slot(before, i, this.userIndexes), IndexSlots.slot(after, i, this.userIndexes),
+					key);
 		}
 	}
 

@@ -31,40 +31,43 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.context.SmartLifecycle;
 
 /**
- * Runs one declared watch: a {@link Reflector} on its own thread keeps a {@link Store} in step
- * with the API server, and every change, once in the store, is published as a
- * {@link ResourceEvent} through a {@link Dispatcher}, off the reading thread and in order per
- * object: to the application's {@code @EventListener} methods, and to each listener added with
- * {@link #addListener}. Started and stopped with the application context, and startable again after a stop
- * (context {@code stop()}/{@code start()}, checkpoint/restore): the cache is kept, the changes
- * made meanwhile are published, and events that waited for listeners at the stop are published
- * after the start.
+ * Runs one declared watch: a {@link Reflector} on its own thread keeps a {@link Store} in
+ * step with the API server, and every change, once in the store, is published as a
+ * {@link ResourceEvent} through a {@link Dispatcher}, off the reading thread and in order
+ * per object: to the application's {@code @EventListener} methods, and to each listener
+ * added with {@link #addListener}. Started and stopped with the application context, and
+ * startable again after a stop (context {@code stop()}/{@code start()},
+ * checkpoint/restore): the cache is kept, the changes made meanwhile are published, and
+ * events that waited for listeners at the stop are published after the start.
  * <p>
- * A stopped watch never writes its cache again: {@link #stop(Runnable)} closes the gate through
- * which its reflector writes before it returns, and aborts the reflector's request in flight.
- * Stopping is asynchronous, so the watches of an application stop in parallel.
+ * A stopped watch never writes its cache again: {@link #stop(Runnable)} closes the gate
+ * through which its reflector writes before it returns, and aborts the reflector's
+ * request in flight. Stopping is asynchronous, so the watches of an application stop in
+ * parallel.
  * <p>
- * After a stop, {@link #start()} resumes with a watch from the last resourceVersion the cache
- * holds (no list; a relist only if that resourceVersion is too old by then).
+ * After a stop, {@link #start()} resumes with a watch from the last resourceVersion the
+ * cache holds (no list; a relist only if that resourceVersion is too old by then).
  * <p>
- * Objects the watch cannot hold ({@link UnbindableObject}) are never taken for deleted: the cache
- * keeps their last state that could be held, no event is published for the change it could not
- * take, and {@link WatchStatus#unbindable()} lists them until they bind again or are deleted.
+ * Objects the watch cannot hold ({@link UnbindableObject}) are never taken for deleted:
+ * the cache keeps their last state that could be held, no event is published for the
+ * change it could not take, and {@link WatchStatus#unbindable()} lists them until they
+ * bind again or are deleted.
  * <p>
- * <b>Namespace sets.</b> An informer of several namespaces runs one reflector per namespace, each
- * with its own thread, resourceVersion, restarts and relists, into one cache: a namespace that is
- * relisted replaces only its own objects. It has synced once every namespace has, and its status
- * combines theirs ({@link WatchStatus#namespaces()}).
+ * <b>Namespace sets.</b> An informer of several namespaces runs one reflector per
+ * namespace, each with its own thread, resourceVersion, restarts and relists, into one
+ * cache: a namespace that is relisted replaces only its own objects. It has synced once
+ * every namespace has, and its status combines theirs ({@link WatchStatus#namespaces()}).
  * <p>
- * <b>Listeners.</b> Each listener added with {@link #addListener} has its own queue and receives
- * events one at a time, in order per object, on the factory's dispatch threads (never on the
- * thread that reads the watch); a slow listener delays only itself on virtual threads, while on
- * platform threads one that blocks holds one of the factory's dispatch threads until it returns. A listener added after the
- * cache holds objects first receives each of them as ADDED with {@link ResourceEvent#initialList()}
- * true, then every change made after that; none is missed or repeated. While the informer is
- * stopped its listeners stay registered and receive nothing; what waited for them is delivered
- * after the next {@link #start()}. Consecutive changes of one object that wait for a busy listener
- * reach it folded into one MODIFIED event (first old state, latest new state).
+ * <b>Listeners.</b> Each listener added with {@link #addListener} has its own queue and
+ * receives events one at a time, in order per object, on the factory's dispatch threads
+ * (never on the thread that reads the watch); a slow listener delays only itself on
+ * virtual threads, while on platform threads one that blocks holds one of the factory's
+ * dispatch threads until it returns. A listener added after the cache holds objects first
+ * receives each of them as ADDED with {@link ResourceEvent#initialList()} true, then
+ * every change made after that; none is missed or repeated. While the informer is stopped
+ * its listeners stay registered and receive nothing; what waited for them is delivered
+ * after the next {@link #start()}. Consecutive changes of one object that wait for a busy
+ * listener reach it folded into one MODIFIED event (first old state, latest new state).
  *
  * @param <T> the Java type of the objects
  */
@@ -101,9 +104,9 @@ public final class Informer<T> implements SmartLifecycle {
 	private final ReentrantLock lifecycle = new ReentrantLock();
 
 	/**
-	 * Held while the cache is written and its events queued, and while a listener is added, so a
-	 * new listener's snapshot of the cache and the events it then receives neither miss nor repeat
-	 * a change. Taken inside a run's gate.
+	 * Held while the cache is written and its events queued, and while a listener is
+	 * added, so a new listener's snapshot of the cache and the events it then receives
+	 * neither miss nor repeat a change. Taken inside a run's gate.
 	 */
 	private final ReentrantLock changes = new ReentrantLock();
 
@@ -122,8 +125,8 @@ public final class Informer<T> implements SmartLifecycle {
 	 * Makes an informer; {@link InformerFactory#informer} is the public way.
 	 * @param watch the watch's name
 	 * @param type the Java type of the objects
-	 * @param listerWatchers what lists and watches the objects, by namespace for a namespace set
-	 * (in the order given), else one under the key {@code null}
+	 * @param listerWatchers what lists and watches the objects, by namespace for a
+	 * namespace set (in the order given), else one under the key {@code null}
 	 * @param store the cache
 	 * @param options how to list and watch
 	 * @param runtime the shared threads, clock and publisher
@@ -139,8 +142,8 @@ public final class Informer<T> implements SmartLifecycle {
 		this.options = options;
 		this.runtime = runtime;
 		List<Feed<T>> feeds = new ArrayList<>();
-		listerWatchers.forEach((namespace, listerWatcher) -> feeds.add(new Feed<>(namespace, listerWatcher,
-				new ReflectorStatus(runtime.clock(), runtime.ticker()))));
+		listerWatchers.forEach((namespace, listerWatcher) -> feeds
+			.add(new Feed<>(namespace, listerWatcher, new ReflectorStatus(runtime.clock(), runtime.ticker()))));
 		this.feeds = List.copyOf(feeds);
 		store.syncedBy(this::hasSynced);
 		this.listeners = new Listeners<>(watch, runtime);
@@ -148,8 +151,8 @@ public final class Informer<T> implements SmartLifecycle {
 	}
 
 	/**
-	 * The watch's name: the prefix of its bean names, the {@code watch} tag of its meters, and what
-	 * its {@link ResourceEvent}s name.
+	 * The watch's name: the prefix of its bean names, the {@code watch} tag of its
+	 * meters, and what its {@link ResourceEvent}s name.
 	 * @return the name
 	 */
 	public String watch() {
@@ -165,8 +168,8 @@ public final class Informer<T> implements SmartLifecycle {
 	}
 
 	/**
-	 * The read-only view of the cache, readable from any thread at any time (empty before the first
-	 * sync; see {@link Lister#hasSynced()}).
+	 * The read-only view of the cache, readable from any thread at any time (empty before
+	 * the first sync; see {@link Lister#hasSynced()}).
 	 * @return the lister
 	 */
 	public Lister<T> lister() {
@@ -176,8 +179,8 @@ public final class Informer<T> implements SmartLifecycle {
 	/**
 	 * What lists and watches the objects, for a watch of one namespace or all.
 	 * @return the lister-watcher
-	 * @throws IllegalStateException for a watch of a namespace set, which has one per namespace
-	 * ({@link #listerWatchers()})
+	 * @throws IllegalStateException for a watch of a namespace set, which has one per
+	 * namespace ({@link #listerWatchers()})
 	 */
 	public ListerWatcher<T> listerWatcher() {
 		if (this.feeds.size() > 1) {
@@ -188,8 +191,9 @@ public final class Informer<T> implements SmartLifecycle {
 	}
 
 	/**
-	 * What lists and watches the objects: one per namespace for a namespace set, in the order the
-	 * namespaces were given (name order for a {@link WatchDeclaration}), else one.
+	 * What lists and watches the objects: one per namespace for a namespace set, in the
+	 * order the namespaces were given (name order for a {@link WatchDeclaration}), else
+	 * one.
 	 * @return the lister-watchers
 	 */
 	public List<ListerWatcher<T>> listerWatchers() {
@@ -206,8 +210,8 @@ public final class Informer<T> implements SmartLifecycle {
 	}
 
 	/**
-	 * The watch's status now: a new immutable snapshot on every call, from any thread, without
-	 * blocking the watch.
+	 * The watch's status now: a new immutable snapshot on every call, from any thread,
+	 * without blocking the watch.
 	 * @return the status
 	 */
 	public WatchStatus status() {
@@ -239,8 +243,8 @@ public final class Informer<T> implements SmartLifecycle {
 	}
 
 	/**
-	 * Whether every namespace's watch has synced since the current start (for one that runs only
-	 * under a condition: and it runs now).
+	 * Whether every namespace's watch has synced since the current start (for one that
+	 * runs only under a condition: and it runs now).
 	 */
 	private boolean hasSynced() {
 		for (Feed<T> feed : this.feeds) {
@@ -252,14 +256,15 @@ public final class Informer<T> implements SmartLifecycle {
 	}
 
 	/**
-	 * Runs this informer only while {@code condition} holds, each run from a fresh sync: for a watch
-	 * that runs on the leader only, as client-go runs an informer per term. {@link #start()} does
-	 * nothing while the condition is false, whoever calls it (an explicit start of the application
-	 * context, code that holds the informer). Each start lists (no older than the cache, which is
-	 * kept) and publishes the difference with what the cache holds, then a {@link WatchSyncedEvent};
-	 * until then, and while it is stopped, it is not synced: the lister's {@code hasSynced()},
-	 * {@link #awaitSynced}, and its status say so, so that a cache of an earlier term never passes
-	 * for current. Call before the first start.
+	 * Runs this informer only while {@code condition} holds, each run from a fresh sync:
+	 * for a watch that runs on the leader only, as client-go runs an informer per term.
+	 * {@link #start()} does nothing while the condition is false, whoever calls it (an
+	 * explicit start of the application context, code that holds the informer). Each
+	 * start lists (no older than the cache, which is kept) and publishes the difference
+	 * with what the cache holds, then a {@link WatchSyncedEvent}; until then, and while
+	 * it is stopped, it is not synced: the lister's {@code hasSynced()},
+	 * {@link #awaitSynced}, and its status say so, so that a cache of an earlier term
+	 * never passes for current. Call before the first start.
 	 * @param condition whether the informer may run now, asked at each start
 	 */
 	public void runOnlyWhen(BooleanSupplier condition) {
@@ -267,10 +272,10 @@ public final class Informer<T> implements SmartLifecycle {
 	}
 
 	/**
-	 * Waits until the initial list is in the cache. Returns at once once it was, also after a stop;
-	 * for an informer that runs only under a condition ({@link #runOnlyWhen}), once the list of its
-	 * current start is. Any thread but a listener's of this watch (the sync is published after the
-	 * initial events).
+	 * Waits until the initial list is in the cache. Returns at once once it was, also
+	 * after a stop; for an informer that runs only under a condition
+	 * ({@link #runOnlyWhen}), once the list of its current start is. Any thread but a
+	 * listener's of this watch (the sync is published after the initial events).
 	 * @param timeout how long to wait at most
 	 * @return whether the watch synced in time
 	 * @throws InterruptedException when interrupted
@@ -286,14 +291,16 @@ public final class Informer<T> implements SmartLifecycle {
 	}
 
 	/**
-	 * Adds a listener of this watch's changes, before or after the start. Once added, it receives
-	 * every change of the cache as a {@link ResourceEvent}; if the cache holds objects already, it
-	 * first receives each of them as ADDED with {@link ResourceEvent#initialList()} true, in its own
-	 * queue, without delaying other listeners. It runs on the factory's dispatch threads, one event
-	 * at a time, in order per object; what it throws is logged and counted
+	 * Adds a listener of this watch's changes, before or after the start. Once added, it
+	 * receives every change of the cache as a {@link ResourceEvent}; if the cache holds
+	 * objects already, it first receives each of them as ADDED with
+	 * {@link ResourceEvent#initialList()} true, in its own queue, without delaying other
+	 * listeners. It runs on the factory's dispatch threads, one event at a time, in order
+	 * per object; what it throws is logged and counted
 	 * ({@link WatchStatus#listenerFailures()}), and it goes on receiving.
 	 * @param listener the listener
-	 * @return the registration, to remove it and to know when it has received the initial list
+	 * @return the registration, to remove it and to know when it has received the initial
+	 * list
 	 */
 	public Registration addListener(Consumer<? super ResourceEvent<T>> listener) {
 		this.changes.lock();
@@ -314,7 +321,8 @@ public final class Informer<T> implements SmartLifecycle {
 			}
 			BooleanSupplier condition = this.runCondition;
 			if (condition != null && !condition.getAsBoolean()) {
-				// a leader-only watch on a replica that is not leader: whoever starts it, it stays stopped
+				// a leader-only watch on a replica that is not leader: whoever starts it,
+				// it stays stopped
 				logger.debug("Watch " + this.watch + " is not started: its condition to run does not hold");
 				return;
 			}
@@ -331,15 +339,18 @@ public final class Informer<T> implements SmartLifecycle {
 			}
 			Run run = new Run(this.feeds.size());
 			for (Feed<T> feed : this.feeds) {
-				Reflector<T> reflector = new Reflector<>(feed.name(this.watch), feed.listerWatcher, run.handler(feed), this.options,
-						// java.util.Random: thread-safe and loaded already (RandomGenerator.getDefault()
-						// loads every generator the JDK has to pick one)
+				Reflector<T> reflector = new Reflector<>(feed.name(this.watch), feed.listerWatcher, run.handler(feed),
+						this.options,
+						// java.util.Random: thread-safe and loaded already
+						// (RandomGenerator.getDefault() loads every generator the JDK has
+						// to pick one)
 						this.runtime.ticker(), new Random(), feed.status);
 				feed.startsFrom(reflector, condition != null);
 				run.reflectors.add(reflector);
 			}
 			if (condition != null && !condition.getAsBoolean()) {
-				// lost meanwhile (the wait for the previous run): nothing queued is published on a follower
+				// lost meanwhile (the wait for the previous run): nothing queued is
+				// published on a follower
 				logger.debug("Watch " + this.watch + " is not started: its condition to run no longer holds");
 				return;
 			}
@@ -357,7 +368,8 @@ public final class Informer<T> implements SmartLifecycle {
 						reflector.run();
 					}
 					catch (Throwable ex) {
-						// the loop handles what it can; this is what escaped it: the watch is down
+						// the loop handles what it can; this is what escaped it: the
+						// watch is down
 						feed.status.fatal(ex);
 						logger.error("Watch " + reflector.name() + " stopped unexpectedly", ex);
 					}
@@ -373,8 +385,8 @@ public final class Informer<T> implements SmartLifecycle {
 	}
 
 	/**
-	 * Stops the watch and waits for its thread to end, for at most 10 seconds. Once this returns,
-	 * the watch no longer writes its cache nor queues events.
+	 * Stops the watch and waits for its thread to end, for at most 10 seconds. Once this
+	 * returns, the watch no longer writes its cache nor queues events.
 	 */
 	@Override
 	public void stop() {
@@ -391,9 +403,10 @@ public final class Informer<T> implements SmartLifecycle {
 	}
 
 	/**
-	 * Stops the watch without waiting: the reflector's writes end before this returns (the gate
-	 * closes), its open watch is closed and a request in flight aborted; {@code callback} runs once
-	 * its thread has ended. Events waiting for listeners stay queued for a later {@link #start()}.
+	 * Stops the watch without waiting: the reflector's writes end before this returns
+	 * (the gate closes), its open watch is closed and a request in flight aborted;
+	 * {@code callback} runs once its thread has ended. Events waiting for listeners stay
+	 * queued for a later {@link #start()}.
 	 * @param callback what to run once stopped, on the watch's thread or this one
 	 */
 	@Override
@@ -424,8 +437,9 @@ public final class Informer<T> implements SmartLifecycle {
 		}
 		run.close();
 		if (this.runCondition != null) {
-			// stopped, its cache is no longer current: not synced until a next run syncs afresh. After
-			// the gate closed, so that no replace of this run marks it synced again
+			// stopped, its cache is no longer current: not synced until a next run syncs
+			// afresh. After the gate closed, so that no replace of this run marks it
+			// synced again
 			this.changes.lock();
 			try {
 				for (Feed<T> feed : this.feeds) {
@@ -442,8 +456,9 @@ public final class Informer<T> implements SmartLifecycle {
 	}
 
 	/**
-	 * Sets the current run, and lets the dispatchers publish while there is one: atomically for a
-	 * listener being added, which is paused while the informer is stopped.
+	 * Sets the current run, and lets the dispatchers publish while there is one:
+	 * atomically for a listener being added, which is paused while the informer is
+	 * stopped.
 	 */
 	private void setCurrent(@Nullable Run run) {
 		this.changes.lock();
@@ -457,8 +472,9 @@ public final class Informer<T> implements SmartLifecycle {
 	}
 
 	/**
-	 * Waits (at most the stop timeout) for the thread of the run stopped last: its last words (its
-	 * state) must not land on the next run's status. Called under the lifecycle lock.
+	 * Waits (at most the stop timeout) for the thread of the run stopped last: its last
+	 * words (its state) must not land on the next run's status. Called under the
+	 * lifecycle lock.
 	 */
 	private void awaitPrevious() {
 		Run run = this.previous;
@@ -492,8 +508,9 @@ public final class Informer<T> implements SmartLifecycle {
 	}
 
 	/**
-	 * Whether the application context starts this informer: {@link InformerOptions#autoStartup()}.
-	 * When false, the application calls {@link #start()} (for example when it becomes leader).
+	 * Whether the application context starts this informer:
+	 * {@link InformerOptions#autoStartup()}. When false, the application calls
+	 * {@link #start()} (for example when it becomes leader).
 	 * @return whether it starts with the context
 	 */
 	@Override
@@ -507,7 +524,8 @@ public final class Informer<T> implements SmartLifecycle {
 			for (Reflector<T> reflector : run.reflectors) {
 				reflector.checkIdle();
 			}
-			// a dispatch the executor could not run: its events are not left waiting for the next one
+			// a dispatch the executor could not run: its events are not left waiting for
+			// the next one
 			this.listeners.retry();
 		}
 	}
@@ -523,16 +541,16 @@ public final class Informer<T> implements SmartLifecycle {
 	public interface Registration {
 
 		/**
-		 * Whether the listener has received the cache as it was when it was added, and (for a
-		 * listener added before the first sync) the whole initial list: client-go's
-		 * {@code ResourceEventHandlerRegistration.HasSynced}.
+		 * Whether the listener has received the cache as it was when it was added, and
+		 * (for a listener added before the first sync) the whole initial list:
+		 * client-go's {@code ResourceEventHandlerRegistration.HasSynced}.
 		 * @return whether it has
 		 */
 		boolean hasSynced();
 
 		/**
-		 * Removes the listener: it receives nothing more (an event being delivered is the last).
-		 * Idempotent.
+		 * Removes the listener: it receives nothing more (an event being delivered is the
+		 * last). Idempotent.
 		 */
 		void remove();
 
@@ -571,10 +589,10 @@ public final class Informer<T> implements SmartLifecycle {
 	}
 
 	/**
-	 * One run of the watch, from a start to a stop: its reflectors (one per namespace of a
-	 * namespace set), and the gate through which they write the cache. Once closed, the gate lets
-	 * no write through, so a reflector that was still inside a list when it was stopped cannot
-	 * replace the cache later.
+	 * One run of the watch, from a start to a stop: its reflectors (one per namespace of
+	 * a namespace set), and the gate through which they write the cache. Once closed, the
+	 * gate lets no write through, so a reflector that was still inside a list when it was
+	 * stopped cannot replace the cache later.
 	 */
 	private final class Run {
 
@@ -596,9 +614,9 @@ public final class Informer<T> implements SmartLifecycle {
 		}
 
 		/**
-		 * Delivers the whole cache again to listeners, as MODIFIED events flagged resync (the same
-		 * object as old and new), without a request; through the gate, so between two changes.
-		 * Nothing before the first sync, nothing once stopped.
+		 * Delivers the whole cache again to listeners, as MODIFIED events flagged resync
+		 * (the same object as old and new), without a request; through the gate, so
+		 * between two changes. Nothing before the first sync, nothing once stopped.
 		 */
 		void resync() {
 			throughGate(() -> {
@@ -639,7 +657,8 @@ public final class Informer<T> implements SmartLifecycle {
 					Informer.this.changes.lock();
 					try {
 						ensureOpen();
-						// what it publishes waits for release(), up to Dispatcher.HOLD events
+						// what it publishes waits for release(), up to Dispatcher.HOLD
+						// events
 						Informer.this.writer.apply(event, true);
 					}
 					finally {
@@ -657,8 +676,9 @@ public final class Informer<T> implements SmartLifecycle {
 		}
 
 		/**
-		 * Refuses a write after the stop by throwing, so the stopped reflector does not take it
-		 * for handed on (its resourceVersion, where a later start resumes, stays before it).
+		 * Refuses a write after the stop by throwing, so the stopped reflector does not
+		 * take it for handed on (its resourceVersion, where a later start resumes, stays
+		 * before it).
 		 */
 		private void ensureOpen() {
 			if (!this.open) {

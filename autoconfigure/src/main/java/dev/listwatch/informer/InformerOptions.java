@@ -12,18 +12,19 @@ import org.jspecify.annotations.Nullable;
  * @param labelSelector the label selector of every list and watch, or {@code null}
  * @param fieldSelector the field selector of every list and watch, or {@code null}
  * @param pageSize the page size of lists ({@code limit}), or {@code null} for one page
- * @param streamingList whether to try a streaming list ({@code sendInitialEvents}) first, falling
- * back to list + watch where the server does not serve it
- * @param minWatchTimeout the shortest server-side watch timeout; each watch picks one at random
- * between this and {@code maxWatchTimeout}
+ * @param streamingList whether to try a streaming list ({@code sendInitialEvents}) first,
+ * falling back to list + watch where the server does not serve it
+ * @param minWatchTimeout the shortest server-side watch timeout; each watch picks one at
+ * random between this and {@code maxWatchTimeout}
  * @param maxWatchTimeout the longest server-side watch timeout
- * @param idleTimeout how long a watch may deliver nothing (not even a bookmark) before it is taken
- * for dead and replaced
+ * @param idleTimeout how long a watch may deliver nothing (not even a bookmark) before it
+ * is taken for dead and replaced
  * @param backoff the backoff between failed attempts
- * @param resyncPeriod how often the whole cache is delivered again to listeners (as MODIFIED events
- * flagged {@code resync}, without a request to the API server), or {@code null} or zero for never
- * @param autoStartup whether the application context starts the informer ({@code false}: the
- * application calls {@link Informer#start()} itself)
+ * @param resyncPeriod how often the whole cache is delivered again to listeners (as
+ * MODIFIED events flagged {@code resync}, without a request to the API server), or
+ * {@code null} or zero for never
+ * @param autoStartup whether the application context starts the informer ({@code false}:
+ * the application calls {@link Informer#start()} itself)
  */
 public record InformerOptions(@Nullable String labelSelector, @Nullable String fieldSelector, @Nullable Long pageSize,
 		boolean streamingList, Duration minWatchTimeout, Duration maxWatchTimeout, Duration idleTimeout,
@@ -31,9 +32,9 @@ public record InformerOptions(@Nullable String labelSelector, @Nullable String f
 
 	/**
 	 * Makes options.
-	 * @throws IllegalArgumentException when a selector does not parse (the message says which and
-	 * why), a duration is missing, the idle timeout is not positive, or the page size is not
-	 * positive
+	 * @throws IllegalArgumentException when a selector does not parse (the message says
+	 * which and why), a duration is missing, the idle timeout is not positive, or the
+	 * page size is not positive
 	 */
 	public InformerOptions {
 		if (labelSelector != null) {
@@ -41,8 +42,8 @@ public record InformerOptions(@Nullable String labelSelector, @Nullable String f
 				LabelSelector.parse(labelSelector);
 			}
 			catch (IllegalArgumentException ex) {
-				throw new IllegalArgumentException("Label selector '" + labelSelector + "' does not parse: "
-						+ ex.getMessage(), ex);
+				throw new IllegalArgumentException(
+						"Label selector '" + labelSelector + "' does not parse: " + ex.getMessage(), ex);
 			}
 		}
 		if (fieldSelector != null) {
@@ -50,8 +51,8 @@ public record InformerOptions(@Nullable String labelSelector, @Nullable String f
 				FieldSelector.validate(fieldSelector);
 			}
 			catch (IllegalArgumentException ex) {
-				throw new IllegalArgumentException("Field selector '" + fieldSelector + "' does not parse: "
-						+ ex.getMessage(), ex);
+				throw new IllegalArgumentException(
+						"Field selector '" + fieldSelector + "' does not parse: " + ex.getMessage(), ex);
 			}
 		}
 		if (minWatchTimeout == null || maxWatchTimeout == null || backoff == null) {
@@ -70,31 +71,34 @@ public record InformerOptions(@Nullable String labelSelector, @Nullable String f
 
 	/**
 	 * These options with another label selector.
-	 * @param labelSelector the selector, for example {@code app=web,tier in (front,back)}, or
-	 * {@code null} for every object
+	 * @param labelSelector the selector, for example
+	 * {@code app=web,tier in (front,back)}, or {@code null} for every object
 	 * @return the options
 	 * @throws IllegalArgumentException when it does not parse
 	 */
 	public InformerOptions withLabelSelector(@Nullable String labelSelector) {
 		return new InformerOptions(labelSelector, this.fieldSelector, this.pageSize, this.streamingList,
-				this.minWatchTimeout, this.maxWatchTimeout, this.idleTimeout, this.backoff, this.resyncPeriod, this.autoStartup);
+				this.minWatchTimeout, this.maxWatchTimeout, this.idleTimeout, this.backoff, this.resyncPeriod,
+				this.autoStartup);
 	}
 
 	/**
 	 * These options with another field selector.
-	 * @param fieldSelector the selector, for example {@code metadata.name!=x}, or {@code null} for
-	 * every object
+	 * @param fieldSelector the selector, for example {@code metadata.name!=x}, or
+	 * {@code null} for every object
 	 * @return the options
 	 * @throws IllegalArgumentException when it does not parse
 	 */
 	public InformerOptions withFieldSelector(@Nullable String fieldSelector) {
 		return new InformerOptions(this.labelSelector, fieldSelector, this.pageSize, this.streamingList,
-				this.minWatchTimeout, this.maxWatchTimeout, this.idleTimeout, this.backoff, this.resyncPeriod, this.autoStartup);
+				this.minWatchTimeout, this.maxWatchTimeout, this.idleTimeout, this.backoff, this.resyncPeriod,
+				this.autoStartup);
 	}
 
 	/**
 	 * These options with another resync period.
-	 * @param resyncPeriod how often the cache is delivered again, or {@code null} or zero for never
+	 * @param resyncPeriod how often the cache is delivered again, or {@code null} or zero
+	 * for never
 	 * @return the options
 	 */
 	public InformerOptions withResyncPeriod(@Nullable Duration resyncPeriod) {
@@ -123,9 +127,10 @@ public record InformerOptions(@Nullable String labelSelector, @Nullable String f
 	}
 
 	/**
-	 * client-go's defaults: pages of 500, watches of 5 to 10 minutes, its backoff, streaming lists
-	 * where served, and a watch silent for 90 seconds (the API server sends a bookmark about every
-	 * minute) taken for dead; no resync; started with the application context.
+	 * client-go's defaults: pages of 500, watches of 5 to 10 minutes, its backoff,
+	 * streaming lists where served, and a watch silent for 90 seconds (the API server
+	 * sends a bookmark about every minute) taken for dead; no resync; started with the
+	 * application context.
 	 * @return the defaults
 	 */
 	public static InformerOptions defaults() {
@@ -137,7 +142,8 @@ public record InformerOptions(@Nullable String labelSelector, @Nullable String f
 	 * The delays of a backoff.
 	 *
 	 * @param initial the first delay (client-go: 800 ms)
-	 * @param max the longest delay, jitter included (client-go: 30 s, to which its jitter adds up to as much again)
+	 * @param max the longest delay, jitter included (client-go: 30 s, to which its jitter
+	 * adds up to as much again)
 	 * @param factor how much each delay grows (client-go: 2)
 	 * @param jitter the random part, as a fraction of the delay (client-go: 1.0)
 	 * @param resetAfter how long without failure starts over (client-go: 2 min)
@@ -146,8 +152,8 @@ public record InformerOptions(@Nullable String labelSelector, @Nullable String f
 
 		/**
 		 * Makes a policy.
-		 * @throws IllegalArgumentException when the initial delay is not positive, the longest is
-		 * shorter than it, the factor is below 1, or the jitter is negative
+		 * @throws IllegalArgumentException when the initial delay is not positive, the
+		 * longest is shorter than it, the factor is below 1, or the jitter is negative
 		 */
 		public BackoffPolicy {
 			if (initial == null || initial.isNegative() || initial.isZero() || max == null || max.compareTo(initial) < 0
@@ -179,8 +185,9 @@ public record InformerOptions(@Nullable String labelSelector, @Nullable String f
 	}
 
 	/**
-	 * The query of a watch: the selectors, bookmarks, and a timeout drawn between the shortest and
-	 * the longest watch timeout, so that the watches of many replicas do not all end at once.
+	 * The query of a watch: the selectors, bookmarks, and a timeout drawn between the
+	 * shortest and the longest watch timeout, so that the watches of many replicas do not
+	 * all end at once.
 	 * @param random the source of the draw
 	 * @return the watch options
 	 */

@@ -23,13 +23,14 @@ import org.springframework.context.ApplicationEvent;
 import org.springframework.core.task.SimpleAsyncTaskExecutor;
 
 /**
- * What the informers of one {@link InformerFactory} share: the clock and the monotonic ticker, the
- * event publisher, the threads that read watches (a virtual thread per watch, or a platform thread
- * per watch), the threads that dispatch events, and the watchdog thread that runs periodic work
- * (the idle checks of running informers, resyncs).
+ * What the informers of one {@link InformerFactory} share: the clock and the monotonic
+ * ticker, the event publisher, the threads that read watches (a virtual thread per watch,
+ * or a platform thread per watch), the threads that dispatch events, and the watchdog
+ * thread that runs periodic work (the idle checks of running informers, resyncs).
  * <p>
- * It knows nothing of informers: a running informer registers its idle check here and removes it
- * when it stops, so dependencies run one way (factory and informers to this). Thread-safe.
+ * It knows nothing of informers: a running informer registers its idle check here and
+ * removes it when it stops, so dependencies run one way (factory and informers to this).
+ * Thread-safe.
  */
 final class InformerRuntime {
 
@@ -43,7 +44,9 @@ final class InformerRuntime {
 
 	private final SimpleAsyncTaskExecutor watchThreads;
 
-	/** Virtual threads (a {@link SimpleAsyncTaskExecutor}) or a pool of platform threads. */
+	/**
+	 * Virtual threads (a {@link SimpleAsyncTaskExecutor}) or a pool of platform threads.
+	 */
 	private final Executor dispatchThreads;
 
 	private final ScheduledExecutorService watchdog;
@@ -56,8 +59,10 @@ final class InformerRuntime {
 	 * @param clock the wall clock (times shown in health and the endpoint)
 	 * @param ticker the monotonic time source
 	 * @param publisher where events go, called on dispatch threads
-	 * @param virtualThreads whether watches are read and events dispatched on virtual threads
-	 * @param dispatchThreads how many platform threads dispatch events when threads are not virtual
+	 * @param virtualThreads whether watches are read and events dispatched on virtual
+	 * threads
+	 * @param dispatchThreads how many platform threads dispatch events when threads are
+	 * not virtual
 	 * @param watchdogPeriod how often the idle checks run (at least every 100 ms)
 	 */
 	InformerRuntime(Clock clock, Ticker ticker, Consumer<ApplicationEvent> publisher, boolean virtualThreads,
@@ -131,7 +136,10 @@ final class InformerRuntime {
 		this.idleChecks.remove(idleCheck);
 	}
 
-	/** Runs every idle check once: closes every watch that has delivered nothing for its idle timeout. */
+	/**
+	 * Runs every idle check once: closes every watch that has delivered nothing for its
+	 * idle timeout.
+	 */
 	void checkIdle() {
 		for (Runnable idleCheck : this.idleChecks) {
 			idleCheck.run();
@@ -139,8 +147,8 @@ final class InformerRuntime {
 	}
 
 	/**
-	 * Runs a task every period on the watchdog thread, until cancelled; a task that throws is logged
-	 * and runs again at the next period.
+	 * Runs a task every period on the watchdog thread, until cancelled; a task that
+	 * throws is logged and runs again at the next period.
 	 * @param name what the task is, for the log
 	 * @param task the task, which must be quick
 	 * @param period the period
@@ -158,7 +166,10 @@ final class InformerRuntime {
 		}, millis, millis, TimeUnit.MILLISECONDS);
 	}
 
-	/** Stops the watchdog and the dispatch threads; events not yet dispatched are dropped. Idempotent. */
+	/**
+	 * Stops the watchdog and the dispatch threads; events not yet dispatched are dropped.
+	 * Idempotent.
+	 */
 	void close() {
 		this.watchdog.shutdownNow();
 		// both refuse further tasks once closed

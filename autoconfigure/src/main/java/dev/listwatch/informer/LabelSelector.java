@@ -26,14 +26,14 @@ import org.jspecify.annotations.Nullable;
  *
  * Whitespace around tokens is ignored; a comma means AND. {@code KEY} is a qualified name
  * ({@code [dns-subdomain/]name}, the name part at most 63 characters of alphanumerics,
- * {@code -}, {@code _} and {@code .}, starting and ending alphanumeric); {@code VALUE} is empty or
- * such a name. {@code in} requires the label to exist with one of the values; {@code notin} and
- * {@code !=} also match when the label is absent; {@code >} and {@code <} require the label to
- * exist and to hold an integer. In a value list, an empty element (as in {@code (a,,b)} or
- * {@code ()}) stands for the empty value.
+ * {@code -}, {@code _} and {@code .}, starting and ending alphanumeric); {@code VALUE} is
+ * empty or such a name. {@code in} requires the label to exist with one of the values;
+ * {@code notin} and {@code !=} also match when the label is absent; {@code >} and
+ * {@code <} require the label to exist and to hold an integer. In a value list, an empty
+ * element (as in {@code (a,,b)} or {@code ()}) stands for the empty value.
  * <p>
- * Instances are immutable and thread-safe. {@link #parse(String)} keeps a small cache of parsed
- * selectors so that listing by a selector string is cheap.
+ * Instances are immutable and thread-safe. {@link #parse(String)} keeps a small cache of
+ * parsed selectors so that listing by a selector string is cheap.
  */
 final class LabelSelector {
 
@@ -58,12 +58,13 @@ final class LabelSelector {
 	}
 
 	/**
-	 * Parses a selector; a {@code null}, empty or blank string yields {@link #everything()}.
-	 * Results are cached (a few hundred distinct selectors).
+	 * Parses a selector; a {@code null}, empty or blank string yields
+	 * {@link #everything()}. Results are cached (a few hundred distinct selectors).
 	 * @param selector the selector text
 	 * @return the selector
-	 * @throws IllegalArgumentException if the text is not a valid selector; the message quotes
-	 * the selector, names the 0-based position of the fault and what was expected there
+	 * @throws IllegalArgumentException if the text is not a valid selector; the message
+	 * quotes the selector, names the 0-based position of the fault and what was expected
+	 * there
 	 */
 	static LabelSelector parse(@Nullable String selector) {
 		if (selector == null || selector.isBlank()) {
@@ -113,8 +114,8 @@ final class LabelSelector {
 	}
 
 	/**
-	 * The canonical text: requirements sorted by key, values sorted, no whitespace beyond what
-	 * {@code in}/{@code notin} need. Parsing it yields an equal selector.
+	 * The canonical text: requirements sorted by key, values sorted, no whitespace beyond
+	 * what {@code in}/{@code notin} need. Parsing it yields an equal selector.
 	 */
 	@Override
 	public String toString() {
@@ -159,7 +160,8 @@ final class LabelSelector {
 	 *
 	 * @param key the label key
 	 * @param operator the operator
-	 * @param values the values, sorted; empty for {@code EXISTS} and {@code DOES_NOT_EXIST}
+	 * @param values the values, sorted; empty for {@code EXISTS} and
+	 * {@code DOES_NOT_EXIST}
 	 */
 	public record Requirement(String key, Operator operator, List<String> values) {
 
@@ -284,8 +286,8 @@ final class LabelSelector {
 
 	private enum TokenType {
 
-		IDENTIFIER, END, COMMA, OPEN_PAR, CLOSED_PAR, NOT, EQUALS, DOUBLE_EQUALS, NOT_EQUALS, GREATER_THAN,
-		LESS_THAN, IN, NOT_IN
+		IDENTIFIER, END, COMMA, OPEN_PAR, CLOSED_PAR, NOT, EQUALS, DOUBLE_EQUALS, NOT_EQUALS, GREATER_THAN, LESS_THAN,
+		IN, NOT_IN
 
 	}
 
@@ -389,7 +391,8 @@ final class LabelSelector {
 			}
 			for (int i = 0; i < values.size(); i++) {
 				String value = values.get(i);
-				Token where = valueTokens.isEmpty() ? operatorToken : valueTokens.get(Math.min(i, valueTokens.size() - 1));
+				Token where = valueTokens.isEmpty() ? operatorToken
+						: valueTokens.get(Math.min(i, valueTokens.size() - 1));
 				if (operator == Operator.GREATER_THAN || operator == Operator.LESS_THAN) {
 					try {
 						Long.parseLong(value);

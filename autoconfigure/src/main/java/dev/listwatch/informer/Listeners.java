@@ -12,15 +12,16 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.context.ApplicationEvent;
 
 /**
- * Where an informer's events go, client-go's {@code sharedProcessor}: the application's listeners
- * (its {@code @EventListener} methods, through the application context) behind one
- * {@link Dispatcher}, and each listener added in code behind a dispatcher of its own, so that a
- * slow listener delays only itself.
+ * Where an informer's events go, client-go's {@code sharedProcessor}: the application's
+ * listeners (its {@code @EventListener} methods, through the application context) behind
+ * one {@link Dispatcher}, and each listener added in code behind a dispatcher of its own,
+ * so that a slow listener delays only itself.
  * <p>
- * Every event goes to every dispatcher in the same order. The informer calls the methods that
- * queue events, add or remove a listener, or pause and resume, under its lock of changes, so that
- * a listener added has a snapshot of the cache and then every change after it, none twice; the
- * counts ({@link #backlog()} and the like) may be read from any thread.
+ * Every event goes to every dispatcher in the same order. The informer calls the methods
+ * that queue events, add or remove a listener, or pause and resume, under its lock of
+ * changes, so that a listener added has a snapshot of the cache and then every change
+ * after it, none twice; the counts ({@link #backlog()} and the like) may be read from any
+ * thread.
  *
  * @param <T> the Java type of the objects
  */
@@ -42,10 +43,11 @@ final class Listeners<T> {
 	}
 
 	/**
-	 * Adds a listener in code, first queueing for it alone what it must see before the next change.
+	 * Adds a listener in code, first queueing for it alone what it must see before the
+	 * next change.
 	 * @param listener the listener
-	 * @param running whether the informer runs: a stopped informer's listener is paused before
-	 * anything is queued, so that nothing reaches it while stopped
+	 * @param running whether the informer runs: a stopped informer's listener is paused
+	 * before anything is queued, so that nothing reaches it while stopped
 	 * @param snapshot the cache as it is, as ADDED events of the initial list
 	 * @param synced the sync event when the watch announced it already, else {@code null}
 	 * @return the listener
@@ -66,7 +68,10 @@ final class Listeners<T> {
 		return one;
 	}
 
-	/** Removes a listener added in code: it receives nothing more (an event being delivered is the last). */
+	/**
+	 * Removes a listener added in code: it receives nothing more (an event being
+	 * delivered is the last).
+	 */
 	void remove(Added<T> listener) {
 		this.added.remove(listener);
 		listener.dispatcher.pause();
@@ -75,7 +80,8 @@ final class Listeners<T> {
 	/**
 	 * Queues a change for every listener.
 	 * @param event the change
-	 * @param hold whether it may wait for {@link #release()} (the reflector hands on a batch)
+	 * @param hold whether it may wait for {@link #release()} (the reflector hands on a
+	 * batch)
 	 */
 	void enqueue(ResourceEvent<T> event, boolean hold) {
 		this.application.enqueue(event, hold);
@@ -84,7 +90,9 @@ final class Listeners<T> {
 		}
 	}
 
-	/** Queues an event for every listener, after every change queued before it (the sync). */
+	/**
+	 * Queues an event for every listener, after every change queued before it (the sync).
+	 */
 	void enqueueAfterAll(ApplicationEvent event) {
 		this.application.enqueueAfterAll(event);
 		for (Added<T> listener : this.added) {
@@ -100,7 +108,10 @@ final class Listeners<T> {
 		}
 	}
 
-	/** Lets every dispatcher publish (the informer runs) or holds what they queue (it is stopped). */
+	/**
+	 * Lets every dispatcher publish (the informer runs) or holds what they queue (it is
+	 * stopped).
+	 */
 	void running(boolean running) {
 		for (Dispatcher dispatcher : dispatchers()) {
 			if (running) {
@@ -112,14 +123,19 @@ final class Listeners<T> {
 		}
 	}
 
-	/** Marks every listener added in code as not synced, until the next sync reaches it. */
+	/**
+	 * Marks every listener added in code as not synced, until the next sync reaches it.
+	 */
 	void unsynced() {
 		for (Added<T> listener : this.added) {
 			listener.synced = false;
 		}
 	}
 
-	/** Runs again a dispatch the executor could not run, so that its events are not left waiting. */
+	/**
+	 * Runs again a dispatch the executor could not run, so that its events are not left
+	 * waiting.
+	 */
 	void retry() {
 		for (Dispatcher dispatcher : dispatchers()) {
 			dispatcher.retry();
@@ -184,7 +200,10 @@ final class Listeners<T> {
 			}, runtime.ticker());
 		}
 
-		/** Whether it has received the sync: the initial list, or the cache as it was when added. */
+		/**
+		 * Whether it has received the sync: the initial list, or the cache as it was when
+		 * added.
+		 */
 		boolean hasSynced() {
 			return this.synced;
 		}

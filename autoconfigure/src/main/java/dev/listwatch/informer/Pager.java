@@ -14,9 +14,9 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Lists every page of a list, client-go's {@code tools/pager}: each next page asks with the
- * continue token alone (it carries the list's resourceVersion), and a continue token that expired
- * mid-list (410) falls back to one full list in one request, from scratch.
+ * Lists every page of a list, client-go's {@code tools/pager}: each next page asks with
+ * the continue token alone (it carries the list's resourceVersion), and a continue token
+ * that expired mid-list (410) falls back to one full list in one request, from scratch.
  */
 final class Pager {
 
@@ -29,13 +29,14 @@ final class Pager {
 	 * Lists all pages into {@code items} and {@code unbindable}.
 	 * @param <T> the Java type of the objects
 	 * @param name the watch's name, for the log
-	 * @param first the options of the first page (its page size, selectors, resourceVersion)
+	 * @param first the options of the first page (its page size, selectors,
+	 * resourceVersion)
 	 * @param list sends one list request
 	 * @param stopped whether the caller was stopped, asked after each page
 	 * @param items where the objects go
 	 * @param unbindable where the objects that cannot be held go
-	 * @return the list's resourceVersion, or {@code null} when stopped before the last page (what
-	 * was listed is then partial and must not be handed on)
+	 * @return the list's resourceVersion, or {@code null} when stopped before the last
+	 * page (what was listed is then partial and must not be handed on)
 	 * @throws KubernetesApiException when a request fails
 	 */
 	static <T> @Nullable String listAll(String name, ListOptions first, Function<ListOptions, ObjectList<T>> list,

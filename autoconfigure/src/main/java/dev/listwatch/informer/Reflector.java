@@ -26,37 +26,39 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Keeps a {@link ReflectorHandler} in step with the API server: one list (or streaming list), then
- * a watch from its resourceVersion; after a dropped connection or a server timeout the watch
- * resumes from the last resourceVersion without a new list; after 410 Gone it relists and the
- * handler turns the difference into events. Failures wait out an exponential backoff with jitter
- * ({@code Retry-After} honoured, up to the longest delay). A watch that delivers nothing for the
- * idle timeout is closed by {@link #checkIdle()} and replaced.
+ * Keeps a {@link ReflectorHandler} in step with the API server: one list (or streaming
+ * list), then a watch from its resourceVersion; after a dropped connection or a server
+ * timeout the watch resumes from the last resourceVersion without a new list; after 410
+ * Gone it relists and the handler turns the difference into events. Failures wait out an
+ * exponential backoff with jitter ({@code Retry-After} honoured, up to the longest
+ * delay). A watch that delivers nothing for the idle timeout is closed by
+ * {@link #checkIdle()} and replaced.
  * <p>
  * Failure paths, each one bounded:
  * <ul>
- * <li>an object the watch cannot hold (it does not bind to the Java type, or is too large) is
- * handed to the handler as an {@link dev.listwatch.UnbindableObject}, never dropped from a list,
- * and the watch goes on past it;</li>
- * <li>an event that cannot be decoded at all: the watch resumes from the last resourceVersion
- * once; if it fails at the same resourceVersion again, it relists;</li>
+ * <li>an object the watch cannot hold (it does not bind to the Java type, or is too
+ * large) is handed to the handler as an {@link dev.listwatch.UnbindableObject}, never
+ * dropped from a list, and the watch goes on past it;</li>
+ * <li>an event that cannot be decoded at all: the watch resumes from the last
+ * resourceVersion once; if it fails at the same resourceVersion again, it relists;</li>
  * <li>a streaming list that fails in any way falls back to a paged list for that sync (as
- * client-go does); after {@value #STREAMING_FAILURES_TO_GIVE_UP} failures in a row the watch
- * stops trying streaming lists;</li>
- * <li>a failure of the handler resyncs with a fresh list; a failure of the lister-watcher (a
- * request) backs off and resumes from the last resourceVersion without a list;</li>
- * <li>a stream cut after it had been held open ({@link ReflectorStatus#HELD}) is the watch's end,
- * not a failure (a proxy that closes idle connections cuts every quiet watch): it resumes at once
- * and the backoff starts over; one cut sooner fails and backs off;</li>
- * <li>an {@link Error} on the loop's thread (OutOfMemoryError, StackOverflowError, a LinkageError
- * from user code) marks the watch {@link State#FAILED}, backs off and resyncs; the state
- * stays FAILED until a sync completes.</li>
+ * client-go does); after {@value #STREAMING_FAILURES_TO_GIVE_UP} failures in a row the
+ * watch stops trying streaming lists;</li>
+ * <li>a failure of the handler resyncs with a fresh list; a failure of the lister-watcher
+ * (a request) backs off and resumes from the last resourceVersion without a list;</li>
+ * <li>a stream cut after it had been held open ({@link ReflectorStatus#HELD}) is the
+ * watch's end, not a failure (a proxy that closes idle connections cuts every quiet
+ * watch): it resumes at once and the backoff starts over; one cut sooner fails and backs
+ * off;</li>
+ * <li>an {@link Error} on the loop's thread (OutOfMemoryError, StackOverflowError, a
+ * LinkageError from user code) marks the watch {@link State#FAILED}, backs off and
+ * resyncs; the state stays FAILED until a sync completes.</li>
  * </ul>
  * <p>
- * {@link #run()} runs the loop on the calling thread until {@link #stop()}; the handler is called
- * on that thread only, never with part of a list. A call that had begun when {@code stop()} was
- * called may still run to its end: a handler that must not be written after a stop guards itself
- * (the informer does).
+ * {@link #run()} runs the loop on the calling thread until {@link #stop()}; the handler
+ * is called on that thread only, never with part of a list. A call that had begun when
+ * {@code stop()} was called may still run to its end: a handler that must not be written
+ * after a stop guards itself (the informer does).
  *
  * @param <T> the Java type of the objects
  */
@@ -64,7 +66,10 @@ final class Reflector<T> implements Runnable {
 
 	private static final Log logger = LogFactory.getLog(Reflector.class);
 
-	/** Streaming lists that fail in a row, after the server answered, before the watch stops trying them. */
+	/**
+	 * Streaming lists that fail in a row, after the server answered, before the watch
+	 * stops trying them.
+	 */
 	static final int STREAMING_FAILURES_TO_GIVE_UP = 3;
 
 	private final String name;
@@ -95,32 +100,50 @@ final class Reflector<T> implements Runnable {
 
 	private @Nullable String lastResourceVersion;
 
-	/** Whether the watch being consumed delivered an event (or bookmark) before it ended. */
+	/**
+	 * Whether the watch being consumed delivered an event (or bookmark) before it ended.
+	 */
 	private boolean watchDelivered;
 
-	/** Whether the loop is reading an open stream (so a failure now happened after the server answered). */
+	/**
+	 * Whether the loop is reading an open stream (so a failure now happened after the
+	 * server answered).
+	 */
 	private boolean reading;
 
 	private boolean streamingUnsupported;
 
 	private int streamingFailures;
 
-	/** Whether this run holds a resourceVersion of a whole list (its own, or one to resume from). */
+	/**
+	 * Whether this run holds a resourceVersion of a whole list (its own, or one to resume
+	 * from).
+	 */
 	private boolean listed;
 
 	/**
-	 * The resourceVersion the handler's cache is at when this run must list first all the same (see
-	 * {@link #relistNoOlderThan}), or {@code null}: its first list is then no older than it.
+	 * The resourceVersion the handler's cache is at when this run must list first all the
+	 * same (see {@link #relistNoOlderThan}), or {@code null}: its first list is then no
+	 * older than it.
 	 */
 	private @Nullable String cachedResourceVersion;
 
-	/** Whether the next turn of the loop must sync (list) first; read by the informer at a stop. */
+	/**
+	 * Whether the next turn of the loop must sync (list) first; read by the informer at a
+	 * stop.
+	 */
 	private volatile boolean needSync = true;
 
-	/** Whether the last stream to end had been held open (see {@link ReflectorStatus#HELD}). */
+	/**
+	 * Whether the last stream to end had been held open (see
+	 * {@link ReflectorStatus#HELD}).
+	 */
 	private boolean lastStreamHeld;
 
-	/** Whether an {@link Error} struck the loop and no sync has completed since: the watch is FAILED. */
+	/**
+	 * Whether an {@link Error} struck the loop and no sync has completed since: the watch
+	 * is FAILED.
+	 */
 	private boolean fatal;
 
 	/**
@@ -152,17 +175,20 @@ final class Reflector<T> implements Runnable {
 		return this.status;
 	}
 
-	/** @return the watch's name in logs (with its namespace, for one of a namespace set) */
+	/**
+	 * @return the watch's name in logs (with its namespace, for one of a namespace set)
+	 */
 	String name() {
 		return this.name;
 	}
 
 	/**
-	 * Makes {@link #run()} resume with a watch from {@code resourceVersion} instead of listing
-	 * first: for a handler whose cache is whole up to it (a watch started again after a stop). A
-	 * resourceVersion too old by now ends in 410 and a relist, as any resume does. Call before
-	 * {@code run()}.
-	 * @param resourceVersion the resourceVersion the handler's cache is at, or {@code null} to list
+	 * Makes {@link #run()} resume with a watch from {@code resourceVersion} instead of
+	 * listing first: for a handler whose cache is whole up to it (a watch started again
+	 * after a stop). A resourceVersion too old by now ends in 410 and a relist, as any
+	 * resume does. Call before {@code run()}.
+	 * @param resourceVersion the resourceVersion the handler's cache is at, or
+	 * {@code null} to list
 	 */
 	public void resumeFrom(@Nullable String resourceVersion) {
 		this.lastResourceVersion = resourceVersion;
@@ -170,13 +196,14 @@ final class Reflector<T> implements Runnable {
 	}
 
 	/**
-	 * Makes {@link #run()} list first, as without {@link #resumeFrom}, but no older than the
-	 * resourceVersion the handler's cache is at: for a cache that is whole up to it yet must be
-	 * resynced (a watch started again after a stop with a resync pending). A list from any
-	 * freshness ({@code resourceVersion=0}) could be served by an API server whose watch cache lags
-	 * behind the one this cache came from (an HA control plane), and its difference would move
-	 * objects back in time; as client-go relists from its last synced resourceVersion, the list asks
-	 * for {@code resourceVersionMatch=NotOlderThan}. Call before {@code run()}.
+	 * Makes {@link #run()} list first, as without {@link #resumeFrom}, but no older than
+	 * the resourceVersion the handler's cache is at: for a cache that is whole up to it
+	 * yet must be resynced (a watch started again after a stop with a resync pending). A
+	 * list from any freshness ({@code resourceVersion=0}) could be served by an API
+	 * server whose watch cache lags behind the one this cache came from (an HA control
+	 * plane), and its difference would move objects back in time; as client-go relists
+	 * from its last synced resourceVersion, the list asks for
+	 * {@code resourceVersionMatch=NotOlderThan}. Call before {@code run()}.
 	 * @param resourceVersion the resourceVersion the cache is at, or {@code null}
 	 */
 	public void relistNoOlderThan(@Nullable String resourceVersion) {
@@ -184,8 +211,8 @@ final class Reflector<T> implements Runnable {
 	}
 
 	/**
-	 * Whether the loop, had it gone on, would have listed first: after a failure of the handler or
-	 * an {@link Error}, whose resync a later start must not skip. Any thread.
+	 * Whether the loop, had it gone on, would have listed first: after a failure of the
+	 * handler or an {@link Error}, whose resync a later start must not skip. Any thread.
 	 * @return whether a resync is pending
 	 */
 	public boolean needsResync() {
@@ -246,10 +273,12 @@ final class Reflector<T> implements Runnable {
 				if (isStopped()) {
 					break;
 				}
-				// a lister-watcher that threw something other than its documented exception: a request
-				// failure all the same, not a reason to relist
-				restart = this.restarts.failed(new KubernetesApiException(Kind.OTHER, "Watch " + this.name + ": "
-						+ this.listerWatcher.resource() + " request failed: " + ex.getClass().getName(), ex), turn());
+				// a lister-watcher that threw something other than its documented
+				// exception: a request failure all the same, not a reason to relist
+				restart = this.restarts.failed(
+						new KubernetesApiException(Kind.OTHER, "Watch " + this.name + ": "
+								+ this.listerWatcher.resource() + " request failed: " + ex.getClass().getName(), ex),
+						turn());
 			}
 			catch (Error ex) {
 				if (isStopped()) {
@@ -305,9 +334,9 @@ final class Reflector<T> implements Runnable {
 	}
 
 	/**
-	 * Stops the loop: closes the open watch and aborts a request in flight (a list page, a watch
-	 * being opened) at once, so the loop's thread ends promptly. Idempotent; any thread; does not
-	 * wait for the loop to end.
+	 * Stops the loop: closes the open watch and aborts a request in flight (a list page,
+	 * a watch being opened) at once, so the loop's thread ends promptly. Idempotent; any
+	 * thread; does not wait for the loop to end.
 	 */
 	public void stop() {
 		this.stopped.countDown();
@@ -315,9 +344,9 @@ final class Reflector<T> implements Runnable {
 	}
 
 	/**
-	 * Closes the open watch if it has delivered nothing for the idle timeout, and abandons a
-	 * request left unanswered for as long; the loop then resumes from the last resourceVersion.
-	 * Measured on the monotonic ticker. Any thread.
+	 * Closes the open watch if it has delivered nothing for the idle timeout, and
+	 * abandons a request left unanswered for as long; the loop then resumes from the last
+	 * resourceVersion. Measured on the monotonic ticker. Any thread.
 	 * @return whether a watch was closed or a request abandoned
 	 */
 	public boolean checkIdle() {
@@ -325,9 +354,9 @@ final class Reflector<T> implements Runnable {
 	}
 
 	/**
-	 * Fills the handler: a streaming list where served (returning the stream, now watching), else
-	 * a paged list (returning {@code null}). A streaming list that fails in any way falls back to a
-	 * paged list at once.
+	 * Fills the handler: a streaming list where served (returning the stream, now
+	 * watching), else a paged list (returning {@code null}). A streaming list that fails
+	 * in any way falls back to a paged list at once.
 	 */
 	private @Nullable WatchStream<T> sync(boolean afterGone) {
 		long start = this.ticker.nanoTime();
@@ -347,8 +376,9 @@ final class Reflector<T> implements Runnable {
 					throw new Stopped();
 				}
 				if (!this.reading && ex.kind() != Kind.DECODE && ex.kind() != Kind.OTHER) {
-					// the server cannot be reached or refuses (throttled, 5xx, credentials): a list at
-					// once would only add to it; the backoff paces the next attempt
+					// the server cannot be reached or refuses (throttled, 5xx,
+					// credentials): a list at once would only add to it; the backoff
+					// paces the next attempt
 					throw ex;
 				}
 				streamingFailed(ex);
@@ -373,9 +403,9 @@ final class Reflector<T> implements Runnable {
 	}
 
 	/**
-	 * A streaming list failed: making progress beats waiting for it, so this sync lists instead.
-	 * Only failures after the server answered count towards giving streaming lists up: a server
-	 * that cannot be reached fails the list as well.
+	 * A streaming list failed: making progress beats waiting for it, so this sync lists
+	 * instead. Only failures after the server answered count towards giving streaming
+	 * lists up: a server that cannot be reached fails the list as well.
 	 */
 	private void streamingFailed(RuntimeException ex) {
 		String why = (ex instanceof KubernetesApiException api) ? api.getMessage() : ex.getClass().getName();
@@ -393,8 +423,9 @@ final class Reflector<T> implements Runnable {
 	private String listAll(boolean afterGone, List<Item<T>> items, List<UnbindableObject> unbindable) {
 		ListOptions base = this.options.listRequest();
 		if (!afterGone && this.lastResourceVersion == null) {
-			// "0" lets the API server answer the first list from its watch cache; a cache that holds
-			// a list already must not go back in time (after 410 the list is fresh: consistent)
+			// "0" lets the API server answer the first list from its watch cache; a cache
+			// that holds a list already must not go back in time (after 410 the list is
+			// fresh: consistent)
 			base = (this.cachedResourceVersion != null) ? base.withResourceVersion(this.cachedResourceVersion)
 				.withResourceVersionMatch(ListOptions.NOT_OLDER_THAN) : base.withResourceVersion("0");
 		}
@@ -407,15 +438,17 @@ final class Reflector<T> implements Runnable {
 	}
 
 	/**
-	 * Opens a watch with {@code sendInitialEvents=true} and consumes the initial events up to the
-	 * bookmark that ends them. Returns {@code null} (and remembers it) when the server refuses
-	 * streaming lists; throws when the streaming list fails otherwise, including a stream that ends
-	 * before the initial events did, or that sends no object for the idle timeout before they end
-	 * (plain bookmarks do not count: a server that ignores {@code sendInitialEvents} sends the
-	 * objects, then only bookmarks, and would keep the watch here for ever).
+	 * Opens a watch with {@code sendInitialEvents=true} and consumes the initial events
+	 * up to the bookmark that ends them. Returns {@code null} (and remembers it) when the
+	 * server refuses streaming lists; throws when the streaming list fails otherwise,
+	 * including a stream that ends before the initial events did, or that sends no object
+	 * for the idle timeout before they end (plain bookmarks do not count: a server that
+	 * ignores {@code sendInitialEvents} sends the objects, then only bookmarks, and would
+	 * keep the watch here for ever).
 	 */
 	private @Nullable WatchStream<T> streamingSync(boolean afterGone, long start) {
-		ListOptions options = this.options.watchRequest(this.random).withSendInitialEvents(true)
+		ListOptions options = this.options.watchRequest(this.random)
+			.withSendInitialEvents(true)
 			.withResourceVersionMatch(ListOptions.NOT_OLDER_THAN)
 			.withResourceVersion(afterGone ? null
 					: (this.lastResourceVersion != null) ? this.lastResourceVersion : this.cachedResourceVersion);
@@ -426,8 +459,8 @@ final class Reflector<T> implements Runnable {
 		catch (KubernetesApiException ex) {
 			if (ex.kind() == Kind.BAD_REQUEST || ex.kind() == Kind.INVALID) {
 				this.streamingUnsupported = true;
-				logger.info("Watch " + this.name + ": the API server does not serve streaming lists ("
-						+ ex.getMessage() + "); using list + watch");
+				logger.info("Watch " + this.name + ": the API server does not serve streaming lists (" + ex.getMessage()
+						+ "); using list + watch");
 				return null;
 			}
 			throw ex;
@@ -436,7 +469,8 @@ final class Reflector<T> implements Runnable {
 			throw new Stopped();
 		}
 		this.reading = true;
-		// by key, in the order first seen (a change keeps the place, a delete and re-add goes last)
+		// by key, in the order first seen (a change keeps the place, a delete and re-add
+		// goes last)
 		Map<String, Item<T>> items = new LinkedHashMap<>();
 		Map<String, UnbindableObject> unbindable = new LinkedHashMap<>();
 		try {
@@ -466,8 +500,9 @@ final class Reflector<T> implements Runnable {
 					}
 					case BOOKMARK -> {
 						if (!event.initialEventsEnd()) {
-							// not activity: a server that ignores sendInitialEvents sends the objects, then
-							// only bookmarks; the watchdog must see it silent and end the wait
+							// not activity: a server that ignores sendInitialEvents sends
+							// the objects, then only bookmarks; the watchdog must see it
+							// silent and end the wait
 							this.watchdog.activity(bookmarkedAt);
 							continue;
 						}
@@ -527,7 +562,8 @@ final class Reflector<T> implements Runnable {
 	}
 
 	/**
-	 * Makes a newly opened watch the current one, for {@link #stop()} and {@link #checkIdle}.
+	 * Makes a newly opened watch the current one, for {@link #stop()} and
+	 * {@link #checkIdle}.
 	 * @return whether the reflector was stopped meanwhile (the stream is then closed)
 	 */
 	private boolean opened(WatchStream<T> stream) {
@@ -541,24 +577,29 @@ final class Reflector<T> implements Runnable {
 		return false;
 	}
 
-	/** The current stream ended, however: the watchdog lets it go, the status learns whether it held. */
+	/**
+	 * The current stream ended, however: the watchdog lets it go, the status learns
+	 * whether it held.
+	 */
 	private void closed() {
 		this.watchdog.closed();
 		this.lastStreamHeld = this.status.streamClosed();
 	}
 
 	/**
-	 * Hands the events of an open watch to the handler until it ends. The resourceVersion to resume
-	 * from is that of the last revision known complete: events of one revision (an etcd txn) come
-	 * together, and one whose next event is already buffered may share its revision with it, so
-	 * the resume point moves to an event's resourceVersion only once nothing more is buffered or a
-	 * later revision begins. A stop or a cut in between resumes from before the revision, and the
-	 * handler takes what it applied already for replays.
+	 * Hands the events of an open watch to the handler until it ends. The resourceVersion
+	 * to resume from is that of the last revision known complete: events of one revision
+	 * (an etcd txn) come together, and one whose next event is already buffered may share
+	 * its revision with it, so the resume point moves to an event's resourceVersion only
+	 * once nothing more is buffered or a later revision begins. A stop or a cut in
+	 * between resumes from before the revision, and the handler takes what it applied
+	 * already for replays.
 	 */
 	private void consume(WatchStream<T> stream) {
 		this.watchDelivered = false;
 		this.reading = true;
-		// the resourceVersion of the last event applied, whose revision may not be complete yet
+		// the resourceVersion of the last event applied, whose revision may not be
+		// complete yet
 		String applied = null;
 		try (stream) {
 			boolean first = true;
@@ -618,8 +659,8 @@ final class Reflector<T> implements Runnable {
 	}
 
 	/**
-	 * Sends a request through the {@link Watchdog}, which abandons it if it stays without an answer
-	 * for the idle timeout, and which {@link #stop()} aborts.
+	 * Sends a request through the {@link Watchdog}, which abandons it if it stays without
+	 * an answer for the idle timeout, and which {@link #stop()} aborts.
 	 */
 	private <R> R request(Supplier<R> request) {
 		try {
@@ -642,7 +683,8 @@ final class Reflector<T> implements Runnable {
 			this.stopped.await(delay.toMillis(), TimeUnit.MILLISECONDS);
 		}
 		catch (InterruptedException ex) {
-			// the watchdog's interrupt of an abandoned request may arrive late; it is not a stop
+			// the watchdog's interrupt of an abandoned request may arrive late; it is not
+			// a stop
 			if (isStopped()) {
 				Thread.currentThread().interrupt();
 			}
@@ -665,7 +707,10 @@ final class Reflector<T> implements Runnable {
 		return this.stopped.getCount() == 0;
 	}
 
-	/** The key of an object event (ADDED, MODIFIED, DELETED): only a BOOKMARK's metadata has no name. */
+	/**
+	 * The key of an object event (ADDED, MODIFIED, DELETED): only a BOOKMARK's metadata
+	 * has no name.
+	 */
 	private static String key(WatchEvent<?> event) {
 		ObjectMeta meta = Objects.requireNonNull(event.meta(), "an object event has its object's metadata");
 		return Objects.requireNonNull(meta.key(), "an object event's metadata has a name");
@@ -685,7 +730,9 @@ final class Reflector<T> implements Runnable {
 
 	}
 
-	/** The handler failed (the cache or what feeds listeners): the cache must be resynced. */
+	/**
+	 * The handler failed (the cache or what feeds listeners): the cache must be resynced.
+	 */
 	private static final class HandlerFailure extends RuntimeException {
 
 		HandlerFailure(RuntimeException cause) {

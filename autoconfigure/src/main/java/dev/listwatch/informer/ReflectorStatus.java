@@ -22,27 +22,28 @@ import dev.listwatch.WatchStatus.State;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The one place a watch's status is kept: written by its {@link Reflector}'s thread (and by the
- * {@link Informer} for the sync), read from any thread as an immutable {@link WatchStatus}. Health,
- * metrics and the endpoint read only that snapshot.
+ * The one place a watch's status is kept: written by its {@link Reflector}'s thread (and
+ * by the {@link Informer} for the sync), read from any thread as an immutable
+ * {@link WatchStatus}. Health, metrics and the endpoint read only that snapshot.
  * <p>
- * <b>Failing.</b> A watch is failing from its first failure until it makes progress again: an
- * event or bookmark arrives, a sync completes, or a stream is <b>held</b>: open for
- * {@link #HELD} without an error. Opening a watch counts as progress at once after a failure to
- * reach the server (refused, 5xx, 429, 401/403, credentials): the server answers again. After a
- * failure on an open stream (a cut, undecodable bytes, an ERROR event) a watch must hold its next
- * stream, or deliver on it, so that health can tell a watch that fails at once, again and again
- * (say on the same event), from a healthy one. A held stream counts while it is still open (read
- * at the snapshot), and when it ends, however it ends: a quiet resource sends nothing, and a proxy
- * that closes idle connections cuts its stream, yet every change arrives and the cache is exact.
- * Durations are measured on a monotonic {@link Ticker}; instants are for display.
+ * <b>Failing.</b> A watch is failing from its first failure until it makes progress
+ * again: an event or bookmark arrives, a sync completes, or a stream is <b>held</b>: open
+ * for {@link #HELD} without an error. Opening a watch counts as progress at once after a
+ * failure to reach the server (refused, 5xx, 429, 401/403, credentials): the server
+ * answers again. After a failure on an open stream (a cut, undecodable bytes, an ERROR
+ * event) a watch must hold its next stream, or deliver on it, so that health can tell a
+ * watch that fails at once, again and again (say on the same event), from a healthy one.
+ * A held stream counts while it is still open (read at the snapshot), and when it ends,
+ * however it ends: a quiet resource sends nothing, and a proxy that closes idle
+ * connections cuts its stream, yet every change arrives and the cache is exact. Durations
+ * are measured on a monotonic {@link Ticker}; instants are for display.
  */
 final class ReflectorStatus {
 
 	/**
-	 * How long a stream stays open without an error to count as progress: client-go's reflector
-	 * takes a watch that ends sooner without an event for a failure ("very short watch"), and any
-	 * other end, a cut stream included, for a normal one.
+	 * How long a stream stays open without an error to count as progress: client-go's
+	 * reflector takes a watch that ends sooner without an event for a failure ("very
+	 * short watch"), and any other end, a cut stream included, for a normal one.
 	 */
 	static final Duration HELD = Duration.ofSeconds(1);
 
@@ -56,13 +57,17 @@ final class ReflectorStatus {
 
 	private volatile Instant stateSince;
 
-	/** Counted down once, by the first sync: the one record of "the cache held a whole list once". */
+	/**
+	 * Counted down once, by the first sync: the one record of "the cache held a whole
+	 * list once".
+	 */
 	private final CountDownLatch synced = new CountDownLatch(1);
 
 	/**
-	 * Counted down by the first sync of the current start, for a start that must sync afresh
-	 * ({@link #syncAfresh()}); else the same as {@link #synced}. What "synced" means to the
-	 * application: {@link WatchStatus#synced()}, the lister's {@code hasSynced()}, awaitSynced.
+	 * Counted down by the first sync of the current start, for a start that must sync
+	 * afresh ({@link #syncAfresh()}); else the same as {@link #synced}. What "synced"
+	 * means to the application: {@link WatchStatus#synced()}, the lister's
+	 * {@code hasSynced()}, awaitSynced.
 	 */
 	private volatile CountDownLatch syncedSinceStart = this.synced;
 
@@ -75,24 +80,36 @@ final class ReflectorStatus {
 	/** {@link Ticker} time of {@link #failingSince}; meaningful while it is not null. */
 	private volatile long failingSinceNanos;
 
-	/** Whether the last failure happened on an open stream (after the server had answered). */
+	/**
+	 * Whether the last failure happened on an open stream (after the server had
+	 * answered).
+	 */
 	private volatile boolean lastFailureAfterConnect;
 
-	/** {@link Ticker} time of the last event or of the opening of the current watch; 0 before. */
+	/**
+	 * {@link Ticker} time of the last event or of the opening of the current watch; 0
+	 * before.
+	 */
 	private volatile long lastActivityNanos;
 
 	private volatile boolean active;
 
 	/**
-	 * The run that writes this status now: a run that outlived its stop (its thread stuck in a
-	 * request that ignores interrupts) while the next one runs must not mark the status STOPPED.
+	 * The run that writes this status now: a run that outlived its stop (its thread stuck
+	 * in a request that ignores interrupts) while the next one runs must not mark the
+	 * status STOPPED.
 	 */
 	private volatile @Nullable Object writer;
 
-	/** Whether a stream is open now (from {@link #connected()} to {@link #streamClosed()}). */
+	/**
+	 * Whether a stream is open now (from {@link #connected()} to
+	 * {@link #streamClosed()}).
+	 */
 	private volatile boolean streamOpen;
 
-	/** {@link Ticker} time the open stream opened; meaningful while {@link #streamOpen}. */
+	/**
+	 * {@link Ticker} time the open stream opened; meaningful while {@link #streamOpen}.
+	 */
 	private volatile long streamOpenedNanos;
 
 	private final Clock clock;
@@ -181,8 +198,9 @@ final class ReflectorStatus {
 		this.syncs.increment();
 		this.syncNanos.add(took.toNanos());
 		this.lastSyncTime = this.clock.instant();
-		// the sync since the start is the informer's to mark (markSynced, under its gate): a stop
-		// between its replace and this must not count a later start's sync as done
+		// the sync since the start is the informer's to mark (markSynced, under its
+		// gate): a stop between its replace and this must not count a later start's sync
+		// as done
 		this.synced.countDown();
 		this.streaming = streamingList;
 		progress();
@@ -197,16 +215,17 @@ final class ReflectorStatus {
 	}
 
 	/**
-	 * A failure: counted, kept as the last error, and the start of a failing period if none is
-	 * under way.
+	 * A failure: counted, kept as the last error, and the start of a failing period if
+	 * none is under way.
 	 * @param failure the failure (its message never holds secrets)
-	 * @param afterConnect whether it happened on an open stream, after the server had answered
+	 * @param afterConnect whether it happened on an open stream, after the server had
+	 * answered
 	 */
 	void failed(KubernetesApiException failure, boolean afterConnect) {
 		this.consecutiveFailures.incrementAndGet();
 		this.lastError = new WatchStatus.Failure(failure.reason(), failure.getMessage(), failure.code());
-		// sticky until progress: a failure to reach the server between failures on open streams does
-		// not make reconnecting count as progress
+		// sticky until progress: a failure to reach the server between failures on open
+		// streams does not make reconnecting count as progress
 		this.lastFailureAfterConnect |= afterConnect;
 		if (this.failingSince == null) {
 			this.failingSinceNanos = this.ticker.nanoTime();
@@ -215,9 +234,9 @@ final class ReflectorStatus {
 	}
 
 	/**
-	 * The reading thread failed with an {@link Error}: the watch is {@link State#FAILED} until
-	 * a sync completes again. Called by the reflector, or by the thread that ran it when something
-	 * escaped its loop.
+	 * The reading thread failed with an {@link Error}: the watch is {@link State#FAILED}
+	 * until a sync completes again. Called by the reflector, or by the thread that ran it
+	 * when something escaped its loop.
 	 * @param error what was thrown (only its class is kept: a message may hold anything)
 	 */
 	void fatal(Throwable error) {
@@ -226,7 +245,9 @@ final class ReflectorStatus {
 		state(State.FAILED);
 	}
 
-	/** The watch made progress (an event arrived, a sync completed): it is not failing. */
+	/**
+	 * The watch made progress (an event arrived, a sync completed): it is not failing.
+	 */
 	void progress() {
 		this.consecutiveFailures.set(0);
 		this.failingSince = null;
@@ -234,9 +255,10 @@ final class ReflectorStatus {
 	}
 
 	/**
-	 * A stream stayed open without an error until it was replaced for silence: the server and the
-	 * path to it held, which ends a failing period (a watch of a resource that does not change gets
-	 * no bookmark to show progress). A half-open path shows as a replacement that cannot connect.
+	 * A stream stayed open without an error until it was replaced for silence: the server
+	 * and the path to it held, which ends a failing period (a watch of a resource that
+	 * does not change gets no bookmark to show progress). A half-open path shows as a
+	 * replacement that cannot connect.
 	 */
 	void streamHeld() {
 		this.failingSince = null;
@@ -245,8 +267,8 @@ final class ReflectorStatus {
 	}
 
 	/**
-	 * A watch was opened. After a failure to reach the API server, that it answers again ends the
-	 * failing period; after a failure on an open stream, only progress does.
+	 * A watch was opened. After a failure to reach the API server, that it answers again
+	 * ends the failing period; after a failure on an open stream, only progress does.
 	 */
 	void connected() {
 		long now = this.ticker.nanoTime();
@@ -260,9 +282,10 @@ final class ReflectorStatus {
 	}
 
 	/**
-	 * The open stream ended (closed, cut, failed). One held for {@link #HELD} that ended without an
-	 * error of its own (its end, a cut, a replacement for silence) was progress: the reflector then
-	 * reports {@link #streamHeld()}; one that ended with an ERROR event or undecodable bytes was not.
+	 * The open stream ended (closed, cut, failed). One held for {@link #HELD} that ended
+	 * without an error of its own (its end, a cut, a replacement for silence) was
+	 * progress: the reflector then reports {@link #streamHeld()}; one that ended with an
+	 * ERROR event or undecodable bytes was not.
 	 * @return whether it was held
 	 */
 	boolean streamClosed() {
@@ -271,7 +294,10 @@ final class ReflectorStatus {
 		return held;
 	}
 
-	/** Whether the open stream has been open for {@link #HELD}: read while it is open, so racy by nature. */
+	/**
+	 * Whether the open stream has been open for {@link #HELD}: read while it is open, so
+	 * racy by nature.
+	 */
 	private boolean held(long now) {
 		return now - this.streamOpenedNanos >= HELD.toNanos();
 	}
@@ -281,8 +307,9 @@ final class ReflectorStatus {
 	}
 
 	/**
-	 * The cache held a whole list once: later lists are relists. Set by the informer with the first
-	 * replace, before its listeners hear of the sync, and by {@link #synced} in any case.
+	 * The cache held a whole list once: later lists are relists. Set by the informer with
+	 * the first replace, before its listeners hear of the sync, and by {@link #synced} in
+	 * any case.
 	 */
 	void markSynced() {
 		this.synced.countDown();
@@ -298,8 +325,9 @@ final class ReflectorStatus {
 	}
 
 	/**
-	 * The start under way must sync afresh before the watch counts as synced again (a leader-only
-	 * watch, each term): until its list completes, {@link #hasSyncedSinceStart()} is false.
+	 * The start under way must sync afresh before the watch counts as synced again (a
+	 * leader-only watch, each term): until its list completes,
+	 * {@link #hasSyncedSinceStart()} is false.
 	 */
 	void syncAfresh() {
 		// a latch not counted down yet stays: whoever waits on it hears of the next sync
@@ -309,7 +337,8 @@ final class ReflectorStatus {
 	}
 
 	/**
-	 * Whether the watch synced since its current (or last) start: what the application is told.
+	 * Whether the watch synced since its current (or last) start: what the application is
+	 * told.
 	 * @return whether it did
 	 */
 	boolean hasSyncedSinceStart() {
@@ -333,8 +362,8 @@ final class ReflectorStatus {
 	}
 
 	/**
-	 * How long since the last event (bookmarks included) or since the current watch opened,
-	 * whichever is later, on the monotonic ticker.
+	 * How long since the last event (bookmarks included) or since the current watch
+	 * opened, whichever is later, on the monotonic ticker.
 	 * @return the duration, or {@code null} before the first watch opened
 	 */
 	@Nullable Duration silentFor() {
@@ -356,10 +385,11 @@ final class ReflectorStatus {
 	}
 
 	/**
-	 * A snapshot of the status, with what the informer adds, and a dispatch that makes no progress:
-	 * the executor could not run it, so the events wait and no listener hears of them. That is
-	 * failing, since the stall began and for as long as it lasts (whatever the watch does meanwhile),
-	 * with the stall as the last error; health reports it past its grace period.
+	 * A snapshot of the status, with what the informer adds, and a dispatch that makes no
+	 * progress: the executor could not run it, so the events wait and no listener hears
+	 * of them. That is failing, since the stall began and for as long as it lasts
+	 * (whatever the watch does meanwhile), with the stall as the last error; health
+	 * reports it past its grace period.
 	 * @param stall the stalled dispatch, or {@code null}
 	 */
 	WatchStatus snapshot(String watch, WatchStatus.Watched watched, boolean running, int objects, int backlog,
@@ -369,7 +399,8 @@ final class ReflectorStatus {
 		this.restarts.forEach((reason, count) -> restartsByReason.put(reason, count.sum()));
 		Map<WatchEvent.Type, Long> eventsByType = new EnumMap<>(WatchEvent.Type.class);
 		this.events.forEach((type, count) -> eventsByType.put(type, count.sum()));
-		// failing: read once, so that its two sides agree; a stream held open now is progress
+		// failing: read once, so that its two sides agree; a stream held open now is
+		// progress
 		long now = this.ticker.nanoTime();
 		Instant failingSince = this.failingSince;
 		long consecutiveFailures = this.consecutiveFailures.get();
@@ -387,26 +418,27 @@ final class ReflectorStatus {
 				failingSince = this.clock.instant().minus(stalledFor);
 			}
 			consecutiveFailures = Math.max(1, consecutiveFailures);
-			lastError = new WatchStatus.Failure("DISPATCH", "The events of the watch could not be dispatched to "
-					+ "listeners (the executor threw " + stall.error() + "); " + backlog + " wait, retried periodically", 0);
+			lastError = new WatchStatus.Failure("DISPATCH",
+					"The events of the watch could not be dispatched to " + "listeners (the executor threw "
+							+ stall.error() + "); " + backlog + " wait, retried periodically",
+					0);
 		}
-		return new WatchStatus(watch, watched, running, this.state,
-				this.stateSince, hasSyncedSinceStart(), this.lastResourceVersion, objects, this.lastEventTime, silentFor(),
-				this.lastSyncTime, this.streaming, eventsByType, restartsByReason, this.relists.sum(),
-				consecutiveFailures, failingSince, failingFor, lastError,
-				new WatchStatus.Timing(this.lists.sum(), Duration.ofNanos(this.listNanos.sum())),
+		return new WatchStatus(watch, watched, running, this.state, this.stateSince, hasSyncedSinceStart(),
+				this.lastResourceVersion, objects, this.lastEventTime, silentFor(), this.lastSyncTime, this.streaming,
+				eventsByType, restartsByReason, this.relists.sum(), consecutiveFailures, failingSince, failingFor,
+				lastError, new WatchStatus.Timing(this.lists.sum(), Duration.ofNanos(this.listNanos.sum())),
 				new WatchStatus.Timing(this.syncs.sum(), Duration.ofNanos(this.syncNanos.sum())), backlog,
 				listenerFailures, indexFailures, lastIndexFailure, unbindable, Map.of());
 	}
 
 	/**
-	 * The status of a watch of a namespace set, from the statuses of its namespaces' watches (see
-	 * {@link WatchStatus#namespaces()} for how they combine).
+	 * The status of a watch of a namespace set, from the statuses of its namespaces'
+	 * watches (see {@link WatchStatus#namespaces()} for how they combine).
 	 * @param watch the watch's name
 	 * @param watched what it watches
 	 * @param namespaces each namespace's status, in the declared order
-	 * @param whole a snapshot with what the informer adds (objects, backlog, listener and index
-	 * failures, unbindable objects) for the whole cache
+	 * @param whole a snapshot with what the informer adds (objects, backlog, listener and
+	 * index failures, unbindable objects) for the whole cache
 	 * @return the combined status
 	 */
 	static WatchStatus combine(String watch, WatchStatus.Watched watched, Map<String, WatchStatus> namespaces,
@@ -470,7 +502,10 @@ final class ReflectorStatus {
 				whole.indexFailures(), whole.lastIndexFailure(), whole.unbindable(), namespaces);
 	}
 
-	/** Lower is less advanced: the combined state of a namespace set is its least advanced one. */
+	/**
+	 * Lower is less advanced: the combined state of a namespace set is its least advanced
+	 * one.
+	 */
 	private static int rank(State state) {
 		return switch (state) {
 			case FAILED -> 0;

@@ -7,11 +7,11 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What a {@link Reflector} logs when its loop goes on after a turn ({@link Restarts}): a failure
- * at WARN the first time in a row, then at DEBUG; a silent watch replaced, or a stream held open
- * and cut, at INFO the first time only, since a quiet resource behind a proxy that closes idle
- * connections does this all day; a relist at INFO. Not thread-safe: the reflector's loop uses it
- * alone.
+ * What a {@link Reflector} logs when its loop goes on after a turn ({@link Restarts}): a
+ * failure at WARN the first time in a row, then at DEBUG; a silent watch replaced, or a
+ * stream held open and cut, at INFO the first time only, since a quiet resource behind a
+ * proxy that closes idle connections does this all day; a relist at INFO. Not
+ * thread-safe: the reflector's loop uses it alone.
  */
 final class RestartLog {
 
@@ -56,8 +56,7 @@ final class RestartLog {
 			}
 			case CUT -> {
 				String message = "Watch " + this.name + ": its stream was cut after it had been open without an "
-						+ "error; resuming from resourceVersion " + resourceVersion + " (" + error
-						+ ")";
+						+ "error; resuming from resourceVersion " + resourceVersion + " (" + error + ")";
 				if (++this.heldCuts == 1) {
 					logger.info(message + "; a proxy or load balancer that closes idle connections does this to "
 							+ "quiet watches, later ones are logged at DEBUG");
@@ -70,12 +69,11 @@ final class RestartLog {
 					+ " is too old; relisting (" + error + ")");
 			case FAILED, FAILED_AGAIN -> {
 				if (restart.what() == Restarts.What.FAILED_AGAIN) {
-					logger.warn("Watch " + this.name + " failed twice in a row after resourceVersion "
-							+ resourceVersion + "; relisting (" + error + ")");
+					logger.warn("Watch " + this.name + " failed twice in a row after resourceVersion " + resourceVersion
+							+ "; relisting (" + error + ")");
 				}
 				String message = "Watch " + this.name + " failed, retrying in "
-						+ ((delay != null) ? delay.toMillis() : 0) + " ms: "
-						+ error;
+						+ ((delay != null) ? delay.toMillis() : 0) + " ms: " + error;
 				if (consecutiveFailures <= 1) {
 					logger.warn(message);
 				}
@@ -84,7 +82,8 @@ final class RestartLog {
 				}
 			}
 			default -> {
-				// ENDED is routine; HANDLER and FATAL are logged where they are caught, with their cause
+				// ENDED is routine; HANDLER and FATAL are logged where they are caught,
+				// with their cause
 			}
 		}
 	}

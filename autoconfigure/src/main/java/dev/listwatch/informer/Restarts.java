@@ -9,24 +9,29 @@ import dev.listwatch.WatchStatus.RestartReason;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Decides how a {@link Reflector} goes on after each turn of its loop, a watch that ended or a
- * failure: go on from the last resourceVersion (or retry the sync under way), resync, or relist
- * from scratch; at once or after the backoff; and what the turn tells about the watch's health.
- * The loop's one place for these rules, so that a test drives them alone. The rules, after
- * client-go's reflector:
+ * Decides how a {@link Reflector} goes on after each turn of its loop, a watch that ended
+ * or a failure: go on from the last resourceVersion (or retry the sync under way),
+ * resync, or relist from scratch; at once or after the backoff; and what the turn tells
+ * about the watch's health. The loop's one place for these rules, so that a test drives
+ * them alone. The rules, after client-go's reflector:
  * <ul>
- * <li>a watch that ended by itself goes on at once; one that ended within {@link #SHORT_WATCH} of
- * its start backs off, and fails if it delivered nothing (a server that answers, then ends every
- * watch at once, must not become a tight loop, nor pass for healthy);</li>
- * <li>a watch replaced for silence goes on at once: a quiet resource is not a failure;</li>
- * <li>a stream cut after it was held open ({@link ReflectorStatus#HELD}) goes on at once and the
- * backoff starts over: a proxy that closes idle connections cuts every quiet watch;</li>
- * <li>410 Gone, and the API server's 504 for a resourceVersion it has not reached, relist from
- * scratch: at once the first time, after the backoff when it repeats without a watch between;</li>
- * <li>an event that cannot be decoded, or an ERROR event, on an open stream goes on from the last
- * resourceVersion once; the same failure again at the same resourceVersion relists;</li>
- * <li>any other failure backs off ({@code Retry-After} honoured) and goes on; after a connection
- * broke on a watch that had been delivering, the backoff starts over;</li>
+ * <li>a watch that ended by itself goes on at once; one that ended within
+ * {@link #SHORT_WATCH} of its start backs off, and fails if it delivered nothing (a
+ * server that answers, then ends every watch at once, must not become a tight loop, nor
+ * pass for healthy);</li>
+ * <li>a watch replaced for silence goes on at once: a quiet resource is not a
+ * failure;</li>
+ * <li>a stream cut after it was held open ({@link ReflectorStatus#HELD}) goes on at once
+ * and the backoff starts over: a proxy that closes idle connections cuts every quiet
+ * watch;</li>
+ * <li>410 Gone, and the API server's 504 for a resourceVersion it has not reached, relist
+ * from scratch: at once the first time, after the backoff when it repeats without a watch
+ * between;</li>
+ * <li>an event that cannot be decoded, or an ERROR event, on an open stream goes on from
+ * the last resourceVersion once; the same failure again at the same resourceVersion
+ * relists;</li>
+ * <li>any other failure backs off ({@code Retry-After} honoured) and goes on; after a
+ * connection broke on a watch that had been delivering, the backoff starts over;</li>
  * <li>a failure of the handler, or an {@link Error}, backs off and resyncs.</li>
  * </ul>
  * Not thread-safe: the reflector's loop uses it alone.
@@ -52,19 +57,22 @@ final class Restarts {
 	Restart ended(Turn turn, Duration lasted, String name) {
 		this.gonesInARow = 0;
 		if (turn.idle()) {
-			// not a failure in itself: the watch cache sends no bookmark for a resource that has not
-			// changed since the API server started, so a healthy watch of a quiet resource goes silent
-			// too. A half-open path shows when the replacement cannot connect: that request is
-			// abandoned after the idle timeout, a failure that health counts. It stayed open without an
-			// error: as far as failing goes, that is the server answering
+			// not a failure in itself: the watch cache sends no bookmark for a resource
+			// that has not changed since the API server started, so a healthy watch of a
+			// quiet resource goes silent too. A half-open path shows when the replacement
+			// cannot connect: that request is abandoned after the idle timeout, a failure
+			// that health counts. It stayed open without an error: as far as failing
+			// goes, that is the server answering
 			return new Restart(What.IDLE, RestartReason.IDLE, Next.GO_ON, false, false, true, null, false, false);
 		}
 		if (lasted.compareTo(SHORT_WATCH) >= 0) {
-			// held, then ended by the server (its timeout): progress, whatever the resource's traffic
+			// held, then ended by the server (its timeout): progress, whatever the
+			// resource's traffic
 			return new Restart(What.ENDED, RestartReason.ENDED, Next.GO_ON, false, false, turn.held(), null, false,
 					false);
 		}
-		// answered, then ended at once with nothing: not progress, whatever the status says
+		// answered, then ended at once with nothing: not progress, whatever the status
+		// says
 		KubernetesApiException failure = turn.delivered() ? null : new KubernetesApiException(Kind.CONNECTION,
 				"Watch " + name + ": the watch ended at once without an event", null);
 		return new Restart(What.ENDED, RestartReason.ENDED, Next.GO_ON, true, false, turn.held(), failure,
@@ -80,24 +88,26 @@ final class Restarts {
 	Restart failed(KubernetesApiException failure, Turn turn) {
 		boolean afterConnect = turn.reading();
 		if (afterConnect && turn.held() && failure.kind() == Kind.CONNECTION && !turn.syncing()) {
-			// a cut after the stream was held: the way client-go's stream watcher takes an unexpected EOF
-			// or a reset, the watch's end, not a failure; the server answered and nothing was lost
+			// a cut after the stream was held: the way client-go's stream watcher takes
+			// an unexpected EOF or a reset, the watch's end, not a failure; the server
+			// answered and nothing was lost
 			return new Restart(What.CUT, RestartReason.DISCONNECTED, Next.GO_ON, false, true, true, failure, false,
 					true);
 		}
 		if (failure.isGone() || isResourceVersionTooLarge(failure)) {
 			this.gonesInARow++;
-			return new Restart(What.GONE, RestartReason.EXPIRED, Next.RELIST, this.gonesInARow > 1, false, false, failure,
-					false, afterConnect);
+			return new Restart(What.GONE, RestartReason.EXPIRED, Next.RELIST, this.gonesInARow > 1, false, false,
+					failure, false, afterConnect);
 		}
 		Next next = Next.GO_ON;
 		What what = What.FAILED;
 		if (afterConnect && !turn.syncing() && (failure.kind() == Kind.DECODE || failure.status() != null)) {
-			// an event it cannot decode, or an ERROR event other than 410, on an open stream
+			// an event it cannot decode, or an ERROR event other than 410, on an open
+			// stream
 			String at = turn.resourceVersion();
 			if (at != null && at.equals(this.undecodableAt)) {
-				// the same again: resuming cannot get past it, a fresh list can (client-go relists after
-				// any such error)
+				// the same again: resuming cannot get past it, a fresh list can
+				// (client-go relists after any such error)
 				next = Next.RELIST;
 				what = What.FAILED_AGAIN;
 				this.undecodableAt = null;
@@ -108,15 +118,16 @@ final class Restarts {
 		}
 		RestartReason reason = (turn.idle() && failure.kind() == Kind.CONNECTION) ? RestartReason.IDLE
 				: reason(failure);
-		// the watch had been delivering: the server is there, the connection broke (client-go resumes
-		// at once then); the backoff starts over, so that a network that cuts watches now and then is
-		// not answered with ever longer waits
+		// the watch had been delivering: the server is there, the connection broke
+		// (client-go resumes at once then); the backoff starts over, so that a network
+		// that cuts watches now and then is not answered with ever longer waits
 		boolean resetBackoff = failure.kind() == Kind.CONNECTION && turn.delivered();
 		return new Restart(what, reason, next, true, resetBackoff, false, failure, true, afterConnect);
 	}
 
 	/**
-	 * The handler failed (the cache, or what feeds listeners): the cache must be resynced.
+	 * The handler failed (the cache, or what feeds listeners): the cache must be
+	 * resynced.
 	 * @param failure the failure, as the status shows it
 	 * @return how to go on
 	 */
@@ -139,8 +150,9 @@ final class Restarts {
 	}
 
 	/**
-	 * The API server's 504 for a resourceVersion it has not reached (a watch resumed against a
-	 * restored etcd or another cluster): as client-go does, relist from scratch.
+	 * The API server's 504 for a resourceVersion it has not reached (a watch resumed
+	 * against a restored etcd or another cluster): as client-go does, relist from
+	 * scratch.
 	 */
 	private static boolean isResourceVersionTooLarge(KubernetesApiException ex) {
 		String message = ex.getMessage();
@@ -163,7 +175,8 @@ final class Restarts {
 	/**
 	 * What the loop knew when the turn ended.
 	 *
-	 * @param syncing whether it was syncing (a list, or a streaming list, was under way or due)
+	 * @param syncing whether it was syncing (a list, or a streaming list, was under way
+	 * or due)
 	 * @param reading whether it was reading an open stream, after the server had answered
 	 * @param held whether the last stream to end had been held open
 	 * @param delivered whether the watch being read delivered an event (or bookmark)
@@ -207,7 +220,10 @@ final class Restarts {
 	/** Where the loop goes on. */
 	enum Next {
 
-		/** From the last resourceVersion, or with the sync under way when it had not completed. */
+		/**
+		 * From the last resourceVersion, or with the sync under way when it had not
+		 * completed.
+		 */
 		GO_ON,
 
 		/** With a list no older than the cache. */
@@ -224,14 +240,14 @@ final class Restarts {
 	 * @param what what happened, for the log
 	 * @param reason the restart's reason, counted in the status
 	 * @param next where it goes on
-	 * @param backsOff whether it waits out the backoff first ({@code Retry-After} of a failure that
-	 * counts honoured)
+	 * @param backsOff whether it waits out the backoff first ({@code Retry-After} of a
+	 * failure that counts honoured)
 	 * @param resetsBackoff whether the backoff starts over first
-	 * @param held whether the turn counts as progress: a stream held open that ended without a
-	 * failure
+	 * @param held whether the turn counts as progress: a stream held open that ended
+	 * without a failure
 	 * @param error what ended the turn, or {@code null} when the watch ended by itself
-	 * @param failing whether the status counts the error as a failure (not a 410, nor a cut of a
-	 * stream held open)
+	 * @param failing whether the status counts the error as a failure (not a 410, nor a
+	 * cut of a stream held open)
 	 * @param afterConnect whether the error came after the server had answered
 	 */
 	record Restart(What what, RestartReason reason, Next next, boolean backsOff, boolean resetsBackoff, boolean held,

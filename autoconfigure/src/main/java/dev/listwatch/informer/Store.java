@@ -22,41 +22,46 @@ import dev.listwatch.WatchStatus;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The local cache of one watch: client-go's {@code threadSafeMap} with its indexers. Objects are
- * kept by key ({@code namespace/name}, or {@code name} for cluster-scoped objects) together with
- * their {@link ObjectMeta}, filed in the built-in {@value WatchIndex#NAMESPACE} index and in the
- * user indexes given at construction.
+ * The local cache of one watch: client-go's {@code threadSafeMap} with its indexers.
+ * Objects are kept by key ({@code namespace/name}, or {@code name} for cluster-scoped
+ * objects) together with their {@link ObjectMeta}, filed in the built-in
+ * {@value WatchIndex#NAMESPACE} index and in the user indexes given at construction.
  * <p>
- * <b>Writers.</b> {@link #upsert}, {@link #delete} and {@link #replace} may be called from any
- * thread, but they are serialised: one write runs at a time. Index functions run on the writing
- * thread, before the change is published, once for each object that is added or changed; the
- * values an object was filed under are kept with it, and exactly those are unfiled when it is
- * changed or removed (the functions are never called again on a previous state). A relist keeps
- * what was filed for objects whose resourceVersion is unchanged.
+ * <b>Writers.</b> {@link #upsert}, {@link #delete} and {@link #replace} may be called
+ * from any thread, but they are serialised: one write runs at a time. Index functions run
+ * on the writing thread, before the change is published, once for each object that is
+ * added or changed; the values an object was filed under are kept with it, and exactly
+ * those are unfiled when it is changed or removed (the functions are never called again
+ * on a previous state). A relist keeps what was filed for objects whose resourceVersion
+ * is unchanged.
  * <p>
- * <b>A failing index function</b> never fails the write. When a user index function throws a
- * {@link RuntimeException}, a {@link LinkageError} (such as {@link NoClassDefFoundError}) or a
- * {@link StackOverflowError}, or returns a {@code null} element, the object is still cached and
- * filed in every other index, but under no value of that index; the failure is counted in
- * {@link #indexFailures()} and the latest one kept in {@link #lastIndexFailure()}, by index,
- * key and exception class, never the exception's message (it may hold object values). The store
- * logs nothing: the caller reports. A relist calls the functions again for an unchanged object
- * that one of them failed for. Other errors ({@link OutOfMemoryError} and the other
- * {@link VirtualMachineError}s) propagate, and the store is then left unchanged by that write.
+ * <b>A failing index function</b> never fails the write. When a user index function
+ * throws a {@link RuntimeException}, a {@link LinkageError} (such as
+ * {@link NoClassDefFoundError}) or a {@link StackOverflowError}, or returns a
+ * {@code null} element, the object is still cached and filed in every other index, but
+ * under no value of that index; the failure is counted in {@link #indexFailures()} and
+ * the latest one kept in {@link #lastIndexFailure()}, by index, key and exception class,
+ * never the exception's message (it may hold object values). The store logs nothing: the
+ * caller reports. A relist calls the functions again for an unchanged object that one of
+ * them failed for. Other errors ({@link OutOfMemoryError} and the other
+ * {@link VirtualMachineError}s) propagate, and the store is then left unchanged by that
+ * write.
  * <p>
- * <b>Readers.</b> Any thread may read, through {@link #lister()} or the accessors here. Single-key
- * reads ({@link #get}, {@link #meta}) take no lock. Reads over several objects take a read lock
- * that a writer holds only while it applies an already computed change: a few map and index
- * updates for one object, or a single reference swap for a whole relist. Readers therefore never
- * see a half-applied change: an index never names a key the map lacks, nor an object under a
- * value it no longer has. Reads never throw on the content (only on an unknown index name or a
- * malformed selector); an index entry without an object, which cannot happen, would be skipped.
+ * <b>Readers.</b> Any thread may read, through {@link #lister()} or the accessors here.
+ * Single-key reads ({@link #get}, {@link #meta}) take no lock. Reads over several objects
+ * take a read lock that a writer holds only while it applies an already computed change:
+ * a few map and index updates for one object, or a single reference swap for a whole
+ * relist. Readers therefore never see a half-applied change: an index never names a key
+ * the map lacks, nor an object under a value it no longer has. Reads never throw on the
+ * content (only on an unknown index name or a malformed selector); an index entry without
+ * an object, which cannot happen, would be skipped.
  * <p>
  * <b>Parts.</b> The store holds the objects, the locks, the writes and the reads;
  * {@link Indexers} the names and functions of the indexes and their failures; a
- * {@link StoreIndex} the keys under each value of one index; {@link IndexSlots} what an object
- * is filed under, kept in its {@link Entry}; {@link StoreLister} the view. Package-private: the
- * {@link Informer} drives it, and applications read it through its {@link Lister}.
+ * {@link StoreIndex} the keys under each value of one index; {@link IndexSlots} what an
+ * object is filed under, kept in its {@link Entry}; {@link StoreLister} the view.
+ * Package-private: the {@link Informer} drives it, and applications read it through its
+ * {@link Lister}.
  *
  * @param <T> the Java type of the cached objects
  */
@@ -65,7 +70,10 @@ final class Store<T> implements StoreLister.Reads<T> {
 	/** The names and functions of the indexes, and the failures of the functions. */
 	private final Indexers<T> indexers;
 
-	/** Serialises writers; held while a change is computed, before the write lock is taken. */
+	/**
+	 * Serialises writers; held while a change is computed, before the write lock is
+	 * taken.
+	 */
 	private final ReentrantLock writerMutex = new ReentrantLock();
 
 	/** Readers of several objects vs. the application of a change. */
@@ -87,8 +95,8 @@ final class Store<T> implements StoreLister.Reads<T> {
 
 	/**
 	 * Creates a store with user indexes.
-	 * @param indexes index functions by index name; the name {@value WatchIndex#NAMESPACE} is
-	 * reserved
+	 * @param indexes index functions by index name; the name
+	 * {@value WatchIndex#NAMESPACE} is reserved
 	 */
 	Store(Map<String, ? extends IndexFunction<? super T>> indexes) {
 		this.indexers = new Indexers<>(indexes);
@@ -101,17 +109,19 @@ final class Store<T> implements StoreLister.Reads<T> {
 	 * @param watch the watch name
 	 * @param declarations all index declarations; those of other watches are ignored
 	 * @return the store
-	 * @throws IllegalArgumentException if two declarations name the same index of this watch
+	 * @throws IllegalArgumentException if two declarations name the same index of this
+	 * watch
 	 */
 	static <T> Store<T> forWatch(String watch, Collection<? extends WatchIndex<?>> declarations) {
 		return new Store<>(Indexers.declaredFor(watch, declarations));
 	}
 
-	// ---------------------------------------------------------------- entries and results
+	// ---------------------------------------------------------------- entries and
+	// results
 
 	/**
-	 * A cached object with its metadata. Two entries are equal when their metadata and objects
-	 * are.
+	 * A cached object with its metadata. Two entries are equal when their metadata and
+	 * objects are.
 	 *
 	 * @param <T> the Java type of the object
 	 */
@@ -123,9 +133,9 @@ final class Store<T> implements StoreLister.Reads<T> {
 
 		/**
 		 * What the object is filed under in the user indexes, read and built by
-		 * {@link IndexSlots} only; {@code null} for nothing (always, without user indexes). The
-		 * field costs nothing with compressed pointers: the object is 24 bytes with it or without
-		 * it.
+		 * {@link IndexSlots} only; {@code null} for nothing (always, without user
+		 * indexes). The field costs nothing with compressed pointers: the object is 24
+		 * bytes with it or without it.
 		 */
 		private final @Nullable Object filed;
 
@@ -179,7 +189,10 @@ final class Store<T> implements StoreLister.Reads<T> {
 			return 31 * Objects.hashCode(this.meta) + Objects.hashCode(this.object);
 		}
 
-		/** The key and resourceVersion only: an object's own toString may print its values. */
+		/**
+		 * The key and resourceVersion only: an object's own toString may print its
+		 * values.
+		 */
 		@Override
 		public String toString() {
 			return "Entry[" + key() + " resourceVersion=" + this.meta.resourceVersion() + "]";
@@ -202,11 +215,12 @@ final class Store<T> implements StoreLister.Reads<T> {
 	 *
 	 * @param <T> the Java type of the objects
 	 * @param added objects whose keys were not cached, in list order
-	 * @param modified objects cached under the same key with another resourceVersion (or without
-	 * one to compare), in list order
-	 * @param deleted the last known state of cached objects absent from the list, in key order;
-	 * their final state is unknown
-	 * @param unchanged how many listed objects had the same key and resourceVersion as cached
+	 * @param modified objects cached under the same key with another resourceVersion (or
+	 * without one to compare), in list order
+	 * @param deleted the last known state of cached objects absent from the list, in key
+	 * order; their final state is unknown
+	 * @param unchanged how many listed objects had the same key and resourceVersion as
+	 * cached
 	 */
 	public record Diff<T>(List<Entry<T>> added, List<Update<T>> modified, List<Entry<T>> deleted, int unchanged) {
 
@@ -223,10 +237,10 @@ final class Store<T> implements StoreLister.Reads<T> {
 	// ---------------------------------------------------------------- writes
 
 	/**
-	 * Adds an object or replaces the one cached under the same key, and refiles it in the indexes:
-	 * out of the values the previous state was filed under, into those of the new state. An index
-	 * function that fails leaves the object under no value of that index (see the class
-	 * description).
+	 * Adds an object or replaces the one cached under the same key, and refiles it in the
+	 * indexes: out of the values the previous state was filed under, into those of the
+	 * new state. An index function that fails leaves the object under no value of that
+	 * index (see the class description).
 	 * @param meta the object's metadata
 	 * @param object the object
 	 * @return the object replaced, or {@code null} if the key was not cached
@@ -268,8 +282,8 @@ final class Store<T> implements StoreLister.Reads<T> {
 	}
 
 	/**
-	 * Removes the object cached under a key, from the map and from every index value it was filed
-	 * under.
+	 * Removes the object cached under a key, from the map and from every index value it
+	 * was filed under.
 	 * @param key the key
 	 * @return the object removed, or {@code null} if the key was not cached
 	 */
@@ -299,11 +313,11 @@ final class Store<T> implements StoreLister.Reads<T> {
 	}
 
 	/**
-	 * Replaces the whole content with a fresh list (a relist), atomically for readers, and
-	 * reports the difference. Objects whose key and resourceVersion are unchanged keep their
-	 * cached instance and the index values they were filed under (their index functions are
-	 * called again only if one failed for them). If the list holds a key twice, the later object
-	 * wins.
+	 * Replaces the whole content with a fresh list (a relist), atomically for readers,
+	 * and reports the difference. Objects whose key and resourceVersion are unchanged
+	 * keep their cached instance and the index values they were filed under (their index
+	 * functions are called again only if one failed for them). If the list holds a key
+	 * twice, the later object wins.
 	 * @param items the listed objects with their metadata
 	 * @return the difference between the previous content and the list
 	 */
@@ -313,8 +327,8 @@ final class Store<T> implements StoreLister.Reads<T> {
 
 	/**
 	 * Replaces the content of one namespace with a fresh list of it (one namespace of a
-	 * namespace set relisted), as {@link #replace(List)} does the whole content: the objects of
-	 * other namespaces stay as they are, and are neither reported nor deleted.
+	 * namespace set relisted), as {@link #replace(List)} does the whole content: the
+	 * objects of other namespaces stay as they are, and are neither reported nor deleted.
 	 * @param items the listed objects of the namespace with their metadata
 	 * @param namespace the namespace listed, or {@code null} for the whole content
 	 * @return the difference between the namespace's previous content and the list
@@ -330,7 +344,8 @@ final class Store<T> implements StoreLister.Reads<T> {
 			int unchanged = 0;
 			StoreIndex[] indices = this.indexers.newIndices();
 			if (namespace != null) {
-				// the other namespaces' objects stay, filed again into the new indices as they were
+				// the other namespaces' objects stay, filed again into the new indices as
+				// they were
 				for (Entry<T> kept : current.items.values()) {
 					if (!namespace.equals(namespaceValue(kept.meta()))) {
 						String key = kept.key();
@@ -339,7 +354,8 @@ final class Store<T> implements StoreLister.Reads<T> {
 					}
 				}
 			}
-			// backwards, so that the last object of a key is met first and earlier ones skipped
+			// backwards, so that the last object of a key is met first and earlier ones
+			// skipped
 			for (int i = n - 1; i >= 0; i--) {
 				Item<T> item = items.get(i);
 				ObjectMeta meta = item.meta();
@@ -390,8 +406,8 @@ final class Store<T> implements StoreLister.Reads<T> {
 	}
 
 	/**
-	 * Files an entry in the namespace index and its values in every user index, under the key
-	 * instance the map holds (one string per object, not one more per index).
+	 * Files an entry in the namespace index and its values in every user index, under the
+	 * key instance the map holds (one string per object, not one more per index).
 	 */
 	private void fileAll(StoreIndex[] indices, Entry<T> entry, String key) {
 		indices[0].file(namespaceValue(entry.meta()), key);
@@ -523,8 +539,8 @@ final class Store<T> implements StoreLister.Reads<T> {
 
 	/**
 	 * How many times a user index function failed for an object (threw, or returned a
-	 * {@code null} element) since the store was created. Each failure left that object under no
-	 * value of that index; the writes went on.
+	 * {@code null} element) since the store was created. Each failure left that object
+	 * under no value of that index; the writes went on.
 	 * @return the count
 	 */
 	public long indexFailures() {
@@ -550,14 +566,17 @@ final class Store<T> implements StoreLister.Reads<T> {
 	// ---------------------------------------------------------------- internals
 
 	/**
-	 * The content: the map and its indexes, the namespace index first. The map is concurrent so
-	 * that single-key reads need no lock; the indexes are read under the read lock only. A relist
-	 * builds a new State and swaps it in.
+	 * The content: the map and its indexes, the namespace index first. The map is
+	 * concurrent so that single-key reads need no lock; the indexes are read under the
+	 * read lock only. A relist builds a new State and swaps it in.
 	 */
 	private record State<T>(ConcurrentHashMap<String, Entry<T>> items, StoreIndex[] indices) {
 	}
 
-	/** Creates the entry of an object, calling the user index functions; on the writing thread. */
+	/**
+	 * Creates the entry of an object, calling the user index functions; on the writing
+	 * thread.
+	 */
 	private Entry<T> newEntry(ObjectMeta meta, T object, String key) {
 		return new Entry<>(meta, object, this.indexers.filed(object, meta, key));
 	}
@@ -591,7 +610,8 @@ final class Store<T> implements StoreLister.Reads<T> {
 			String key) {
 		Entry<T> entry = items.get(key);
 		if (entry == null) {
-			return null; // cannot happen: writers unfile what they filed; a read never throws for it
+			// cannot happen: writers unfile what they filed; a read never throws for it
+			return null;
 		}
 		return selector.matches(entry.meta().labels()) ? entry.object() : null;
 	}

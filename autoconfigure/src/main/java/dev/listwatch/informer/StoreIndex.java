@@ -10,22 +10,28 @@ import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One index of a {@link Store}: the keys filed under each value, kept apart from the store's
- * objects as client-go keeps {@code storeIndex} apart from {@code threadSafeMap}. A key is filed
- * under a value at most once; a value under which no key is filed is not kept.
+ * One index of a {@link Store}: the keys filed under each value, kept apart from the
+ * store's objects as client-go keeps {@code storeIndex} apart from {@code threadSafeMap}.
+ * A key is filed under a value at most once; a value under which no key is filed is not
+ * kept.
  * <p>
- * A value holds its key as the {@code String} itself while it has one (most values of most
- * indexes name one object: a unique label, the namespace of one object), and a
- * {@code HashSet<String>} of its keys from the second on: no set for a single key, the key
- * instance the store's map holds rather than a copy. That representation stays inside this class.
+ * A value holds its key as the {@code String} itself while it has one (most values of
+ * most indexes name one object: a unique label, the namespace of one object), and a
+ * {@code HashSet<String>} of its keys from the second on: no set for a single key, the
+ * key instance the store's map holds rather than a copy. That representation stays inside
+ * this class.
  * <p>
- * Not thread-safe: the store changes an index only under its write lock (or before it publishes
- * the index) and reads it under its read lock. The operations allocate nothing but what they keep
- * (a set when a value gets its second key) or return (the list of a read).
+ * Not thread-safe: the store changes an index only under its write lock (or before it
+ * publishes the index) and reads it under its read lock. The operations allocate nothing
+ * but what they keep (a set when a value gets its second key) or return (the list of a
+ * read).
  */
 final class StoreIndex {
 
-	/** Value -> its one key ({@code String}) or its keys ({@code HashSet<String>}, two or more). */
+	/**
+	 * Value -> its one key ({@code String}) or its keys ({@code HashSet<String>}, two or
+	 * more).
+	 */
 	private final HashMap<String, Object> keys = new HashMap<>();
 
 	/**
@@ -53,8 +59,8 @@ final class StoreIndex {
 	}
 
 	/**
-	 * Unfiles a key from a value; nothing if it is not filed there. The value goes when its last
-	 * key does.
+	 * Unfiles a key from a value; nothing if it is not filed there. The value goes when
+	 * its last key does.
 	 * @param value the value
 	 * @param key the key
 	 */
@@ -107,8 +113,9 @@ final class StoreIndex {
 	}
 
 	/**
-	 * Moves a key from the values of one slot to those of another: out of each value only the
-	 * first holds, then into each value only the second holds. A value both hold is not touched.
+	 * Moves a key from the values of one slot to those of another: out of each value only
+	 * the first holds, then into each value only the second holds. A value both hold is
+	 * not touched.
 	 * @param before the slot the key is filed under
 	 * @param after the slot to file it under
 	 * @param key the key
@@ -151,10 +158,10 @@ final class StoreIndex {
 	}
 
 	/**
-	 * Reads the objects filed under a value: each key through a reader that looks it up, skipping
-	 * the keys it returns {@code null} for. The reader takes its two arguments from the caller,
-	 * so that it can be a constant (a method reference that captures nothing) and a read
-	 * allocates its list only.
+	 * Reads the objects filed under a value: each key through a reader that looks it up,
+	 * skipping the keys it returns {@code null} for. The reader takes its two arguments
+	 * from the caller, so that it can be a constant (a method reference that captures
+	 * nothing) and a read allocates its list only.
 	 * @param <C> the type of the reader's first argument (the store's content)
 	 * @param <S> the type of the reader's second argument (the selection)
 	 * @param <R> the type of the objects read

@@ -9,14 +9,14 @@ import dev.listwatch.ObjectMeta;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The read-only view of a {@link Store} that applications get: a {@link Lister} made of the
- * store's reads, holding nothing of its own, so that it sees each write as soon as the store
- * publishes it. Its reads are the store's (a key without a lock, a list under the read lock);
- * lists are unmodifiable snapshots.
+ * The read-only view of a {@link Store} that applications get: a {@link Lister} made of
+ * the store's reads, holding nothing of its own, so that it sees each write as soon as
+ * the store publishes it. Its reads are the store's (a key without a lock, a list under
+ * the read lock); lists are unmodifiable snapshots.
  * <p>
- * It reads through {@link Reads}, which the store implements: the store makes its view, and the
- * view does not depend on the store's class (as client-go's listers read through an
- * {@code Indexer}).
+ * It reads through {@link Reads}, which the store implements: the store makes its view,
+ * and the view does not depend on the store's class (as client-go's listers read through
+ * an {@code Indexer}).
  *
  * @param <T> the Java type of the cached objects
  */
@@ -114,8 +114,8 @@ final class StoreLister<T> implements Lister<T> {
 
 		/**
 		 * The objects filed under one value of one index whose labels a selector matches.
-		 * @param index the index's position in {@link #indexNames()}, the namespace index being
-		 * {@code 0}
+		 * @param index the index's position in {@link #indexNames()}, the namespace index
+		 * being {@code 0}
 		 * @param value the value
 		 * @param selector the selector
 		 * @return the objects, unmodifiable, in no particular order
@@ -143,7 +143,8 @@ final class StoreLister<T> implements Lister<T> {
 		int size();
 
 		/**
-		 * Whether the watch has synced, as its status keeps it (see {@link Lister#hasSynced()}).
+		 * Whether the watch has synced, as its status keeps it (see
+		 * {@link Lister#hasSynced()}).
 		 * @return {@code true} once synced
 		 */
 		boolean hasSynced();

@@ -4,10 +4,11 @@ import java.time.Clock;
 import java.time.Instant;
 
 /**
- * A monotonic time source in nanoseconds, for measuring how long something took or has been
- * going on (idle watches, backoff resets, failing periods). Unlike a wall {@link Clock} it never
- * jumps when NTP steps the system time, so a clock step of minutes does not close every watch
- * at once. Only differences between two readings mean anything.
+ * A monotonic time source in nanoseconds, for measuring how long something took or has
+ * been going on (idle watches, backoff resets, failing periods). Unlike a wall
+ * {@link Clock} it never jumps when NTP steps the system time, so a clock step of minutes
+ * does not close every watch at once. Only differences between two readings mean
+ * anything.
  */
 @FunctionalInterface
 interface Ticker {

@@ -10,16 +10,16 @@ import dev.listwatch.KubernetesObject;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What a watch lists and watches, as a value: the resource, the namespaces, the selectors, the
- * Java type, whether only metadata is asked, and the resync period. Equal declarations are one
- * watch: {@link InformerFactory#informer(String, WatchDeclaration)} gives every caller that asks
- * for an equal declaration, and the watch declared equally under {@code listwatch.watches}, the
- * same shared {@link Informer}, with one cache and one request stream. How the watch runs
- * (timeouts, backoff, page size, streaming lists) is not part of a declaration: it comes from
- * {@code listwatch.defaults}.
+ * What a watch lists and watches, as a value: the resource, the namespaces, the
+ * selectors, the Java type, whether only metadata is asked, and the resync period. Equal
+ * declarations are one watch: {@link InformerFactory#informer(String, WatchDeclaration)}
+ * gives every caller that asks for an equal declaration, and the watch declared equally
+ * under {@code listwatch.watches}, the same shared {@link Informer}, with one cache and
+ * one request stream. How the watch runs (timeouts, backoff, page size, streaming lists)
+ * is not part of a declaration: it comes from {@code listwatch.defaults}.
  * <p>
- * Kind and plural are compared as written: declare a resource the same way (by kind, or by plural)
- * everywhere it should be shared. Namespaces are compared as a set.
+ * Kind and plural are compared as written: declare a resource the same way (by kind, or
+ * by plural) everywhere it should be shared. Namespaces are compared as a set.
  * <pre>{@code
  * WatchDeclaration<KubernetesObject> pods = WatchDeclaration.of("v1", "Pod")
  *     .inNamespaces("shop", "billing")
@@ -28,20 +28,21 @@ import org.jspecify.annotations.Nullable;
  *
  * @param <T> the Java type of the objects
  * @param apiVersion the group/version, for example {@code v1} or {@code apps/v1}
- * @param kind the kind, for example {@code ConfigMap} (resolved to the plural through discovery),
- * or {@code null} when {@code resource} is given
- * @param resource the plural, for example {@code configmaps}, or {@code null} when {@code kind} is
- * given
- * @param namespaces the namespaces, sorted, without repeats: empty for all namespaces (or a
- * cluster-scoped resource), one for one namespace, several for a namespace set (one watch per
- * namespace underneath, into one cache)
+ * @param kind the kind, for example {@code ConfigMap} (resolved to the plural through
+ * discovery), or {@code null} when {@code resource} is given
+ * @param resource the plural, for example {@code configmaps}, or {@code null} when
+ * {@code kind} is given
+ * @param namespaces the namespaces, sorted, without repeats: empty for all namespaces (or
+ * a cluster-scoped resource), one for one namespace, several for a namespace set (one
+ * watch per namespace underneath, into one cache)
  * @param labelSelector the label selector, or {@code null}
  * @param fieldSelector the field selector, or {@code null}
  * @param type the Java type the objects are bound to
- * @param metadataOnly whether only metadata is listed and watched (PartialObjectMetadata); only
- * with {@link KubernetesObject} as the type
- * @param resyncPeriod how often the cache is delivered again to listeners, {@link Duration#ZERO}
- * for never, or {@code null} for {@code listwatch.defaults.resync-period}
+ * @param metadataOnly whether only metadata is listed and watched
+ * (PartialObjectMetadata); only with {@link KubernetesObject} as the type
+ * @param resyncPeriod how often the cache is delivered again to listeners,
+ * {@link Duration#ZERO} for never, or {@code null} for
+ * {@code listwatch.defaults.resync-period}
  */
 public record WatchDeclaration<T>(String apiVersion, @Nullable String kind, @Nullable String resource,
 		List<String> namespaces, @Nullable String labelSelector, @Nullable String fieldSelector, Class<T> type,
@@ -49,10 +50,10 @@ public record WatchDeclaration<T>(String apiVersion, @Nullable String kind, @Nul
 
 	/**
 	 * Makes a declaration.
-	 * @throws IllegalArgumentException when the API version is blank or not a group/version, not
-	 * exactly one of kind and resource is given, a namespace is blank, a selector does not parse,
-	 * the resync period is negative, or a metadata-only declaration names a type other than
-	 * {@link KubernetesObject}
+	 * @throws IllegalArgumentException when the API version is blank or not a
+	 * group/version, not exactly one of kind and resource is given, a namespace is blank,
+	 * a selector does not parse, the resync period is negative, or a metadata-only
+	 * declaration names a type other than {@link KubernetesObject}
 	 */
 	public WatchDeclaration {
 		Objects.requireNonNull(apiVersion, "apiVersion");
@@ -77,7 +78,8 @@ public record WatchDeclaration<T>(String apiVersion, @Nullable String kind, @Nul
 		namespaces = namespaces.stream().map(String::trim).distinct().sorted().toList();
 		labelSelector = blankToNull(labelSelector);
 		fieldSelector = blankToNull(fieldSelector);
-		// the options check the selectors and the period, with messages that say which and why
+		// the options check the selectors and the period, with messages that say which
+		// and why
 		InformerOptions.defaults().withLabelSelector(labelSelector).withFieldSelector(fieldSelector);
 		if (resyncPeriod != null && resyncPeriod.isNegative()) {
 			throw new IllegalArgumentException("resyncPeriod is negative: " + resyncPeriod);
@@ -173,7 +175,8 @@ public record WatchDeclaration<T>(String apiVersion, @Nullable String kind, @Nul
 
 	/**
 	 * The same declaration with a resync period.
-	 * @param resyncPeriod the period, {@link Duration#ZERO} for never, {@code null} for the default
+	 * @param resyncPeriod the period, {@link Duration#ZERO} for never, {@code null} for
+	 * the default
 	 * @return the declaration
 	 */
 	public WatchDeclaration<T> withResyncPeriod(@Nullable Duration resyncPeriod) {

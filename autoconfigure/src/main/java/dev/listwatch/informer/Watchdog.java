@@ -9,21 +9,23 @@ import dev.listwatch.WatchStream;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The idle watchdog of one {@link Reflector}: the one place where a watch that delivers nothing,
- * or a request that gets no answer, is given up. Its whole contract:
+ * The idle watchdog of one {@link Reflector}: the one place where a watch that delivers
+ * nothing, or a request that gets no answer, is given up. Its whole contract:
  * <ul>
- * <li><b>An open stream</b> that has delivered nothing (not even a bookmark) for the idle timeout
- * is closed: {@link WatchStream#close()} from the watchdog's thread ends the reading thread's
- * {@code hasNext()}. The reflector sees the watch end, asks {@link #fired()}, and replaces it from
- * its last resourceVersion (restart reason {@code IDLE}, not a failure), then {@link #clear()}s it.</li>
- * <li><b>A request</b> (a list page, the opening of a watch) without an answer for the idle
- * timeout is abandoned (an answer that keeps arriving, each part reported through
- * {@link RequestProgress}, is one: a large list on a slow link is not abandoned while its body
- * streams in) by interrupting the thread that sent it: the JDK HTTP client ends a
- * blocking call on an interrupt, and the client reports that as a {@link KubernetesApiException}
- * of kind {@code CONNECTION}, which the reflector, asking {@link #fired()}, counts as
- * {@code IDLE}. When the request returns, {@link #request} clears the interrupt, unless the
- * reflector is stopping (then it stays, and the loop ends).</li>
+ * <li><b>An open stream</b> that has delivered nothing (not even a bookmark) for the idle
+ * timeout is closed: {@link WatchStream#close()} from the watchdog's thread ends the
+ * reading thread's {@code hasNext()}. The reflector sees the watch end, asks
+ * {@link #fired()}, and replaces it from its last resourceVersion (restart reason
+ * {@code IDLE}, not a failure), then {@link #clear()}s it.</li>
+ * <li><b>A request</b> (a list page, the opening of a watch) without an answer for the
+ * idle timeout is abandoned (an answer that keeps arriving, each part reported through
+ * {@link RequestProgress}, is one: a large list on a slow link is not abandoned while its
+ * body streams in) by interrupting the thread that sent it: the JDK HTTP client ends a
+ * blocking call on an interrupt, and the client reports that as a
+ * {@link KubernetesApiException} of kind {@code CONNECTION}, which the reflector, asking
+ * {@link #fired()}, counts as {@code IDLE}. When the request returns, {@link #request}
+ * clears the interrupt, unless the reflector is stopping (then it stays, and the loop
+ * ends).</li>
  * <li>{@link #abort()} does both at once for a stop.</li>
  * </ul>
  * Times are {@link Ticker} nanoseconds. Written by the reading thread; {@link #check} and
@@ -52,7 +54,10 @@ final class Watchdog<T> {
 
 	private volatile long requestSince;
 
-	/** Whether the watchdog closed the stream or abandoned the request since it was last asked. */
+	/**
+	 * Whether the watchdog closed the stream or abandoned the request since it was last
+	 * asked.
+	 */
 	private volatile boolean fired;
 
 	Watchdog(Ticker ticker, long idleNanos, BooleanSupplier stopping) {
@@ -67,8 +72,9 @@ final class Watchdog<T> {
 	}
 
 	/**
-	 * Sends a request that the watchdog abandons if it stays without an answer for the idle
-	 * timeout. Clears, when it returns, the interrupt an abandonment left, unless stopping.
+	 * Sends a request that the watchdog abandons if it stays without an answer for the
+	 * idle timeout. Clears, when it returns, the interrupt an abandonment left, unless
+	 * stopping.
 	 * @param <R> the result type
 	 * @param request the request
 	 * @return its result
@@ -77,7 +83,8 @@ final class Watchdog<T> {
 		this.requestSince = this.ticker.nanoTime();
 		this.requestPending = true;
 		try {
-			// a body still arriving (a large list on a slow link) is an answer, part by part
+			// a body still arriving (a large list on a slow link) is an answer, part by
+			// part
 			return RequestProgress.tracked(this::answered, request);
 		}
 		finally {
@@ -88,7 +95,10 @@ final class Watchdog<T> {
 		}
 	}
 
-	/** Part of the answer to the request in flight arrived: it is unanswered only from now on. */
+	/**
+	 * Part of the answer to the request in flight arrived: it is unanswered only from now
+	 * on.
+	 */
 	private void answered() {
 		this.requestSince = this.ticker.nanoTime();
 	}
@@ -117,7 +127,8 @@ final class Watchdog<T> {
 	}
 
 	/**
-	 * When the stream last delivered something (to give back activity that does not count).
+	 * When the stream last delivered something (to give back activity that does not
+	 * count).
 	 * @return the ticker time
 	 */
 	long lastActivity() {
@@ -125,8 +136,8 @@ final class Watchdog<T> {
 	}
 
 	/**
-	 * Whether the watchdog closed the stream or abandoned a request since the last watch opened or
-	 * {@link #clear()}: the failure or end the reader sees is its doing.
+	 * Whether the watchdog closed the stream or abandoned a request since the last watch
+	 * opened or {@link #clear()}: the failure or end the reader sees is its doing.
 	 * @return whether it fired
 	 */
 	boolean fired() {
@@ -139,7 +150,8 @@ final class Watchdog<T> {
 	}
 
 	/**
-	 * Closes a stream silent for the idle timeout, or abandons a request unanswered for as long.
+	 * Closes a stream silent for the idle timeout, or abandons a request unanswered for
+	 * as long.
 	 * @return whether it did
 	 */
 	boolean check() {

@@ -13,9 +13,9 @@ import org.springframework.http.HttpMethod;
 /**
  * The Lease on the API server: {@code GET}, {@code POST} and {@code PUT} of
  * {@code /apis/coordination.k8s.io/v1/namespaces/<namespace>/leases/<name>} through the
- * application's {@link ApiServerClient}. An update sends the whole object last read or written,
- * its {@code metadata.resourceVersion} as the precondition, with the record's fields set in its
- * {@code spec} (other fields, labels and annotations are kept).
+ * application's {@link ApiServerClient}. An update sends the whole object last read or
+ * written, its {@code metadata.resourceVersion} as the precondition, with the record's
+ * fields set in its {@code spec} (other fields, labels and annotations are kept).
  */
 final class HttpLeaseStore implements LeaseStore {
 
@@ -114,12 +114,13 @@ final class HttpLeaseStore implements LeaseStore {
 		}
 		String resourceVersion = text(root.path("metadata").path("resourceVersion"));
 		if (resourceVersion == null) {
-			throw new KubernetesApiException(Kind.DECODE, request + ": the Lease has no metadata.resourceVersion", null);
+			throw new KubernetesApiException(Kind.DECODE, request + ": the Lease has no metadata.resourceVersion",
+					null);
 		}
 		JsonNode spec = root.path("spec");
 		LeaseRecord record = new LeaseRecord(text(spec.path("holderIdentity")),
-				number(spec.path("leaseDurationSeconds")), text(spec.path("acquireTime")),
-				text(spec.path("renewTime")), number(spec.path("leaseTransitions")));
+				number(spec.path("leaseDurationSeconds")), text(spec.path("acquireTime")), text(spec.path("renewTime")),
+				number(spec.path("leaseTransitions")));
 		return new Lease(record, resourceVersion, object);
 	}
 

@@ -4,25 +4,29 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * What a {@link LeaderElector} elects on and how fast, with client-go's defaults and rules.
+ * What a {@link LeaderElector} elects on and how fast, with client-go's defaults and
+ * rules.
  *
- * <p>The rules ({@code leaseDuration > renewDeadline > retryPeriod * 1.2}, all positive) are
- * what make one leader at a time hold under failures: others take a Lease over only once they
- * have seen it unchanged for {@code leaseDuration}, on their own monotonic clock; the leader
- * stops acting once {@code renewDeadline} has passed, on its monotonic clock, since the start of
- * its last successful renewal, and retries its renewal every {@code retryPeriod} until then. The
- * difference {@code leaseDuration - renewDeadline} is the margin: it absorbs the time the leader
- * takes to stop (its revoke listeners) and the difference in the rates of the replicas' clocks
- * (over a lease duration, a few parts per million on healthy machines); the offset between their
- * wall clocks does not matter at all.
+ * <p>
+ * The rules ({@code leaseDuration > renewDeadline > retryPeriod * 1.2}, all positive) are
+ * what make one leader at a time hold under failures: others take a Lease over only once
+ * they have seen it unchanged for {@code leaseDuration}, on their own monotonic clock;
+ * the leader stops acting once {@code renewDeadline} has passed, on its monotonic clock,
+ * since the start of its last successful renewal, and retries its renewal every
+ * {@code retryPeriod} until then. The difference {@code leaseDuration - renewDeadline} is
+ * the margin: it absorbs the time the leader takes to stop (its revoke listeners) and the
+ * difference in the rates of the replicas' clocks (over a lease duration, a few parts per
+ * million on healthy machines); the offset between their wall clocks does not matter at
+ * all.
  *
  * @param leaseName the Lease's name (a DNS subdomain)
  * @param leaseNamespace the Lease's namespace
  * @param identity this replica's identity, unique among the replicas (the pod name)
- * @param leaseDuration how long others wait, from when they see the Lease change, before they
- * take it over: a whole number of seconds (the Lease holds seconds), default 15 s
- * @param renewDeadline how long the leader keeps trying to renew before it stops acting, measured
- * from the start of its last successful renewal; shorter than {@code leaseDuration}, default 10 s
+ * @param leaseDuration how long others wait, from when they see the Lease change, before
+ * they take it over: a whole number of seconds (the Lease holds seconds), default 15 s
+ * @param renewDeadline how long the leader keeps trying to renew before it stops acting,
+ * measured from the start of its last successful renewal; shorter than
+ * {@code leaseDuration}, default 10 s
  * @param retryPeriod how often the leader renews and the others try to acquire; at most
  * {@code renewDeadline / 1.2}, default 2 s
  */
@@ -39,14 +43,15 @@ public record LeaderElectionOptions(String leaseName, String leaseNamespace, Str
 	public static final Duration DEFAULT_RETRY_PERIOD = Duration.ofSeconds(2);
 
 	/**
-	 * client-go's {@code JitterFactor}: the renew deadline must exceed the retry period times this.
+	 * client-go's {@code JitterFactor}: the renew deadline must exceed the retry period
+	 * times this.
 	 */
 	public static final double JITTER_FACTOR = 1.2;
 
 	/**
 	 * Checks the values.
-	 * @throws IllegalArgumentException when a name is blank, a duration not positive, the lease
-	 * duration not whole seconds, or the rules between the durations do not hold
+	 * @throws IllegalArgumentException when a name is blank, a duration not positive, the
+	 * lease duration not whole seconds, or the rules between the durations do not hold
 	 */
 	public LeaderElectionOptions {
 		Objects.requireNonNull(leaseName, "leaseName");

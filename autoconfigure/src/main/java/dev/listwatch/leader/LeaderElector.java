@@ -29,56 +29,57 @@ import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.SmartLifecycle;
 
 /**
- * Elects one leader among the replicas of an application on a {@code coordination.k8s.io/v1}
- * Lease, as client-go's {@code leaderelection} package does, and publishes a
- * {@link LeadershipGrantedEvent} when this replica becomes leader and a
- * {@link LeadershipRevokedEvent} when it stops being leader.
+ * Elects one leader among the replicas of an application on a
+ * {@code coordination.k8s.io/v1} Lease, as client-go's {@code leaderelection} package
+ * does, and publishes a {@link LeadershipGrantedEvent} when this replica becomes leader
+ * and a {@link LeadershipRevokedEvent} when it stops being leader.
  *
- * <h2>The algorithm</h2>
- * Every {@code retryPeriod} (a little less, at random, while following) the elector's thread
- * tries to acquire or renew the Lease; every write carries the resourceVersion last seen, so of
- * two replicas writing at once one fails with 409 Conflict, which is counted and retried at the
- * next period, never fatal.
+ * <h2>The algorithm</h2> Every {@code retryPeriod} (a little less, at random, while
+ * following) the elector's thread tries to acquire or renew the Lease; every write
+ * carries the resourceVersion last seen, so of two replicas writing at once one fails
+ * with 409 Conflict, which is counted and retried at the next period, never fatal.
  * <ul>
- * <li>It takes the Lease when there is none (it creates it), when nobody holds it (released), when
- * this replica holds it, or when the Lease has not changed (the same resourceVersion) for its
- * {@code leaseDurationSeconds} since this replica first saw it as it is. That time is measured on this replica's monotonic
- * clock from when it saw the change, never by comparing the holder's {@code renewTime} with the
- * wall clock: clocks set apart by minutes change nothing.</li>
- * <li>The leader renews the Lease every {@code retryPeriod}, first with the object it wrote
- * last, on a conflict by reading the Lease again. It is leader only while fewer than
- * {@code renewDeadline} have passed since the <em>start</em> of its last successful write: every
- * request is cut off at that deadline, and at the deadline it stops acting (a revoke with
- * {@link Reason#RENEW_DEADLINE_PASSED}) whether or not the API server can be reached. Seeing the
- * Lease held by another replica revokes at once ({@link Reason#LOST}).</li>
- * <li>On {@link #stop()} the leader first publishes the revoke ({@link Reason#STOPPED}), then
- * releases the Lease (an empty holder, a lease duration of 1 s, as client-go's
- * {@code ReleaseOnCancel}), so that another replica takes over at its next retry rather than after
- * a lease duration.</li>
+ * <li>It takes the Lease when there is none (it creates it), when nobody holds it
+ * (released), when this replica holds it, or when the Lease has not changed (the same
+ * resourceVersion) for its {@code leaseDurationSeconds} since this replica first saw it
+ * as it is. That time is measured on this replica's monotonic clock from when it saw the
+ * change, never by comparing the holder's {@code renewTime} with the wall clock: clocks
+ * set apart by minutes change nothing.</li>
+ * <li>The leader renews the Lease every {@code retryPeriod}, first with the object it
+ * wrote last, on a conflict by reading the Lease again. It is leader only while fewer
+ * than {@code renewDeadline} have passed since the <em>start</em> of its last successful
+ * write: every request is cut off at that deadline, and at the deadline it stops acting
+ * (a revoke with {@link Reason#RENEW_DEADLINE_PASSED}) whether or not the API server can
+ * be reached. Seeing the Lease held by another replica revokes at once
+ * ({@link Reason#LOST}).</li>
+ * <li>On {@link #stop()} the leader first publishes the revoke ({@link Reason#STOPPED}),
+ * then releases the Lease (an empty holder, a lease duration of 1 s, as client-go's
+ * {@code ReleaseOnCancel}), so that another replica takes over at its next retry rather
+ * than after a lease duration.</li>
  * </ul>
  *
- * <h2>Why two replicas never lead at once, and the clock skew this tolerates</h2>
- * The API server commits a write after the request was sent, and another replica sees that write
- * after it was committed; so others start waiting for the Lease to expire no earlier than the start
- * of the leader's last successful write, and take it over no earlier than {@code leaseDuration}
- * after that. The leader stops at {@code renewDeadline} after that same start. The margin,
- * {@code leaseDuration - renewDeadline} (5 s by default), must cover how long the leader's revoke
- * listeners take and how far the replicas' monotonic clocks drift apart over one lease duration
- * (rate skew: parts per million, microseconds per lease, not seconds). The offset between the
- * replicas' wall clocks plays no part. A write of the old leader still in flight when
- * another takes over fails with 409, because the take-over changed the resourceVersion.
+ * <h2>Why two replicas never lead at once, and the clock skew this tolerates</h2> The API
+ * server commits a write after the request was sent, and another replica sees that write
+ * after it was committed; so others start waiting for the Lease to expire no earlier than
+ * the start of the leader's last successful write, and take it over no earlier than
+ * {@code leaseDuration} after that. The leader stops at {@code renewDeadline} after that
+ * same start. The margin, {@code leaseDuration - renewDeadline} (5 s by default), must
+ * cover how long the leader's revoke listeners take and how far the replicas' monotonic
+ * clocks drift apart over one lease duration (rate skew: parts per million, microseconds
+ * per lease, not seconds). The offset between the replicas' wall clocks plays no part. A
+ * write of the old leader still in flight when another takes over fails with 409, because
+ * the take-over changed the resourceVersion.
  *
- * <h2>Threads</h2>
- * One thread ({@code listwatch-leader-<lease>}) runs the loop and publishes the events, one at a
- * time, in order; requests run on short-lived helper threads so that the loop can give up on a
- * request at its deadline (the request is then aborted). {@link #isLeader()} and
- * {@link #status()} may be called from any thread.
+ * <h2>Threads</h2> One thread ({@code listwatch-leader-<lease>}) runs the loop and
+ * publishes the events, one at a time, in order; requests run on short-lived helper
+ * threads so that the loop can give up on a request at its deadline (the request is then
+ * aborted). {@link #isLeader()} and {@link #status()} may be called from any thread.
  */
 public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 
 	/**
-	 * The lifecycle phase: after the informers ({@link Informer#PHASE}), so that it starts after them
-	 * and stops (releasing the Lease) before them.
+	 * The lifecycle phase: after the informers ({@link Informer#PHASE}), so that it
+	 * starts after them and stops (releasing the Lease) before them.
 	 */
 	public static final int PHASE = Informer.PHASE + 1024;
 
@@ -88,7 +89,10 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 	private static final DateTimeFormatter MICRO_TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSSSSXXX")
 		.withZone(ZoneOffset.UTC);
 
-	/** How much shorter than {@code retryPeriod} a follower may wait, at random: up to 20%. */
+	/**
+	 * How much shorter than {@code retryPeriod} a follower may wait, at random: up to
+	 * 20%.
+	 */
 	private static final double FOLLOWER_JITTER = 0.2;
 
 	private static final AtomicInteger electors = new AtomicInteger();
@@ -143,7 +147,10 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 
 	private volatile boolean leading;
 
-	/** When leadership ends unless renewed, on {@link #ticker}; meaningful while {@link #leading}. */
+	/**
+	 * When leadership ends unless renewed, on {@link #ticker}; meaningful while
+	 * {@link #leading}.
+	 */
 	private volatile long leadingUntil;
 
 	private volatile boolean running;
@@ -173,12 +180,13 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 		this.leaseSeconds = (int) options.leaseDuration().toSeconds();
 		this.renewNanos = options.renewDeadline().toNanos();
 		this.retryNanos = options.retryPeriod().toNanos();
-		this.requests = new LeaseRequests(options.lease(), "listwatch-leader-" + electors.incrementAndGet() + "-request-",
-				ticker);
+		this.requests = new LeaseRequests(options.lease(),
+				"listwatch-leader-" + electors.incrementAndGet() + "-request-", ticker);
 	}
 
 	/**
-	 * Makes an elector on the API server of a client. Sends no request until {@link #start()}.
+	 * Makes an elector on the API server of a client. Sends no request until
+	 * {@link #start()}.
 	 * @param client the client (its connection, credentials and proxy)
 	 * @param mapper the mapper that reads and writes the Lease
 	 * @param options the Lease, this replica's identity and the durations
@@ -203,9 +211,10 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 
 	/**
 	 * Whether this replica is leader now: it was granted leadership and fewer than
-	 * {@code renewDeadline} have passed since the start of its last successful renewal. Turns
-	 * false at that deadline even before the {@link LeadershipRevokedEvent} is published, so work
-	 * that must not run on two replicas can check it right before it acts.
+	 * {@code renewDeadline} have passed since the start of its last successful renewal.
+	 * Turns false at that deadline even before the {@link LeadershipRevokedEvent} is
+	 * published, so work that must not run on two replicas can check it right before it
+	 * acts.
 	 * @return whether this replica is leader
 	 */
 	public boolean isLeader() {
@@ -223,10 +232,10 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 	}
 
 	/**
-	 * Starts the elector's thread: it tries to acquire the Lease at once, then every retry period.
-	 * Does nothing when it runs already. A stopped elector may be started again; it then forgets
-	 * what it saw of the Lease and waits a whole lease duration before taking over a Lease held by
-	 * another.
+	 * Starts the elector's thread: it tries to acquire the Lease at once, then every
+	 * retry period. Does nothing when it runs already. A stopped elector may be started
+	 * again; it then forgets what it saw of the Lease and waits a whole lease duration
+	 * before taking over a Lease held by another.
 	 */
 	@Override
 	public void start() {
@@ -254,10 +263,11 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 	}
 
 	/**
-	 * Stops the elector and waits for it: a leader publishes its {@link LeadershipRevokedEvent}
-	 * ({@link Reason#STOPPED}) first and then releases the Lease, so another replica takes over at
-	 * its next retry. Waits at most {@code renewDeadline} for the release (plus a request under way
-	 * when stop was called, which is aborted).
+	 * Stops the elector and waits for it: a leader publishes its
+	 * {@link LeadershipRevokedEvent} ({@link Reason#STOPPED}) first and then releases the
+	 * Lease, so another replica takes over at its next retry. Waits at most
+	 * {@code renewDeadline} for the release (plus a request under way when stop was
+	 * called, which is aborted).
 	 */
 	@Override
 	public void stop() {
@@ -265,7 +275,8 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 	}
 
 	/**
-	 * Stops as a killed process would: no revoke, no release (for tests of a crashed leader).
+	 * Stops as a killed process would: no revoke, no release (for tests of a crashed
+	 * leader).
 	 */
 	void halt() {
 		stop(true);
@@ -300,7 +311,8 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 		}
 		this.lock.lock();
 		try {
-			// a loop that did not end in time stays registered: start() must not run a second one
+			// a loop that did not end in time stays registered: start() must not run a
+			// second one
 			if (this.thread == loop && finished.getCount() == 0) {
 				this.thread = null;
 			}
@@ -408,9 +420,10 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 	}
 
 	/**
-	 * How long to wait before the next attempt: the retry period, but no later than the renew
-	 * deadline while leading (so the deadline is checked on time), and up to 20% less at random
-	 * while following (so that followers do not keep asking at the same moments).
+	 * How long to wait before the next attempt: the retry period, but no later than the
+	 * renew deadline while leading (so the deadline is checked on time), and up to 20%
+	 * less at random while following (so that followers do not keep asking at the same
+	 * moments).
 	 * @return nanoseconds
 	 */
 	long nextDelayNanos() {
@@ -430,8 +443,8 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 	}
 
 	/**
-	 * One attempt to acquire or renew the Lease; every failure is counted and reported in the
-	 * status, none escapes.
+	 * One attempt to acquire or renew the Lease; every failure is counted and reported in
+	 * the status, none escapes.
 	 */
 	void step() {
 		long deadline = this.leading ? this.leadingUntil : this.ticker.getAsLong() + this.renewNanos;
@@ -475,11 +488,11 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 	}
 
 	/**
-	 * client-go's {@code tryAcquireOrRenew}: acquires or renews the Lease, each request cut off at
-	 * {@code deadline}.
+	 * client-go's {@code tryAcquireOrRenew}: acquires or renews the Lease, each request
+	 * cut off at {@code deadline}.
 	 * @param deadline when to give up, on the ticker
-	 * @return whether this replica holds the Lease now, by a write that started before the renew
-	 * deadline
+	 * @return whether this replica holds the Lease now, by a write that started before
+	 * the renew deadline
 	 */
 	private boolean tryAcquireOrRenew(long deadline) {
 		Instant now = this.clock.instant();
@@ -502,8 +515,8 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 					throw ex;
 				}
 				if (logger.isDebugEnabled()) {
-					logger.debug("Renewing Lease " + this.options.lease() + " failed, reading it again: "
-							+ ex.getMessage());
+					logger.debug(
+							"Renewing Lease " + this.options.lease() + " failed, reading it again: " + ex.getMessage());
 				}
 			}
 		}
@@ -535,8 +548,9 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 	}
 
 	/**
-	 * This replica wrote the Lease as its holder, by a request that started at {@code start}: it
-	 * leads until {@code start + renewDeadline}, unless the answer came later than that.
+	 * This replica wrote the Lease as its holder, by a request that started at
+	 * {@code start}: it leads until {@code start + renewDeadline}, unless the answer came
+	 * later than that.
 	 */
 	private boolean wrote(Lease written, long start, Instant now) {
 		observe(written);
@@ -557,9 +571,9 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 	}
 
 	/**
-	 * Remembers the Lease; a change starts the expiry wait again. Any change counts (a new
-	 * resourceVersion, not only a new record): a renewal always changes it, whatever the holder's
-	 * clock wrote as its renewTime.
+	 * Remembers the Lease; a change starts the expiry wait again. Any change counts (a
+	 * new resourceVersion, not only a new record): a renewal always changes it, whatever
+	 * the holder's clock wrote as its renewTime.
 	 */
 	private void observe(Lease lease) {
 		Lease previous = this.observed;
@@ -575,8 +589,8 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 	private void revoke(Reason reason) {
 		this.leading = false;
 		this.since = this.clock.instant();
-		String text = this.options.identity() + " is no longer leader on Lease " + this.options.lease() + " ("
-				+ reason + ")";
+		String text = this.options.identity() + " is no longer leader on Lease " + this.options.lease() + " (" + reason
+				+ ")";
 		if (reason == Reason.STOPPED) {
 			logger.info(text);
 		}
@@ -591,15 +605,16 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 			this.publisher.accept(event);
 		}
 		catch (RuntimeException ex) {
-			// a failing listener must not stop the election: the others still need to hear
+			// a failing listener must not stop the election: the others still need to
+			// hear
 			logger.error("A listener of " + event + " failed", ex);
 		}
 	}
 
 	/**
-	 * client-go's {@code ReleaseOnCancel}: if this replica holds the Lease, writes an empty holder
-	 * with a lease duration of 1 s, so that another replica takes it at its next retry. A failure
-	 * is logged: the others then take over after a lease duration.
+	 * client-go's {@code ReleaseOnCancel}: if this replica holds the Lease, writes an
+	 * empty holder with a lease duration of 1 s, so that another replica takes it at its
+	 * next retry. A failure is logged: the others then take over after a lease duration.
 	 */
 	void release() {
 		Lease known = this.observed;
@@ -618,7 +633,8 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 				if (ex.code() != 409) {
 					throw ex;
 				}
-				// a renewal of ours may have landed without its answer: read what is there
+				// a renewal of ours may have landed without its answer: read what is
+				// there
 				Lease current = this.requests.call(this.store::get, deadline);
 				if (current == null || !current.record().heldBy(this.options.identity())) {
 					return;

@@ -7,10 +7,12 @@ import org.springframework.context.ApplicationEvent;
  * {@link LeadershipGrantedEvent} or a {@link LeadershipRevokedEvent}. The source is the
  * {@link LeaderElector}.
  *
- * <p>Published on the elector's thread, one at a time and in order: a grant, then its revoke,
- * then perhaps a grant again. Listeners run before the elector goes on; they should return
- * quickly (start or stop work elsewhere): a revoke listener that takes longer than
- * {@code leaseDuration - renewDeadline} lets another replica start while it still runs.
+ * <p>
+ * Published on the elector's thread, one at a time and in order: a grant, then its
+ * revoke, then perhaps a grant again. Listeners run before the elector goes on; they
+ * should return quickly (start or stop work elsewhere): a revoke listener that takes
+ * longer than {@code leaseDuration - renewDeadline} lets another replica start while it
+ * still runs.
  */
 public abstract sealed class LeadershipEvent extends ApplicationEvent
 		permits LeadershipGrantedEvent, LeadershipRevokedEvent {

@@ -1,8 +1,9 @@
 package dev.listwatch.leader;
 
 /**
- * This replica is leader now: it holds the Lease and renewed it moments ago. It stays leader until
- * a {@link LeadershipRevokedEvent}; {@link LeaderElector#isLeader()} answers at any moment.
+ * This replica is leader now: it holds the Lease and renewed it moments ago. It stays
+ * leader until a {@link LeadershipRevokedEvent}; {@link LeaderElector#isLeader()} answers
+ * at any moment.
  */
 public final class LeadershipGrantedEvent extends LeadershipEvent {
 

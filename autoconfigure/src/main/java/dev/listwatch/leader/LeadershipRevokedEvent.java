@@ -1,9 +1,9 @@
 package dev.listwatch.leader;
 
 /**
- * This replica is no longer leader: published before any other replica can acquire the Lease
- * (see {@link LeaderElectionOptions}), so a listener that stops the leader's work here stops it
- * before another replica starts it.
+ * This replica is no longer leader: published before any other replica can acquire the
+ * Lease (see {@link LeaderElectionOptions}), so a listener that stops the leader's work
+ * here stops it before another replica starts it.
  */
 public final class LeadershipRevokedEvent extends LeadershipEvent {
 
@@ -32,13 +32,20 @@ public final class LeadershipRevokedEvent extends LeadershipEvent {
 	 */
 	public enum Reason {
 
-		/** No renewal succeeded within the renew deadline (the API server could not be reached, or failed). */
+		/**
+		 * No renewal succeeded within the renew deadline (the API server could not be
+		 * reached, or failed).
+		 */
 		RENEW_DEADLINE_PASSED,
 
-		/** The Lease was seen held by another replica (taken over, or changed by hand). */
+		/**
+		 * The Lease was seen held by another replica (taken over, or changed by hand).
+		 */
 		LOST,
 
-		/** The elector stopped (the application shuts down); the Lease is released next. */
+		/**
+		 * The elector stopped (the application shuts down); the Lease is released next.
+		 */
 		STOPPED
 
 	}

@@ -4,8 +4,8 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * A Lease as last read or written: its leader-election record, its resourceVersion (the
- * precondition of the next update) and the whole object (so that an update keeps what others
- * set, such as labels).
+ * precondition of the next update) and the whole object (so that an update keeps what
+ * others set, such as labels).
  *
  * @param record the record
  * @param resourceVersion the resourceVersion

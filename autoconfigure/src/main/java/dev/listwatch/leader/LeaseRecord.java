@@ -4,12 +4,12 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * What leader election reads and writes of a Lease's {@code spec} (client-go's
- * {@code LeaderElectionRecord}). The times are the server's {@code MicroTime} text, shown but
- * never compared with a clock.
+ * {@code LeaderElectionRecord}). The times are the server's {@code MicroTime} text, shown
+ * but never compared with a clock.
  *
  * @param holderIdentity the holder, empty or {@code null} when nobody holds the Lease
- * @param leaseDurationSeconds how long others wait, from when they see the Lease change, before
- * they may take it
+ * @param leaseDurationSeconds how long others wait, from when they see the Lease change,
+ * before they may take it
  * @param acquireTime when the holder acquired it, or {@code null}
  * @param renewTime when the holder last renewed it, or {@code null}
  * @param leaseTransitions how many times the holder changed

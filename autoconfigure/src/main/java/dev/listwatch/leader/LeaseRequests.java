@@ -18,10 +18,11 @@ import dev.listwatch.KubernetesApiException.Kind;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Requests on a Lease, each run on a short-lived helper thread and waited for until a deadline on
- * the monotonic ticker, then aborted: so that the elector's loop gives up on a request that
- * hangs (a half-open connection) before its renew deadline, whatever the transport's timeouts.
- * One request at a time; {@link #abort()} cancels the one under way. Thread-safe.
+ * Requests on a Lease, each run on a short-lived helper thread and waited for until a
+ * deadline on the monotonic ticker, then aborted: so that the elector's loop gives up on
+ * a request that hangs (a half-open connection) before its renew deadline, whatever the
+ * transport's timeouts. One request at a time; {@link #abort()} cancels the one under
+ * way. Thread-safe.
  */
 final class LeaseRequests {
 
@@ -54,7 +55,8 @@ final class LeaseRequests {
 	}
 
 	/**
-	 * Runs a request on a helper thread and waits for it until {@code deadline}, then aborts it.
+	 * Runs a request on a helper thread and waits for it until {@code deadline}, then
+	 * aborts it.
 	 * @param <T> what it answers
 	 * @param request the request
 	 * @param deadline when to give up, on the ticker

@@ -4,9 +4,10 @@ import dev.listwatch.KubernetesApiException;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Where the Lease lives: read, created and updated with optimistic concurrency. Every method is
- * one request, may block, and fails with a {@link KubernetesApiException}, of code 409 when a
- * precondition does not hold (the Lease changed since it was read, or exists already).
+ * Where the Lease lives: read, created and updated with optimistic concurrency. Every
+ * method is one request, may block, and fails with a {@link KubernetesApiException}, of
+ * code 409 when a precondition does not hold (the Lease changed since it was read, or
+ * exists already).
  */
 interface LeaseStore {
 
@@ -25,8 +26,8 @@ interface LeaseStore {
 	Lease create(LeaseRecord record);
 
 	/**
-	 * Replaces the Lease's record, on the condition that it is still at {@code previous}'s
-	 * resourceVersion.
+	 * Replaces the Lease's record, on the condition that it is still at
+	 * {@code previous}'s resourceVersion.
 	 * @param previous the Lease as last read or written
 	 * @param record what to write
 	 * @return the Lease as written

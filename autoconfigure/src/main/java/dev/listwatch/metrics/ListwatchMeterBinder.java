@@ -22,31 +22,35 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 import org.springframework.beans.factory.ObjectProvider;
 
 /**
- * Binds the meters of every watch, tagged {@code watch} (the watch's name) and, where it fits, the
- * low-cardinality {@code type} (watch event type) or {@code reason} (restart reason); never object
- * names. Every meter reads the watch's {@link WatchStatus} and nothing else: counters and timers
- * read its totals, so nothing counted before binding is lost.
+ * Binds the meters of every watch, tagged {@code watch} (the watch's name) and, where it
+ * fits, the low-cardinality {@code type} (watch event type) or {@code reason} (restart
+ * reason); never object names. Every meter reads the watch's {@link WatchStatus} and
+ * nothing else: counters and timers read its totals, so nothing counted before binding is
+ * lost.
  * <ul>
- * <li>{@code listwatch.events} (counter; watch, type): watch events received, bookmarks and
- * errors included;</li>
+ * <li>{@code listwatch.events} (counter; watch, type): watch events received, bookmarks
+ * and errors included;</li>
  * <li>{@code listwatch.restarts} (counter; watch, reason): watches restarted, by
  * {@link RestartReason#tag() reason}, one counter per reason;</li>
  * <li>{@code listwatch.relists} (counter): relists after the first list (410 Gone);</li>
  * <li>{@code listwatch.listener.failures} (counter): event listeners that threw;</li>
- * <li>{@code listwatch.index.failures} (counter): index functions that failed for an object;</li>
+ * <li>{@code listwatch.index.failures} (counter): index functions that failed for an
+ * object;</li>
  * <li>{@code listwatch.list.duration} (function timer): how long each list took;</li>
- * <li>{@code listwatch.sync.duration} (function timer): how long each full sync took, list or streaming
- * list;</li>
+ * <li>{@code listwatch.sync.duration} (function timer): how long each full sync took,
+ * list or streaming list;</li>
  * <li>{@code listwatch.cache.size} (gauge): objects cached;</li>
  * <li>{@code listwatch.dispatch.backlog} (gauge): events waiting for listeners;</li>
- * <li>{@code listwatch.last.event.age} (time gauge, seconds): time since the last event, NaN
- * before the first;</li>
- * <li>{@code listwatch.staleness} (time gauge, seconds): how long the watch has been failing
- * without progress, so how long its cache may have missed changes; 0 while it makes progress (a
- * replica that serves from its cache through an API server outage shows here how stale it is);</li>
- * <li>{@code listwatch.synced} (gauge): 1 once the initial sync has completed, else 0;</li>
- * <li>{@code listwatch.unbindable} (gauge): objects the server has that the watch cannot hold
- * (they do not bind to its Java type, or are too large).</li>
+ * <li>{@code listwatch.last.event.age} (time gauge, seconds): time since the last event,
+ * NaN before the first;</li>
+ * <li>{@code listwatch.staleness} (time gauge, seconds): how long the watch has been
+ * failing without progress, so how long its cache may have missed changes; 0 while it
+ * makes progress (a replica that serves from its cache through an API server outage shows
+ * here how stale it is);</li>
+ * <li>{@code listwatch.synced} (gauge): 1 once the initial sync has completed, else
+ * 0;</li>
+ * <li>{@code listwatch.unbindable} (gauge): objects the server has that the watch cannot
+ * hold (they do not bind to its Java type, or are too large).</li>
  * </ul>
  */
 public final class ListwatchMeterBinder implements MeterBinder {
@@ -75,8 +79,8 @@ public final class ListwatchMeterBinder implements MeterBinder {
 	}
 
 	/**
-	 * Binds the meters of an informer made after this binder was bound (one declared in code), to
-	 * every registry it was bound to.
+	 * Binds the meters of an informer made after this binder was bound (one declared in
+	 * code), to every registry it was bound to.
 	 * @param informer the informer
 	 */
 	public void bind(Informer<?> informer) {
@@ -87,8 +91,8 @@ public final class ListwatchMeterBinder implements MeterBinder {
 
 	private void bind(Informer<?> informer, MeterRegistry registry) {
 		Tags tags = Tags.of("watch", informer.watch());
-		// meters hold their state object weakly: it is the informer, which the context holds; each
-		// reads the informer's status only
+		// meters hold their state object weakly: it is the informer, which the context
+		// holds; each reads the informer's status only
 		for (WatchEvent.Type type : WatchEvent.Type.values()) {
 			FunctionCounter.builder("listwatch.events", informer, (s) -> s.status().events(type))
 				.description("Watch events received")

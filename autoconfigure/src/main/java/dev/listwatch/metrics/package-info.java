@@ -1,5 +1,6 @@
 /**
- * Micrometer meters of the watches, read from each watch's {@link dev.listwatch.WatchStatus}.
+ * Micrometer meters of the watches, read from each watch's
+ * {@link dev.listwatch.WatchStatus}.
  */
 @NullMarked
 package dev.listwatch.metrics;

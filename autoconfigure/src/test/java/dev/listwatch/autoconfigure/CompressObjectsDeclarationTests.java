@@ -18,8 +18,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@code compress-objects} reaches the lister-watcher, per watch or from
- * {@code listwatch.defaults.compress-objects}, a watch's own setting winning, and only for watches
- * of {@code KubernetesObject}. Against no API server (a kubeconfig pointing at a closed port).
+ * {@code listwatch.defaults.compress-objects}, a watch's own setting winning, and only
+ * for watches of {@code KubernetesObject}. Against no API server (a kubeconfig pointing
+ * at a closed port).
  */
 class CompressObjectsDeclarationTests {
 
@@ -28,9 +29,8 @@ class CompressObjectsDeclarationTests {
 
 	static Path kubeconfig;
 
-	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(JacksonAutoConfiguration.class, RestClientAutoConfiguration.class,
-				ListwatchAutoConfiguration.class));
+	private final ApplicationContextRunner runner = new ApplicationContextRunner().withConfiguration(AutoConfigurations
+		.of(JacksonAutoConfiguration.class, RestClientAutoConfiguration.class, ListwatchAutoConfiguration.class));
 
 	@BeforeAll
 	static void kubeconfig() throws IOException {

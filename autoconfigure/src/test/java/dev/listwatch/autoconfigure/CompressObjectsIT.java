@@ -26,10 +26,11 @@ import org.springframework.context.event.EventListener;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@code compress-objects} on a real kube-apiserver, through the auto-configuration: two watches of
- * the same ConfigMaps, one compressed and one not, give equal objects in their Listers and in their
- * events (ADDED from the list and from the watch, MODIFIED, DELETED), with more objects than the
- * dictionary is learned from, so that most of them are held compressed.
+ * {@code compress-objects} on a real kube-apiserver, through the auto-configuration: two
+ * watches of the same ConfigMaps, one compressed and one not, give equal objects in their
+ * Listers and in their events (ADDED from the list and from the watch, MODIFIED,
+ * DELETED), with more objects than the dictionary is learned from, so that most of them
+ * are held compressed.
  */
 @ExtendWith(LocalApiServerExtension.class)
 class CompressObjectsIT {
@@ -59,7 +60,8 @@ class CompressObjectsIT {
 					"listwatch.startup.sync-timeout=30s", "listwatch.watches.plain.api-version=v1",
 					"listwatch.watches.plain.kind=ConfigMap", "listwatch.watches.plain.namespace=" + ns,
 					"listwatch.watches.compressed.api-version=v1", "listwatch.watches.compressed.kind=ConfigMap",
-					"listwatch.watches.compressed.namespace=" + ns, "listwatch.watches.compressed.compress-objects=true")
+					"listwatch.watches.compressed.namespace=" + ns,
+					"listwatch.watches.compressed.compress-objects=true")
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
 				Listener listener = context.getBean(Listener.class);
@@ -69,7 +71,8 @@ class CompressObjectsIT {
 				Lister<KubernetesObject> compressed = context.getBean("compressedLister", Lister.class);
 				assertThat(compressed.size()).isEqualTo(LISTED);
 				assertThat(sorted(compressed.list())).isEqualTo(sorted(plain.list()));
-				assertThat(sorted(compressed.listByLabels("shard=s1"))).isEqualTo(sorted(plain.listByLabels("shard=s1")))
+				assertThat(sorted(compressed.listByLabels("shard=s1")))
+					.isEqualTo(sorted(plain.listByLabels("shard=s1")))
 					.hasSize(LISTED / 3);
 				assertThat(sorted(compressed.list(ns, "app=web"))).isEqualTo(sorted(plain.list(ns))).hasSize(LISTED);
 				KubernetesObject last = compressed.get(ns, "listed-" + (LISTED - 1)).orElseThrow();
@@ -86,7 +89,8 @@ class CompressObjectsIT {
 				assertSame(listener.next("plain"), modified, ResourceEvent.Type.MODIFIED);
 				assertThat(modified.object().at("/data/k").asString()).isEqualTo("second");
 				assertThat(modified.oldObject().at("/data/k").asString()).isEqualTo("first");
-				assertThat(compressed.get(ns, "watched").orElseThrow()).isEqualTo(plain.get(ns, "watched").orElseThrow());
+				assertThat(compressed.get(ns, "watched").orElseThrow())
+					.isEqualTo(plain.get(ns, "watched").orElseThrow());
 				writer.delete(configMaps + "/watched");
 				assertSame(listener.next("plain"), listener.next("compressed"), ResourceEvent.Type.DELETED);
 				assertThat(compressed.get(ns, "watched")).isEmpty();
@@ -121,8 +125,8 @@ class CompressObjectsIT {
 		}
 
 		ResourceEvent<KubernetesObject> next(String watch) throws InterruptedException {
-			ResourceEvent<KubernetesObject> event = (watch.equals("compressed") ? this.compressed : this.plain)
-				.poll(30, TimeUnit.SECONDS);
+			ResourceEvent<KubernetesObject> event = (watch.equals("compressed") ? this.compressed : this.plain).poll(30,
+					TimeUnit.SECONDS);
 			assertThat(event).as("a ResourceEvent of watch '%s' within 30 s", watch).isNotNull();
 			return event;
 		}

@@ -10,7 +10,8 @@ import org.springframework.core.env.StandardEnvironment;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@link DeclaredWatches.Bound}: the declarations bound once per environment for every per-watch bean.
+ * {@link DeclaredWatches.Bound}: the declarations bound once per environment for every
+ * per-watch bean.
  */
 class DeclaredWatchesBoundTests {
 

@@ -16,8 +16,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * {@link DeclaredWatches} alone, without a context: a watch's properties turned into the
- * declaration code would make, and into its informer's options; {@link ShareableWatches}, the
- * declarations code may share.
+ * declaration code would make, and into its informer's options; {@link ShareableWatches},
+ * the declarations code may share.
  */
 class DeclaredWatchesTests {
 
@@ -95,8 +95,7 @@ class DeclaredWatchesTests {
 		assertThat(shareable.configured(declaration)).isNull();
 		shareable.offer(declaration, "first");
 		shareable.offer(WatchDeclaration.of("v1", "ConfigMap").inNamespace("shop"), "second");
-		assertThat(shareable.configured(WatchDeclaration.of("v1", "ConfigMap").inNamespace("shop")))
-			.isEqualTo("first");
+		assertThat(shareable.configured(WatchDeclaration.of("v1", "ConfigMap").inNamespace("shop"))).isEqualTo("first");
 		assertThat(shareable.configured(declaration.inNamespace("billing"))).isNull();
 	}
 

@@ -17,9 +17,9 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Declarations of etcd watches ({@code source: etcd}) and the {@code listwatch.etcd.*} settings,
- * against no etcd and no API server: what starts, and what fails startup naming the property and
- * the fix.
+ * Declarations of etcd watches ({@code source: etcd}) and the {@code listwatch.etcd.*}
+ * settings, against no etcd and no API server: what starts, and what fails startup naming
+ * the property and the fix.
  */
 class EtcdDeclarationTests {
 
@@ -69,30 +69,34 @@ class EtcdDeclarationTests {
 
 	@Test
 	void anEtcdWatchWithoutAKeyPrefixFails() {
-		assertDeclarationFailure(List.of("listwatch.etcd.endpoints=" + closedEndpoint, "listwatch.watches.flags.source=etcd"),
+		assertDeclarationFailure(
+				List.of("listwatch.etcd.endpoints=" + closedEndpoint, "listwatch.watches.flags.source=etcd"),
 				"key-prefix", "listwatch.watches.flags.key-prefix is not set, and the watch's source is etcd",
 				"Set listwatch.watches.flags.key-prefix to the etcd key prefix");
 	}
 
 	@Test
 	void anEtcdWatchWithoutEndpointsFails() {
-		assertDeclarationFailure(List.of("listwatch.watches.flags.source=etcd", "listwatch.watches.flags.key-prefix=/f/"),
-				"source", "listwatch.watches.flags.source is etcd, but listwatch.etcd.endpoints is not set",
+		assertDeclarationFailure(
+				List.of("listwatch.watches.flags.source=etcd", "listwatch.watches.flags.key-prefix=/f/"), "source",
+				"listwatch.watches.flags.source is etcd, but listwatch.etcd.endpoints is not set",
 				"Set listwatch.etcd.endpoints to etcd's client URLs");
 	}
 
 	@Test
 	void aKubernetesPropertyOnAnEtcdWatchFails() {
-		assertDeclarationFailure(List.of("listwatch.etcd.endpoints=" + closedEndpoint, "listwatch.watches.flags.source=etcd",
-				"listwatch.watches.flags.key-prefix=/f/", "listwatch.watches.flags.label-selector=app=web"),
+		assertDeclarationFailure(
+				List.of("listwatch.etcd.endpoints=" + closedEndpoint, "listwatch.watches.flags.source=etcd",
+						"listwatch.watches.flags.key-prefix=/f/", "listwatch.watches.flags.label-selector=app=web"),
 				"label-selector", "label-selector is set, but means nothing to an etcd watch", "Remove it");
 	}
 
 	@Test
 	void aKeyPrefixOnAKubernetesWatchFails() {
-		assertDeclarationFailure(List.of("listwatch.watches.cms.api-version=v1", "listwatch.watches.cms.kind=ConfigMap",
-				"listwatch.watches.cms.key-prefix=/f/"), "key-prefix",
-				"key-prefix is set, but the watch's source is kubernetes", "source=etcd");
+		assertDeclarationFailure(
+				List.of("listwatch.watches.cms.api-version=v1", "listwatch.watches.cms.kind=ConfigMap",
+						"listwatch.watches.cms.key-prefix=/f/"),
+				"key-prefix", "key-prefix is set, but the watch's source is kubernetes", "source=etcd");
 	}
 
 	@Test
@@ -109,11 +113,12 @@ class EtcdDeclarationTests {
 					"listwatch.watches.flags.key-prefix=/flags")
 			.run((context) -> {
 				assertThat(context).hasFailed();
-				FailureAnalysis analysis = new EtcdConfigurationException.Analyzer().analyze(context.getStartupFailure());
+				FailureAnalysis analysis = new EtcdConfigurationException.Analyzer()
+					.analyze(context.getStartupFailure());
 				assertThat(analysis).isNotNull();
 				assertThat(analysis.getDescription()).contains("listwatch.etcd.client-key is not set");
-				assertThat(analysis.getAction()).contains("set both listwatch.etcd.client-certificate and "
-						+ "listwatch.etcd.client-key");
+				assertThat(analysis.getAction())
+					.contains("set both listwatch.etcd.client-certificate and " + "listwatch.etcd.client-key");
 			});
 	}
 
@@ -123,8 +128,10 @@ class EtcdDeclarationTests {
 			.withPropertyValues("listwatch.etcd.endpoints=" + closedEndpoint, "listwatch.etcd.password=pw-never-shown")
 			.run((context) -> {
 				assertThat(context).hasFailed();
-				FailureAnalysis analysis = new EtcdConfigurationException.Analyzer().analyze(context.getStartupFailure());
-				assertThat(analysis.getDescription()).contains("listwatch.etcd.password is set, but listwatch.etcd.username is not")
+				FailureAnalysis analysis = new EtcdConfigurationException.Analyzer()
+					.analyze(context.getStartupFailure());
+				assertThat(analysis.getDescription())
+					.contains("listwatch.etcd.password is set, but listwatch.etcd.username is not")
 					.doesNotContain("pw-never-shown");
 			});
 	}

@@ -28,17 +28,17 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A kubeconfig that asks for a CA and for no verification at once fails startup with a failure
- * analysis, as client-go refuses it; a CA from the properties clears the flag instead.
+ * A kubeconfig that asks for a CA and for no verification at once fails startup with a
+ * failure analysis, as client-go refuses it; a CA from the properties clears the flag
+ * instead.
  */
 class InsecureWithCaStartupTests {
 
 	@TempDir
 	Path dir;
 
-	private final ApplicationContextRunner runner = new ApplicationContextRunner().withConfiguration(
-			AutoConfigurations.of(JacksonAutoConfiguration.class, RestClientAutoConfiguration.class,
-					ListwatchAutoConfiguration.class));
+	private final ApplicationContextRunner runner = new ApplicationContextRunner().withConfiguration(AutoConfigurations
+		.of(JacksonAutoConfiguration.class, RestClientAutoConfiguration.class, ListwatchAutoConfiguration.class));
 
 	@Test
 	void kubeconfigWithCaAndInsecureSkipTlsVerifyFailsStartup() throws Exception {
@@ -67,13 +67,14 @@ class InsecureWithCaStartupTests {
 
 	private Path kubeconfig() throws Exception {
 		Files.writeString(this.dir.resolve("ca.crt"), selfSignedCa());
-		return Files.writeString(this.dir.resolve("config"), """
-				apiVersion: v1
-				kind: Config
-				current-context: x
-				clusters: [{name: c, cluster: {server: "https://127.0.0.1:1", certificate-authority: ca.crt, insecure-skip-tls-verify: true}}]
-				contexts: [{name: x, context: {cluster: c}}]
-				""");
+		return Files.writeString(this.dir.resolve("config"),
+				"""
+						apiVersion: v1
+						kind: Config
+						current-context: x
+						clusters: [{name: c, cluster: {server: "https://127.0.0.1:1", certificate-authority: ca.crt, insecure-skip-tls-verify: true}}]
+						contexts: [{name: x, context: {cluster: c}}]
+						""");
 	}
 
 	/** A self-signed CA certificate, made now. */
@@ -87,10 +88,8 @@ class InsecureWithCaStartupTests {
 				Date.from(now.minus(Duration.ofHours(1))), Date.from(now.plus(Duration.ofDays(1))), name,
 				keys.getPublic())
 			.build(new JcaContentSignerBuilder("SHA256withECDSA").build(keys.getPrivate()));
-		return "-----BEGIN CERTIFICATE-----\n"
-				+ Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
-					.encodeToString(certificate.getEncoded())
-				+ "\n-----END CERTIFICATE-----\n";
+		return "-----BEGIN CERTIFICATE-----\n" + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
+			.encodeToString(certificate.getEncoded()) + "\n-----END CERTIFICATE-----\n";
 	}
 
 }

@@ -32,8 +32,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * The leader-election auto-configuration with {@link ApplicationContextRunner}, against a
- * kubeconfig that points at a closed port: which beans, which defaults, and which settings fail
- * startup with which property named.
+ * kubeconfig that points at a closed port: which beans, which defaults, and which
+ * settings fail startup with which property named.
  */
 class LeaderElectionAutoConfigurationTests {
 
@@ -42,10 +42,9 @@ class LeaderElectionAutoConfigurationTests {
 
 	static Path kubeconfig;
 
-	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(JacksonAutoConfiguration.class, RestClientAutoConfiguration.class,
-				ListwatchAutoConfiguration.class, LeaderElectionAutoConfiguration.class,
-				LeaderElectionHealthContributorAutoConfiguration.class));
+	private final ApplicationContextRunner runner = new ApplicationContextRunner().withConfiguration(AutoConfigurations
+		.of(JacksonAutoConfiguration.class, RestClientAutoConfiguration.class, ListwatchAutoConfiguration.class,
+				LeaderElectionAutoConfiguration.class, LeaderElectionHealthContributorAutoConfiguration.class));
 
 	@BeforeAll
 	static void kubeconfig() throws IOException {
@@ -54,7 +53,8 @@ class LeaderElectionAutoConfigurationTests {
 	}
 
 	private ApplicationContextRunner electing(String... properties) {
-		return this.runner.withPropertyValues("listwatch.kubeconfig=" + kubeconfig, "listwatch.leader-election.enabled=true")
+		return this.runner
+			.withPropertyValues("listwatch.kubeconfig=" + kubeconfig, "listwatch.leader-election.enabled=true")
 			.withPropertyValues(properties);
 	}
 
@@ -135,12 +135,11 @@ class LeaderElectionAutoConfigurationTests {
 
 	@Test
 	void aRenewDeadlineNotShorterThanTheLeaseDurationFails() {
-		electing("spring.application.name=app", "listwatch.leader-election.renew-deadline=15s")
-			.run((context) -> {
-				InvalidConfigurationPropertyValueException ex = failure(context.getStartupFailure());
-				assertThat(ex.getName()).isEqualTo("listwatch.leader-election.renew-deadline");
-				assertThat(ex.getReason()).contains("shorter than lease-duration");
-			});
+		electing("spring.application.name=app", "listwatch.leader-election.renew-deadline=15s").run((context) -> {
+			InvalidConfigurationPropertyValueException ex = failure(context.getStartupFailure());
+			assertThat(ex.getName()).isEqualTo("listwatch.leader-election.renew-deadline");
+			assertThat(ex.getReason()).contains("shorter than lease-duration");
+		});
 	}
 
 	@Test
@@ -200,8 +199,9 @@ class LeaderElectionAutoConfigurationTests {
 				"listwatch.watches.jobs.kind=Job", "listwatch.watches.jobs.leader-only=true")
 			.run((context) -> {
 				Informer<?> jobs = context.getBean("jobsInformer", Informer.class);
-				// Spring's explicit start starts lifecycle beans without auto-startup too: it must not run
-				// even for the moment before the leader-only check, nor publish what waited
+				// Spring's explicit start starts lifecycle beans without auto-startup
+				// too: it must not run even for the moment before the leader-only check,
+				// nor publish what waited
 				context.stop();
 				context.start();
 				assertThat(jobs.status().state()).as("never ran").isEqualTo(WatchStatus.State.STARTING);
@@ -219,8 +219,7 @@ class LeaderElectionAutoConfigurationTests {
 				"listwatch.watches.pods.api-version=v1", "listwatch.watches.pods.kind=Pod")
 			.run((context) -> {
 				InformerFactory factory = context.getBean(InformerFactory.class);
-				Informer<KubernetesObject> mine = factory.informer("myJobs",
-						WatchDeclaration.of("batch/v1", "Job"));
+				Informer<KubernetesObject> mine = factory.informer("myJobs", WatchDeclaration.of("batch/v1", "Job"));
 				assertThat(mine).as("code's own informer, not the leader-only one")
 					.isNotSameAs(context.getBean("jobsInformer", Informer.class));
 				assertThat(factory.informer("myPods", WatchDeclaration.of("v1", "Pod")))
@@ -254,8 +253,8 @@ class LeaderElectionAutoConfigurationTests {
 	@Test
 	void theIdentityIsThePodNameElseTheHostNameWithARandomSuffix() {
 		Random random = new Random(7);
-		assertThat(LeaderElectionAutoConfiguration.defaultIdentity(Map.of("POD_NAME", "web-7c9f-x2k4p", "HOSTNAME", "h"),
-				() -> "host", random))
+		assertThat(LeaderElectionAutoConfiguration
+			.defaultIdentity(Map.of("POD_NAME", "web-7c9f-x2k4p", "HOSTNAME", "h"), () -> "host", random))
 			.isEqualTo("web-7c9f-x2k4p");
 		assertThat(LeaderElectionAutoConfiguration.defaultIdentity(
 				Map.of("HOSTNAME", "web-7c9f-x2k4p", "KUBERNETES_SERVICE_HOST", "10.0.0.1"), () -> "host", random))

@@ -14,15 +14,14 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The auto-configuration against a real kube-apiserver: a declared resource the cluster does not
- * serve fails startup with an analysis that names the watch and the fix.
+ * The auto-configuration against a real kube-apiserver: a declared resource the cluster
+ * does not serve fails startup with an analysis that names the watch and the fix.
  */
 @ExtendWith(LocalApiServerExtension.class)
 class ListwatchAutoConfigurationIT {
 
-	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(JacksonAutoConfiguration.class, RestClientAutoConfiguration.class,
-				ListwatchAutoConfiguration.class));
+	private final ApplicationContextRunner runner = new ApplicationContextRunner().withConfiguration(AutoConfigurations
+		.of(JacksonAutoConfiguration.class, RestClientAutoConfiguration.class, ListwatchAutoConfiguration.class));
 
 	@Test
 	void anUnknownKindFailsStartupWithTheAnalysis(LocalApiServer server) {
@@ -45,9 +44,8 @@ class ListwatchAutoConfigurationIT {
 
 	@Test
 	void anUnknownGroupFailsStartupWithTheAnalysis(LocalApiServer server) {
-		this.runner
-			.withPropertyValues("listwatch.kubeconfig=" + server.kubeconfig(),
-					"listwatch.watches.widgets.api-version=example.com/v1", "listwatch.watches.widgets.resource=widgets")
+		this.runner.withPropertyValues("listwatch.kubeconfig=" + server.kubeconfig(),
+				"listwatch.watches.widgets.api-version=example.com/v1", "listwatch.watches.widgets.resource=widgets")
 			.run((context) -> {
 				assertThat(context).hasFailed();
 				FailureAnalysis analysis = new ListwatchFailureAnalyzers.WatchDeclaration()

@@ -62,7 +62,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * The auto-configuration with {@link ApplicationContextRunner}, against no API server: a
- * kubeconfig that points at a closed port, or the application's own {@link ListerWatcher}.
+ * kubeconfig that points at a closed port, or the application's own
+ * {@link ListerWatcher}.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class ListwatchAutoConfigurationTests {
@@ -74,9 +75,8 @@ class ListwatchAutoConfigurationTests {
 
 	static int closedPort;
 
-	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(JacksonAutoConfiguration.class, RestClientAutoConfiguration.class,
-				ListwatchAutoConfiguration.class));
+	private final ApplicationContextRunner runner = new ApplicationContextRunner().withConfiguration(AutoConfigurations
+		.of(JacksonAutoConfiguration.class, RestClientAutoConfiguration.class, ListwatchAutoConfiguration.class));
 
 	@BeforeAll
 	static void kubeconfig() throws IOException {
@@ -107,8 +107,7 @@ class ListwatchAutoConfigurationTests {
 			.run((context) -> assertThat(context).getFailure()
 				.isInstanceOf(WatchDeclarationException.class)
 				.hasMessageContaining("listwatch.watches.cms.namespaces are set, and so is namespace"));
-		this.runner
-			.withBean("cmsListerWatcher", ListerWatcher.class, FakeThings::new)
+		this.runner.withBean("cmsListerWatcher", ListerWatcher.class, FakeThings::new)
 			.withPropertyValues(base("listwatch.watches.cms.api-version=v1", "listwatch.watches.cms.kind=ConfigMap",
 					"listwatch.watches.cms.namespaces=b,c"))
 			.run((context) -> assertThat(context).getFailure()
@@ -120,11 +119,9 @@ class ListwatchAutoConfigurationTests {
 
 	@Test
 	void eachWatchGetsAListerWatcherAListerAndAnInformerOfItsType() {
-		this.runner
-			.withPropertyValues(base("listwatch.watches.configmaps.api-version=v1",
-					"listwatch.watches.configmaps.kind=ConfigMap",
-					"listwatch.watches.things.api-version=example.com/v1", "listwatch.watches.things.resource=things",
-					"listwatch.watches.things.type=" + Thing.class.getName()))
+		this.runner.withPropertyValues(base("listwatch.watches.configmaps.api-version=v1",
+				"listwatch.watches.configmaps.kind=ConfigMap", "listwatch.watches.things.api-version=example.com/v1",
+				"listwatch.watches.things.resource=things", "listwatch.watches.things.type=" + Thing.class.getName()))
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
 				assertThat(context).hasSingleBean(Cluster.class)
@@ -136,15 +133,16 @@ class ListwatchAutoConfigurationTests {
 					.hasBean("thingsListerWatcher")
 					.hasBean("thingsLister")
 					.hasBean("thingsInformer");
-				assertThat(context.getBeanNamesForType(
-						ResolvableType.forClassWithGenerics(Lister.class, KubernetesObject.class)))
+				assertThat(context
+					.getBeanNamesForType(ResolvableType.forClassWithGenerics(Lister.class, KubernetesObject.class)))
 					.containsExactly("configmapsLister");
 				assertThat(context.getBeanNamesForType(ResolvableType.forClassWithGenerics(Lister.class, Thing.class)))
 					.containsExactly("thingsLister");
-				assertThat(context.getBeanNamesForType(
-						ResolvableType.forClassWithGenerics(ListerWatcher.class, Thing.class)))
+				assertThat(context
+					.getBeanNamesForType(ResolvableType.forClassWithGenerics(ListerWatcher.class, Thing.class)))
 					.containsExactly("thingsListerWatcher");
-				assertThat(context.getBeanNamesForType(ResolvableType.forClassWithGenerics(Informer.class, Thing.class)))
+				assertThat(
+						context.getBeanNamesForType(ResolvableType.forClassWithGenerics(Informer.class, Thing.class)))
 					.containsExactly("thingsInformer");
 				Informer<?> things = context.getBean("thingsInformer", Informer.class);
 				assertThat(things.type()).isEqualTo(Thing.class);
@@ -188,12 +186,13 @@ class ListwatchAutoConfigurationTests {
 
 	@Test
 	void anApplicationsApiServerClientIsUsed() {
-		ApiServerClient own = ApiServerClient.create(new Cluster(URI.create("https://own.example"), null, false, null,
-				Credentials.none(), null, Duration.ofSeconds(1), "default", "own"), RestClient.builder(),
-				JsonMapper.shared(), Clock.systemUTC());
+		ApiServerClient own = ApiServerClient.create(
+				new Cluster(URI.create("https://own.example"), null, false, null, Credentials.none(), null,
+						Duration.ofSeconds(1), "default", "own"),
+				RestClient.builder(), JsonMapper.shared(), Clock.systemUTC());
 		this.runner.withBean(ApiServerClient.class, () -> own)
-			.withPropertyValues(base("listwatch.watches.configmaps.api-version=v1",
-					"listwatch.watches.configmaps.kind=ConfigMap"))
+			.withPropertyValues(
+					base("listwatch.watches.configmaps.api-version=v1", "listwatch.watches.configmaps.kind=ConfigMap"))
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
 				assertThat(context).getBean(ApiServerClient.class).isSameAs(own);
@@ -206,8 +205,7 @@ class ListwatchAutoConfigurationTests {
 	void bootsRestClientCustomizersShapeTheClientWithoutBootBuildingARequestFactoryForIt() {
 		AtomicInteger customized = new AtomicInteger();
 		AtomicInteger requestFactories = new AtomicInteger();
-		this.runner
-			.withBean("counting", RestClientCustomizer.class, () -> (builder) -> customized.incrementAndGet())
+		this.runner.withBean("counting", RestClientCustomizer.class, () -> (builder) -> customized.incrementAndGet())
 			.withBean(ClientHttpRequestFactoryBuilder.class, () -> (settings) -> {
 				requestFactories.incrementAndGet();
 				return new SimpleClientHttpRequestFactory();
@@ -218,7 +216,8 @@ class ListwatchAutoConfigurationTests {
 				assertThat(customized).as("the customizer applied to the client's builder").hasValue(1);
 				assertThat(requestFactories).as("request factories Boot built for a builder listwatch replaces")
 					.hasValue(0);
-				// Boot's builder itself still builds its request factory for everyone else
+				// Boot's builder itself still builds its request factory for everyone
+				// else
 				context.getBean(RestClient.Builder.class);
 				assertThat(requestFactories).hasValue(1);
 				assertThat(customized).hasValue(2);
@@ -264,7 +263,8 @@ class ListwatchAutoConfigurationTests {
 			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(Cluster.class));
 	}
 
-	// ---------------------------------------------------------------- declarations that cannot work
+	// ---------------------------------------------------------------- declarations that
+	// cannot work
 
 	@Test
 	void aWatchWithoutApiVersionFailsNamingTheWatchAndTheFix() {
@@ -318,7 +318,8 @@ class ListwatchAutoConfigurationTests {
 			.contains("Set listwatch.watches.configmaps.api-version to the resource's group/version");
 	}
 
-	// ---------------------------------------------------------------- an unreachable cluster
+	// ---------------------------------------------------------------- an unreachable
+	// cluster
 
 	@Test
 	void waitForSyncAgainstAnUnreachableServerFailsAfterTheSyncTimeout() {
@@ -346,14 +347,13 @@ class ListwatchAutoConfigurationTests {
 	@Test
 	void withoutWaitForSyncStartupSucceedsAndTheWatchKeepsRetrying() {
 		this.runner
-			.withPropertyValues(base("listwatch.watches.configmaps.api-version=v1",
-					"listwatch.watches.configmaps.kind=ConfigMap", "listwatch.defaults.initial-backoff=20ms",
-					"listwatch.defaults.max-backoff=100ms"))
+			.withPropertyValues(
+					base("listwatch.watches.configmaps.api-version=v1", "listwatch.watches.configmaps.kind=ConfigMap",
+							"listwatch.defaults.initial-backoff=20ms", "listwatch.defaults.max-backoff=100ms"))
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
 				Informer<?> informer = context.getBean("configmapsInformer", Informer.class);
-				await().atMost(Duration.ofSeconds(20))
-					.until(() -> informer.status().consecutiveFailures() >= 3);
+				await().atMost(Duration.ofSeconds(20)).until(() -> informer.status().consecutiveFailures() >= 3);
 				WatchStatus status = informer.status();
 				assertThat(status.synced()).isFalse();
 				assertThat(status.lastError().reason()).isEqualTo("CONNECTION");
@@ -451,7 +451,11 @@ class ListwatchAutoConfigurationTests {
 
 		@Override
 		public ObjectList<Thing> list(ListOptions options) {
-			return new ObjectList<>(Items.zip(List.of(new ObjectMeta("ns", "a", "1", "5", Map.of()), new ObjectMeta("ns", "b", "2", "6", Map.of())), List.of(new Thing("a"), new Thing("b"))),
+			return new ObjectList<>(
+					Items.zip(
+							List.of(new ObjectMeta("ns", "a", "1", "5", Map.of()),
+									new ObjectMeta("ns", "b", "2", "6", Map.of())),
+							List.of(new Thing("a"), new Thing("b"))),
 					"6", null, null);
 		}
 

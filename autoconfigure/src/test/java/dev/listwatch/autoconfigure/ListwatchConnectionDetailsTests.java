@@ -25,9 +25,9 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@link ListwatchConnectionDetails}: an application's bean wins over the properties and the
- * kubeconfig; without one the properties are the details, and {@code listwatch.connection.ssl-bundle}
- * takes the TLS material from Boot's SSL bundles.
+ * {@link ListwatchConnectionDetails}: an application's bean wins over the properties and
+ * the kubeconfig; without one the properties are the details, and
+ * {@code listwatch.connection.ssl-bundle} takes the TLS material from Boot's SSL bundles.
  */
 class ListwatchConnectionDetailsTests {
 
@@ -150,15 +150,15 @@ class ListwatchConnectionDetailsTests {
 	@Test
 	void anSslBundleWithoutBootsSslAutoConfigurationFailsStartupNamingTheFix() {
 		new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(JacksonAutoConfiguration.class,
-					RestClientAutoConfiguration.class, ListwatchAutoConfiguration.class))
+			.withConfiguration(AutoConfigurations.of(JacksonAutoConfiguration.class, RestClientAutoConfiguration.class,
+					ListwatchAutoConfiguration.class))
 			.withPropertyValues("listwatch.kubeconfig=" + kubeconfig, "listwatch.connection.ssl-bundle=apiserver")
 			.run((context) -> {
 				assertThat(context).hasFailed();
 				FailureAnalysis analysis = new KubeconfigFailureAnalyzer().analyze(context.getStartupFailure());
 				assertThat(analysis).isNotNull();
-				assertThat(analysis.getDescription())
-					.contains("listwatch.connection.ssl-bundle names SSL bundle 'apiserver' but the application has no SSL bundles");
+				assertThat(analysis.getDescription()).contains(
+						"listwatch.connection.ssl-bundle names SSL bundle 'apiserver' but the application has no SSL bundles");
 				assertThat(analysis.getAction()).contains("spring.ssl.bundle.pem.apiserver");
 			});
 	}

@@ -62,7 +62,8 @@ class ListwatchSanitizingAutoConfigurationTests {
 				EnvironmentEndpoint endpoint = context.getBean(EnvironmentEndpoint.class);
 				EnvironmentEntryDescriptor token = endpoint.environmentEntry("listwatch.connection.token");
 				assertThat(token.getProperty().getValue()).isEqualTo(SanitizableData.SANITIZED_VALUE);
-				String everything = String.valueOf(endpoint.environment(null).getPropertySources()
+				String everything = String.valueOf(endpoint.environment(null)
+					.getPropertySources()
 					.stream()
 					.flatMap((source) -> source.getProperties().entrySet().stream())
 					.map((entry) -> entry.getKey() + "=" + entry.getValue().getValue())

@@ -19,8 +19,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@code metadata-only} reaches the lister-watcher (per watch, or from
- * {@code listwatch.defaults.metadata-only}), and a declared {@code type} with it fails startup
- * naming both properties. Against no API server (a kubeconfig pointing at a closed port).
+ * {@code listwatch.defaults.metadata-only}), and a declared {@code type} with it fails
+ * startup naming both properties. Against no API server (a kubeconfig pointing at a
+ * closed port).
  */
 class MetadataOnlyDeclarationTests {
 
@@ -29,9 +30,8 @@ class MetadataOnlyDeclarationTests {
 
 	static Path kubeconfig;
 
-	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(JacksonAutoConfiguration.class, RestClientAutoConfiguration.class,
-				ListwatchAutoConfiguration.class));
+	private final ApplicationContextRunner runner = new ApplicationContextRunner().withConfiguration(AutoConfigurations
+		.of(JacksonAutoConfiguration.class, RestClientAutoConfiguration.class, ListwatchAutoConfiguration.class));
 
 	@BeforeAll
 	static void kubeconfig() throws IOException {
@@ -90,10 +90,8 @@ class MetadataOnlyDeclarationTests {
 	}
 
 	private void assertDeclarationFailure(String metadataOnly, String description) {
-		this.runner
-			.withPropertyValues("listwatch.kubeconfig=" + kubeconfig, "listwatch.watches.secrets.api-version=v1",
-					"listwatch.watches.secrets.kind=Secret", "listwatch.watches.secrets.type=java.util.Map",
-					metadataOnly)
+		this.runner.withPropertyValues("listwatch.kubeconfig=" + kubeconfig, "listwatch.watches.secrets.api-version=v1",
+				"listwatch.watches.secrets.kind=Secret", "listwatch.watches.secrets.type=java.util.Map", metadataOnly)
 			.run((context) -> {
 				assertThat(context).hasFailed();
 				FailureAnalysis analysis = new ListwatchFailureAnalyzers.WatchDeclaration()

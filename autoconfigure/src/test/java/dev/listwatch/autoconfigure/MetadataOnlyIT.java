@@ -30,11 +30,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * {@code metadata-only} on a real kube-apiserver, through the auto-configuration: the cached
- * Secrets hold their metadata (labels, owner references) and no {@code data}, their values never
- * reach the process, and ADDED, MODIFIED and DELETED still flow; a whole-object watch of
- * ConfigMaps in the same context still holds {@code data}. With list + watch and with a streaming
- * list (the server serves both).
+ * {@code metadata-only} on a real kube-apiserver, through the auto-configuration: the
+ * cached Secrets hold their metadata (labels, owner references) and no {@code data},
+ * their values never reach the process, and ADDED, MODIFIED and DELETED still flow; a
+ * whole-object watch of ConfigMaps in the same context still holds {@code data}. With
+ * list + watch and with a streaming list (the server serves both).
  */
 @ExtendWith({ LocalApiServerExtension.class, OutputCaptureExtension.class })
 class MetadataOnlyIT {
@@ -76,14 +76,16 @@ class MetadataOnlyIT {
 				ResourceEvent<KubernetesObject> listed = listener.next("secrets");
 				assertThat(listed.type()).isEqualTo(ResourceEvent.Type.ADDED);
 				assertThat(listed.initialList()).isTrue();
-				// the server serves streaming lists: asked for one, the sync was one (recorded once the
-				// reflector has handed the sync on, which may be just after its first event is published)
+				// the server serves streaming lists: asked for one, the sync was one
+				// (recorded once the reflector has handed the sync on, which may be just
+				// after its first event is published)
 				Informer<?> secretsInformer = context.getBean("secretsInformer", Informer.class);
 				await().atMost(Duration.ofSeconds(30)).until(() -> secretsInformer.status().streamingList() != null);
 				assertThat(secretsInformer.status().streamingList()).isEqualTo(streamingList);
 				KubernetesObject cached = secretsLister.get(ns, "listed").orElseThrow();
 				assertMetadataOnly(cached, "listed", ownerUid);
-				// the whole-object watch beside it does hold its data: the server had it to give
+				// the whole-object watch beside it does hold its data: the server had it
+				// to give
 				assertThat(configMapsLister.get(ns, "owner").orElseThrow().toTree().path("data").path("k").asString())
 					.isEqualTo("whole-" + VALUE);
 
@@ -103,7 +105,8 @@ class MetadataOnlyIT {
 				assertMetadataOnly(modified.object(), "watched", ownerUid);
 				assertThat(secretsLister.get(ns, "watched").orElseThrow().labels()).containsEntry("phase", "two");
 
-				// a change of data alone changes the resourceVersion: it is seen, without the data
+				// a change of data alone changes the resourceVersion: it is seen, without
+				// the data
 				writer.patch(secrets + "/watched", "{\"stringData\":{\"pw\":\"third-" + VALUE + "\"}}");
 				ResourceEvent<KubernetesObject> dataOnly = listener.next("secrets");
 				assertThat(dataOnly.type()).isEqualTo(ResourceEvent.Type.MODIFIED);

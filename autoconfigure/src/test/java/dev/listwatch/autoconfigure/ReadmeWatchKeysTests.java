@@ -17,9 +17,10 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The README's table of a watch's keys is generated from {@link ListwatchProperties.Watch}
- * ({@code scripts/properties-table.py --readme}): it names every key of the class, in its order,
- * and no other, so a key added without regenerating it fails here.
+ * The README's table of a watch's keys is generated from
+ * {@link ListwatchProperties.Watch} ({@code scripts/properties-table.py --readme}): it
+ * names every key of the class, in its order, and no other, so a key added without
+ * regenerating it fails here.
  */
 class ReadmeWatchKeysTests {
 
@@ -40,7 +41,8 @@ class ReadmeWatchKeysTests {
 			.map(Field::getName)
 			.map((name) -> name.replaceAll("([A-Z])", "-$1").toLowerCase(Locale.ROOT))
 			.toList();
-		assertThat(documented).as("run: ./mvnw -q -pl autoconfigure compile && python3 scripts/properties-table.py --readme")
+		assertThat(documented)
+			.as("run: ./mvnw -q -pl autoconfigure compile && python3 scripts/properties-table.py --readme")
 			.containsExactlyElementsOf(keys);
 	}
 

@@ -34,9 +34,9 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * {@code listwatch.connection.ssl-bundle} against a real kube-apiserver: a kubeconfig that names
- * only the server (no CA, no user) connects with the trust material and the client certificate
- * of a Boot PEM bundle, which the server authenticates as an admin.
+ * {@code listwatch.connection.ssl-bundle} against a real kube-apiserver: a kubeconfig
+ * that names only the server (no CA, no user) connects with the trust material and the
+ * client certificate of a Boot PEM bundle, which the server authenticates as an admin.
  */
 @ExtendWith(LocalApiServerExtension.class)
 class SslBundleConnectionIT {
@@ -111,7 +111,8 @@ class SslBundleConnectionIT {
 			assertThat(context).hasNotFailed();
 			ApiServerClient client = context.getBean(ApiServerClient.class);
 			ListerWatcher<KubernetesObject> configMaps = client.listerWatcher(
-					new ApiServerClient.Target("v1", "ConfigMap", null, namespace), KubernetesObject.class, ApiServerClient.Decoding.DEFAULTS);
+					new ApiServerClient.Target("v1", "ConfigMap", null, namespace), KubernetesObject.class,
+					ApiServerClient.Decoding.DEFAULTS);
 			assertThatExceptionOfType(KubernetesApiException.class)
 				.isThrownBy(() -> configMaps.list(ListOptions.none()))
 				.satisfies((ex) -> assertThat(ex.kind()).isEqualTo(KubernetesApiException.Kind.CONNECTION));

@@ -45,8 +45,9 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * The watches' beans through Spring's ahead-of-time engine: the context is processed, the
- * generated code compiled and run (as {@code -Dspring.aot.enabled=true} does), and the beans,
- * their generic types and the sharing of configured informers are those of a regular run.
+ * generated code compiled and run (as {@code -Dspring.aot.enabled=true} does), and the
+ * beans, their generic types and the sharing of configured informers are those of a
+ * regular run.
  */
 @CompileWithForkedClassLoader
 class WatchBeansAotTests {
@@ -69,8 +70,8 @@ class WatchBeansAotTests {
 				.containsExactly("typedInformer");
 			assertThat(context.getBeanNamesForType(ResolvableType.forClassWithGenerics(Lister.class, Thing.class)))
 				.containsExactly("typedLister");
-			assertThat(context.getBeanNamesForType(
-					ResolvableType.forClassWithGenerics(Informer.class, KubernetesObject.class)))
+			assertThat(context
+				.getBeanNamesForType(ResolvableType.forClassWithGenerics(Informer.class, KubernetesObject.class)))
 				.containsExactlyInAnyOrder("plainInformer", "ownInformer");
 			assertThat(context.getBean("typedInformer", Informer.class).type()).isEqualTo(Thing.class);
 			assertThat(context.getBean("plainLister", Lister.class).list()).isEmpty();
@@ -180,6 +181,7 @@ class WatchBeansAotTests {
 
 	/**
 	 * A watch's Java type.
+	 *
 	 * @param metadata the object's metadata
 	 * @param colour a field of its data
 	 */

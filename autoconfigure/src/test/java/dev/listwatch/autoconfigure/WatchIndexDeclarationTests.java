@@ -24,8 +24,8 @@ import org.springframework.context.annotation.Configuration;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A {@link WatchIndex} bean must name a declared watch: a typo fails startup instead of leaving
- * the index silently missing.
+ * A {@link WatchIndex} bean must name a declared watch: a typo fails startup instead of
+ * leaving the index silently missing.
  */
 class WatchIndexDeclarationTests {
 
@@ -68,7 +68,8 @@ class WatchIndexDeclarationTests {
 
 		@Bean
 		WatchIndex<KubernetesObject> byApp() {
-			return WatchIndex.of("configmap", "byApp", (object, meta) -> List.of(meta.labels().getOrDefault("app", "")));
+			return WatchIndex.of("configmap", "byApp",
+					(object, meta) -> List.of(meta.labels().getOrDefault("app", "")));
 		}
 
 		@Bean

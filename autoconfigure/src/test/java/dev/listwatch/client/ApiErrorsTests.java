@@ -35,14 +35,15 @@ class ApiErrorsTests {
 					+ " <- ClosedChannelException");
 		assertThat(ApiErrors.describe(new UncheckedIOException(new java.io.EOFException("truncated"))))
 			.isEqualTo("EOFException: truncated");
-		javax.net.ssl.SSLHandshakeException handshake = new javax.net.ssl.SSLHandshakeException("PKIX path building failed");
+		javax.net.ssl.SSLHandshakeException handshake = new javax.net.ssl.SSLHandshakeException(
+				"PKIX path building failed");
 		handshake.initCause(new java.security.cert.CertificateException("PKIX path building failed"));
 		assertThat(ApiErrors.describe(handshake)).isEqualTo("SSLHandshakeException: PKIX path building failed");
 	}
 
 	@ParameterizedTest
-	@ValueSource(strings = { "86400", "3601", "9223372036854775807", "99999999999999999999",
-			" 1000000000000000000000000 " })
+	@ValueSource(
+			strings = { "86400", "3601", "9223372036854775807", "99999999999999999999", " 1000000000000000000000000 " })
 	void aHugeRetryAfterIsClampedToAnHour(String value) {
 		HttpHeaders headers = new HttpHeaders();
 		headers.set(HttpHeaders.RETRY_AFTER, value);
@@ -58,8 +59,8 @@ class ApiErrorsTests {
 		headers.set(HttpHeaders.RETRY_AFTER,
 				DateTimeFormatter.RFC_1123_DATE_TIME.format(ZonedDateTime.parse("9999-12-31T23:59:59Z")));
 		assertThat(ApiErrors.retryAfter(headers, clock)).isEqualTo(Duration.ofHours(1));
-		headers.set(HttpHeaders.RETRY_AFTER, DateTimeFormatter.RFC_1123_DATE_TIME
-			.format(ZonedDateTime.parse("2026-01-01T00:00:30Z")));
+		headers.set(HttpHeaders.RETRY_AFTER,
+				DateTimeFormatter.RFC_1123_DATE_TIME.format(ZonedDateTime.parse("2026-01-01T00:00:30Z")));
 		assertThat(ApiErrors.retryAfter(headers, clock)).isEqualTo(Duration.ofSeconds(30));
 	}
 

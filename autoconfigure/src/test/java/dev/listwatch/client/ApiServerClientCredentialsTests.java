@@ -19,9 +19,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * A failure to obtain credentials (an exec plugin that fails, a token file that cannot be read) is
- * a {@link KubernetesApiException} of kind {@link Kind#CREDENTIALS} naming the request, never a
- * bare exception of the credential suppliers, and never with a secret.
+ * A failure to obtain credentials (an exec plugin that fails, a token file that cannot be
+ * read) is a {@link KubernetesApiException} of kind {@link Kind#CREDENTIALS} naming the
+ * request, never a bare exception of the credential suppliers, and never with a secret.
  */
 class ApiServerClientCredentialsTests {
 
@@ -87,8 +87,9 @@ class ApiServerClientCredentialsTests {
 
 	@Test
 	void otherExceptionsInsideTheExchangeAreNotCredentialsFailures() {
-		ApiServerClient client = this.server.on(PATH, "{}").client(RestClient.builder()
-			.requestInterceptor(new AuthorizationInterceptor(() -> "Bearer good", () -> false)), Clock.systemUTC());
+		ApiServerClient client = this.server.on(PATH, "{}")
+			.client(RestClient.builder()
+				.requestInterceptor(new AuthorizationInterceptor(() -> "Bearer good", () -> false)), Clock.systemUTC());
 		IllegalStateException fromHandler = new IllegalStateException("a handler that fails");
 		assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> client.exchange(PATH, (response) -> {
 			throw fromHandler;
@@ -98,9 +99,9 @@ class ApiServerClientCredentialsTests {
 	}
 
 	private ListerWatcher<KubernetesObject> configMaps(Supplier<String> authorization, Supplier<Boolean> refresh) {
-		ApiServerClient client = this.server
-			.client(RestClient.builder().requestInterceptor(new AuthorizationInterceptor(authorization, refresh)),
-					Clock.systemUTC());
+		ApiServerClient client = this.server.client(
+				RestClient.builder().requestInterceptor(new AuthorizationInterceptor(authorization, refresh)),
+				Clock.systemUTC());
 		return client.listerWatcher(CONFIG_MAPS, KubernetesObject.class,
 				ApiServerClient.Decoding.DEFAULTS.withMaxEventBytes(1 << 20));
 	}

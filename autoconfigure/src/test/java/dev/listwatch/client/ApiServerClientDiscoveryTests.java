@@ -17,8 +17,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * API discovery: cached per group/version, discovered again on a miss (a CRD installed after
- * start) at most once per 10 seconds, and never fetched while holding a lock.
+ * API discovery: cached per group/version, discovered again on a miss (a CRD installed
+ * after start) at most once per 10 seconds, and never fetched while holding a lock.
  */
 class ApiServerClientDiscoveryTests {
 
@@ -63,7 +63,8 @@ class ApiServerClientDiscoveryTests {
 
 	@Test
 	void aTypoIsLookedUpAgainAtMostOnceEveryTenSeconds() {
-		this.server.on("/api/v1", discovery("v1", "{\"name\":\"configmaps\",\"namespaced\":true,\"kind\":\"ConfigMap\"}"));
+		this.server.on("/api/v1",
+				discovery("v1", "{\"name\":\"configmaps\",\"namespaced\":true,\"kind\":\"ConfigMap\"}"));
 		ApiServerClient client = this.server.client(this.clock);
 		for (int second = 0; second < 30; second++) {
 			for (int i = 0; i < 5; i++) {
@@ -79,8 +80,8 @@ class ApiServerClientDiscoveryTests {
 
 	@Test
 	void aGroupVersionBeingDiscoveredHoldsUpNoOther() throws Exception {
-		// two group/versions whose keys fall into the same bin of a hash map: a discovery inside the
-		// map's lock would hold up the other one
+		// two group/versions whose keys fall into the same bin of a hash map: a discovery
+		// inside the map's lock would hold up the other one
 		String slow = "slow.example.com/v1";
 		String other = collidingWith(slow);
 		CountDownLatch arrived = new CountDownLatch(1);
@@ -112,7 +113,10 @@ class ApiServerClientDiscoveryTests {
 		assertThat(slowWidgets.get(10, TimeUnit.SECONDS).plural()).isEqualTo("widgets");
 	}
 
-	/** A group/version whose key's hash falls into the same bin as {@code key}'s in tables of up to 256 bins. */
+	/**
+	 * A group/version whose key's hash falls into the same bin as {@code key}'s in tables
+	 * of up to 256 bins.
+	 */
 	private static String collidingWith(String key) {
 		for (int i = 0;; i++) {
 			String candidate = "g" + i + ".example.com/v1";

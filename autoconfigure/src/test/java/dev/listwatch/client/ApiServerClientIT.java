@@ -43,8 +43,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The ListerWatcher against a real kube-apiserver: paged lists, ordered watch events, bookmarks,
- * 410, and each way of authenticating.
+ * The ListerWatcher against a real kube-apiserver: paged lists, ordered watch events,
+ * bookmarks, 410, and each way of authenticating.
  */
 @ExtendWith(LocalApiServerExtension.class)
 class ApiServerClientIT {
@@ -66,8 +66,9 @@ class ApiServerClientIT {
 			.mapToObj((i) -> ApiWriter.configMap(namespace, "cm-" + i, "i", Integer.toString(i)))
 			.toList();
 		server.writer().createAll("/api/v1/namespaces/" + namespace + "/configmaps", objects, 32);
-		ListerWatcher<KubernetesObject> configMaps = client(server.kubeconfig())
-			.listerWatcher(client(server.kubeconfig()).resolve("v1", "ConfigMap", null, namespace), KubernetesObject.class, ApiServerClient.Decoding.DEFAULTS);
+		ListerWatcher<KubernetesObject> configMaps = client(server.kubeconfig()).listerWatcher(
+				client(server.kubeconfig()).resolve("v1", "ConfigMap", null, namespace), KubernetesObject.class,
+				ApiServerClient.Decoding.DEFAULTS);
 		Set<String> names = new HashSet<>();
 		int pages = 0;
 		String resourceVersion = null;
@@ -93,7 +94,8 @@ class ApiServerClientIT {
 		String namespace = server.createNamespace("lw-watch");
 		ApiServerClient client = client(server.kubeconfig());
 		ListerWatcher<KubernetesObject> configMaps = client.listerWatcher(
-				client.resolve("v1", null, "configmaps", namespace), KubernetesObject.class, ApiServerClient.Decoding.DEFAULTS);
+				client.resolve("v1", null, "configmaps", namespace), KubernetesObject.class,
+				ApiServerClient.Decoding.DEFAULTS);
 		ObjectList<KubernetesObject> list = configMaps.list(ListOptions.none());
 		String path = "/api/v1/namespaces/" + namespace + "/configmaps";
 		try (WatchStream<KubernetesObject> watch = configMaps.watch(ListOptions.none()
@@ -125,11 +127,12 @@ class ApiServerClientIT {
 	@Test
 	void streamingListEndsItsInitialEventsWithABookmark() {
 		String namespace = server.createNamespace("lw-bookmark");
-		server.writer().create("/api/v1/namespaces/" + namespace + "/configmaps",
-				ApiWriter.configMap(namespace, "b", "k", "v"));
+		server.writer()
+			.create("/api/v1/namespaces/" + namespace + "/configmaps", ApiWriter.configMap(namespace, "b", "k", "v"));
 		ApiServerClient client = client(server.kubeconfig());
 		ListerWatcher<KubernetesObject> configMaps = client.listerWatcher(
-				client.resolve("v1", "ConfigMap", null, namespace), KubernetesObject.class, ApiServerClient.Decoding.DEFAULTS);
+				client.resolve("v1", "ConfigMap", null, namespace), KubernetesObject.class,
+				ApiServerClient.Decoding.DEFAULTS);
 		try (WatchStream<KubernetesObject> watch = configMaps.watch(ListOptions.none()
 			.withSendInitialEvents(true)
 			.withResourceVersionMatch(ListOptions.NOT_OLDER_THAN)
@@ -147,22 +150,27 @@ class ApiServerClientIT {
 
 	@Test
 	void aCompactedResourceVersionIsATyped410() throws Exception {
-		// a server of its own that compacts etcd every second, so an old resourceVersion really goes; without
-		// a watch cache, whose snapshots would still answer for it
-		try (LocalApiServer compacting = new LocalApiServer(LocalApiServer.Options.defaults()
-			.withFlags("--etcd-compaction-interval=1s", "--watch-cache=false")).start()) {
+		// a server of its own that compacts etcd every second, so an old resourceVersion
+		// really goes; without a watch cache, whose snapshots would still answer for it
+		try (LocalApiServer compacting = new LocalApiServer(
+				LocalApiServer.Options.defaults().withFlags("--etcd-compaction-interval=1s", "--watch-cache=false"))
+			.start()) {
 			ApiServerClient client = client(compacting.kubeconfig());
 			ListerWatcher<KubernetesObject> configMaps = client.listerWatcher(
-					client.resolve("v1", "ConfigMap", null, "default"), KubernetesObject.class, ApiServerClient.Decoding.DEFAULTS);
+					client.resolve("v1", "ConfigMap", null, "default"), KubernetesObject.class,
+					ApiServerClient.Decoding.DEFAULTS);
 			String old = configMaps.list(ListOptions.none()).resourceVersion();
 			ApiWriter writer = compacting.writer();
 			KubernetesApiException gone = null;
 			long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
 			for (int i = 0; gone == null && System.nanoTime() < deadline; i++) {
-				// each write moves etcd's revision on; the compactor catches up within two intervals
-				writer.create("/api/v1/namespaces/default/configmaps", ApiWriter.configMap("default", "c" + i, "k", "v"));
+				// each write moves etcd's revision on; the compactor catches up within
+				// two intervals
+				writer.create("/api/v1/namespaces/default/configmaps",
+						ApiWriter.configMap("default", "c" + i, "k", "v"));
 				try {
-					configMaps.list(ListOptions.none().withResourceVersion(old).withResourceVersionMatch(ListOptions.EXACT));
+					configMaps
+						.list(ListOptions.none().withResourceVersion(old).withResourceVersionMatch(ListOptions.EXACT));
 				}
 				catch (KubernetesApiException ex) {
 					gone = ex;
@@ -226,9 +234,11 @@ class ApiServerClientIT {
 		ApiServerClient nobody = client(forbidden);
 		Resource configMaps = new Resource("", "v1", "configmaps", "ConfigMap", true, null);
 		assertThatExceptionOfType(KubernetesApiException.class)
-			.isThrownBy(() -> nobody.listerWatcher(configMaps, KubernetesObject.class,
-				ApiServerClient.Decoding.DEFAULTS.withMaxEventBytes(1 << 20))
-				.list(ListOptions.none()))
+			.isThrownBy(
+					() -> nobody
+						.listerWatcher(configMaps, KubernetesObject.class,
+								ApiServerClient.Decoding.DEFAULTS.withMaxEventBytes(1 << 20))
+						.list(ListOptions.none()))
 			.satisfies((ex) -> {
 				assertThat(ex.kind()).isEqualTo(KubernetesApiException.Kind.FORBIDDEN);
 				assertThat(ex.code()).isEqualTo(403);
@@ -295,8 +305,9 @@ class ApiServerClientIT {
 	private static List<String> listNamespaces(Path kubeconfig) {
 		ApiServerClient client = client(kubeconfig);
 		Resource namespaces = new Resource("", "v1", "namespaces", "Namespace", false, null);
-		return client.listerWatcher(namespaces, KubernetesObject.class,
-				ApiServerClient.Decoding.DEFAULTS.withMaxEventBytes(1 << 20))
+		return client
+			.listerWatcher(namespaces, KubernetesObject.class,
+					ApiServerClient.Decoding.DEFAULTS.withMaxEventBytes(1 << 20))
 			.list(ListOptions.none())
 			.objects()
 			.stream()

@@ -21,9 +21,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * A client made by {@link ApiServerClient#create} owns its transport: its credentials reach every
- * request, a failure of an application's {@link Credentials} is a {@code CREDENTIALS} failure of
- * the request, and {@link ApiServerClient#close()} shuts the managed executor down.
+ * A client made by {@link ApiServerClient#create} owns its transport: its credentials
+ * reach every request, a failure of an application's {@link Credentials} is a
+ * {@code CREDENTIALS} failure of the request, and {@link ApiServerClient#close()} shuts
+ * the managed executor down.
  */
 class ApiServerClientLifecycleTests {
 
@@ -48,7 +49,8 @@ class ApiServerClientLifecycleTests {
 	void closeShutsDownTheManagedExecutorAndLaterRequestsFailAsConnectionFailures() {
 		this.server.on(PATH, "{\"metadata\":{\"resourceVersion\":\"7\"},\"items\":[]}");
 		ApiServerClient client = create(Credentials.bearerToken("t0ken"));
-		ListerWatcher<KubernetesObject> configMaps = client.listerWatcher(CONFIG_MAPS, KubernetesObject.class, ApiServerClient.Decoding.DEFAULTS);
+		ListerWatcher<KubernetesObject> configMaps = client.listerWatcher(CONFIG_MAPS, KubernetesObject.class,
+				ApiServerClient.Decoding.DEFAULTS);
 		assertThat(configMaps.list(ListOptions.none()).resourceVersion()).isEqualTo("7");
 		assertThat(this.server.authorizations()).containsExactly("Bearer t0ken");
 		Transport transport = client.transport();
@@ -86,7 +88,8 @@ class ApiServerClientLifecycleTests {
 
 		};
 		try (ApiServerClient client = create(broken)) {
-			ListerWatcher<KubernetesObject> configMaps = client.listerWatcher(CONFIG_MAPS, KubernetesObject.class, ApiServerClient.Decoding.DEFAULTS);
+			ListerWatcher<KubernetesObject> configMaps = client.listerWatcher(CONFIG_MAPS, KubernetesObject.class,
+					ApiServerClient.Decoding.DEFAULTS);
 			assertThatExceptionOfType(KubernetesApiException.class)
 				.isThrownBy(() -> configMaps.list(ListOptions.none()))
 				.satisfies((ex) -> assertThat(ex.kind()).isEqualTo(Kind.CREDENTIALS))

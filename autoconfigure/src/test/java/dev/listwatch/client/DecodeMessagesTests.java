@@ -14,8 +14,8 @@ class DecodeMessagesTests {
 
 	@Test
 	void pointsAtTheValueThatFailedEscapingTildeAndSlash() {
-		JacksonException ex = catchThrowableOfType(JacksonException.class, () -> JsonMapper.shared()
-			.readValue("{\"spec\":{\"a/b~c\":[1,2,\"three\"]}}", Wrapper.class));
+		JacksonException ex = catchThrowableOfType(JacksonException.class,
+				() -> JsonMapper.shared().readValue("{\"spec\":{\"a/b~c\":[1,2,\"three\"]}}", Wrapper.class));
 		assertThat(DecodeMessages.pointer(ex)).isEqualTo("/spec/a~1b~0c/2");
 		assertThat(DecodeMessages.reason(ex, Wrapper.class)).isEqualTo("not a valid value of Integer")
 			.doesNotContain("three");

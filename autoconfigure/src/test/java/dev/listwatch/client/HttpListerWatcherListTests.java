@@ -26,8 +26,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * A LIST is decoded as it streams in, item by item, never held whole; the size limit holds for
- * each item, and an item over it is handed up as an object that cannot be held.
+ * A LIST is decoded as it streams in, item by item, never held whole; the size limit
+ * holds for each item, and an item over it is handed up as an object that cannot be held.
  */
 class HttpListerWatcherListTests {
 
@@ -58,11 +58,12 @@ class HttpListerWatcherListTests {
 			exchange.getResponseHeaders().set("Content-Type", "application/json");
 			exchange.sendResponseHeaders(200, 0);
 			try (OutputStream out = exchange.getResponseBody()) {
-				out.write(("{\"kind\":\"ConfigMapList\",\"apiVersion\":\"v1\",\"items\":[" + String.join(",", first) + ",")
+				out.write(("{\"kind\":\"ConfigMapList\",\"apiVersion\":\"v1\",\"items\":[" + String.join(",", first)
+						+ ",")
 					.getBytes(StandardCharsets.UTF_8));
 				out.flush();
-				// the rest only once the client has bound an item: a client that reads the whole body
-				// first waits in vain (and then gets a truncated list)
+				// the rest only once the client has bound an item: a client that reads
+				// the whole body first waits in vain (and then gets a truncated list)
 				if (await(bound)) {
 					waited.countDown();
 					out.write((String.join(",", rest) + "],\"metadata\":{\"resourceVersion\":\"300\",\"continue\":"
@@ -72,12 +73,13 @@ class HttpListerWatcherListTests {
 			}
 		});
 		ListerWatcher<Probe> configMaps = this.server.client(Clock.systemUTC())
-			.listerWatcher(CONFIG_MAPS, Probe.class,
-				ApiServerClient.Decoding.DEFAULTS.withMaxEventBytes(1 << 20));
+			.listerWatcher(CONFIG_MAPS, Probe.class, ApiServerClient.Decoding.DEFAULTS.withMaxEventBytes(1 << 20));
 		ObjectList<Probe> page = configMaps.list(ListOptions.none().withLimit(500L));
 		assertThat(waited.getCount()).isZero();
 		assertThat(page.objects()).hasSize(200);
-		assertThat(page.items().stream().map(ObjectList.Item::meta).toList()).extracting(ObjectMeta::name).startsWith("cm-0", "cm-1").endsWith("cm-199");
+		assertThat(page.items().stream().map(ObjectList.Item::meta).toList()).extracting(ObjectMeta::name)
+			.startsWith("cm-0", "cm-1")
+			.endsWith("cm-199");
 		assertThat(page.resourceVersion()).isEqualTo("300");
 		assertThat(page.continueToken()).isEqualTo("next");
 		assertThat(page.remainingItemCount()).isEqualTo(7);
@@ -90,7 +92,8 @@ class HttpListerWatcherListTests {
 		this.server.on(PATH, list(configMap("a", 10, "1"), big, configMap("c", 12, "3")));
 		ObjectList<KubernetesObject> page = list(4096);
 		assertThat(page.objects()).extracting(KubernetesObject::name).containsExactly("a", "c");
-		assertThat(page.items().stream().map(ObjectList.Item::meta).toList()).extracting(ObjectMeta::key).containsExactly("ns/a", "ns/c");
+		assertThat(page.items().stream().map(ObjectList.Item::meta).toList()).extracting(ObjectMeta::key)
+			.containsExactly("ns/a", "ns/c");
 		assertThat(page.unbindable()).singleElement().satisfies((u) -> {
 			assertThat(u.key()).isEqualTo("ns/big");
 			assertThat(u.meta().resourceVersion()).isEqualTo("11");
@@ -131,9 +134,10 @@ class HttpListerWatcherListTests {
 
 	@Test
 	void anErrorStatusIsTyped() {
-		this.server.on(PATH, (exchange) -> TestApiServer.respond(exchange, 410,
-				"{\"kind\":\"Status\",\"reason\":\"Expired\",\"message\":\"too old\",\"code\":410}"
-					.getBytes(StandardCharsets.UTF_8)));
+		this.server.on(PATH,
+				(exchange) -> TestApiServer.respond(exchange, 410,
+						"{\"kind\":\"Status\",\"reason\":\"Expired\",\"message\":\"too old\",\"code\":410}"
+							.getBytes(StandardCharsets.UTF_8)));
 		assertThatExceptionOfType(KubernetesApiException.class).isThrownBy(() -> list(1 << 20))
 			.satisfies((ex) -> assertThat(ex.isGone()).isTrue());
 	}
@@ -141,7 +145,7 @@ class HttpListerWatcherListTests {
 	private ObjectList<KubernetesObject> list(int maxEventBytes) {
 		return this.server.client(Clock.systemUTC())
 			.listerWatcher(CONFIG_MAPS, KubernetesObject.class,
-				ApiServerClient.Decoding.DEFAULTS.withMaxEventBytes(maxEventBytes))
+					ApiServerClient.Decoding.DEFAULTS.withMaxEventBytes(maxEventBytes))
 			.list(ListOptions.none());
 	}
 

@@ -18,9 +18,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * A watch stream over a response body: an event larger than {@code max-event-size} is handed up
- * as an object that cannot be held (when its first bytes say which object it is) and the watch
- * goes on with the next event, instead of failing on it for ever.
+ * A watch stream over a response body: an event larger than {@code max-event-size} is
+ * handed up as an object that cannot be held (when its first bytes say which object it
+ * is) and the watch goes on with the next event, instead of failing on it for ever.
  */
 class HttpWatchStreamTests {
 
@@ -88,7 +88,8 @@ class HttpWatchStreamTests {
 		String big = event("MODIFIED", configMap("big", 11, "x".repeat(20_000)));
 		for (int chunk : CHUNKS) {
 			HttpWatchStream<KubernetesObject> watch = watch(big.substring(0, 10_000), chunk);
-			// the head is handed up as soon as it is read; the rest is skipped on the next read
+			// the head is handed up as soon as it is read; the rest is skipped on the
+			// next read
 			assertThat(watch.next().unbindable()).isNotNull();
 			assertThatExceptionOfType(KubernetesApiException.class).isThrownBy(watch::hasNext)
 				.satisfies((ex) -> assertThat(ex.kind()).isEqualTo(Kind.CONNECTION))

@@ -87,7 +87,8 @@ class JsonFrameReaderTests {
 				counting.calls = 0;
 			}
 			assertThat(frames).as("chunk %d", chunk).isEqualTo(sent);
-			// the first frame tells that newlines end frames; after it, each is decoded once
+			// the first frame tells that newlines end frames; after it, each is decoded
+			// once
 			assertThat(tries.subList(1, tries.size())).as("chunk %d", chunk).allMatch((n) -> n == 1);
 		}
 	}
@@ -131,7 +132,8 @@ class JsonFrameReaderTests {
 		for (int i = 0; i < 10; i++) {
 			assertThat(busy.next(counting)).isEqualTo(a);
 		}
-		// grown while frames went on past the first read (a part of one moved to the larger buffer)
+		// grown while frames went on past the first read (a part of one moved to the
+		// larger buffer)
 		assertThat(busy.buffer()).hasSize(64 * 1024);
 		for (int i = 10; i < 40; i++) {
 			assertThat(busy.next(counting)).isEqualTo(a);
@@ -166,8 +168,8 @@ class JsonFrameReaderTests {
 		String b = "{\"b\":{\"c\":2}}";
 		for (int chunk : new int[] { 1, 4, Integer.MAX_VALUE }) {
 			// reading past the bytes sent would wait for more (here: fail)
-			JsonFrameReader reader = new JsonFrameReader(new Chunked((a + "\n" + a + "\n" + b).getBytes(StandardCharsets.UTF_8),
-					chunk, false), 1 << 20);
+			JsonFrameReader reader = new JsonFrameReader(
+					new Chunked((a + "\n" + a + "\n" + b).getBytes(StandardCharsets.UTF_8), chunk, false), 1 << 20);
 			List<String> frames = new ArrayList<>();
 			for (int i = 0; i < 3; i++) {
 				assertThat(reader.next()).isTrue();
@@ -183,7 +185,8 @@ class JsonFrameReaderTests {
 		String b = "{\"b\":[2]}";
 		for (int chunk : new int[] { 1, 6, Integer.MAX_VALUE }) {
 			assertThat(frames(a + "\n" + a + "\n" + b, 100, chunk)).as("chunk %d", chunk).containsExactly(a, a, b);
-			// the last read ends inside the frame after b: b is cut before the truncation is told
+			// the last read ends inside the frame after b: b is cut before the truncation
+			// is told
 			JsonFrameReader reader = reader(a + "\n" + a + "\n" + b + "{\"c\":", 100, chunk);
 			List<String> frames = new ArrayList<>();
 			assertThatExceptionOfType(EOFException.class).isThrownBy(() -> {
@@ -201,11 +204,12 @@ class JsonFrameReaderTests {
 		assertThatExceptionOfType(JsonFrameReader.MalformedFrameException.class)
 			.isThrownBy(() -> frames(a + "\n" + a + "\n{\"a\":\"" + "x".repeat(500) + "\"}\n" + a, 100, 16))
 			.withMessageContaining("larger than the limit of 100 bytes");
-		// a frame that fills the limit exactly is decoded even if no newline follows it yet
+		// a frame that fills the limit exactly is decoded even if no newline follows it
+		// yet
 		String exact = "{\"a\":\"" + "x".repeat(92) + "\"}";
 		assertThat(exact).hasSize(100);
-		assertThatNoException().isThrownBy(() -> assertThat(frames(a + "\n" + exact + exact, 100, 16))
-			.containsExactly(a, exact, exact));
+		assertThatNoException()
+			.isThrownBy(() -> assertThat(frames(a + "\n" + exact + exact, 100, 16)).containsExactly(a, exact, exact));
 	}
 
 	@Test
@@ -247,8 +251,8 @@ class JsonFrameReaderTests {
 					frames.add(frame);
 				}
 				assertThat(frames).as("chunk %d, separator '%s'", chunk, separator)
-					.containsExactly(small, "HEAD {\"head\":\"h\"", small, "HEAD {\"head\":\"h\"", "HEAD {\"head\":\"h\"",
-							small);
+					.containsExactly(small, "HEAD {\"head\":\"h\"", small, "HEAD {\"head\":\"h\"",
+							"HEAD {\"head\":\"h\"", small);
 			}
 		}
 	}
@@ -322,7 +326,9 @@ class JsonFrameReaderTests {
 		}
 	}
 
-	/** One member with its key, its separator or the closing brace, or the opening brace. */
+	/**
+	 * One member with its key, its separator or the closing brace, or the opening brace.
+	 */
 	private static String member(byte[] buf, int start, int limit, int[] end) {
 		JsonScanner json = new JsonScanner(buf, start, limit - start);
 		int c = json.peek();
@@ -356,7 +362,10 @@ class JsonFrameReaderTests {
 		StringBuilder json = new StringBuilder("{");
 		int members = random.nextInt((depth < 3) ? 5 : 2);
 		for (int i = 0; i < members; i++) {
-			json.append((i > 0) ? "," : "").append(randomString(random)).append(':').append(randomValue(random, depth + 1));
+			json.append((i > 0) ? "," : "")
+				.append(randomString(random))
+				.append(':')
+				.append(randomValue(random, depth + 1));
 		}
 		return json.append('}').toString();
 	}
@@ -432,8 +441,8 @@ class JsonFrameReaderTests {
 		}
 
 		/**
-		 * @param ends whether the stream ends after the bytes, or would wait for more (and so
-		 * fails a read past them)
+		 * @param ends whether the stream ends after the bytes, or would wait for more
+		 * (and so fails a read past them)
 		 */
 		Chunked(byte[] bytes, int chunk, boolean ends) {
 			this.in = new ByteArrayInputStream(bytes);

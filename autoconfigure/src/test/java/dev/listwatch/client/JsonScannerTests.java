@@ -14,7 +14,8 @@ class JsonScannerTests {
 
 	@Test
 	void readsStringsWithEscapesAndMultiByteCharacters() {
-		JsonScanner json = scanner("{\"k\\\"ey\":\"a\\\"b\\\\c\\/d\\n\\u00e9 é ✓ \\ud83d\\ude00\",\"n\":-12.5e+3,\"t\":true}");
+		JsonScanner json = scanner(
+				"{\"k\\\"ey\":\"a\\\"b\\\\c\\/d\\n\\u00e9 é ✓ \\ud83d\\ude00\",\"n\":-12.5e+3,\"t\":true}");
 		json.beginObject();
 		int key = json.nextKey(true);
 		assertThat(json.key(key)).isEqualTo("k\"ey");
@@ -59,14 +60,12 @@ class JsonScannerTests {
 			json.nextKey(true);
 			json.stringOrSkip();
 		}).withMessageContaining("control character");
-		assertThatExceptionOfType(DecodeException.class)
-			.isThrownBy(() -> {
-				JsonScanner json = scanner("{\"a\":\"\\q\"}");
-				json.beginObject();
-				json.nextKey(true);
-				json.stringOrSkip();
-			})
-			.withMessageContaining("unknown escape");
+		assertThatExceptionOfType(DecodeException.class).isThrownBy(() -> {
+			JsonScanner json = scanner("{\"a\":\"\\q\"}");
+			json.beginObject();
+			json.nextKey(true);
+			json.stringOrSkip();
+		}).withMessageContaining("unknown escape");
 	}
 
 	@Test
@@ -110,7 +109,8 @@ class JsonScannerTests {
 				for (int m = 0; m <= 9; m++) {
 					String x = "x".repeat(k);
 					String y = "y".repeat(m);
-					// an escaped quote, a backslash escaped before the closing quote, and both
+					// an escaped quote, a backslash escaped before the closing quote, and
+					// both
 					assertSkips(pad, "\"" + x + "\\\"" + y + "\"", k + m + 4, "\"}");
 					assertThat(read(pad, "\"" + x + "\\\"" + y + "\"")).isEqualTo(x + "\"" + y);
 					assertSkips(pad, "\"" + x + "\\\\\"", k + 4, "x\"");
@@ -118,7 +118,8 @@ class JsonScannerTests {
 					assertSkips(pad, "\"" + x + "\\\\\\\"" + y + "\"", k + m + 6, "\"");
 					assertThat(read(pad, "\"" + x + "\\\\\\\"" + y + "\"")).isEqualTo(x + "\\\"" + y);
 				}
-				// the bytes end just after a backslash, or just after the quote it escapes
+				// the bytes end just after a backslash, or just after the quote it
+				// escapes
 				assertIncomplete(pad, "\"" + "x".repeat(k) + "\\");
 				assertIncomplete(pad, "\"" + "x".repeat(k) + "\\\"");
 			}
@@ -130,7 +131,8 @@ class JsonScannerTests {
 		assertThat(read(0, "\"a\\\\\"")).isEqualTo("a\\");
 		assertSkips(0, "{\"a\\\\\":\"b\\\\\"}", 13, "\"");
 		for (int k = 0; k < 16; k++) {
-			// the escaping backslash and the quote it escapes on either side of a word boundary
+			// the escaping backslash and the quote it escapes on either side of a word
+			// boundary
 			String s = "\"" + "x".repeat(k) + "\\\"\"";
 			assertSkips(0, s, s.length(), "\"");
 			assertSkips(1, "[" + s + "]", s.length() + 2, "]");
@@ -140,11 +142,12 @@ class JsonScannerTests {
 	@Test
 	void passesBytesOfMultiByteCharactersAsTheyAre() {
 		// 0xA2 and 0xDC differ from '"' and '\' only in the high bit; 0x9F from 0x1F
-		byte[][] characters = { bytes("é"), bytes("✓"), bytes("😀"), { (byte) 0xA2 }, { (byte) 0xDC },
-				{ (byte) 0x9F }, { (byte) 0xFF }, { (byte) 0x80 } };
+		byte[][] characters = { bytes("é"), bytes("✓"), bytes("😀"), { (byte) 0xA2 }, { (byte) 0xDC }, { (byte) 0x9F },
+				{ (byte) 0xFF }, { (byte) 0x80 } };
 		for (int k = 0; k <= 16; k++) {
 			for (byte[] character : characters) {
-				// once and three times, so that passing bytes two at a time cannot land right by chance
+				// once and three times, so that passing bytes two at a time cannot land
+				// right by chance
 				checkSkipsAndReads(concat(bytes("\"" + "x".repeat(k)), character, bytes("\"")));
 				checkSkipsAndReads(concat(bytes("\"" + "x".repeat(k)), character, character, character, bytes("\"")));
 			}
@@ -220,7 +223,8 @@ class JsonScannerTests {
 								|| ex.getMessage().startsWith("a control character")) {
 							throw ex;
 						}
-						// the closing quote was found, but an escape is broken (told at the byte after it)
+						// the closing quote was found, but an escape is broken (told at
+						// the byte after it)
 						return json.position() - 1;
 					}
 				});
@@ -229,7 +233,10 @@ class JsonScannerTests {
 		}
 	}
 
-	/** A string, object or array made of the bytes that matter to skipping, and runs of others. */
+	/**
+	 * A string, object or array made of the bytes that matter to skipping, and runs of
+	 * others.
+	 */
 	private static byte[] jsonish(Random random) {
 		java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
 		out.write("\"{[".charAt(random.nextInt(3)));
@@ -271,7 +278,10 @@ class JsonScannerTests {
 		return text.append("] at ").append(off).toString();
 	}
 
-	/** The scans as a simple loop over the bytes, one at a time: what the scanner must match. */
+	/**
+	 * The scans as a simple loop over the bytes, one at a time: what the scanner must
+	 * match.
+	 */
 	static final class ByteLoop {
 
 		static String skip(byte[] b, int off, int end) {
@@ -326,7 +336,10 @@ class JsonScannerTests {
 
 	}
 
-	/** Skips {@code text} placed after {@code pad} bytes and followed by {@code after}, expecting it to end at {@code length}. */
+	/**
+	 * Skips {@code text} placed after {@code pad} bytes and followed by {@code after},
+	 * expecting it to end at {@code length}.
+	 */
 	private static void assertSkips(int pad, String text, int length, String after) {
 		byte[] value = bytes(text);
 		byte[] bytes = concat(new byte[pad], value, bytes(after));

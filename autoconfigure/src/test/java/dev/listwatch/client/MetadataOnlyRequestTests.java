@@ -25,8 +25,9 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 
 /**
  * A metadata-only lister-watcher asks for {@code PartialObjectMetadataList} (lists) and
- * {@code PartialObjectMetadata} (watches, streaming lists included) and nothing else, holds what
- * the server answers as it is, and fails as DECODE when the server sends whole objects anyway.
+ * {@code PartialObjectMetadata} (watches, streaming lists included) and nothing else,
+ * holds what the server answers as it is, and fails as DECODE when the server sends whole
+ * objects anyway.
  */
 class MetadataOnlyRequestTests {
 
@@ -46,9 +47,10 @@ class MetadataOnlyRequestTests {
 
 	@Test
 	void aListAsksForPartialObjectMetadataListOnlyAndHoldsTheMetadata() {
-		this.server.on(PATH, "{\"kind\":\"PartialObjectMetadataList\",\"apiVersion\":\"meta.k8s.io/v1\","
-				+ "\"metadata\":{\"resourceVersion\":\"20\"},\"items\":[" + partial("a", 10, "{\"app\":\"web\"}") + ","
-				+ partial("b", 11, "{}") + "]}");
+		this.server.on(PATH,
+				"{\"kind\":\"PartialObjectMetadataList\",\"apiVersion\":\"meta.k8s.io/v1\","
+						+ "\"metadata\":{\"resourceVersion\":\"20\"},\"items\":["
+						+ partial("a", 10, "{\"app\":\"web\"}") + "," + partial("b", 11, "{}") + "]}");
 		ObjectList<KubernetesObject> page = lw(METADATA_ONLY).list(ListOptions.none().withLimit(500L));
 		assertThat(this.server.accepts())
 			.containsExactly("application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1");
@@ -70,9 +72,10 @@ class MetadataOnlyRequestTests {
 	void watchesAndStreamingListsAskForPartialObjectMetadataOnly() throws Exception {
 		this.server.on(PATH,
 				event("ADDED", partial("a", 10, "{}")) + event("MODIFIED", partial("a", 12, "{\"v\":\"2\"}"))
-						+ event("BOOKMARK", "{\"kind\":\"PartialObjectMetadata\",\"apiVersion\":\"meta.k8s.io/v1\","
-								+ "\"metadata\":{\"resourceVersion\":\"13\",\"annotations\":"
-								+ "{\"k8s.io/initial-events-end\":\"true\"}}}")
+						+ event("BOOKMARK",
+								"{\"kind\":\"PartialObjectMetadata\",\"apiVersion\":\"meta.k8s.io/v1\","
+										+ "\"metadata\":{\"resourceVersion\":\"13\",\"annotations\":"
+										+ "{\"k8s.io/initial-events-end\":\"true\"}}}")
 						+ event("DELETED", partial("a", 14, "{\"v\":\"2\"}")));
 		List<WatchEvent<KubernetesObject>> events = new ArrayList<>();
 		try (WatchStream<KubernetesObject> watch = lw(METADATA_ONLY).watch(ListOptions.none()
@@ -100,7 +103,8 @@ class MetadataOnlyRequestTests {
 		this.server.on(PATH, "{\"kind\":\"PartialObjectMetadataList\",\"apiVersion\":\"meta.k8s.io/v1\","
 				+ "\"metadata\":{\"resourceVersion\":\"20\"},\"items\":[" + partial("a", 10, "{}") + "]}");
 		ListerWatcher<KubernetesObject> secrets = this.server.client(Clock.systemUTC())
-			.listerWatcher(new ApiServerClient.Target("v1", "Secret", null, "ns"), KubernetesObject.class, METADATA_ONLY);
+			.listerWatcher(new ApiServerClient.Target("v1", "Secret", null, "ns"), KubernetesObject.class,
+					METADATA_ONLY);
 		assertThat(secrets).hasToString("ListerWatcher[Secret.v1 in ns, metadata only]");
 		assertThat(secrets.list(ListOptions.none()).objects()).singleElement()
 			.extracting(KubernetesObject::kind)
@@ -126,10 +130,12 @@ class MetadataOnlyRequestTests {
 
 	@Test
 	void wholeObjectsWhereMetadataWasAskedForFailAsDecodeWithoutTheirValues() {
-		// a server (or a proxy) that ignores the Accept header: the bodies must not be cached
+		// a server (or a proxy) that ignores the Accept header: the bodies must not be
+		// cached
 		this.server.on(PATH, "{\"kind\":\"SecretList\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"20\"},"
 				+ "\"items\":[" + secret("a", "aHVudGVyMg==") + "]}");
-		assertThatExceptionOfType(KubernetesApiException.class).isThrownBy(() -> lw(METADATA_ONLY).list(ListOptions.none()))
+		assertThatExceptionOfType(KubernetesApiException.class)
+			.isThrownBy(() -> lw(METADATA_ONLY).list(ListOptions.none()))
 			.satisfies((ex) -> assertThat(ex.kind()).isEqualTo(Kind.DECODE))
 			.withMessageContaining("the list is a SecretList, not a PartialObjectMetadataList as a metadata-only "
 					+ "list-watch asks: the server does not serve this resource's metadata alone")
@@ -150,7 +156,8 @@ class MetadataOnlyRequestTests {
 				("{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\",\"reason\":\"NotAcceptable\","
 						+ "\"code\":406,\"message\":\"only the following media types are accepted: application/json\"}")
 					.getBytes(StandardCharsets.UTF_8)));
-		assertThatExceptionOfType(KubernetesApiException.class).isThrownBy(() -> lw(METADATA_ONLY).list(ListOptions.none()))
+		assertThatExceptionOfType(KubernetesApiException.class)
+			.isThrownBy(() -> lw(METADATA_ONLY).list(ListOptions.none()))
 			.satisfies((ex) -> {
 				assertThat(ex.kind()).isEqualTo(Kind.OTHER);
 				assertThat(ex.status().code()).isEqualTo(406);
@@ -162,8 +169,8 @@ class MetadataOnlyRequestTests {
 	void decodingRefusesANonPositiveSizeLimit() {
 		assertThatIllegalArgumentException().isThrownBy(() -> ApiServerClient.Decoding.DEFAULTS.withMaxEventBytes(0))
 			.withMessage("maxEventBytes must be at least 1, not 0");
-		assertThat(ApiServerClient.Decoding.DEFAULTS).isEqualTo(
-				new ApiServerClient.Decoding(false, false, ApiServerClient.DEFAULT_MAX_EVENT_BYTES));
+		assertThat(ApiServerClient.Decoding.DEFAULTS)
+			.isEqualTo(new ApiServerClient.Decoding(false, false, ApiServerClient.DEFAULT_MAX_EVENT_BYTES));
 	}
 
 	private ListerWatcher<KubernetesObject> lw(ApiServerClient.Decoding decoding) {

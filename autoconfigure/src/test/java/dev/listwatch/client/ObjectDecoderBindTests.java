@@ -20,8 +20,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * An object that does not bind to the watch's Java type is handed up as an
- * {@link UnbindableObject}: where binding failed and why, never the value (Jackson's messages
- * quote it, and a typed watch of Secrets would leak them).
+ * {@link UnbindableObject}: where binding failed and why, never the value (Jackson's
+ * messages quote it, and a typed watch of Secrets would leak them).
  */
 @ExtendWith(OutputCaptureExtension.class)
 class ObjectDecoderBindTests {
@@ -41,7 +41,8 @@ class ObjectDecoderBindTests {
 		assertThat(unbindable.reason()).isEqualTo("not a valid value of Mode");
 		assertThat(unbindable).hasToString("ns/a (resourceVersion 7) does not bind to " + Tuned.class.getName()
 				+ " at /spec/mode: not a valid value of Mode");
-		assertNoSecret(event.toString(), unbindable.toString(), unbindable.reason(), unbindable.path(), output.getAll());
+		assertNoSecret(event.toString(), unbindable.toString(), unbindable.reason(), unbindable.path(),
+				output.getAll());
 	}
 
 	@Test
@@ -50,7 +51,8 @@ class ObjectDecoderBindTests {
 				thing("c", "7", "{\"mode\":\"SLOW\"}"));
 		ObjectList<Tuned> page = decoder(Tuned.class).decodeList(list, 0, list.length);
 		assertThat(page.objects()).extracting((t) -> t.spec().mode()).containsExactly(Mode.FAST, Mode.SLOW);
-		assertThat(page.items().stream().map(ObjectList.Item::meta).toList()).extracting(dev.listwatch.ObjectMeta::key).containsExactly("ns/a", "ns/c");
+		assertThat(page.items().stream().map(ObjectList.Item::meta).toList()).extracting(dev.listwatch.ObjectMeta::key)
+			.containsExactly("ns/a", "ns/c");
 		assertThat(page.unbindable()).singleElement().satisfies((u) -> {
 			assertThat(u.key()).isEqualTo("ns/b");
 			assertThat(u.meta().resourceVersion()).isEqualTo("6");

@@ -15,9 +15,10 @@ import tools.jackson.databind.json.JsonMapper;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A decoder with an {@link ObjectCompressor} (a watch with {@code compress-objects}) decodes the
- * same objects as one without: equal objects, equal metadata, managedFields dropped alike; objects
- * bound to another type are not affected; repeated label sets are one map.
+ * A decoder with an {@link ObjectCompressor} (a watch with {@code compress-objects})
+ * decodes the same objects as one without: equal objects, equal metadata, managedFields
+ * dropped alike; objects bound to another type are not affected; repeated label sets are
+ * one map.
  */
 class ObjectDecoderCompressionTests {
 
@@ -43,7 +44,8 @@ class ObjectDecoderCompressionTests {
 			items.add(pod(i));
 		}
 		return ("{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"999\"},\"items\":["
-				+ String.join(",", items) + "]}").getBytes(StandardCharsets.UTF_8);
+				+ String.join(",", items) + "]}")
+			.getBytes(StandardCharsets.UTF_8);
 	}
 
 	@Test

@@ -36,8 +36,10 @@ class ObjectDecoderTests {
 		assertThat(pod.resourceVersion()).isEqualTo("42");
 		assertThat(pod.labels()).isEqualTo(Map.of("app", "web", "tier", "front"));
 		assertThat(pod.json()).doesNotContain("managedFields").doesNotContain("kubectl");
-		assertThat(pod.toTree()).isEqualTo(JsonMapper.shared().readTree(POD.replaceFirst(
-				",\"managedFields\":\\[\\{\"manager\":\"kubectl\",\"fieldsV1\":\\{\"f:metadata\":\\{\"f:labels\":\\{}}}}]", "")));
+		assertThat(pod.toTree()).isEqualTo(JsonMapper.shared()
+			.readTree(POD.replaceFirst(
+					",\"managedFields\":\\[\\{\"manager\":\"kubectl\",\"fieldsV1\":\\{\"f:metadata\":\\{\"f:labels\":\\{}}}}]",
+					"")));
 		assertThat(event.meta()).isEqualTo(pod.metadata());
 	}
 
@@ -53,7 +55,8 @@ class ObjectDecoderTests {
 
 	@Test
 	void keepsManagedFieldsWhenAsked() {
-		ObjectDecoder<KubernetesObject> keeping = new ObjectDecoder<>(KubernetesObject.class, JsonMapper.shared(), true);
+		ObjectDecoder<KubernetesObject> keeping = new ObjectDecoder<>(KubernetesObject.class, JsonMapper.shared(),
+				true);
 		byte[] bytes = ("{\"type\":\"ADDED\",\"object\":" + POD + "}").getBytes(StandardCharsets.UTF_8);
 		assertThat(keeping.decodeEvent(bytes, 0, bytes.length).object().json()).isEqualTo(POD);
 	}
@@ -98,15 +101,17 @@ class ObjectDecoderTests {
 		assertThat(plain.resourceVersion()).isEqualTo("77");
 		assertThat(plain.object()).isNull();
 		assertThat(plain.initialEventsEnd()).isFalse();
-		WatchEvent<KubernetesObject> end = event("{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"78\","
-				+ "\"annotations\":{\"k8s.io/initial-events-end\":\"true\"}}}}");
+		WatchEvent<KubernetesObject> end = event(
+				"{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"78\","
+						+ "\"annotations\":{\"k8s.io/initial-events-end\":\"true\"}}}}");
 		assertThat(end.initialEventsEnd()).isTrue();
 	}
 
 	@Test
 	void decodesErrorEventsToTheirStatus() {
-		WatchEvent<KubernetesObject> error = event("{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"apiVersion\":\"v1\","
-				+ "\"metadata\":{},\"status\":\"Failure\",\"message\":\"too old resource version: 1 (5)\",\"reason\":\"Expired\",\"code\":410}}");
+		WatchEvent<KubernetesObject> error = event(
+				"{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"apiVersion\":\"v1\","
+						+ "\"metadata\":{},\"status\":\"Failure\",\"message\":\"too old resource version: 1 (5)\",\"reason\":\"Expired\",\"code\":410}}");
 		assertThat(error.type()).isEqualTo(WatchEvent.Type.ERROR);
 		assertThat(error.status().code()).isEqualTo(410);
 		assertThat(error.status().reason()).isEqualTo("Expired");
@@ -115,25 +120,27 @@ class ObjectDecoderTests {
 
 	@Test
 	void refusesAnErrorEventWhoseObjectIsNotAStatus() {
-		// the skipping scan does not check literals inside the object: the Status decoding finds it broken
+		// the skipping scan does not check literals inside the object: the Status
+		// decoding finds it broken
 		assertThatExceptionOfType(DecodeException.class)
 			.isThrownBy(() -> event("{\"type\":\"ERROR\",\"object\":{\"code\":410,\"details\":{\"a\" tru}}}"))
 			.withMessageContaining("an ERROR watch event whose object is not a Status");
 		assertThatExceptionOfType(DecodeException.class)
 			.isThrownBy(() -> event("{\"type\":\"ERROR\",\"object\":\"Expired\"}"))
 			.withMessageContaining("an ERROR watch event without an \"object\"");
-		assertThatExceptionOfType(DecodeException.class)
-			.isThrownBy(() -> event("{\"type\":\"ERROR\",\"object\":null}"))
+		assertThatExceptionOfType(DecodeException.class).isThrownBy(() -> event("{\"type\":\"ERROR\",\"object\":null}"))
 			.withMessageContaining("an ERROR watch event without an \"object\"");
 	}
 
 	@Test
 	void refusesUnknownTypesAndBrokenEvents() {
-		assertThatExceptionOfType(DecodeException.class).isThrownBy(() -> event("{\"type\":\"EXPLODED\",\"object\":{}}"))
+		assertThatExceptionOfType(DecodeException.class)
+			.isThrownBy(() -> event("{\"type\":\"EXPLODED\",\"object\":{}}"))
 			.withMessageContaining("unknown watch event type \"EXPLODED\"");
 		assertThatExceptionOfType(DecodeException.class).isThrownBy(() -> event("{\"type\":\"ADDED\"}"))
 			.withMessageContaining("without an \"object\"");
-		assertThatExceptionOfType(DecodeException.class).isThrownBy(() -> event("{\"type\":\"ADDED\",\"object\":{\"a\":tru}}"))
+		assertThatExceptionOfType(DecodeException.class)
+			.isThrownBy(() -> event("{\"type\":\"ADDED\",\"object\":{\"a\":tru}}"))
 			.withMessageContaining("not valid JSON");
 	}
 
@@ -148,7 +155,8 @@ class ObjectDecoderTests {
 		assertThat(page.hasMore()).isTrue();
 		assertThat(page.remainingItemCount()).isEqualTo(3);
 		assertThat(page.objects()).extracting(KubernetesObject::name).containsExactly("web-1", "web-2");
-		assertThat(page.items().stream().map(ObjectList.Item::meta).toList()).extracting(dev.listwatch.ObjectMeta::key).containsExactly("shop/web-1", "shop/web-2");
+		assertThat(page.items().stream().map(ObjectList.Item::meta).toList()).extracting(dev.listwatch.ObjectMeta::key)
+			.containsExactly("shop/web-1", "shop/web-2");
 		byte[] notAList = "{\"kind\":\"Pod\",\"metadata\":{}}".getBytes(StandardCharsets.UTF_8);
 		assertThatExceptionOfType(DecodeException.class)
 			.isThrownBy(() -> this.decoder.decodeList(notAList, 0, notAList.length))
@@ -172,10 +180,10 @@ class ObjectDecoderTests {
 					.extracting(KubernetesObject::name)
 					.containsExactly("web-1", "web-2", "web-3");
 				assertThat(page.objects().get(2).json()).doesNotContain("managedFields");
-				assertThat(page.objects().get(0).toTree()).isEqualTo(event("{\"type\":\"ADDED\",\"object\":" + POD + "}")
-					.object()
-					.toTree());
-				assertThat(page.items().stream().map(ObjectList.Item::meta).toList()).extracting(dev.listwatch.ObjectMeta::key)
+				assertThat(page.objects().get(0).toTree())
+					.isEqualTo(event("{\"type\":\"ADDED\",\"object\":" + POD + "}").object().toTree());
+				assertThat(page.items().stream().map(ObjectList.Item::meta).toList())
+					.extracting(dev.listwatch.ObjectMeta::key)
 					.containsExactly("shop/web-1", "shop/web-2", "shop/web-3");
 				assertThat(page.resourceVersion()).isEqualTo("9");
 				assertThat(page.continueToken()).isEqualTo("tok");
@@ -223,13 +231,16 @@ class ObjectDecoderTests {
 		assertThat(big.indexOf("managedFields")).isLessThan(200);
 		assertThat(big.length()).isGreaterThan(1000);
 		for (int chunk : new int[] { 1, 13, Integer.MAX_VALUE }) {
-			ObjectList<KubernetesObject> page = this.decoder.decodeList(new JsonFrameReaderTests.Chunked(
-					("{\"items\":[" + big + "," + POD.replace("web-1", "web-2") + "]}").getBytes(StandardCharsets.UTF_8),
-					chunk), 400);
-			assertThat(page.objects()).extracting(KubernetesObject::name).as("chunk %d", chunk).containsExactly("web-2");
+			ObjectList<KubernetesObject> page = this.decoder.decodeList(
+					new JsonFrameReaderTests.Chunked(("{\"items\":[" + big + "," + POD.replace("web-1", "web-2") + "]}")
+						.getBytes(StandardCharsets.UTF_8), chunk),
+					400);
+			assertThat(page.objects()).extracting(KubernetesObject::name)
+				.as("chunk %d", chunk)
+				.containsExactly("web-2");
 			assertThat(page.unbindable()).singleElement().satisfies((u) -> {
-				assertThat(u.meta()).isEqualTo(
-						new dev.listwatch.ObjectMeta("shop", "web-1", "u-1", "42", Map.of("app", "web", "tier", "front")));
+				assertThat(u.meta()).isEqualTo(new dev.listwatch.ObjectMeta("shop", "web-1", "u-1", "42",
+						Map.of("app", "web", "tier", "front")));
 				assertThat(u.reason()).isEqualTo("larger than max-event-size (400 bytes)");
 			});
 		}

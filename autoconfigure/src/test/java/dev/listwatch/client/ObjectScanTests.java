@@ -24,7 +24,8 @@ class ObjectScanTests {
 		assertThat(scan.metadataKnown()).isTrue();
 		// annotations are read only when asked (a bookmark's)
 		assertThat(scan.initialEventsEnd).isFalse();
-		assertThat(scan("{\"metadata\":{\"annotations\":{\"k8s.io/initial-events-end\":\"true\"}}}", true).initialEventsEnd)
+		assertThat(scan("{\"metadata\":{\"annotations\":{\"k8s.io/initial-events-end\":\"true\"}}}",
+				true).initialEventsEnd)
 			.isTrue();
 	}
 
@@ -46,7 +47,8 @@ class ObjectScanTests {
 		assertThat(bytes("{\"metadata\":{\"managedFields\":[{}] ,\"name\":\"a\"}}", false))
 			.isEqualTo("{\"metadata\":{\"name\":\"a\"}}");
 		assertThat(bytes("{\"metadata\":{\"managedFields\":[]}}", false)).isEqualTo("{\"metadata\":{}}");
-		assertThat(bytes("{\"metadata\":{\"managedFields\":[]}}", true)).isEqualTo("{\"metadata\":{\"managedFields\":[]}}");
+		assertThat(bytes("{\"metadata\":{\"managedFields\":[]}}", true))
+			.isEqualTo("{\"metadata\":{\"managedFields\":[]}}");
 	}
 
 	@Test

@@ -26,8 +26,9 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The read-ahead response body: it asks for a window of buffers ahead, a read takes what has
- * arrived, bytes that arrived before an error are all read, and a close ends a parked read.
+ * The read-ahead response body: it asks for a window of buffers ahead, a read takes what
+ * has arrived, bytes that arrived before an error are all read, and a close ends a parked
+ * read.
  */
 class ReadAheadBodyTests {
 
@@ -170,8 +171,8 @@ class ReadAheadBodyTests {
 		server.start();
 		try {
 			ReadAheadRequestFactory factory = new ReadAheadRequestFactory(java.net.http.HttpClient.newHttpClient());
-			ClientHttpRequest request = factory.createRequest(
-					URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/x"), HttpMethod.GET);
+			ClientHttpRequest request = factory
+				.createRequest(URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/x"), HttpMethod.GET);
 			request.getHeaders().add("Accept", "application/json");
 			request.getHeaders().add("Connection", "close");
 			try (ClientHttpResponse response = request.execute()) {

@@ -22,8 +22,8 @@ import org.springframework.http.client.JdkClientHttpRequestFactory;
 import org.springframework.web.client.RestClient;
 
 /**
- * A plain-HTTP server on 127.0.0.1 for the client's tests: each path answers what the test set
- * for it last (a 404 Status otherwise), and every request is recorded.
+ * A plain-HTTP server on 127.0.0.1 for the client's tests: each path answers what the
+ * test set for it last (a 404 Status otherwise), and every request is recorded.
  */
 final class TestApiServer implements AutoCloseable {
 
@@ -60,7 +60,8 @@ final class TestApiServer implements AutoCloseable {
 	}
 
 	/**
-	 * Answers requests to {@code path} (without the query) with {@code body} and status 200.
+	 * Answers requests to {@code path} (without the query) with {@code body} and status
+	 * 200.
 	 */
 	TestApiServer on(String path, String body) {
 		return on(path, (exchange) -> respond(exchange, 200, body.getBytes(StandardCharsets.UTF_8)));
@@ -109,9 +110,10 @@ final class TestApiServer implements AutoCloseable {
 			this.accepts.add(String.valueOf(exchange.getRequestHeaders().getFirst("Accept")));
 			Responder responder = this.responders.get(path);
 			if (responder == null) {
-				respond(exchange, 404, ("{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\",\"reason\":"
-						+ "\"NotFound\",\"code\":404,\"message\":\"" + path + " is not served here\"}")
-					.getBytes(StandardCharsets.UTF_8));
+				respond(exchange, 404,
+						("{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\",\"reason\":"
+								+ "\"NotFound\",\"code\":404,\"message\":\"" + path + " is not served here\"}")
+							.getBytes(StandardCharsets.UTF_8));
 				return;
 			}
 			responder.respond(exchange);

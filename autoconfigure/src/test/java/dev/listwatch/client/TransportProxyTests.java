@@ -33,8 +33,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * A cluster's {@code proxy-url}: the transport sends requests through the HTTP proxy, with the
- * proxy's credentials for {@code http://} and {@code https://} servers alike.
+ * A cluster's {@code proxy-url}: the transport sends requests through the HTTP proxy,
+ * with the proxy's credentials for {@code http://} and {@code https://} servers alike.
  */
 class TransportProxyTests {
 
@@ -89,8 +89,8 @@ class TransportProxyTests {
 		assertThat(cluster.server()).isEqualTo(URI.create("http://apiserver.invalid:8080/prefix"));
 		try (Transport transport = Transport.create(cluster);
 				ClientHttpResponse response = transport.requestFactory()
-			.createRequest(URI.create(cluster.server() + "/api"), HttpMethod.GET)
-			.execute()) {
+					.createRequest(URI.create(cluster.server() + "/api"), HttpMethod.GET)
+					.execute()) {
 			assertThat(new String(response.getBody().readAllBytes(), StandardCharsets.UTF_8)).isEqualTo("via proxy");
 		}
 		assertThat(this.seen.get("uri")).isEqualTo("http://apiserver.invalid:8080/prefix/api");
@@ -100,9 +100,11 @@ class TransportProxyTests {
 	@Test
 	void proxyCredentialsOpenTheTunnelToAnHttpsServer() throws Exception {
 		URI server = startHttps();
-		// '@' percent-encoded, '+' as it is: a '+' in a URL's user info is a plus, not a space
+		// '@' percent-encoded, '+' as it is: a '+' in a URL's user info is a plus, not a
+		// space
 		try (AuthenticatingProxy proxy = new AuthenticatingProxy("user", "pa@s+s");
-				Transport transport = Transport.create(load(server, "http://user:pa%40s+s@127.0.0.1:" + proxy.port()))) {
+				Transport transport = Transport
+					.create(load(server, "http://user:pa%40s+s@127.0.0.1:" + proxy.port()))) {
 			assertThat(get(transport)).isEqualTo("200 ok");
 			assertThat(get(transport)).as("the tunnel is reused").isEqualTo("200 ok");
 			String authority = "127.0.0.1:" + server.getPort();

@@ -42,8 +42,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * TLS of the transport built from a loaded {@link Cluster}, against a local HTTPS server with
- * certificates generated at test time.
+ * TLS of the transport built from a loaded {@link Cluster}, against a local HTTPS server
+ * with certificates generated at test time.
  */
 class TransportTlsTests {
 
@@ -146,8 +146,8 @@ class TransportTlsTests {
 				ClientHttpResponse response = transport.requestFactory()
 					.createRequest(URI.create(cluster.server() + "/version"), HttpMethod.GET)
 					.execute()) {
-			return response.getStatusCode().value() + " " + new String(response.getBody().readAllBytes(),
-					StandardCharsets.UTF_8);
+			return response.getStatusCode().value() + " "
+					+ new String(response.getBody().readAllBytes(), StandardCharsets.UTF_8);
 		}
 	}
 
@@ -333,7 +333,8 @@ class TransportTlsTests {
 
 	@Test
 	void clientCertificateNotSignedByServerCaIsStillPresented() throws IOException {
-		// like client-go: the certificate is sent whatever CAs the server lists; the server decides
+		// like client-go: the certificate is sent whatever CAs the server lists; the
+		// server decides
 		TestPki.Issued client = TestPki.issue(otherCa, "stranger", TestPki.KeyType.EC);
 		URI uri = start(serverForIp, true);
 		Cluster cluster = load(kubeconfig(uri, "certificate-authority-data: " + ca.certificateBase64(), """
@@ -349,8 +350,7 @@ class TransportTlsTests {
 		Corpus.write(this.dir.resolve("credential.json"), """
 				{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential",
 				 "status":{"clientCertificateData":"%s","clientKeyData":"%s"}}
-				""".formatted(client.certificatePem().replace("\n", "\\n"),
-				client.pkcs8Pem().replace("\n", "\\n")));
+				""".formatted(client.certificatePem().replace("\n", "\\n"), client.pkcs8Pem().replace("\n", "\\n")));
 		Corpus.script(this.dir.resolve("plugin"), "cat \"$(dirname \"$0\")/credential.json\"");
 		Cluster cluster = load(kubeconfig(uri, "certificate-authority-data: " + ca.certificateBase64(), """
 				exec:
@@ -362,10 +362,10 @@ class TransportTlsTests {
 		assertThat(cluster.credentials().authorization()).isNull();
 	}
 
-
 	private static SslBundle bundle(TestPki.Issued trusted, TestPki.Issued client) {
-		PemSslStore keyStore = (client != null) ? PemSslStore.of(null, "client", null,
-				List.of(client.certificate()), client.keys().getPrivate()) : null;
+		PemSslStore keyStore = (client != null)
+				? PemSslStore.of(null, "client", null, List.of(client.certificate()), client.keys().getPrivate())
+				: null;
 		return SslBundle.of(new PemSslStoreBundle(keyStore, PemSslStore.of(List.of(trusted.certificate()), null)));
 	}
 

@@ -29,9 +29,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * A typed watch binds its objects leanly ({@link TypedBinding}): compact read-only untyped maps
- * and lists, shared strings, the metadata the decoder read; and the objects are equal to what
- * Jackson alone binds from the same JSON.
+ * A typed watch binds its objects leanly ({@link TypedBinding}): compact read-only
+ * untyped maps and lists, shared strings, the metadata the decoder read; and the objects
+ * are equal to what Jackson alone binds from the same JSON.
  */
 class TypedBindingTests {
 
@@ -45,7 +45,8 @@ class TypedBindingTests {
 		assertThat(event.object()).isEqualTo(expected);
 		assertThat(expected).isEqualTo(event.object());
 		assertThat(event.object()).hasSameHashCodeAs(expected);
-		// in the order of the JSON (the metadata's labels are a Map with no order: the decoder's)
+		// in the order of the JSON (the metadata's labels are a Map with no order: the
+		// decoder's)
 		assertThat(event.object().spec()).hasToString(expected.spec().toString());
 		assertThat(event.object().status()).hasToString(expected.status().toString());
 		assertThat(event.object().spec()).isInstanceOf(CompactMap.class);
@@ -71,8 +72,8 @@ class TypedBindingTests {
 				+ "\"labels\":{\"x\":\"y\"}}}}}";
 		WatchEvent<Templated> event = event(decoder(Templated.class, MAPPER), json);
 		assertThat(event.object().metadata()).isSameAs(event.meta());
-		assertThat(event.object().spec().template().metadata()).isEqualTo(new ObjectMeta(null, "inner", null, null,
-				Map.of("x", "y")));
+		assertThat(event.object().spec().template().metadata())
+			.isEqualTo(new ObjectMeta(null, "inner", null, null, Map.of("x", "y")));
 		assertThat(event.object()).isEqualTo(MAPPER.readValue(json, Templated.class));
 	}
 
@@ -86,7 +87,8 @@ class TypedBindingTests {
 		Map<?, ?> container = (Map<?, ?>) ((List<?>) two.spec().get("containers")).get(0);
 		Map<?, ?> first = (Map<?, ?>) ((List<?>) one.spec().get("containers")).get(0);
 		Object port = ((Map<?, ?>) ((List<?>) container.get("ports")).get(0)).get("containerPort");
-		assertThat(port).isEqualTo(8080).isSameAs(((Map<?, ?>) ((List<?>) first.get("ports")).get(0)).get("containerPort"));
+		assertThat(port).isEqualTo(8080)
+			.isSameAs(((Map<?, ?>) ((List<?>) first.get("ports")).get(0)).get("containerPort"));
 		assertThat(container.get("image")).isSameAs(first.get("image"));
 		// maps of the same shape share their keys
 		assertThat(List.copyOf(container.keySet())).isEqualTo(List.copyOf(first.keySet()));
@@ -185,9 +187,10 @@ class TypedBindingTests {
 	void eventsOneAfterAnotherEachBindFromTheirOwnBytesAndEndWhereTheyEnd() throws IOException {
 		String first = pod("web-1", "ns", "11");
 		String second = pod("web-2", "ns", "12");
-		// the second with a member after its object, as the decoder must read on from where the object ended
-		String stream = "{\"type\":\"ADDED\",\"object\":" + first + "} \n{\"type\":\"MODIFIED\",\"object\":"
-				+ second + ",\"extra\":[1,{\"a\":\"}\"}]}\n";
+		// the second with a member after its object, as the decoder must read on from
+		// where the object ended
+		String stream = "{\"type\":\"ADDED\",\"object\":" + first + "} \n{\"type\":\"MODIFIED\",\"object\":" + second
+				+ ",\"extra\":[1,{\"a\":\"}\"}]}\n";
 		byte[] bytes = stream.getBytes(StandardCharsets.UTF_8);
 		ObjectDecoder<Pod> decoder = decoder(Pod.class, MAPPER);
 		int[] end = new int[1];

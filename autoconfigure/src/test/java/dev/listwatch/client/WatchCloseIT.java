@@ -30,9 +30,8 @@ class WatchCloseIT {
 				client.resolve("v1", "ConfigMap", null, namespace), KubernetesObject.class,
 				ApiServerClient.Decoding.DEFAULTS.withMaxEventBytes(1 << 20));
 		String resourceVersion = configMaps.list(ListOptions.none()).resourceVersion();
-		WatchStream<KubernetesObject> watch = configMaps.watch(ListOptions.none()
-			.withResourceVersion(resourceVersion)
-			.withTimeout(Duration.ofMinutes(10)));
+		WatchStream<KubernetesObject> watch = configMaps
+			.watch(ListOptions.none().withResourceVersion(resourceVersion).withTimeout(Duration.ofMinutes(10)));
 		CompletableFuture<Boolean> reader = new CompletableFuture<>();
 		Thread thread = new Thread(() -> reader.complete(watch.hasNext()));
 		thread.start();

@@ -36,8 +36,8 @@ public final class AuthenticatingProxy implements AutoCloseable {
 
 	public AuthenticatingProxy(String username, String password) throws IOException {
 		this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-		this.expected = "Basic " + Base64.getEncoder()
-			.encodeToString((username + ":" + password).getBytes(StandardCharsets.UTF_8));
+		this.expected = "Basic "
+				+ Base64.getEncoder().encodeToString((username + ":" + password).getBytes(StandardCharsets.UTF_8));
 		Thread thread = new Thread(this::accept, "authenticating-proxy");
 		thread.setDaemon(true);
 		thread.start();

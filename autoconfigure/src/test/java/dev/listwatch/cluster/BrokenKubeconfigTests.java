@@ -22,8 +22,7 @@ class BrokenKubeconfigTests {
 	Path dir;
 
 	static Stream<Arguments> broken() {
-		return Stream.of(
-				Arguments.of("not-yaml.yaml", "", "is not valid YAML (line", "fix the YAML syntax"),
+		return Stream.of(Arguments.of("not-yaml.yaml", "", "is not valid YAML (line", "fix the YAML syntax"),
 				Arguments.of("not-a-kubeconfig.yaml", "", "is not a kubeconfig", "apiVersion: v1, kind: Config"),
 				Arguments.of("no-contexts.yaml", "contexts", "defines no context", "kubectl config set-context"),
 				Arguments.of("unknown-current-context.yaml", "current-context",
@@ -32,7 +31,8 @@ class BrokenKubeconfigTests {
 						"names cluster 'kind-prod' which is not defined", "[kind-dev]"),
 				Arguments.of("missing-user.yaml", "contexts[dev].context.user", "names user 'bob' which is not defined",
 						"[alice]"),
-				Arguments.of("missing-server.yaml", "clusters[c].cluster.server", "is missing", "https://127.0.0.1:6443"),
+				Arguments.of("missing-server.yaml", "clusters[c].cluster.server", "is missing",
+						"https://127.0.0.1:6443"),
 				Arguments.of("bad-base64.yaml", "users[admin].user.client-key-data", "is not valid base64",
 						"base64 -w0 client.key"),
 				Arguments.of("bad-ca.yaml", "clusters[c].cluster.certificate-authority-data",
@@ -148,7 +148,8 @@ class BrokenKubeconfigTests {
 				clusters: [{name: c, cluster: {server: "https://127.0.0.1:6443"}}]
 				users: [{name: u, user: {client-certificate-data: %s, client-key-data: %s}}]
 				contexts: [{name: c, context: {cluster: c, user: u}}]
-				""".formatted(Corpus.client().certificateBase64(), TestPki.base64("-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n")));
+				""".formatted(Corpus.client().certificateBase64(),
+				TestPki.base64("-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n")));
 		KubeconfigException ex = fail(new TestSettings(this.dir).kubeconfig(file));
 		assertThat(ex.field()).isEqualTo("users[u].user.client-key-data");
 		assertThat(ex.getMessage()).contains("does not hold a PEM private key");

@@ -17,8 +17,8 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /**
- * The options' TLS overrides (CA, SSL bundle, insecure-skip-tls-verify) by client-go's rules, the
- * proxy parser and the {@link Cluster} value's checks.
+ * The options' TLS overrides (CA, SSL bundle, insecure-skip-tls-verify) by client-go's
+ * rules, the proxy parser and the {@link Cluster} value's checks.
  */
 class ConnectionOptionsTests {
 
@@ -35,7 +35,8 @@ class ConnectionOptionsTests {
 
 	/** A bundle with the CA only. */
 	private static SslBundle bundle() {
-		return SslBundle.of(new PemSslStoreBundle(null, PemSslStore.of(Tls.certificates(Corpus.ca().certificatePem()), null)));
+		return SslBundle
+			.of(new PemSslStoreBundle(null, PemSslStore.of(Tls.certificates(Corpus.ca().certificatePem()), null)));
 	}
 
 	private TestSettings kind() {
@@ -52,8 +53,7 @@ class ConnectionOptionsTests {
 		assertThat(ex).isNotNull();
 		assertThat(ex.file()).isEqualTo(ClusterLoader.SETTINGS);
 		assertThat(ex.field()).isEqualTo("listwatch.connection.insecure-skip-tls-verify");
-		assertThat(ex.getMessage())
-			.contains("is true while listwatch.connection.certificate-authority-data is set");
+		assertThat(ex.getMessage()).contains("is true while listwatch.connection.certificate-authority-data is set");
 		assertThat(ex.fix()).contains("unset listwatch.connection.insecure-skip-tls-verify");
 	}
 

@@ -22,10 +22,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * {@code HTTPS_PROXY} and {@code NO_PROXY} on the real API server, through a real CONNECT proxy on
- * loopback that wants credentials. The server is addressed as {@code kubernetes.default.svc} (a
- * name of its certificate that does not resolve here), since loopback addresses are never proxied:
- * only the proxy can reach it.
+ * {@code HTTPS_PROXY} and {@code NO_PROXY} on the real API server, through a real CONNECT
+ * proxy on loopback that wants credentials. The server is addressed as
+ * {@code kubernetes.default.svc} (a name of its certificate that does not resolve here),
+ * since loopback addresses are never proxied: only the proxy can reach it.
  */
 class EnvironmentProxyIT {
 
@@ -39,8 +39,10 @@ class EnvironmentProxyIT {
 		server.writer().create("/api/v1/namespaces/" + ns + "/configmaps", ApiWriter.configMap(ns, "a", "v", "0"));
 		int port = Integer.parseInt(server.serverUrl().substring(server.serverUrl().lastIndexOf(':') + 1));
 		Path kubeconfig = this.dir.resolve("kubeconfig");
-		Files.writeString(kubeconfig, Files.readString(server.kubeconfig())
-			.replaceAll("(?m)^(\\s*server:\\s*)https://127\\.0\\.0\\.1:\\d+", "$1https://kubernetes.default.svc:" + port));
+		Files.writeString(kubeconfig,
+				Files.readString(server.kubeconfig())
+					.replaceAll("(?m)^(\\s*server:\\s*)https://127\\.0\\.0\\.1:\\d+",
+							"$1https://kubernetes.default.svc:" + port));
 		try (AuthenticatingProxy proxy = new AuthenticatingProxy("lw", "pr0xy-s3cret")) {
 			String proxyUrl = "http://lw:pr0xy-s3cret@127.0.0.1:" + proxy.port();
 			Cluster cluster = load(kubeconfig, Map.of("HTTPS_PROXY", proxyUrl));
@@ -68,9 +70,10 @@ class EnvironmentProxyIT {
 	void theKubeconfigsProxyUrlWinsOverTheEnvironment() throws Exception {
 		LocalApiServer server = LocalApiServer.shared();
 		Path kubeconfig = this.dir.resolve("kubeconfig");
-		Files.writeString(kubeconfig, Files.readString(server.kubeconfig())
-			.replaceAll("(?m)^(\\s*)server:(\\s*)https://127\\.0\\.0\\.1:(\\d+)",
-					"$1server:$2https://api.corp.example:$3\n$1proxy-url: http://kubeconfig-proxy:3128"));
+		Files.writeString(kubeconfig,
+				Files.readString(server.kubeconfig())
+					.replaceAll("(?m)^(\\s*)server:(\\s*)https://127\\.0\\.0\\.1:(\\d+)",
+							"$1server:$2https://api.corp.example:$3\n$1proxy-url: http://kubeconfig-proxy:3128"));
 		Cluster cluster = load(kubeconfig, Map.of("HTTPS_PROXY", "http://env-proxy:8080"));
 		assertThat(cluster.proxy()).isEqualTo(new Cluster.Proxy("kubeconfig-proxy", 3128, null, null));
 	}

@@ -9,8 +9,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * The proxy from {@code HTTPS_PROXY}, {@code HTTP_PROXY} and {@code NO_PROXY}, by the rules of Go's
- * {@code httpproxy} package that client-go follows.
+ * The proxy from {@code HTTPS_PROXY}, {@code HTTP_PROXY} and {@code NO_PROXY}, by the
+ * rules of Go's {@code httpproxy} package that client-go follows.
  */
 class EnvironmentProxyTests {
 
@@ -20,8 +20,8 @@ class EnvironmentProxyTests {
 	void anHttpsServerGoesThroughHttpsProxyWithUpperCaseFirstAndNeverThroughHttpProxy() {
 		assertThat(proxy(SERVER, Map.of("HTTPS_PROXY", "http://proxy:3128", "https_proxy", "http://other:1")))
 			.isEqualTo(new Cluster.Proxy("proxy", 3128, null, null));
-		assertThat(proxy(SERVER, Map.of("https_proxy", "other:8080")))
-			.as("lower case, and no scheme means http://").isEqualTo(new Cluster.Proxy("other", 8080, null, null));
+		assertThat(proxy(SERVER, Map.of("https_proxy", "other:8080"))).as("lower case, and no scheme means http://")
+			.isEqualTo(new Cluster.Proxy("other", 8080, null, null));
 		assertThat(proxy(SERVER, Map.of("HTTP_PROXY", "http://proxy:3128"))).isNull();
 		assertThat(proxy(URI.create("http://api.corp.example:8080"), Map.of("HTTP_PROXY", "http://proxy:3128")))
 			.isEqualTo(new Cluster.Proxy("proxy", 3128, null, null));
@@ -65,7 +65,8 @@ class EnvironmentProxyTests {
 	@Test
 	void theDefaultPortOfTheSchemeIsMatched() {
 		assertThat(proxy(URI.create("https://api.corp.example"),
-				Map.of("HTTPS_PROXY", "http://proxy:3128", "NO_PROXY", "api.corp.example:443"))).isNull();
+				Map.of("HTTPS_PROXY", "http://proxy:3128", "NO_PROXY", "api.corp.example:443")))
+			.isNull();
 		assertThat(proxy(SERVER, Map.of("HTTPS_PROXY", "http://proxy:3128", "no_proxy", "corp.example"))).isNull();
 	}
 

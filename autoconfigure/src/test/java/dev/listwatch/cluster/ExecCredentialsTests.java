@@ -170,10 +170,11 @@ class ExecCredentialsTests {
 	void aCallerWaitingForAnotherCallersPluginCanBeInterrupted() throws Exception {
 		Path started = fifo(this.dir.resolve("plugins/plugin.started"));
 		Path gate = fifo(this.dir.resolve("plugins/plugin.gate"));
-		Corpus.script(this.dir.resolve("plugins/plugin"), """
-				echo started > "$0.started"
-				read line < "$0.gate"
-				echo '{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1","status":{"token":"slow"}}'""");
+		Corpus.script(this.dir.resolve("plugins/plugin"),
+				"""
+						echo started > "$0.started"
+						read line < "$0.gate"
+						echo '{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1","status":{"token":"slow"}}'""");
 		TestSettings settings = settings(ExecCredentials.V1, "plugins/plugin", "");
 		settings.execTimeout = Duration.ofMinutes(2);
 		Credentials credentials = settings.load().credentials();
@@ -182,7 +183,8 @@ class ExecCredentialsTests {
 		Thread running = call(credentials, first);
 		boolean released = false;
 		try {
-			// opening the fifo waits for the plugin: from here on the first caller runs it
+			// opening the fifo waits for the plugin: from here on the first caller runs
+			// it
 			assertThat(Files.readString(started)).isEqualTo("started\n");
 			Thread waiting = call(credentials, second);
 			awaitParked(waiting);
@@ -204,8 +206,8 @@ class ExecCredentialsTests {
 	}
 
 	/**
-	 * Lets the plugin go on. Opening a fifo waits for its reader, so the write runs on a thread
-	 * of its own: a test that fails never hangs on a plugin that is gone.
+	 * Lets the plugin go on. Opening a fifo waits for its reader, so the write runs on a
+	 * thread of its own: a test that fails never hangs on a plugin that is gone.
 	 */
 	private static boolean release(Path gate) throws InterruptedException {
 		Thread writer = new Thread(() -> {
@@ -242,7 +244,10 @@ class ExecCredentialsTests {
 		return thread;
 	}
 
-	/** Waits until the thread blocks (on the lock, or on a monitor): nothing else can signal it. */
+	/**
+	 * Waits until the thread blocks (on the lock, or on a monitor): nothing else can
+	 * signal it.
+	 */
 	private static void awaitParked(Thread thread) {
 		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
 		while (thread.getState() != Thread.State.WAITING && thread.getState() != Thread.State.BLOCKED) {
@@ -266,11 +271,11 @@ class ExecCredentialsTests {
 
 	@Test
 	void standardErrorIsCountedButNotKept() throws Exception {
-		Corpus.script(this.dir.resolve("plugins/plugin"), """
-				head -c 8388608 /dev/zero >&2
-				echo '{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1","status":{"token":"t"}}'""");
-		assertThat(load(ExecCredentials.V1, "plugins/plugin", "").credentials().authorization())
-			.isEqualTo("Bearer t");
+		Corpus.script(this.dir.resolve("plugins/plugin"),
+				"""
+						head -c 8388608 /dev/zero >&2
+						echo '{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1","status":{"token":"t"}}'""");
+		assertThat(load(ExecCredentials.V1, "plugins/plugin", "").credentials().authorization()).isEqualTo("Bearer t");
 		long size = 64L * 1024 * 1024;
 		ExecCredentials.Output output = ExecCredentials.drain(zeros(size), 0, null).get(30, TimeUnit.SECONDS);
 		assertThat(output.kept()).isEmpty();

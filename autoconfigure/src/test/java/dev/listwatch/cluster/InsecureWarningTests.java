@@ -14,7 +14,8 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * TLS is verified unless {@code insecure-skip-tls-verify} is set; when it is, one warning says so.
+ * TLS is verified unless {@code insecure-skip-tls-verify} is set; when it is, one warning
+ * says so.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class InsecureWarningTests {

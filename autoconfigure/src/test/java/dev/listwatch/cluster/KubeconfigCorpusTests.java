@@ -35,7 +35,8 @@ class KubeconfigCorpusTests {
 		assertThat(cluster.credentials()).isSameAs(StaticCredentials.NONE);
 		assertThat(cluster.credentials().authorization()).isNull();
 		assertThat(cluster.ssl()).as("the kubeconfig's CA and client certificate").isNotNull();
-		assertThat(cluster.ssl().getManagers().getKeyManagers()).singleElement().isInstanceOf(Tls.ClientKeyManager.class);
+		assertThat(cluster.ssl().getManagers().getKeyManagers()).singleElement()
+			.isInstanceOf(Tls.ClientKeyManager.class);
 		assertThat(cluster.insecureSkipTlsVerify()).isFalse();
 		assertThat(cluster.proxy()).isNull();
 	}
@@ -152,7 +153,8 @@ class KubeconfigCorpusTests {
 		assertThat(dev.namespace()).isEqualTo("dev-team");
 		assertThat(dev.credentials().authorization()).isEqualTo("Bearer " + Corpus.DEV_TOKEN);
 		assertThat(dev.description()).isEqualTo("context dev in " + base);
-		// a context from the second file, its relative tokenFile resolved against that file
+		// a context from the second file, its relative tokenFile resolved against that
+		// file
 		settings.context = "prod";
 		Cluster prod = settings.load();
 		assertThat(prod.server()).isEqualTo(URI.create("https://prod.example.com:6443"));

@@ -105,7 +105,8 @@ class SecretsTests {
 		record(() -> load(kubeconfig("basic.yaml", "username: admin\npassword: " + PASSWORD, "")));
 		Path tokenFile = Corpus.write(this.dir.resolve("token"), FILE_TOKEN);
 		record(() -> load(kubeconfig("tokenfile.yaml", "tokenFile: " + tokenFile, "")));
-		record(() -> load(kubeconfig("token-and-missing-file.yaml", "token: " + TOKEN + "\ntokenFile: missing-token", "")));
+		record(() -> load(
+				kubeconfig("token-and-missing-file.yaml", "token: " + TOKEN + "\ntokenFile: missing-token", "")));
 		record(() -> load(kubeconfig("cert.yaml", "client-certificate-data: " + Corpus.client().certificateBase64()
 				+ "\nclient-key-data: " + TestPki.base64(Corpus.client().traditionalPem()), "")));
 		record(() -> load(kubeconfig("proxy.yaml", "token: " + TOKEN,
@@ -115,12 +116,13 @@ class SecretsTests {
 			record(() -> load(Corpus.write(name, this.dir)));
 		}
 		// exec plugins, good and bad
-		Corpus.script(this.dir.resolve("good-plugin"), """
-				echo "debug: $MY_SECRET_ENV" >&2
-				echo '{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1","status":{"token":"%s"}}'"""
-			.formatted(EXEC_TOKEN));
-		Corpus.script(this.dir.resolve("failing-plugin"), "echo '%s' >&2\necho '%s'\nexit 1".formatted(EXEC_STDERR,
-				EXEC_TOKEN));
+		Corpus.script(this.dir.resolve("good-plugin"),
+				"""
+						echo "debug: $MY_SECRET_ENV" >&2
+						echo '{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1","status":{"token":"%s"}}'"""
+					.formatted(EXEC_TOKEN));
+		Corpus.script(this.dir.resolve("failing-plugin"),
+				"echo '%s' >&2\necho '%s'\nexit 1".formatted(EXEC_STDERR, EXEC_TOKEN));
 		Corpus.script(this.dir.resolve("junk-plugin"), "echo 'token: %s'".formatted(EXEC_TOKEN));
 		Corpus.script(this.dir.resolve("wrong-version-plugin"),
 				"echo '{\"kind\":\"ExecCredential\",\"apiVersion\":\"%s\",\"status\":{\"token\":\"%s\"}}'"

@@ -66,13 +66,16 @@ public final class TestPki {
 			return pem("PRIVATE KEY", this.keys.getPrivate().getEncoded());
 		}
 
-		/** PKCS#1 for RSA ("BEGIN RSA PRIVATE KEY"), SEC1 for EC ("BEGIN EC PRIVATE KEY"). */
+		/**
+		 * PKCS#1 for RSA ("BEGIN RSA PRIVATE KEY"), SEC1 for EC ("BEGIN EC PRIVATE KEY").
+		 */
 		public String traditionalPem() {
 			try {
 				PrivateKey key = this.keys.getPrivate();
 				PrivateKeyInfo info = PrivateKeyInfo.getInstance(key.getEncoded());
 				if (key instanceof ECPrivateKey ec) {
-					SubjectPublicKeyInfo publicKey = SubjectPublicKeyInfo.getInstance(this.keys.getPublic().getEncoded());
+					SubjectPublicKeyInfo publicKey = SubjectPublicKeyInfo
+						.getInstance(this.keys.getPublic().getEncoded());
 					org.bouncycastle.asn1.sec.ECPrivateKey sec1 = new org.bouncycastle.asn1.sec.ECPrivateKey(256,
 							ec.getS(), publicKey.getPublicKeyData(), info.getPrivateKeyAlgorithm().getParameters());
 					return pem("EC PRIVATE KEY", sec1.getEncoded());
@@ -88,7 +91,10 @@ public final class TestPki {
 			return base64(certificatePem());
 		}
 
-		/** An SSLContext presenting this certificate, trusting {@code trusted} for clients. */
+		/**
+		 * An SSLContext presenting this certificate, trusting {@code trusted} for
+		 * clients.
+		 */
 		public SSLContext serverContext(X509Certificate trusted) {
 			try {
 				KeyStore keyStore = KeyStore.getInstance("PKCS12");
@@ -181,8 +187,9 @@ public final class TestPki {
 				List<GeneralName> generalNames = new ArrayList<>();
 				for (String name : names) {
 					boolean ip = name.matches("[0-9.]+") || name.contains(":");
-					generalNames.add(ip ? new GeneralName(GeneralName.iPAddress,
-							new org.bouncycastle.asn1.DEROctetString(InetAddress.getByName(name).getAddress()))
+					generalNames.add(ip
+							? new GeneralName(GeneralName.iPAddress,
+									new org.bouncycastle.asn1.DEROctetString(InetAddress.getByName(name).getAddress()))
 							: new GeneralName(GeneralName.dNSName, name));
 				}
 				builder.addExtension(Extension.subjectAlternativeName, false,

@@ -9,8 +9,9 @@ import java.util.Map;
 import org.springframework.boot.ssl.SslBundle;
 
 /**
- * Builds {@link ConnectionOptions} isolated from the machine: empty environment, a temp home
- * directory and service-account directory. Public for the transport tests of the client package.
+ * Builds {@link ConnectionOptions} isolated from the machine: empty environment, a temp
+ * home directory and service-account directory. Public for the transport tests of the
+ * client package.
  */
 public final class TestSettings {
 

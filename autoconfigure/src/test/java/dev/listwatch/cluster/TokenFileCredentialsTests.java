@@ -87,9 +87,8 @@ class TokenFileCredentialsTests {
 		Corpus.write(this.dir.resolve("token"), "from-file-2");
 		this.clock.advance(TokenFileCredentials.REREAD_INTERVAL);
 		assertThat(credentials.authorization()).isEqualTo("Bearer from-file-2");
-		assertThat(credentials.toString()).isEqualTo(
-				"bearer token from file " + this.dir.resolve("token") + " (else users[u].user.token in "
-						+ this.dir.resolve("config") + ")");
+		assertThat(credentials.toString()).isEqualTo("bearer token from file " + this.dir.resolve("token")
+				+ " (else users[u].user.token in " + this.dir.resolve("config") + ")");
 	}
 
 	@Test

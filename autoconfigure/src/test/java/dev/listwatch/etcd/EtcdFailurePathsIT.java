@@ -20,11 +20,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The failure paths of etcd watches on a real etcd 3.6 with its DEFAULT progress notification
- * interval (10 minutes): a watch resumed against an etcd that is behind relists instead of
- * stalling; the events of one revision all reach the cache when a stop falls between them; and a
- * quiet prefix's watch is not replaced before etcd's progress notification can arrive, so a
- * compaction costs it no relist.
+ * The failure paths of etcd watches on a real etcd 3.6 with its DEFAULT progress
+ * notification interval (10 minutes): a watch resumed against an etcd that is behind
+ * relists instead of stalling; the events of one revision all reach the cache when a stop
+ * falls between them; and a quiet prefix's watch is not replaced before etcd's progress
+ * notification can arrive, so a compaction costs it no relist.
  */
 class EtcdFailurePathsIT {
 
@@ -54,7 +54,8 @@ class EtcdFailurePathsIT {
 				Informer<?> informer = EtcdWatchIT.informer(context);
 				await().atMost(WAIT).until(() -> informer.status().synced());
 				assertThat(Long.parseLong(informer.status().lastResourceVersion())).isGreaterThan(20);
-				// etcd comes back from an empty data dir: revision 1, behind the watch's 21
+				// etcd comes back from an empty data dir: revision 1, behind the watch's
+				// 21
 				own.stopProcess();
 				own.wipeData();
 				own.start();
@@ -71,7 +72,8 @@ class EtcdFailurePathsIT {
 	void theEventsOfOneRevisionAllReachTheCacheWhenAStopFallsBetweenThem() {
 		AtomicReference<Informer<?>> informer = new AtomicReference<>();
 		AtomicBoolean stopped = new AtomicBoolean();
-		// stops the watch, on its own thread, right after it applied x, the first event of the txn
+		// stops the watch, on its own thread, right after it applied x, the first event
+		// of the txn
 		WatchIndex<?> stopOnX = WatchIndex.of("cfg", "stopper", (object, meta) -> {
 			if (meta.name().equals("x") && stopped.compareAndSet(false, true)) {
 				informer.get().stop(() -> {
@@ -105,7 +107,8 @@ class EtcdFailurePathsIT {
 	@Test
 	void aQuietPrefixIsNotReplacedBeforeEtcdsProgressNotificationSoACompactionCostsNoRelist() {
 		etcd.put("/quiet6/a", "{}");
-		// an idle timeout of 1 s: an etcd watch waits for the progress notification all the same
+		// an idle timeout of 1 s: an etcd watch waits for the progress notification all
+		// the same
 		EtcdWatchIT.runner(etcd.endpoint(), "/quiet6/", "listwatch.defaults.idle-timeout=1s").run((context) -> {
 			Informer<?> informer = EtcdWatchIT.informer(context);
 			await().atMost(WAIT).until(() -> informer.status().synced());
@@ -114,8 +117,10 @@ class EtcdFailurePathsIT {
 				etcd.put("/elsewhere6/k", "{\"v\":" + i + "}");
 			}
 			etcd.compact(etcd.revision());
-			// several of the configured idle timeouts: the watch stays, the compaction does not touch it
-			await().during(Duration.ofSeconds(4)).atMost(Duration.ofSeconds(10))
+			// several of the configured idle timeouts: the watch stays, the compaction
+			// does not touch it
+			await().during(Duration.ofSeconds(4))
+				.atMost(Duration.ofSeconds(10))
 				.until(() -> informer.status().relists() == 0);
 			etcd.put("/quiet6/b", "{}");
 			await().atMost(WAIT).until(() -> EtcdWatchIT.lister(context).get(null, "b").isPresent());
@@ -132,8 +137,11 @@ class EtcdFailurePathsIT {
 			if (success.length() > 0) {
 				success.append(',');
 			}
-			success.append("{\"request_put\":{\"key\":\"").append(base64(key)).append("\",\"value\":\"")
-				.append(base64("{}")).append("\"}}");
+			success.append("{\"request_put\":{\"key\":\"")
+				.append(base64(key))
+				.append("\",\"value\":\"")
+				.append(base64("{}"))
+				.append("\"}}");
 		}
 		etcd.call("/v3/kv/txn", "{\"success\":[" + success + "]}");
 		return etcd.revision();

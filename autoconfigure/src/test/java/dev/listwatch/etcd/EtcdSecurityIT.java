@@ -15,8 +15,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * etcd watches against a real etcd that wants TLS with client certificates, or a user and a
- * password; the password never shows.
+ * etcd watches against a real etcd that wants TLS with client certificates, or a user and
+ * a password; the password never shows.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class EtcdSecurityIT {
@@ -27,10 +27,10 @@ class EtcdSecurityIT {
 	void tlsWithAClientCertificate() {
 		try (LocalEtcd etcd = new LocalEtcd(LocalEtcd.Options.defaults().withTls(true)).start()) {
 			etcd.put("/tls/a", "{}");
-			EtcdWatchIT.runner(etcd.endpoint(), "/tls/",
-					"listwatch.etcd.certificate-authority=" + etcd.caCertificatePath(),
-					"listwatch.etcd.client-certificate=" + etcd.clientCertificatePath(),
-					"listwatch.etcd.client-key=" + etcd.clientKeyPath())
+			EtcdWatchIT
+				.runner(etcd.endpoint(), "/tls/", "listwatch.etcd.certificate-authority=" + etcd.caCertificatePath(),
+						"listwatch.etcd.client-certificate=" + etcd.clientCertificatePath(),
+						"listwatch.etcd.client-key=" + etcd.clientKeyPath())
 				.run((context) -> {
 					Informer<?> informer = EtcdWatchIT.informer(context);
 					await().atMost(Duration.ofSeconds(30)).until(() -> informer.status().synced());
@@ -39,7 +39,8 @@ class EtcdSecurityIT {
 						.until(() -> EtcdWatchIT.lister(context).get(null, "b").isPresent());
 				});
 			// the CA alone: etcd refuses the handshake without a client certificate
-			EtcdWatchIT.runner(etcd.endpoint(), "/tls/", "listwatch.etcd.certificate-authority=" + etcd.caCertificatePath())
+			EtcdWatchIT
+				.runner(etcd.endpoint(), "/tls/", "listwatch.etcd.certificate-authority=" + etcd.caCertificatePath())
 				.run((context) -> {
 					Informer<?> informer = EtcdWatchIT.informer(context);
 					await().atMost(Duration.ofSeconds(30)).until(() -> informer.status().lastError() != null);
@@ -55,15 +56,17 @@ class EtcdSecurityIT {
 	void aUserAndPasswordAuthenticateAgainAfterEtcdRestarts(CapturedOutput output) {
 		try (LocalEtcd etcd = new LocalEtcd(LocalEtcd.Options.defaults().withPassword(PASSWORD)).start()) {
 			etcd.put("/auth/a", "{}");
-			EtcdWatchIT.runner(etcd.endpoint(), "/auth/", "listwatch.etcd.username=" + LocalEtcd.ROOT,
-					"listwatch.etcd.password=" + PASSWORD)
+			EtcdWatchIT
+				.runner(etcd.endpoint(), "/auth/", "listwatch.etcd.username=" + LocalEtcd.ROOT,
+						"listwatch.etcd.password=" + PASSWORD)
 				.run((context) -> {
 					Informer<?> informer = EtcdWatchIT.informer(context);
 					await().atMost(Duration.ofSeconds(30)).until(() -> informer.status().synced());
 					etcd.put("/auth/b", "{}");
 					await().atMost(Duration.ofSeconds(10))
 						.until(() -> EtcdWatchIT.lister(context).get(null, "b").isPresent());
-					// a restarted etcd forgets its simple tokens: the next calls authenticate again
+					// a restarted etcd forgets its simple tokens: the next calls
+					// authenticate again
 					etcd.stopProcess();
 					etcd.start();
 					etcd.put("/auth/c", "{}");
@@ -71,8 +74,9 @@ class EtcdSecurityIT {
 						.until(() -> EtcdWatchIT.lister(context).get(null, "c").isPresent());
 					assertThat(informer.status().relists()).isZero();
 				});
-			EtcdWatchIT.runner(etcd.endpoint(), "/auth/", "listwatch.etcd.username=" + LocalEtcd.ROOT,
-					"listwatch.etcd.password=wrong-" + PASSWORD)
+			EtcdWatchIT
+				.runner(etcd.endpoint(), "/auth/", "listwatch.etcd.username=" + LocalEtcd.ROOT,
+						"listwatch.etcd.password=wrong-" + PASSWORD)
 				.run((context) -> {
 					Informer<?> informer = EtcdWatchIT.informer(context);
 					await().atMost(Duration.ofSeconds(30)).until(() -> informer.status().lastError() != null);

@@ -41,10 +41,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Watches of etcd keys through the auto-configuration, against a real etcd 3.6 and no API server
- * (and no kubeconfig: the API server's client is never made): paged lists at one revision, events in
- * order, a cut stream resumed without a relist, a compaction answered by a relist and its
- * difference, progress notifications as bookmarks, and values that cannot be held.
+ * Watches of etcd keys through the auto-configuration, against a real etcd 3.6 and no API
+ * server (and no kubeconfig: the API server's client is never made): paged lists at one
+ * revision, events in order, a cut stream resumed without a relist, a compaction answered
+ * by a relist and its difference, progress notifications as bookmarks, and values that
+ * cannot be held.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class EtcdWatchIT {
@@ -89,7 +90,8 @@ class EtcdWatchIT {
 			assertThat(one.namespace()).isEqualTo("ns1");
 			// no kubeconfig, and none needed: the API server's client was never made
 			assertThat(context.getBeanFactory().containsSingleton("listwatchApiServerClient")).isFalse();
-			// the pages themselves: each at the first page's revision, a key written meanwhile left out
+			// the pages themselves: each at the first page's revision, a key written
+			// meanwhile left out
 			@SuppressWarnings("unchecked")
 			ListerWatcher<KubernetesObject> listerWatcher = context.getBean("cfgListerWatcher", ListerWatcher.class);
 			ObjectList<KubernetesObject> page = listerWatcher.list(ListOptions.none().withLimit(500L));
@@ -119,8 +121,10 @@ class EtcdWatchIT {
 			Informer<?> informer = informer(context);
 			await().atMost(Duration.ofSeconds(30)).until(() -> informer.status().synced());
 			Recorder recorder = context.getBean(Recorder.class);
-			long created = etcd.put("/order/flags/dark-mode", "{\"metadata\":{\"labels\":{\"team\":\"web\"}},\"on\":false}");
-			long updated = etcd.put("/order/flags/dark-mode", "{\"metadata\":{\"labels\":{\"team\":\"web\"}},\"on\":true}");
+			long created = etcd.put("/order/flags/dark-mode",
+					"{\"metadata\":{\"labels\":{\"team\":\"web\"}},\"on\":false}");
+			long updated = etcd.put("/order/flags/dark-mode",
+					"{\"metadata\":{\"labels\":{\"team\":\"web\"}},\"on\":true}");
 			long deleted = etcd.delete("/order/flags/dark-mode");
 			etcd.put("/order/global", "{\"on\":true}");
 			await().atMost(Duration.ofSeconds(10)).until(() -> recorder.changes().size() == 4);
@@ -218,7 +222,8 @@ class EtcdWatchIT {
 				assertThat(recorder.last.get("b").object().at("/v").asInt()).isEqualTo(1);
 				assertThat(recorder.last.get("d").type()).isEqualTo(ResourceEvent.Type.ADDED);
 				assertThat(recorder.last.get("c").initialList()).isTrue();
-				assertThat(lister(context).list()).extracting(KubernetesObject::name).containsExactlyInAnyOrder("b", "c", "d");
+				assertThat(lister(context).list()).extracting(KubernetesObject::name)
+					.containsExactlyInAnyOrder("b", "c", "d");
 				assertThat(informer.status().restarts(RestartReason.EXPIRED)).isEqualTo(1);
 			});
 		}
@@ -236,7 +241,8 @@ class EtcdWatchIT {
 			assertThat(lister.list()).containsExactly(new Flag(true, 10));
 			assertThat(informer.status().unbindable()).extracting(UnbindableObject::key).containsExactly("text");
 			assertThat(informer.status().unbindable().get(0).reason()).startsWith("not valid JSON");
-			// a value of the wrong type for an object that binds today: kept, reported, never deleted
+			// a value of the wrong type for an object that binds today: kept, reported,
+			// never deleted
 			etcd.put("/typed/good", "{\"enabled\":\"secret-value-2\",\"percent\":10}");
 			etcd.put("/typed/named", "{\"metadata\":{\"name\":\"other\"},\"enabled\":true}");
 			etcd.put("/typed/later", "{\"enabled\":false,\"percent\":50}");

@@ -16,8 +16,8 @@ import org.springframework.context.event.EventListener;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@code @EventListener} methods receive the ResourceEvents of their generic type only, and a SpEL
- * condition on {@code #event.watch} picks one watch.
+ * {@code @EventListener} methods receive the ResourceEvents of their generic type only,
+ * and a SpEL condition on {@code #event.watch} picks one watch.
  */
 class ResourceEventRoutingTests {
 

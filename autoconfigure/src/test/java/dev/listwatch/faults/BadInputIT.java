@@ -29,13 +29,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Bad input from the server: each kind is reported (log, status), the watch recovers from the
- * last resourceVersion without a new list, and nothing is lost.
+ * Bad input from the server: each kind is reported (log, status), the watch recovers from
+ * the last resourceVersion without a new list, and nothing is lost.
  */
 class BadInputIT {
 
-	private static final InformerOptions.BackoffPolicy QUICK = new InformerOptions.BackoffPolicy(Duration.ofMillis(20), Duration.ofMillis(200),
-			2.0, 0.0, Duration.ofMinutes(1));
+	private static final InformerOptions.BackoffPolicy QUICK = new InformerOptions.BackoffPolicy(Duration.ofMillis(20),
+			Duration.ofMillis(200), 2.0, 0.0, Duration.ofMinutes(1));
 
 	private InformerOptions.BackoffPolicy backoff = QUICK;
 
@@ -66,15 +66,18 @@ class BadInputIT {
 
 	@Test
 	void anUnknownEventTypeIsReportedAndTheWatchResumes() {
-		resumesAfter("{\"type\":\"EXPLODED\",\"object\":{}}\n", KubernetesApiException.Kind.DECODE, RestartReason.BAD_DATA, 1 << 20);
+		resumesAfter("{\"type\":\"EXPLODED\",\"object\":{}}\n", KubernetesApiException.Kind.DECODE,
+				RestartReason.BAD_DATA, 1 << 20);
 	}
 
 	@Test
 	void anOversizedEventIsHeldAsUnbindableAndTheWatchGoesOnPastIt() {
-		// it used to fail the watch, which resumed from the same resourceVersion into the same event
+		// it used to fail the watch, which resumed from the same resourceVersion into the
+		// same event
 		this.server.onList(Reply.body("application/json", list(10, configMap("a", 10, "0"))))
 			.onWatch(Reply.stream(true, event("MODIFIED", configMap("a", 11, "1")),
-					event("MODIFIED", configMap("a", 12, "x".repeat(10_000))), event("ADDED", configMap("b", 13, "1"))));
+					event("MODIFIED", configMap("a", 12, "x".repeat(10_000))),
+					event("ADDED", configMap("b", 13, "1"))));
 		start(4096);
 		awaitValue("b", "1");
 		assertThat(this.informer.lister().get("ns", "a")).as("the last state that could be held")
@@ -156,10 +159,11 @@ class BadInputIT {
 
 	@Test
 	void aListWhoseBodyKeepsArrivingIsNotAbandonedThoughItTakesLongerThanTheIdleTimeout() {
-		// an unpaged list of a big resource on a slow link: a piece every 150 ms, 3 s in all, with an
-		// idle timeout of 1 s; bytes arriving are progress
-		this.server.onList(Reply.trickle(Duration.ofMillis(150), 20,
-				list(10, configMap("a", 10, "0"), configMap("b", 10, "0"), configMap("c", 10, "0"))))
+		// an unpaged list of a big resource on a slow link: a piece every 150 ms, 3 s in
+		// all, with an idle timeout of 1 s; bytes arriving are progress
+		this.server
+			.onList(Reply.trickle(Duration.ofMillis(150), 20,
+					list(10, configMap("a", 10, "0"), configMap("b", 10, "0"), configMap("c", 10, "0"))))
 			.onWatch(Reply.stream(true, event("MODIFIED", configMap("a", 11, "1"))));
 		start(1 << 20, Duration.ofSeconds(1));
 		awaitValue("a", "1");
@@ -188,7 +192,8 @@ class BadInputIT {
 	@Test
 	void aGoneWatchRelistsAndReportsTheDifference() {
 		this.server.onList(Reply.body("application/json", list(10, configMap("a", 5, "0"), configMap("b", 6, "0"))))
-			.onWatch(Reply.stream(false, event("ERROR", ScriptedApiServer.status(410, "Expired", "too old resource version"))))
+			.onWatch(Reply.stream(false,
+					event("ERROR", ScriptedApiServer.status(410, "Expired", "too old resource version"))))
 			.onList(Reply.body("application/json", list(20, configMap("b", 15, "1"), configMap("c", 16, "0"))));
 		start(1 << 20);
 		await().atMost(Duration.ofSeconds(10)).until(() -> resourceEvents().size() >= 5);
@@ -202,10 +207,11 @@ class BadInputIT {
 	}
 
 	/**
-	 * A watch breaks on {@code bad} after one good event; the next watch starts from that event's
-	 * resourceVersion, with no new list, and delivers the next change.
+	 * A watch breaks on {@code bad} after one good event; the next watch starts from that
+	 * event's resourceVersion, with no new list, and delivers the next change.
 	 */
-	private void resumesAfter(String bad, KubernetesApiException.Kind kind, RestartReason restartReason, int maxEventBytes) {
+	private void resumesAfter(String bad, KubernetesApiException.Kind kind, RestartReason restartReason,
+			int maxEventBytes) {
 		this.server.onList(Reply.body("application/json", list(10, configMap("a", 10, "0"))))
 			.onWatch(Reply.stream(false, event("MODIFIED", configMap("a", 11, "1")), bad))
 			.onWatch(Reply.stream(true, event("MODIFIED", configMap("a", 12, "2"))));

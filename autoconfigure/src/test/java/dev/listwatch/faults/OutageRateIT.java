@@ -19,8 +19,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * While the API server answers nothing but 503, a watch with the default backoff (client-go's:
- * 800 ms doubling to 30 s, with jitter) sends few requests: measured over 30 s of outage.
+ * While the API server answers nothing but 503, a watch with the default backoff
+ * (client-go's: 800 ms doubling to 30 s, with jitter) sends few requests: measured over
+ * 30 s of outage.
  */
 class OutageRateIT {
 
@@ -40,13 +41,14 @@ class OutageRateIT {
 			}, 1, Duration.ofSeconds(1))) {
 				ListerWatcher<KubernetesObject> configMaps = client.listerWatcher(
 						new ApiServerClient.Target("v1", "ConfigMap", null, "ns"), KubernetesObject.class,
-				ApiServerClient.Decoding.DEFAULTS.withMaxEventBytes(1 << 20));
+						ApiServerClient.Decoding.DEFAULTS.withMaxEventBytes(1 << 20));
 				Informer<KubernetesObject> informer = runtime.informer("configmaps", KubernetesObject.class, configMaps,
 						options, List.of());
 				long start = System.nanoTime();
 				informer.start();
 				try {
-					// a rate is measured over real time: wait out the window, checking the state meanwhile
+					// a rate is measured over real time: wait out the window, checking
+					// the state meanwhile
 					await().pollDelay(OUTAGE).atMost(OUTAGE.plusSeconds(5)).until(() -> true);
 					List<ScriptedApiServer.Request> requests = server.requests()
 						.stream()

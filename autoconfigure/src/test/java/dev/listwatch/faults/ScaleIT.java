@@ -31,8 +31,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Scale: 200 declared watches in one application against the real API server, and one watch over
- * 50,000 objects; threads and memory stay bounded.
+ * Scale: 200 declared watches in one application against the real API server, and one
+ * watch over 50,000 objects; threads and memory stay bounded.
  */
 @ExtendWith(LocalApiServerExtension.class)
 class ScaleIT {
@@ -63,12 +63,15 @@ class ScaleIT {
 					.until(() -> informers.values().stream().allMatch((i) -> i.status().synced()));
 				assertThat(informers.values()).allSatisfy((i) -> assertThat(i.status().objects()).isEqualTo(1));
 				int threads = ManagementFactory.getThreadMXBean().getThreadCount() - threadsBefore;
-				java.util.Map<String, Long> byName = Thread.getAllStackTraces().keySet().stream()
+				java.util.Map<String, Long> byName = Thread.getAllStackTraces()
+					.keySet()
+					.stream()
 					.collect(java.util.stream.Collectors.groupingBy((t) -> t.getName().replaceAll("[0-9]+", "#"),
 							java.util.TreeMap::new, java.util.stream.Collectors.counting()));
 				System.out.println("threads by name: " + byName);
 				System.out.printf("200 watches: %d more threads (Java %d)%n", threads, Runtime.version().feature());
-				// one reading thread per watch on Java 17-20 (virtual on 21+), plus a few shared ones
+				// one reading thread per watch on Java 17-20 (virtual on 21+), plus a few
+				// shared ones
 				assertThat(threads).isLessThanOrEqualTo(200 + 64);
 			});
 	}
@@ -77,7 +80,8 @@ class ScaleIT {
 	void oneWatchOverFiftyThousandObjects() {
 		int objects = 50_000;
 		int page = 500;
-		// measured before the scripted pages exist: they are consumed (and freed) by the sync
+		// measured before the scripted pages exist: they are consumed (and freed) by the
+		// sync
 		long heapBefore = usedHeapAfterGc();
 		try (ScriptedApiServer server = new ScriptedApiServer()) {
 			long jsonBytes = 0;
@@ -103,7 +107,7 @@ class ScaleIT {
 			}, 1, Duration.ofSeconds(1))) {
 				ListerWatcher<KubernetesObject> configMaps = client.listerWatcher(
 						new ApiServerClient.Target("v1", "ConfigMap", null, "ns"), KubernetesObject.class,
-				ApiServerClient.Decoding.DEFAULTS.withMaxEventBytes(1 << 20));
+						ApiServerClient.Decoding.DEFAULTS.withMaxEventBytes(1 << 20));
 				Informer<KubernetesObject> informer = runtime.informer("big", KubernetesObject.class, configMaps,
 						options, List.of());
 				informer.start();

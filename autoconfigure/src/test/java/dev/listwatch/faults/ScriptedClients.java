@@ -16,9 +16,10 @@ import tools.jackson.databind.json.JsonMapper;
 import org.springframework.web.client.RestClient;
 
 /**
- * An {@link ApiServerClient} for a scripted server, made as the auto-configuration makes one
- * ({@link Cluster#load}, then {@link ApiServerClient#create}), so that the tests go through the
- * transport services use: no kubeconfig, no environment, only the server's URL.
+ * An {@link ApiServerClient} for a scripted server, made as the auto-configuration makes
+ * one ({@link Cluster#load}, then {@link ApiServerClient#create}), so that the tests go
+ * through the transport services use: no kubeconfig, no environment, only the server's
+ * URL.
  */
 final class ScriptedClients {
 

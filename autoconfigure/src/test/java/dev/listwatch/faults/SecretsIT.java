@@ -28,8 +28,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * A run whose credentials are refused (403, RBAC) through a static token and through an exec
- * plugin: everything it logs, its health details and its exceptions hold none of the secrets.
+ * A run whose credentials are refused (403, RBAC) through a static token and through an
+ * exec plugin: everything it logs, its health details and its exceptions hold none of the
+ * secrets.
  */
 @ExtendWith({ LocalApiServerExtension.class, OutputCaptureExtension.class })
 class SecretsIT {
@@ -67,9 +68,9 @@ class SecretsIT {
 				.run((context) -> {
 					assertThat(context).hasNotFailed();
 					Informer<?> informer = context.getBean("cmsInformer", Informer.class);
-					RestartReason reason = user.getKey().equals("token") ? RestartReason.FORBIDDEN : RestartReason.UNAUTHORIZED;
-					await().atMost(Duration.ofSeconds(20))
-						.until(() -> informer.status().restarts(reason) >= 3);
+					RestartReason reason = user.getKey().equals("token") ? RestartReason.FORBIDDEN
+							: RestartReason.UNAUTHORIZED;
+					await().atMost(Duration.ofSeconds(20)).until(() -> informer.status().restarts(reason) >= 3);
 					WatchStatus status = informer.status();
 					assertThat(status.lastError().reason())
 						.isEqualTo(user.getKey().equals("token") ? "Forbidden" : "Unauthorized");

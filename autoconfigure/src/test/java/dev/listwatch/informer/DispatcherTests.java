@@ -23,8 +23,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The {@link Dispatcher}: order per object, folding of MODIFIED, deletes always delivered, a
- * visible backlog, and listeners that throw.
+ * The {@link Dispatcher}: order per object, folding of MODIFIED, deletes always
+ * delivered, a visible backlog, and listeners that throw.
  */
 class DispatcherTests {
 
@@ -94,15 +94,16 @@ class DispatcherTests {
 	void deletesAreAlwaysDeliveredAndWhatFollowsThemStaysInOrder() {
 		this.dispatcher.enqueue(event(Type.MODIFIED, "a", "2", "1"));
 		this.dispatcher.enqueue(event(Type.DELETED, "a", "2", null));
-		this.dispatcher.enqueue(event(Type.MODIFIED, "a", "9", "2")); // cannot fold into a delete
+		// cannot fold into a delete
+		this.dispatcher.enqueue(event(Type.MODIFIED, "a", "9", "2"));
 		this.dispatcher.enqueue(event(Type.ADDED, "a", "3", null));
 		this.dispatcher.enqueue(event(Type.MODIFIED, "a", "4", "3"));
 		this.dispatcher.enqueue(event(Type.DELETED, "a", "4", null));
 		this.dispatcher.enqueue(event(Type.DELETED, "b", "7", null));
 		assertThat(this.dispatcher.backlog()).isEqualTo(6);
 		runAll();
-		assertThat(this.published).containsExactly("MODIFIED a 2 old=1", "DELETED a 2 old=null",
-				"MODIFIED a 9 old=2", "ADDED a 4 old=null", "DELETED a 4 old=null", "DELETED b 7 old=null");
+		assertThat(this.published).containsExactly("MODIFIED a 2 old=1", "DELETED a 2 old=null", "MODIFIED a 9 old=2",
+				"ADDED a 4 old=null", "DELETED a 4 old=null", "DELETED b 7 old=null");
 		assertThat(this.dispatcher.backlog()).isZero();
 	}
 
@@ -162,7 +163,8 @@ class DispatcherTests {
 			ResourceEvent<?> resource = (ResourceEvent<?>) event;
 			seen.add(resource.type() + " " + resource.meta().name() + " " + resource.object());
 			if (resource.meta().name().equals("a")) {
-				// while the first event of the batch is published, more are queued, then the watch stops
+				// while the first event of the batch is published, more are queued, then
+				// the watch stops
 				self[0].enqueue(event(Type.ADDED, "b", "2", null));
 				self[0].enqueue(event(Type.MODIFIED, "c", "2", "1"));
 				self[0].enqueue(event(Type.ADDED, "d", "1", null));
@@ -175,7 +177,8 @@ class DispatcherTests {
 		dispatcher.enqueue(event(Type.DELETED, "b", "1", null));
 		dispatcher.enqueue(event(Type.ADDED, "c", "1", null));
 		runAll();
-		// b's two events and c's one were taken and not published: 3, and the 3 queued meanwhile
+		// b's two events and c's one were taken and not published: 3, and the 3 queued
+		// meanwhile
 		assertThat(seen).containsExactly("ADDED a 1");
 		assertThat(dispatcher.backlog()).isEqualTo(6);
 		dispatcher.resume();
@@ -241,7 +244,8 @@ class DispatcherTests {
 				dispatcher.enqueue(event(Type.MODIFIED, "o" + (i % 10), Integer.toString(i), null));
 			}
 			assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
-			// "a" is being published; one folded MODIFIED of "a" and one per other object wait
+			// "a" is being published; one folded MODIFIED of "a" and one per other object
+			// wait
 			assertThat(dispatcher.backlog()).isEqualTo(11);
 			release.countDown();
 			await().atMost(Duration.ofSeconds(10)).until(() -> dispatcher.backlog() == 0 && seen.size() == 12);
@@ -256,7 +260,8 @@ class DispatcherTests {
 
 	@Test
 	void anExecutorThatThrowsAnErrorLosesNoEventAndIsTriedAgain() {
-		// no thread to be had: the Error must not reach the reading thread, nor the events be lost
+		// no thread to be had: the Error must not reach the reading thread, nor the
+		// events be lost
 		int[] refusals = { 1 };
 		long[] nanos = { 0 };
 		Dispatcher dispatcher = new Dispatcher("things", (task) -> {
@@ -299,7 +304,8 @@ class DispatcherTests {
 
 	@Test
 	void aDrainTheExecutorRunsLateWhileAnotherRunsPublishesNothingTwice() throws InterruptedException {
-		// an executor that took the task and then threw: the task runs later, beside the next one
+		// an executor that took the task and then threw: the task runs later, beside the
+		// next one
 		List<Runnable> taken = new ArrayList<>();
 		boolean[] throwOnce = { true };
 		CountDownLatch inListener = new CountDownLatch(1);
@@ -320,7 +326,8 @@ class DispatcherTests {
 		Thread first = new Thread(taken.get(0));
 		first.start();
 		assertThat(inListener.await(10, TimeUnit.SECONDS)).isTrue();
-		// b arrives while the late first task is in a listener with a: the executor is asked again
+		// b arrives while the late first task is in a listener with a: the executor is
+		// asked again
 		dispatcher.enqueue(event(Type.ADDED, "b", "1", null));
 		assertThat(taken).hasSize(2);
 		taken.get(1).run();
@@ -348,7 +355,8 @@ class DispatcherTests {
 		assertThat(stalled.lastError().reason()).isEqualTo("DISPATCH");
 		assertThat(stalled.lastError().message()).contains("java.lang.OutOfMemoryError").contains("2 wait");
 		assertThat(status.snapshot("things", watched, true, 3, 0, 0, 0, null, List.of()).failingFor())
-			.as("once a drain ran").isNull();
+			.as("once a drain ran")
+			.isNull();
 	}
 
 	private static void runAllOf(List<Runnable> tasks, int from) {
@@ -373,7 +381,9 @@ class DispatcherTests {
 		}
 	}
 
-	/** An event whose object is its resourceVersion and whose old object is {@code old}. */
+	/**
+	 * An event whose object is its resourceVersion and whose old object is {@code old}.
+	 */
 	private static ResourceEvent<String> resync(String name, String resourceVersion) {
 		return new ResourceEvent<>("test", "things", Type.MODIFIED, resourceVersion, resourceVersion,
 				new ObjectMeta("ns", name, "uid-" + name, resourceVersion, Map.of()), false, false, true, String.class);

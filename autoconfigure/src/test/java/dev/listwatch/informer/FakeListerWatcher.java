@@ -21,11 +21,12 @@ import dev.listwatch.WatchEvent;
 import dev.listwatch.WatchStream;
 
 /**
- * An in-memory {@link ListerWatcher} that answers from a script: each {@code list} takes the next
- * scripted page or failure, each {@code watch} the next scripted stream or failure. Every request
- * is recorded, in order, and can be awaited. Objects are strings {@code name@rv}. When the watch
- * script runs dry, a watch opens a stream that stays silent until closed; when the list script
- * runs dry, a list fails as a refused connection would.
+ * An in-memory {@link ListerWatcher} that answers from a script: each {@code list} takes
+ * the next scripted page or failure, each {@code watch} the next scripted stream or
+ * failure. Every request is recorded, in order, and can be awaited. Objects are strings
+ * {@code name@rv}. When the watch script runs dry, a watch opens a stream that stays
+ * silent until closed; when the list script runs dry, a list fails as a refused
+ * connection would.
  */
 final class FakeListerWatcher implements ListerWatcher<String> {
 
@@ -236,7 +237,10 @@ final class FakeListerWatcher implements ListerWatcher<String> {
 			return this.closed;
 		}
 
-		/** Whether a scripted event waits to be read (a failure or the end scripted next is no event). */
+		/**
+		 * Whether a scripted event waits to be read (a failure or the end scripted next
+		 * is no event).
+		 */
 		@Override
 		public boolean hasBuffered() {
 			return this.peeked != null || this.items.peek() instanceof WatchEvent<?>;

@@ -29,7 +29,8 @@ class FieldSelectorTests {
 		assertThat(FieldSelector.validate(null)).isEmpty();
 		assertThat(FieldSelector.validate(" ")).isEmpty();
 		assertThat(FieldSelector.validate("a=b,,c=d,")).extracting(Term::field).containsExactly("a", "c");
-		assertThat(FieldSelector.validate("metadata.name=")).containsExactly(new Term("metadata.name", Operator.EQUALS, ""));
+		assertThat(FieldSelector.validate("metadata.name="))
+			.containsExactly(new Term("metadata.name", Operator.EQUALS, ""));
 	}
 
 	@Test
@@ -39,12 +40,9 @@ class FieldSelectorTests {
 	}
 
 	static Stream<Arguments> malformed() {
-		return Stream.of(
-				arguments("metadata.name", 13, "'=', '==' or '!='"),
-				arguments("a=b,c", 5, "'=', '==' or '!=' in term 'c'"),
-				arguments("=x", 0, "a field name"),
-				arguments("a=b=c", 3, "'\\=' (an unescaped '='"),
-				arguments("a=b\\", 3, "an escaped character"),
+		return Stream.of(arguments("metadata.name", 13, "'=', '==' or '!='"),
+				arguments("a=b,c", 5, "'=', '==' or '!=' in term 'c'"), arguments("=x", 0, "a field name"),
+				arguments("a=b=c", 3, "'\\=' (an unescaped '='"), arguments("a=b\\", 3, "an escaped character"),
 				arguments("a=b\\x", 3, "one of"));
 	}
 
@@ -52,8 +50,8 @@ class FieldSelectorTests {
 	@MethodSource("malformed")
 	void rejectsMalformed(String text, int position, String expected) {
 		assertThatIllegalArgumentException().isThrownBy(() -> FieldSelector.validate(text))
-			.withMessageStartingWith("Invalid field selector \"" + text + "\": at position " + position + " expected "
-					+ expected);
+			.withMessageStartingWith(
+					"Invalid field selector \"" + text + "\": at position " + position + " expected " + expected);
 	}
 
 }

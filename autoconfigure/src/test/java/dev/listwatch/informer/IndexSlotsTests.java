@@ -10,8 +10,8 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@link IndexSlots}: a slot from the values an index function returned, read back value by
- * value, and what an object is filed under with one user index and with several.
+ * {@link IndexSlots}: a slot from the values an index function returned, read back value
+ * by value, and what an object is filed under with one user index and with several.
  */
 class IndexSlotsTests {
 
@@ -58,7 +58,8 @@ class IndexSlotsTests {
 		Object slot = IndexSlots.of(List.of("a", "b"));
 		Object filed = IndexSlots.with(null, 1, 1, slot);
 		assertThat(filed).isSameAs(slot);
-		// a String[] is an Object[]: the number of user indexes tells the slot from the slots
+		// a String[] is an Object[]: the number of user indexes tells the slot from the
+		// slots
 		assertThat(IndexSlots.slot(filed, 1, 1)).isSameAs(slot);
 		assertThat(IndexSlots.with(null, 1, 1, null)).isNull();
 		assertThat(IndexSlots.hasFailure(IndexSlots.with(null, 1, 1, IndexSlots.failed()), 1)).isTrue();

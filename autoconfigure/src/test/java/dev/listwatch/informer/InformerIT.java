@@ -32,8 +32,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Declared watches against a real kube-apiserver: events for every change, in order per object,
- * and a cache that ends equal to the server's list.
+ * Declared watches against a real kube-apiserver: events for every change, in order per
+ * object, and a cache that ends equal to the server's list.
  */
 @ExtendWith(LocalApiServerExtension.class)
 class InformerIT {
@@ -50,9 +50,9 @@ class InformerIT {
 		String namespace = server.createNamespace("lw-informer");
 		String path = "/api/v1/namespaces/" + namespace + "/configmaps";
 		ApiWriter writer = server.writer();
-		writer.createAll(path, IntStream.range(0, 50)
-			.mapToObj((i) -> ApiWriter.configMap(namespace, "pre-" + i, "v", "0"))
-			.toList(), 16);
+		writer.createAll(path,
+				IntStream.range(0, 50).mapToObj((i) -> ApiWriter.configMap(namespace, "pre-" + i, "v", "0")).toList(),
+				16);
 		org.slf4j.LoggerFactory.getLogger(InformerIT.class).info("created 50");
 		runner(namespace).run((context) -> {
 			org.slf4j.LoggerFactory.getLogger(InformerIT.class).info("context up");
@@ -63,9 +63,11 @@ class InformerIT {
 			await().atMost(Duration.ofSeconds(30)).until(() -> recorder.synced.size() == 1);
 			assertThat(recorder.events).hasSize(50).allMatch(ResourceEvent::initialList);
 			assertThat(lister.size()).isEqualTo(50);
-			writer.createAll(path, IntStream.range(0, 200)
-				.mapToObj((i) -> ApiWriter.configMap(namespace, "new-" + i, "v", "0"))
-				.toList(), 16);
+			writer.createAll(path,
+					IntStream.range(0, 200)
+						.mapToObj((i) -> ApiWriter.configMap(namespace, "new-" + i, "v", "0"))
+						.toList(),
+					16);
 			org.slf4j.LoggerFactory.getLogger(InformerIT.class).info("created 200");
 			for (int i = 0; i < 200; i += 2) {
 				writer.patch(path + "/new-" + i, "{\"data\":{\"v\":\"1\"}}");
@@ -88,8 +90,8 @@ class InformerIT {
 			assertThat(lister.list(namespace).stream().map(KubernetesObject::name).sorted().toList())
 				.isEqualTo(names(writer.get(path)));
 			assertThat(lister.listByLabels("app=listwatch-test")).hasSize(240);
-			assertThat(lister.get(namespace, "new-0")).hasValueSatisfying(
-					(cm) -> assertThat(cm.at("/data/v").asString()).isEqualTo("1"));
+			assertThat(lister.get(namespace, "new-0"))
+				.hasValueSatisfying((cm) -> assertThat(cm.at("/data/v").asString()).isEqualTo("1"));
 		});
 	}
 

@@ -37,9 +37,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The {@link Informer} over a scripted lister-watcher of strings {@code name@rv}: objects it
- * cannot hold are never taken for deleted, it stops and starts again with nothing lost, a stopped
- * watch never writes its cache, and watches stop without waiting for one another.
+ * The {@link Informer} over a scripted lister-watcher of strings {@code name@rv}: objects
+ * it cannot hold are never taken for deleted, it stops and starts again with nothing
+ * lost, a stopped watch never writes its cache, and watches stop without waiting for one
+ * another.
  */
 class InformerTests {
 
@@ -121,10 +122,10 @@ class InformerTests {
 		// 410: the relist lists a as unbindable again, b as it is
 		script.list(new ObjectList<>(Items.zip(List.of(meta("b", "12")), List.of("b@12")), "13", null, null,
 				List.of(unbindable("a", "11"))));
-		script.watch().send(new WatchEvent<>(WatchEvent.Type.ERROR, null, null, new Status(410, "Expired", "too old"),
-				false));
-		await().atMost(WAIT).until(() -> informer.status().relists() == 1
-				&& "13".equals(informer.status().lastResourceVersion()));
+		script.watch()
+			.send(new WatchEvent<>(WatchEvent.Type.ERROR, null, null, new Status(410, "Expired", "too old"), false));
+		await().atMost(WAIT)
+			.until(() -> informer.status().relists() == 1 && "13".equals(informer.status().lastResourceVersion()));
 		assertThat(informer.lister().get("ns", "a")).as("the server has it: no DELETED").contains("a@1");
 		assertThat(this.published).noneMatch((event) -> event.startsWith("DELETED"));
 		assertThat(informer.status().unbindable().size()).isEqualTo(1);
@@ -142,17 +143,18 @@ class InformerTests {
 
 	@Test
 	void anObjectThatNeverBoundIsReportedButNeitherCachedNorPublished() {
-		Script script = new Script().list(new ObjectList<>(Items.zip(List.of(meta("a", "1")), List.of("a@1")), "10", null, null,
-				List.of(unbindable("u", "2"))));
+		Script script = new Script().list(new ObjectList<>(Items.zip(List.of(meta("a", "1")), List.of("a@1")), "10",
+				null, null, List.of(unbindable("u", "2"))));
 		Informer<String> informer = informer("things", script);
 		informer.start();
 		assertThat(next(2)).containsExactlyInAnyOrder("ADDED a@1 initial", "SYNCED 1");
 		assertThat(informer.status().unbindable()).extracting(UnbindableObject::key).containsExactly("ns/u");
 		assertThat(informer.lister().get("ns", "u")).isEmpty();
-		// gone from the next list: gone from the report, and nothing was ever published for it
+		// gone from the next list: gone from the report, and nothing was ever published
+		// for it
 		script.list("20", "a@1");
-		script.watch().send(new WatchEvent<>(WatchEvent.Type.ERROR, null, null, new Status(410, "Expired", "too old"),
-				false));
+		script.watch()
+			.send(new WatchEvent<>(WatchEvent.Type.ERROR, null, null, new Status(410, "Expired", "too old"), false));
 		await().atMost(WAIT).until(() -> informer.status().unbindable().size() == 0);
 		assertThat(this.published).noneMatch((event) -> event.contains("u@"));
 	}
@@ -183,8 +185,8 @@ class InformerTests {
 
 	@Test
 	void aStartWithAResyncPendingListsNoOlderThanTheCacheNotAtAnyFreshness() {
-		// an Error strikes the watch's thread while it applies an event: a resync is pending when the
-		// application stops the watch, which backs off for long
+		// an Error strikes the watch's thread while it applies an event: a resync is
+		// pending when the application stops the watch, which backs off for long
 		java.util.concurrent.atomic.AtomicBoolean once = new java.util.concurrent.atomic.AtomicBoolean();
 		Store<String> store = new Store<>(Map.of("size", (IndexFunction<String>) (object, meta) -> {
 			if (object.startsWith("huge") && once.compareAndSet(false, true)) {
@@ -194,7 +196,8 @@ class InformerTests {
 		}));
 		InformerOptions longBackoff = new InformerOptions(null, null, null, false, Duration.ofMinutes(5),
 				Duration.ofMinutes(10), Duration.ofMinutes(3), new InformerOptions.BackoffPolicy(Duration.ofMinutes(10),
-						Duration.ofMinutes(10), 2.0, 0.0, Duration.ofMinutes(2)), null, true);
+						Duration.ofMinutes(10), 2.0, 0.0, Duration.ofMinutes(2)),
+				null, true);
 		Script script = new Script().list("10", "a@1");
 		Informer<String> informer = new Informer<>("things", String.class, single(script), store, longBackoff,
 				this.runtime.runtime());
@@ -217,7 +220,8 @@ class InformerTests {
 	@Test
 	void anInformerThatRunsOnlyUnderAConditionStartsEachRunFromAFreshSyncAndIsNotSyncedMeanwhile()
 			throws InterruptedException {
-		// a leader-only watch: each term lists afresh, and a follower's cache never passes for current
+		// a leader-only watch: each term lists afresh, and a follower's cache never
+		// passes for current
 		java.util.concurrent.atomic.AtomicBoolean leader = new java.util.concurrent.atomic.AtomicBoolean();
 		Script script = new Script().list("10", "a@1");
 		Informer<String> informer = informer("things", script);
@@ -236,7 +240,8 @@ class InformerTests {
 		assertThat(informer.awaitSynced(Duration.ofMillis(50))).isFalse();
 		assertThat(informer.lister().get("ns", "a")).as("still readable").contains("a@1");
 
-		// the next term: a list no older than the cache, its difference, then the sync again
+		// the next term: a list no older than the cache, its difference, then the sync
+		// again
 		CountDownLatch release = script.hangingList("20", "a@2", "b@1");
 		leader.set(true);
 		informer.start();
@@ -265,7 +270,8 @@ class InformerTests {
 		}, 1, Duration.ofMinutes(1));
 		try {
 			Script script = new Script().list("10", "a@1", "b@1", "c@1");
-			Informer<String> informer = new Informer<>("things", String.class, single(script), new Store<>(), options(), slow.runtime());
+			Informer<String> informer = new Informer<>("things", String.class, single(script), new Store<>(), options(),
+					slow.runtime());
 			informer.start();
 			assertThat(listenerBusy.await(10, TimeUnit.SECONDS)).isTrue();
 			await().atMost(WAIT).until(() -> informer.status().backlog() == 3);
@@ -290,8 +296,8 @@ class InformerTests {
 		assertThat(next(2)).containsExactlyInAnyOrder("ADDED a@1 initial", "SYNCED 1");
 		// the relist after a 410 hangs in a request that ignores interrupts
 		CountDownLatch release = script.hangingList("20", "b@2");
-		script.watch().send(new WatchEvent<>(WatchEvent.Type.ERROR, null, null, new Status(410, "Expired", "too old"),
-				false));
+		script.watch()
+			.send(new WatchEvent<>(WatchEvent.Type.ERROR, null, null, new Status(410, "Expired", "too old"), false));
 		assertThat(script.listStarted(2)).isTrue();
 		CountDownLatch stopped = new CountDownLatch(1);
 		informer.stop(stopped::countDown);
@@ -309,21 +315,24 @@ class InformerTests {
 		Informer<String> informer = informer("things", script);
 		informer.start();
 		assertThat(next(2)).containsExactlyInAnyOrder("ADDED a@1 initial", "SYNCED 1");
-		// the relist after a 410 hangs in a request that ignores interrupts, past the stop's wait
+		// the relist after a 410 hangs in a request that ignores interrupts, past the
+		// stop's wait
 		CountDownLatch release = script.hangingList("20", "a@1");
-		script.watch().send(new WatchEvent<>(WatchEvent.Type.ERROR, null, null, new Status(410, "Expired", "too old"),
-				false));
+		script.watch()
+			.send(new WatchEvent<>(WatchEvent.Type.ERROR, null, null, new Status(410, "Expired", "too old"), false));
 		assertThat(script.listStarted(2)).isTrue();
 		CountDownLatch stopped = new CountDownLatch(1);
 		informer.stop(stopped::countDown);
 		script.list("30", "a@1");
 		// waits 10 s for the stuck run, then runs all the same
 		informer.start();
-		await().atMost(WAIT).until(() -> informer.status().state() == WatchStatus.State.WATCHING
-				&& "30".equals(informer.status().lastResourceVersion()));
+		await().atMost(WAIT)
+			.until(() -> informer.status().state() == WatchStatus.State.WATCHING
+					&& "30".equals(informer.status().lastResourceVersion()));
 		release.countDown();
 		assertThat(stopped.await(10, TimeUnit.SECONDS)).as("the stuck run ended").isTrue();
-		assertThat(informer.status().state()).as("the run that replaced it is watching").isEqualTo(WatchStatus.State.WATCHING);
+		assertThat(informer.status().state()).as("the run that replaced it is watching")
+			.isEqualTo(WatchStatus.State.WATCHING);
 		assertThat(informer.status().running()).isTrue();
 	}
 
@@ -341,7 +350,8 @@ class InformerTests {
 		}
 		AtomicInteger stopped = new AtomicInteger();
 		for (Informer<String> informer : hung) {
-			// returns at once: each stop waits for nobody, so the lifecycle processor stops them together
+			// returns at once: each stop waits for nobody, so the lifecycle processor
+			// stops them together
 			informer.stop(stopped::incrementAndGet);
 		}
 		assertThat(stopped).hasValue(0);
@@ -360,16 +370,17 @@ class InformerTests {
 	}
 
 	private Informer<String> informer(String name, Script script) {
-		Informer<String> informer = new Informer<>(name, String.class, single(script), new Store<>(), options(), this.runtime.runtime());
+		Informer<String> informer = new Informer<>(name, String.class, single(script), new Store<>(), options(),
+				this.runtime.runtime());
 		this.informers.add(informer);
 		return informer;
 	}
 
 	static InformerOptions options() {
 		return new InformerOptions(null, null, null, false, Duration.ofMinutes(5), Duration.ofMinutes(10),
-				Duration.ofMinutes(3),
-				new InformerOptions.BackoffPolicy(Duration.ofMillis(1), Duration.ofMillis(5), 2.0, 0.0,
-						Duration.ofMinutes(2)), null, true);
+				Duration.ofMinutes(3), new InformerOptions.BackoffPolicy(Duration.ofMillis(1), Duration.ofMillis(5),
+						2.0, 0.0, Duration.ofMinutes(2)),
+				null, true);
 	}
 
 	private void record(ApplicationEvent event) {
@@ -430,8 +441,9 @@ class InformerTests {
 	}
 
 	/**
-	 * Lists answer from a queue of pages (the last one repeats); each watch is a fresh stream the
-	 * test sends to. A hanging list ignores interrupts until released, as a slow server's may.
+	 * Lists answer from a queue of pages (the last one repeats); each watch is a fresh
+	 * stream the test sends to. A hanging list ignores interrupts until released, as a
+	 * slow server's may.
 	 */
 	static final class Script implements ListerWatcher<String> {
 
@@ -475,7 +487,8 @@ class InformerTests {
 			CountDownLatch release = new CountDownLatch(1);
 			List<String> items = List.of(objects);
 			List<ObjectMeta> metas = items.stream().map((o) -> meta(o.split("@")[0], o.split("@")[1])).toList();
-			this.lists.add(new Hanging(new ObjectList<>(Items.zip(metas, items), resourceVersion, null, null), release));
+			this.lists
+				.add(new Hanging(new ObjectList<>(Items.zip(metas, items), resourceVersion, null, null), release));
 			return release;
 		}
 

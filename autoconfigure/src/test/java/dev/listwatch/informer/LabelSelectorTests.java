@@ -57,32 +57,21 @@ class LabelSelectorTests {
 	}
 
 	static Stream<Arguments> invalidSelectors() {
-		return Stream.of(
-				arguments("x=a b", 4, "',' or end of string"),
-				arguments("x in (a", 7, "',' or ')'"),
-				arguments("x in a", 5, "'('"),
-				arguments("x in (a b)", 8, "',' or ')'"),
-				arguments("x notin", 7, "'('"),
-				arguments(",x", 0, "'!' or a label key"),
-				arguments("x,", 2, "'!' or a label key after ','"),
+		return Stream.of(arguments("x=a b", 4, "',' or end of string"), arguments("x in (a", 7, "',' or ')'"),
+				arguments("x in a", 5, "'('"), arguments("x in (a b)", 8, "',' or ')'"), arguments("x notin", 7, "'('"),
+				arguments(",x", 0, "'!' or a label key"), arguments("x,", 2, "'!' or a label key after ','"),
 				arguments("x,,y", 2, "'!' or a label key after ','"),
-				arguments("x=a,", 4, "'!' or a label key after ','"),
-				arguments("!x=a", 2, "',' or end of string"),
-				arguments("!", 1, "a label key"),
-				arguments("x=(a)", 2, "a label value"),
+				arguments("x=a,", 4, "'!' or a label key after ','"), arguments("!x=a", 2, "',' or end of string"),
+				arguments("!", 1, "a label key"), arguments("x=(a)", 2, "a label value"),
 				arguments("x (a)", 2, "one of '=', '==', '!=', 'in', 'notin', '>', '<'"),
-				arguments("x=a=b", 3, "',' or end of string"),
-				arguments("=a", 0, "'!' or a label key"),
-				arguments("x>a", 2, "an integer"),
-				arguments("x>", 1, "an integer"),
-				arguments("x<-1", 2, "a valid label value"),
-				arguments("-x=a", 0, "a valid label key"),
+				arguments("x=a=b", 3, "',' or end of string"), arguments("=a", 0, "'!' or a label key"),
+				arguments("x>a", 2, "an integer"), arguments("x>", 1, "an integer"),
+				arguments("x<-1", 2, "a valid label value"), arguments("-x=a", 0, "a valid label key"),
 				arguments("x-=a", 0, "a valid label key"),
 				arguments("/x=a", 0, "a valid label key (prefix part must be non-empty"),
 				arguments("Example.com/x=a", 0, "a valid label key (prefix part must be a lowercase"),
 				arguments("a/b/c=d", 0, "a valid label key (a qualified name"),
-				arguments("x=-a", 2, "a valid label value"),
-				arguments("x in (a,b_)", 8, "a valid label value"),
+				arguments("x=-a", 2, "a valid label value"), arguments("x in (a,b_)", 8, "a valid label value"),
 				arguments("x=a;b", 2, "a valid label value"),
 				arguments("x".repeat(64) + "=a", 0, "a valid label key (name part must be no more than 63"),
 				arguments("x=" + "a".repeat(64), 2, "a valid label value (must be no more than 63"));
@@ -92,14 +81,15 @@ class LabelSelectorTests {
 	@MethodSource("invalidSelectors")
 	void rejectsInvalidSelectors(String text, int position, String expected) {
 		assertThatIllegalArgumentException().isThrownBy(() -> LabelSelector.parse(text))
-			.withMessageStartingWith("Invalid label selector \"" + text + "\": at position " + position + " expected "
-					+ expected);
+			.withMessageStartingWith(
+					"Invalid label selector \"" + text + "\": at position " + position + " expected " + expected);
 	}
 
 	@Test
 	void errorMessageSaysWhatWasFound() {
 		assertThatIllegalArgumentException().isThrownBy(() -> LabelSelector.parse("x in (a"))
-			.withMessage("Invalid label selector \"x in (a\": at position 7 expected ',' or ')' but found end of string");
+			.withMessage(
+					"Invalid label selector \"x in (a\": at position 7 expected ',' or ')' but found end of string");
 		assertThatIllegalArgumentException().isThrownBy(() -> LabelSelector.parse("x=a b"))
 			.withMessage("Invalid label selector \"x=a b\": at position 4 expected ',' or end of string but found 'b'");
 	}

@@ -11,8 +11,9 @@ import dev.listwatch.UnbindableObject;
 import dev.listwatch.WatchEvent;
 
 /**
- * Records what a {@link Reflector} delivers, as strings: {@code replace initial=true [a@1, b@1]}
- * and {@code ADDED c@2}. Calls can be awaited one by one.
+ * Records what a {@link Reflector} delivers, as strings:
+ * {@code replace initial=true [a@1, b@1]} and {@code ADDED c@2}. Calls can be awaited one
+ * by one.
  */
 final class RecordingHandler implements ReflectorHandler<String> {
 
@@ -25,7 +26,10 @@ final class RecordingHandler implements ReflectorHandler<String> {
 	/** Thrown by the next apply, once, when set. */
 	volatile Throwable failNextApply;
 
-	/** Runs after each apply, on the reflector's thread (a test stops the reflector there). */
+	/**
+	 * Runs after each apply, on the reflector's thread (a test stops the reflector
+	 * there).
+	 */
 	volatile Runnable afterApply = () -> {
 	};
 
@@ -37,7 +41,8 @@ final class RecordingHandler implements ReflectorHandler<String> {
 			}
 		}
 		record("replace initial=" + initial + " " + items.stream().map(ObjectList.Item::object).toList()
-				+ (unbindable.isEmpty() ? "" : " unbindable " + unbindable.stream().map(UnbindableObject::key).toList()));
+				+ (unbindable.isEmpty() ? ""
+						: " unbindable " + unbindable.stream().map(UnbindableObject::key).toList()));
 	}
 
 	@Override
@@ -50,7 +55,8 @@ final class RecordingHandler implements ReflectorHandler<String> {
 			}
 			throw (RuntimeException) failure;
 		}
-		record(event.type() + " " + ((event.unbindable() != null) ? "unbindable " + event.meta().key() : event.object()));
+		record(event.type() + " "
+				+ ((event.unbindable() != null) ? "unbindable " + event.meta().key() : event.object()));
 		this.afterApply.run();
 	}
 

@@ -36,8 +36,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * The {@link Reflector}'s list-watch semantics against a scripted, in-memory
- * {@link FakeListerWatcher}: which requests it makes, with which options, in which order, and
- * what it hands its handler. No network; backoffs are a few milliseconds.
+ * {@link FakeListerWatcher}: which requests it makes, with which options, in which order,
+ * and what it hands its handler. No network; backoffs are a few milliseconds.
  */
 class ReflectorTests {
 
@@ -74,7 +74,8 @@ class ReflectorTests {
 		start(options(false));
 		assertThat(nextCalls(4)).containsExactly("replace initial=true [a@5]", "ADDED d@11", "MODIFIED d@12",
 				"MODIFIED d@13");
-		// the three events arrived together: one release, after the last (none after the list)
+		// the three events arrived together: one release, after the last (none after the
+		// list)
 		assertThat(this.handler.releases.poll(10, TimeUnit.SECONDS)).isEqualTo(4);
 		assertThat(this.handler.releases).isEmpty();
 		this.reflector.stop();
@@ -122,7 +123,8 @@ class ReflectorTests {
 		for (double draw : new double[] { 0.0, 0.5, 0.999999 }) {
 			FakeListerWatcher listerWatcher = new FakeListerWatcher().page("1", null);
 			Reflector<String> reflector = new Reflector<>("things", listerWatcher, new RecordingHandler(),
-					options(false), Ticker.of(this.clock), fixed(draw), new ReflectorStatus(this.clock, Ticker.of(this.clock)));
+					options(false), Ticker.of(this.clock), fixed(draw),
+					new ReflectorStatus(this.clock, Ticker.of(this.clock)));
 			Thread thread = new Thread(reflector);
 			thread.start();
 			try {
@@ -158,7 +160,8 @@ class ReflectorTests {
 		await().untilAsserted(() -> {
 			WatchStatus status = snapshot(this.reflector);
 			assertThat(status.relists()).isZero();
-			assertThat(status.restarts()).containsEntry(RestartReason.DISCONNECTED, 1L).containsEntry(RestartReason.ENDED, 1L);
+			assertThat(status.restarts()).containsEntry(RestartReason.DISCONNECTED, 1L)
+				.containsEntry(RestartReason.ENDED, 1L);
 		});
 	}
 
@@ -219,9 +222,7 @@ class ReflectorTests {
 
 	@Test
 	void goneAtWatchOpenRelists() {
-		this.listerWatcher.page("10", null, "a@5")
-			.watchFails(apiError(410, "Gone", null))
-			.page("40", null, "b@39");
+		this.listerWatcher.page("10", null, "a@5").watchFails(apiError(410, "Gone", null)).page("40", null, "b@39");
 		start(options(false));
 		this.listerWatcher.nextRequest();
 		this.listerWatcher.nextRequest();
@@ -256,10 +257,12 @@ class ReflectorTests {
 
 	@Test
 	void aStreamingListFillsTheHandlerOnceAtTheInitialEventsEndBookmark() {
-		this.listerWatcher.stream(new FakeStream().events(event(WatchEvent.Type.ADDED, "a@5"),
-				event(WatchEvent.Type.ADDED, "b@6"), event(WatchEvent.Type.MODIFIED, "a@7"), bookmark("7"),
-				initialEventsEnd("8"), event(WatchEvent.Type.MODIFIED, "b@9"))
-			.breaks());
+		this.listerWatcher.stream(
+				new FakeStream()
+					.events(event(WatchEvent.Type.ADDED, "a@5"), event(WatchEvent.Type.ADDED, "b@6"),
+							event(WatchEvent.Type.MODIFIED, "a@7"), bookmark("7"), initialEventsEnd("8"),
+							event(WatchEvent.Type.MODIFIED, "b@9"))
+					.breaks());
 		start(options(true));
 		Request streaming = this.listerWatcher.nextRequest();
 		assertThat(streaming.watch()).isTrue();
@@ -300,7 +303,8 @@ class ReflectorTests {
 
 	@Test
 	void aServerThatIgnoresSendInitialEventsIsListedInsteadAndGivenUpOnAfterThreeTries() {
-		// it sends the objects as ADDED, then only plain bookmarks: the initial events never end
+		// it sends the objects as ADDED, then only plain bookmarks: the initial events
+		// never end
 		int tries = Reflector.STREAMING_FAILURES_TO_GIVE_UP;
 		for (int i = 0; i < tries; i++) {
 			this.listerWatcher.stream(new FakeStream().events(event(WatchEvent.Type.ADDED, "a@5"), bookmark("7")))
@@ -314,7 +318,8 @@ class ReflectorTests {
 			int opened = i + 1;
 			await().until(() -> this.listerWatcher.opened.size() == 2 * opened - 1
 					&& snapshot(this.reflector).events().get(WatchEvent.Type.BOOKMARK) == opened);
-			// bookmarks arrive, but no object for the idle timeout: the watchdog ends the wait
+			// bookmarks arrive, but no object for the idle timeout: the watchdog ends the
+			// wait
 			this.clock.advance(IDLE.plusSeconds(1));
 			assertThat(this.reflector.checkIdle()).isTrue();
 			assertThat(this.listerWatcher.nextRequest().watch()).isFalse();
@@ -370,8 +375,9 @@ class ReflectorTests {
 
 	@Test
 	void aStreamingRelistAfterGoneStartsFromTheNewestState() {
-		this.listerWatcher.stream(new FakeStream().events(event(WatchEvent.Type.ADDED, "a@5"), initialEventsEnd("8"),
-				error(410, "Expired", "too old")))
+		this.listerWatcher
+			.stream(new FakeStream().events(event(WatchEvent.Type.ADDED, "a@5"), initialEventsEnd("8"),
+					error(410, "Expired", "too old")))
 			.stream(new FakeStream().events(event(WatchEvent.Type.ADDED, "b@9"), initialEventsEnd("10")));
 		start(options(true));
 		this.listerWatcher.nextRequest();
@@ -387,8 +393,8 @@ class ReflectorTests {
 	void retryAfterIsHonouredBeforeTheNextAttempt() {
 		Duration retryAfter = Duration.ofMillis(300);
 		this.listerWatcher.listFails(apiError(429, "TooManyRequests", retryAfter)).page("10", null, "a@5");
-		start(withBackoff(options(false),
-				new InformerOptions.BackoffPolicy(Duration.ofMillis(1), Duration.ofSeconds(1), 2.0, 0.0, Duration.ofMinutes(2))));
+		start(withBackoff(options(false), new InformerOptions.BackoffPolicy(Duration.ofMillis(1), Duration.ofSeconds(1),
+				2.0, 0.0, Duration.ofMinutes(2))));
 		Request throttled = this.listerWatcher.nextRequest();
 		Request retried = this.listerWatcher.nextRequest();
 		assertThat(Duration.ofNanos(retried.nanos() - throttled.nanos())).isGreaterThanOrEqualTo(retryAfter);
@@ -399,14 +405,15 @@ class ReflectorTests {
 	@Test
 	void failuresBackOffExponentially() {
 		// no scripted pages: every list fails as a refused connection
-		InformerOptions options = withBackoff(options(false),
-				new InformerOptions.BackoffPolicy(Duration.ofMillis(40), Duration.ofSeconds(30), 2.0, 0.0, Duration.ofMinutes(2)));
+		InformerOptions options = withBackoff(options(false), new InformerOptions.BackoffPolicy(Duration.ofMillis(40),
+				Duration.ofSeconds(30), 2.0, 0.0, Duration.ofMinutes(2)));
 		start(options);
 		Request previous = this.listerWatcher.nextRequest();
 		long expected = 40;
 		for (int i = 0; i < 3; i++) {
 			Request next = this.listerWatcher.nextRequest();
-			assertThat(Duration.ofNanos(next.nanos() - previous.nanos())).isGreaterThanOrEqualTo(Duration.ofMillis(expected));
+			assertThat(Duration.ofNanos(next.nanos() - previous.nanos()))
+				.isGreaterThanOrEqualTo(Duration.ofMillis(expected));
 			previous = next;
 			expected *= 2;
 		}
@@ -419,11 +426,12 @@ class ReflectorTests {
 	@Test
 	void aWatchThatDeliveredBeforeItsConnectionBrokeStartsTheBackoffOver() {
 		// without starting over the waits would be 20 ms, 2 s, 30 s
-		InformerOptions options = withBackoff(options(false),
-				new InformerOptions.BackoffPolicy(Duration.ofMillis(20), Duration.ofSeconds(30), 100.0, 0.0, Duration.ofMinutes(2)));
+		InformerOptions options = withBackoff(options(false), new InformerOptions.BackoffPolicy(Duration.ofMillis(20),
+				Duration.ofSeconds(30), 100.0, 0.0, Duration.ofMinutes(2)));
 		this.listerWatcher.page("10", null, "a@5");
 		for (int i = 0; i < 4; i++) {
-			this.listerWatcher.stream(new FakeStream().events(event(WatchEvent.Type.MODIFIED, "a@" + (11 + i))).breaks());
+			this.listerWatcher
+				.stream(new FakeStream().events(event(WatchEvent.Type.MODIFIED, "a@" + (11 + i))).breaks());
 		}
 		start(options);
 		this.listerWatcher.nextRequest();
@@ -440,8 +448,8 @@ class ReflectorTests {
 
 	@Test
 	void aWatchThatEndsAtOnceDoesNotBecomeATightLoop() {
-		InformerOptions options = withBackoff(options(false),
-				new InformerOptions.BackoffPolicy(Duration.ofMillis(50), Duration.ofSeconds(30), 2.0, 0.0, Duration.ofMinutes(2)));
+		InformerOptions options = withBackoff(options(false), new InformerOptions.BackoffPolicy(Duration.ofMillis(50),
+				Duration.ofSeconds(30), 2.0, 0.0, Duration.ofMinutes(2)));
 		this.listerWatcher.page("10", null, "a@5");
 		for (int i = 0; i < 3; i++) {
 			this.listerWatcher.stream(new FakeStream().ends());
@@ -475,8 +483,8 @@ class ReflectorTests {
 		assertThat(resumed.watch()).isTrue();
 		assertThat(resumed.options().resourceVersion()).isEqualTo("10");
 		assertThat(this.listerWatcher.listCount()).isEqualTo(1);
-		await().untilAsserted(
-				() -> assertThat(snapshot(this.reflector).restarts()).containsEntry(RestartReason.IDLE, 1L));
+		await()
+			.untilAsserted(() -> assertThat(snapshot(this.reflector).restarts()).containsEntry(RestartReason.IDLE, 1L));
 	}
 
 	@Test
@@ -499,7 +507,8 @@ class ReflectorTests {
 		assertThat(resumed.options().resourceVersion()).isEqualTo("11");
 	}
 
-	// ---------------------------------------------------------------- handler failures, stop
+	// ---------------------------------------------------------------- handler failures,
+	// stop
 
 	@Test
 	void aHandlerFailureResyncsWithAConsistentList() {
@@ -519,8 +528,8 @@ class ReflectorTests {
 
 	@Test
 	void stopEndsTheLoopPromptlyDuringBackoff() throws InterruptedException {
-		InformerOptions options = withBackoff(options(false),
-				new InformerOptions.BackoffPolicy(Duration.ofMinutes(10), Duration.ofMinutes(10), 2.0, 0.0, Duration.ofMinutes(2)));
+		InformerOptions options = withBackoff(options(false), new InformerOptions.BackoffPolicy(Duration.ofMinutes(10),
+				Duration.ofMinutes(10), 2.0, 0.0, Duration.ofMinutes(2)));
 		start(options);
 		this.listerWatcher.nextRequest();
 		await().until(() -> snapshot(this.reflector).state() == WatchStatus.State.BACKOFF);
@@ -553,13 +562,14 @@ class ReflectorTests {
 	@Test
 	void unbindableObjectsReachTheHandlerFromListsStreamsAndWatches() {
 		UnbindableObject listed = unbindable("u", "5");
-		this.listerWatcher.page(new ObjectList<>(Items.zip(List.of(FakeListerWatcher.meta("a", "5")), List.of("a@5")), "10", null,
-				null, List.of(listed)))
+		this.listerWatcher
+			.page(new ObjectList<>(Items.zip(List.of(FakeListerWatcher.meta("a", "5")), List.of("a@5")), "10", null,
+					null, List.of(listed)))
 			.stream(new FakeStream().events(WatchEvent.unbindable(WatchEvent.Type.MODIFIED, unbindable("a", "11")),
 					event(WatchEvent.Type.MODIFIED, "b@12")));
 		start(options(false));
-		assertThat(nextCalls(3)).containsExactly("replace initial=true [a@5] unbindable [ns/u]", "MODIFIED unbindable ns/a",
-				"MODIFIED b@12");
+		assertThat(nextCalls(3)).containsExactly("replace initial=true [a@5] unbindable [ns/u]",
+				"MODIFIED unbindable ns/a", "MODIFIED b@12");
 		await().until(() -> "12".equals(snapshot(this.reflector).lastResourceVersion()));
 		assertThat(snapshot(this.reflector).consecutiveFailures()).as("not a failure of the watch").isZero();
 	}
@@ -568,8 +578,8 @@ class ReflectorTests {
 	void aStreamingListCollectsUnbindableObjectsByKey() {
 		this.listerWatcher.stream(new FakeStream().events(event(WatchEvent.Type.ADDED, "a@5"),
 				WatchEvent.unbindable(WatchEvent.Type.ADDED, unbindable("u", "6")),
-				WatchEvent.unbindable(WatchEvent.Type.MODIFIED, unbindable("a", "7")), event(WatchEvent.Type.ADDED, "b@8"),
-				initialEventsEnd("9")));
+				WatchEvent.unbindable(WatchEvent.Type.MODIFIED, unbindable("a", "7")),
+				event(WatchEvent.Type.ADDED, "b@8"), initialEventsEnd("9")));
 		start(options(true));
 		assertThat(this.handler.next()).isEqualTo("replace initial=true [b@8] unbindable [ns/u, ns/a]");
 	}
@@ -626,8 +636,8 @@ class ReflectorTests {
 
 	@Test
 	void anErrorOnTheLoopsThreadMarksTheWatchFailedUntilAResyncSucceeds() {
-		InformerOptions options = withBackoff(options(false),
-				new InformerOptions.BackoffPolicy(Duration.ofMillis(300), Duration.ofMillis(300), 1.0, 0.0, Duration.ofMinutes(2)));
+		InformerOptions options = withBackoff(options(false), new InformerOptions.BackoffPolicy(Duration.ofMillis(300),
+				Duration.ofMillis(300), 1.0, 0.0, Duration.ofMinutes(2)));
 		this.listerWatcher.page("10", null, "a@5")
 			.stream(new FakeStream().events(event(WatchEvent.Type.ADDED, "b@11")))
 			.page("12", null, "a@5", "b@11");
@@ -650,7 +660,8 @@ class ReflectorTests {
 	@Test
 	void aListerWatcherThatThrowsSomethingElseIsARequestFailureNotAReasonToRelist() {
 		this.listerWatcher.page("10", null, "a@5")
-			.stream(new FakeStream().events(event(WatchEvent.Type.ADDED, "b@11")).fails(new IllegalStateException("x")));
+			.stream(new FakeStream().events(event(WatchEvent.Type.ADDED, "b@11"))
+				.fails(new IllegalStateException("x")));
 		start(options(false));
 		this.listerWatcher.nextRequest();
 		this.listerWatcher.nextRequest();
@@ -658,13 +669,15 @@ class ReflectorTests {
 		assertThat(resumed.watch()).isTrue();
 		assertThat(resumed.options().resourceVersion()).isEqualTo("11");
 		assertThat(this.listerWatcher.listCount()).isEqualTo(1);
-		assertThat(snapshot(this.reflector).restarts()).containsEntry(RestartReason.ERROR, 1L).doesNotContainKey(RestartReason.HANDLER);
+		assertThat(snapshot(this.reflector).restarts()).containsEntry(RestartReason.ERROR, 1L)
+			.doesNotContainKey(RestartReason.HANDLER);
 	}
 
 	@Test
 	void credentialsThatCannotBeHadBackOffAndResumeWithoutAList() {
 		KubernetesApiException noCredentials = new KubernetesApiException(KubernetesApiException.Kind.CREDENTIALS,
-				"GET /api/v1/namespaces/ns/things failed: could not obtain credentials: exec plugin exited with 1", null);
+				"GET /api/v1/namespaces/ns/things failed: could not obtain credentials: exec plugin exited with 1",
+				null);
 		this.listerWatcher.page("10", null, "a@5")
 			.stream(new FakeStream().events(event(WatchEvent.Type.ADDED, "b@11")).breaks())
 			.watchFails(noCredentials)
@@ -684,7 +697,8 @@ class ReflectorTests {
 
 	@Test
 	void aStreamThatHeldUntilItWentSilentEndsTheFailingPeriod() {
-		// a cut, then a quiet resource: the watch cache sends no bookmark, yet nothing is failing
+		// a cut, then a quiet resource: the watch cache sends no bookmark, yet nothing is
+		// failing
 		this.listerWatcher.page("10", null, "a@5").stream(new FakeStream().breaks());
 		start(options(false));
 		this.listerWatcher.nextRequest();
@@ -700,10 +714,11 @@ class ReflectorTests {
 
 	@Test
 	void aStreamCutAfterItWasHeldIsNotAFailureAndResumesAtOnce() {
-		// a proxy that closes idle connections cuts the watch of a quiet resource: the server answered,
-		// nothing was lost; a failure would back off (10 minutes here) and count towards DOWN
-		InformerOptions options = withBackoff(options(false),
-				new InformerOptions.BackoffPolicy(Duration.ofMinutes(10), Duration.ofMinutes(10), 2.0, 0.0, Duration.ofMinutes(2)));
+		// a proxy that closes idle connections cuts the watch of a quiet resource: the
+		// server answered, nothing was lost; a failure would back off (10 minutes here)
+		// and count towards DOWN
+		InformerOptions options = withBackoff(options(false), new InformerOptions.BackoffPolicy(Duration.ofMinutes(10),
+				Duration.ofMinutes(10), 2.0, 0.0, Duration.ofMinutes(2)));
 		this.listerWatcher.page("10", null, "a@5");
 		start(options);
 		this.listerWatcher.nextRequest();
@@ -723,7 +738,8 @@ class ReflectorTests {
 
 	@Test
 	void aStreamHeldOpenAfterACutEndsTheFailingPeriodWhileStillOpen() {
-		// the first watch is cut at once (not held): failing; the next one opens and stays open, quiet
+		// the first watch is cut at once (not held): failing; the next one opens and
+		// stays open, quiet
 		this.listerWatcher.page("10", null, "a@5").stream(new FakeStream().breaks());
 		start(options(false));
 		this.listerWatcher.nextRequest();
@@ -744,8 +760,8 @@ class ReflectorTests {
 		for (int i = 0; i < 3; i++) {
 			this.listerWatcher.stream(new FakeStream().breaks());
 		}
-		start(withBackoff(options(false),
-				new InformerOptions.BackoffPolicy(Duration.ofMillis(1), Duration.ofMillis(5), 2.0, 0.0, Duration.ofMinutes(2))));
+		start(withBackoff(options(false), new InformerOptions.BackoffPolicy(Duration.ofMillis(1), Duration.ofMillis(5),
+				2.0, 0.0, Duration.ofMinutes(2))));
 		for (int i = 0; i < 5; i++) {
 			this.listerWatcher.nextRequest();
 		}
@@ -760,8 +776,8 @@ class ReflectorTests {
 	void aStopBetweenTwoEventsOfOneRevisionResumesFromTheRevisionBefore() {
 		// an etcd txn: a@11 and b@11 come together; the watch is stopped right after a@11
 		this.listerWatcher.page("10", null, "a@5", "b@5")
-			.stream(new FakeStream().events(event(WatchEvent.Type.MODIFIED, "a@11"), event(WatchEvent.Type.MODIFIED, "b@11"),
-					event(WatchEvent.Type.MODIFIED, "c@12")));
+			.stream(new FakeStream().events(event(WatchEvent.Type.MODIFIED, "a@11"),
+					event(WatchEvent.Type.MODIFIED, "b@11"), event(WatchEvent.Type.MODIFIED, "c@12")));
 		this.handler.afterApply = () -> {
 			if (this.handler.calls.toString().contains("a@11")) {
 				this.reflector.stop();
@@ -771,15 +787,18 @@ class ReflectorTests {
 		this.listerWatcher.nextRequest();
 		this.listerWatcher.nextRequest();
 		await().until(() -> snapshot(this.reflector).state() == WatchStatus.State.STOPPED);
-		assertThat(snapshot(this.reflector).lastResourceVersion()).as("revision 11 is not complete: b@11 is not applied")
+		assertThat(snapshot(this.reflector).lastResourceVersion())
+			.as("revision 11 is not complete: b@11 is not applied")
 			.isEqualTo("10");
 	}
 
 	@Test
 	void theResumePointMovesToARevisionOnceNothingMoreIsBuffered() {
 		this.listerWatcher.page("10", null, "a@5", "b@5")
-			.stream(new FakeStream().events(event(WatchEvent.Type.MODIFIED, "a@11"), event(WatchEvent.Type.MODIFIED, "b@11"),
-					event(WatchEvent.Type.MODIFIED, "a@12")).breaks());
+			.stream(new FakeStream()
+				.events(event(WatchEvent.Type.MODIFIED, "a@11"), event(WatchEvent.Type.MODIFIED, "b@11"),
+						event(WatchEvent.Type.MODIFIED, "a@12"))
+				.breaks());
 		start(options(false));
 		this.listerWatcher.nextRequest();
 		this.listerWatcher.nextRequest();
@@ -788,7 +807,8 @@ class ReflectorTests {
 
 	@Test
 	void failuresToReachTheServerBetweenCutsDoNotHideThatNothingProgresses() {
-		// 503 at open, then a watch that connects and is cut before it delivers anything, again and again
+		// 503 at open, then a watch that connects and is cut before it delivers anything,
+		// again and again
 		this.listerWatcher.page("10", null, "a@5")
 			.stream(new FakeStream().breaks())
 			.watchFails(apiError(503, "ServiceUnavailable", null))
@@ -798,7 +818,8 @@ class ReflectorTests {
 		for (int i = 0; i < 6; i++) {
 			this.listerWatcher.nextRequest();
 		}
-		// the last watch connected and stays open: the server answers, but nothing has progressed
+		// the last watch connected and stays open: the server answers, but nothing has
+		// progressed
 		await().until(() -> this.listerWatcher.opened.size() == 3);
 		assertThat(snapshot(this.reflector).consecutiveFailures()).isEqualTo(4);
 		assertThat(snapshot(this.reflector).failingSince()).isNotNull();
@@ -835,9 +856,7 @@ class ReflectorTests {
 
 	@Test
 	void aWatchThatEndsAtOnceWithNothingIsFailing() {
-		this.listerWatcher.page("10", null, "a@5")
-			.stream(new FakeStream().ends())
-			.stream(new FakeStream().ends());
+		this.listerWatcher.page("10", null, "a@5").stream(new FakeStream().ends()).stream(new FakeStream().ends());
 		start(options(false));
 		this.listerWatcher.nextRequest();
 		this.listerWatcher.nextRequest();
@@ -850,8 +869,8 @@ class ReflectorTests {
 		Duration retryAfter = Duration.ofMillis(200);
 		this.listerWatcher.watchFails(apiError(429, "TooManyRequests", retryAfter))
 			.stream(new FakeStream().events(event(WatchEvent.Type.ADDED, "a@5"), initialEventsEnd("8")));
-		start(withBackoff(options(true),
-				new InformerOptions.BackoffPolicy(Duration.ofMillis(1), Duration.ofSeconds(1), 2.0, 0.0, Duration.ofMinutes(2))));
+		start(withBackoff(options(true), new InformerOptions.BackoffPolicy(Duration.ofMillis(1), Duration.ofSeconds(1),
+				2.0, 0.0, Duration.ofMinutes(2))));
 		Request throttled = this.listerWatcher.nextRequest();
 		Request retried = this.listerWatcher.nextRequest();
 		assertThat(retried.options().sendInitialEvents()).as("no list thrown at a throttled server").isTrue();
@@ -950,7 +969,9 @@ class ReflectorTests {
 
 	static InformerOptions options(boolean streaming) {
 		return new InformerOptions(null, null, 2L, streaming, Duration.ofMinutes(5), Duration.ofMinutes(10), IDLE,
-				new InformerOptions.BackoffPolicy(Duration.ofMillis(1), Duration.ofMillis(5), 2.0, 0.0, Duration.ofMinutes(2)), null, true);
+				new InformerOptions.BackoffPolicy(Duration.ofMillis(1), Duration.ofMillis(5), 2.0, 0.0,
+						Duration.ofMinutes(2)),
+				null, true);
 	}
 
 	private static InformerOptions withBackoff(InformerOptions o, InformerOptions.BackoffPolicy backoff) {

@@ -15,8 +15,8 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The reflector's restart decision, driven alone: after each turn of the loop, where it goes on,
- * whether it waits, and what the turn tells the status.
+ * The reflector's restart decision, driven alone: after each turn of the loop, where it
+ * goes on, whether it waits, and what the turn tells the status.
  */
 class RestartsTests {
 

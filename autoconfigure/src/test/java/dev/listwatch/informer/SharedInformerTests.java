@@ -25,9 +25,10 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Listeners added in code (before and after the start, replayed the cache, each on its own queue),
- * namespace sets (one reflector per namespace into one cache, a relist replacing one namespace
- * only), and informers shared by declaration, over scripted lister-watchers.
+ * Listeners added in code (before and after the start, replayed the cache, each on its
+ * own queue), namespace sets (one reflector per namespace into one cache, a relist
+ * replacing one namespace only), and informers shared by declaration, over scripted
+ * lister-watchers.
  */
 class SharedInformerTests {
 
@@ -117,7 +118,8 @@ class SharedInformerTests {
 		script.watch().send(InformerTests.event(WatchEvent.Type.MODIFIED, "a@2"));
 		await().atMost(WAIT).until(() -> other.events.size() == 2);
 		assertThat(other.events).containsExactly("ADDED a@1 initial", "MODIFIED a@2");
-		assertThat(informer.status().backlog()).as("the sync and the change wait for the blocked listener").isEqualTo(2);
+		assertThat(informer.status().backlog()).as("the sync and the change wait for the blocked listener")
+			.isEqualTo(2);
 		release.countDown();
 		await().atMost(WAIT).until(() -> informer.status().backlog() == 0);
 		assertThat(removed.events).containsExactly("ADDED a@1 initial");
@@ -127,8 +129,8 @@ class SharedInformerTests {
 	void aNamespaceSetIsOneCacheOverOneWatchPerNamespaceAndARelistReplacesOnlyItsNamespace() throws Exception {
 		Script shop = new Script("shop").list("10", "a@1", "b@1");
 		Script billing = new Script("billing").list("20", "c@1");
-		Informer<String> informer = this.factory.informer("pods", String.class, List.<ListerWatcher<String>>of(shop,
-				billing), InformerTests.options(), List.of());
+		Informer<String> informer = this.factory.informer("pods", String.class,
+				List.<ListerWatcher<String>>of(shop, billing), InformerTests.options(), List.of());
 		this.informers.add(informer);
 		Recorder recorder = new Recorder();
 		informer.addListener(recorder);
@@ -147,10 +149,11 @@ class SharedInformerTests {
 		assertThat(synced.namespaces().get("shop").objects()).isEqualTo(2);
 		assertThat(synced.watched().namespaces()).containsExactly("shop", "billing");
 		assertThat(synced.watched().resource().namespace()).isNull();
-		// shop's resourceVersion expires: its relist lacks b; billing is neither listed nor touched
+		// shop's resourceVersion expires: its relist lacks b; billing is neither listed
+		// nor touched
 		shop.list("30", "a@1");
-		shop.watch().send(new WatchEvent<>(WatchEvent.Type.ERROR, null, null, new Status(410, "Expired", "too old"),
-				false));
+		shop.watch()
+			.send(new WatchEvent<>(WatchEvent.Type.ERROR, null, null, new Status(410, "Expired", "too old"), false));
 		await().atMost(WAIT).until(() -> recorder.events.contains("DELETED b@1 unknown"));
 		assertThat(informer.lister().list()).containsExactlyInAnyOrder("a@1", "c@1");
 		WatchStatus relisted = informer.status();
@@ -170,7 +173,8 @@ class SharedInformerTests {
 	void aNamespaceSetNeedsDistinctNamespaces() {
 		assertThatIllegalArgumentException().isThrownBy(() -> this.factory.informer("pods", String.class,
 				List.<ListerWatcher<String>>of(new Script("shop"), new Script("shop")), InformerTests.options(),
-				List.of())).withMessageContaining("namespace shop is given twice");
+				List.of()))
+			.withMessageContaining("namespace shop is given twice");
 	}
 
 	@Test
@@ -184,25 +188,27 @@ class SharedInformerTests {
 	void equalDeclarationsShareOneInformerAndAnotherNameForAnotherDeclarationIsRequired() {
 		List<String> made = new CopyOnWriteArrayList<>();
 		InformerFactory sharing = new InformerFactory(Clock.systemUTC(), (event) -> {
-		}, new InformerFactory.Settings(1, Duration.ofMinutes(1), false, InformerTests.options()), new InformerFactory.Declarations() {
+		}, new InformerFactory.Settings(1, Duration.ofMinutes(1), false, InformerTests.options()),
+				new InformerFactory.Declarations() {
 
-			@Override
-			@SuppressWarnings("unchecked")
-			public <T> ListerWatcher<T> listerWatcher(WatchDeclaration<T> declaration, @Nullable String namespace) {
-				made.add(declaration + " @ " + namespace);
-				return (ListerWatcher<T>) new Script((namespace != null) ? namespace : "");
-			}
+					@Override
+					@SuppressWarnings("unchecked")
+					public <T> ListerWatcher<T> listerWatcher(WatchDeclaration<T> declaration,
+							@Nullable String namespace) {
+						made.add(declaration + " @ " + namespace);
+						return (ListerWatcher<T>) new Script((namespace != null) ? namespace : "");
+					}
 
-			@Override
-			public @Nullable Informer<?> configured(WatchDeclaration<?> declaration) {
-				return null;
-			}
+					@Override
+					public @Nullable Informer<?> configured(WatchDeclaration<?> declaration) {
+						return null;
+					}
 
-			@Override
-			public void made(Informer<?> informer) {
-			}
+					@Override
+					public void made(Informer<?> informer) {
+					}
 
-		});
+				});
 		List<Informer<String>> started = new ArrayList<>();
 		try {
 			WatchDeclaration<String> declaration = WatchDeclaration.of("v1", "things")
@@ -211,14 +217,17 @@ class SharedInformerTests {
 				.as(String.class);
 			Informer<String> first = sharing.informer("things", declaration);
 			Informer<String> second = sharing.informer("other-name",
-					WatchDeclaration.of("v1", "things").inNamespaces("a", "b", "a").withLabelSelector(" app=web ")
+					WatchDeclaration.of("v1", "things")
+						.inNamespaces("a", "b", "a")
+						.withLabelSelector(" app=web ")
 						.as(String.class));
 			assertThat(second).isSameAs(first);
 			assertThat(first.watch()).isEqualTo("things");
 			assertThat(first.namespaces()).containsExactly("a", "b");
 			assertThat(made).hasSize(2);
 			assertThat(sharing.informer("things", declaration.withResyncPeriod(Duration.ZERO)))
-				.as("no resync is the default").isSameAs(first);
+				.as("no resync is the default")
+				.isSameAs(first);
 			assertThatIllegalStateException()
 				.isThrownBy(() -> sharing.informer("things", declaration.withLabelSelector("app=db")))
 				.withMessageContaining("'things' is taken");

@@ -24,17 +24,16 @@ import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.context.ApplicationEventPublisher;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * A half-open watch on the real API server, with the default idle timeout: the connection stays
- * open but nothing comes through. Time is a hand-moved monotonic ticker, so the test needs no
- * 90-second wait: health shows the silence once it outlasts the API server's bookmark interval,
- * the watch is replaced from its last resourceVersion at the idle timeout (not before), without a
- * LIST, and changes arrive again.
+ * A half-open watch on the real API server, with the default idle timeout: the connection
+ * stays open but nothing comes through. Time is a hand-moved monotonic ticker, so the
+ * test needs no 90-second wait: health shows the silence once it outlasts the API
+ * server's bookmark interval, the watch is replaced from its last resourceVersion at the
+ * idle timeout (not before), without a LIST, and changes arrive again.
  */
 class SilentStreamIT {
 
@@ -54,16 +53,18 @@ class SilentStreamIT {
 		RequestCounter counter = new RequestCounter(path);
 		try (FaultProxy proxy = FaultProxy.startFor(server.serverUrl())) {
 			new ApplicationContextRunner()
-				.withConfiguration(AutoConfigurations.of(JacksonAutoConfiguration.class,
-						RestClientAutoConfiguration.class, ListwatchAutoConfiguration.class,
-						ListwatchHealthContributorAutoConfiguration.class))
+				.withConfiguration(
+						AutoConfigurations.of(JacksonAutoConfiguration.class, RestClientAutoConfiguration.class,
+								ListwatchAutoConfiguration.class, ListwatchHealthContributorAutoConfiguration.class))
 				.withBean(RequestCounter.class, () -> counter)
 				.withBean(InformerFactory.class,
-						() -> new InformerFactory(Clock.systemUTC(), (Ticker) nanos::get,
-								(event) -> { }, 1, Duration.ofHours(1)))
-				.withPropertyValues("listwatch.kubeconfig=" + proxy.kubeconfigFor(server.kubeconfig(),
-						this.dir.resolve("kubeconfig")), "listwatch.watches.silent.api-version=v1",
-						"listwatch.watches.silent.kind=ConfigMap", "listwatch.watches.silent.namespace=" + ns)
+						() -> new InformerFactory(Clock.systemUTC(), (Ticker) nanos::get, (event) -> {
+						}, 1, Duration.ofHours(1)))
+				.withPropertyValues(
+						"listwatch.kubeconfig="
+								+ proxy.kubeconfigFor(server.kubeconfig(), this.dir.resolve("kubeconfig")),
+						"listwatch.watches.silent.api-version=v1", "listwatch.watches.silent.kind=ConfigMap",
+						"listwatch.watches.silent.namespace=" + ns)
 				.run((context) -> {
 					Informer<?> informer = context.getBean("silentInformer", Informer.class);
 					InformerFactory runtime = context.getBean(InformerFactory.class);
@@ -89,18 +90,19 @@ class SilentStreamIT {
 					nanos.addAndGet(Duration.ofSeconds(2).toNanos());
 					runtime.checkIdle();
 					await().atMost(WAIT).until(() -> counter.count(RequestCounter.Kind.WATCH) > watches);
-					await().atMost(WAIT)
-						.until(() -> informer.status().restarts(RestartReason.IDLE) == 1);
+					await().atMost(WAIT).until(() -> informer.status().restarts(RestartReason.IDLE) == 1);
 					writer.create(path, ApiWriter.configMap(ns, "b", "v", "0"));
 					await().atMost(WAIT).until(() -> informer.status().objects() == 2);
-					assertThat(counter.count(RequestCounter.Kind.LIST) + counter.count(RequestCounter.Kind.STREAMING_LIST))
+					assertThat(
+							counter.count(RequestCounter.Kind.LIST) + counter.count(RequestCounter.Kind.STREAMING_LIST))
 						.as("replaced from its last resourceVersion, no LIST")
 						.isEqualTo(syncs);
 					assertThat(informer.status().relists()).isZero();
 					Health after = health.health();
 					assertThat(after.getStatus()).isEqualTo(Status.UP);
 					assertThat(after.getDetails()).doesNotContainKeys("failingSince", "reason");
-					assertThat((Map<String, Long>) after.getDetails().get("restartsByReason")).containsEntry("idle", 1L);
+					assertThat((Map<String, Long>) after.getDetails().get("restartsByReason")).containsEntry("idle",
+							1L);
 				});
 		}
 	}

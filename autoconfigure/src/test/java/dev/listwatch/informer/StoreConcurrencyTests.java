@@ -23,8 +23,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 /**
- * One writer and several readers hammer a store; readers check invariants that only a torn
- * state could break. Bounded iterations, no sleeps.
+ * One writer and several readers hammer a store; readers check invariants that only a
+ * torn state could break. Bounded iterations, no sleeps.
  */
 class StoreConcurrencyTests {
 
@@ -75,7 +75,8 @@ class StoreConcurrencyTests {
 						objects.add(object);
 					}
 					store.replace(Items.zip(metas, objects));
-					// events: move stable objects between index values (same epoch), churn others
+					// events: move stable objects between index values (same epoch),
+					// churn others
 					for (int i = 0; i < STABLE; i++) {
 						store.upsert(obj("stable", "s" + i, rv, round, (i + round + 1) % 3).meta(),
 								obj("stable", "s" + i, rv++, round, (i + round + 1) % 3));
@@ -119,21 +120,27 @@ class StoreConcurrencyTests {
 	private static int check(Lister<Obj> lister) {
 		List<Obj> stable = lister.list("stable");
 		if (!stable.isEmpty()) {
-			// a relist is all or nothing, and events never change the count of stable objects
+			// a relist is all or nothing, and events never change the count of stable
+			// objects
 			assertThat(stable).hasSize(STABLE);
-			assertThat(stable).extracting(o -> o.meta().labels().get("epoch")).containsOnly(stable.get(0).meta().labels().get("epoch"));
+			assertThat(stable).extracting(o -> o.meta().labels().get("epoch"))
+				.containsOnly(stable.get(0).meta().labels().get("epoch"));
 			assertThat(stable).extracting(o -> o.meta().namespace()).containsOnly("stable");
 		}
 		for (int gen = 0; gen < 3; gen++) {
-			// the index never lists a stale value (nor a key the map lacks: the counts above would drop)
+			// the index never lists a stale value (nor a key the map lacks: the counts
+			// above would drop)
 			String value = "g" + gen;
-			assertThat(lister.byIndex("byGen", value)).allSatisfy(o -> assertThat(o.meta().labels()).containsEntry("gen", value));
-			assertThat(lister.listByLabels("gen=" + value)).allSatisfy(o -> assertThat(o.meta().labels()).containsEntry("gen", value));
+			assertThat(lister.byIndex("byGen", value))
+				.allSatisfy(o -> assertThat(o.meta().labels()).containsEntry("gen", value));
+			assertThat(lister.listByLabels("gen=" + value))
+				.allSatisfy(o -> assertThat(o.meta().labels()).containsEntry("gen", value));
 		}
 		assertThat(lister.list("churn")).allSatisfy(o -> assertThat(o.meta().namespace()).isEqualTo("churn"));
 		if (!stable.isEmpty()) {
 			for (int i = 0; i < STABLE; i += 7) {
-				// once the first relist is visible, stable keys never disappear, not even during a swap
+				// once the first relist is visible, stable keys never disappear, not even
+				// during a swap
 				assertThat(lister.get("stable", "s" + i)).isPresent();
 			}
 		}

@@ -10,8 +10,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * {@link StoreIndex} alone: a key filed under a value at most once, a value gone with its last key,
- * slots filed, unfiled and moved value by value, and reads that skip what the reader skips.
+ * {@link StoreIndex} alone: a key filed under a value at most once, a value gone with its
+ * last key, slots filed, unfiled and moved value by value, and reads that skip what the
+ * reader skips.
  */
 class StoreIndexTests {
 

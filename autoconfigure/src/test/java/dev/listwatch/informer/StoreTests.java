@@ -180,8 +180,8 @@ class StoreTests {
 	void reservedAndDuplicateIndexNamesAreRejected() {
 		assertThatIllegalArgumentException().isThrownBy(() -> new Store<Obj>(Map.of("namespace", BY_APP)));
 		assertThatIllegalArgumentException().isThrownBy(() -> WatchIndex.of("w", "namespace", BY_APP));
-		assertThatIllegalArgumentException()
-			.isThrownBy(() -> Store.forWatch("w", List.of(WatchIndex.of("w", "i", BY_APP), WatchIndex.of("w", "i", BY_APP))))
+		assertThatIllegalArgumentException().isThrownBy(
+				() -> Store.forWatch("w", List.of(WatchIndex.of("w", "i", BY_APP), WatchIndex.of("w", "i", BY_APP))))
 			.withMessageContaining("'i'");
 	}
 
@@ -189,7 +189,8 @@ class StoreTests {
 	void watchIndexRequiresNames() {
 		assertThatIllegalArgumentException().isThrownBy(() -> WatchIndex.of(" ", "i", BY_APP));
 		assertThatIllegalArgumentException().isThrownBy(() -> WatchIndex.of("w", "", BY_APP));
-		org.assertj.core.api.Assertions.assertThatNullPointerException().isThrownBy(() -> WatchIndex.of("w", "i", null));
+		org.assertj.core.api.Assertions.assertThatNullPointerException()
+			.isThrownBy(() -> WatchIndex.of("w", "i", null));
 		assertThat(WatchIndex.of("configmaps", "byApp", BY_APP).watch()).isEqualTo("configmaps");
 	}
 
@@ -218,7 +219,8 @@ class StoreTests {
 		assertThat(picked.lister().byIndex("byApp", "web")).containsExactly(other);
 		assertThat(picked.lister().list("default")).containsExactlyInAnyOrder(bad, other);
 		assertFailure(picked, 1, "byData", "default/a", IllegalArgumentException.class);
-		// the next state of the object indexes fine and is filed; the failure stays counted
+		// the next state of the object indexes fine and is filed; the failure stays
+		// counted
 		Obj good = obj("default", "a", "3", "app=db", "fine");
 		picked.upsert(good.meta(), good);
 		assertThat(picked.lister().byIndex("byData", "fine")).containsExactlyInAnyOrder(good, other);
@@ -297,8 +299,7 @@ class StoreTests {
 		nulls.upsert(a.meta(), a);
 		assertThat(nulls.indexValues("none")).isEmpty();
 		assertThat(nulls.indexFailures()).isZero();
-		Store<Obj> nullElement = new Store<>(
-				index(Map.of("bad", (o, m) -> Arrays.asList("x", null), "byApp", BY_APP)));
+		Store<Obj> nullElement = new Store<>(index(Map.of("bad", (o, m) -> Arrays.asList("x", null), "byApp", BY_APP)));
 		Obj b = obj("default", "b", "1", "app=web", "x");
 		nullElement.upsert(b.meta(), b);
 		assertThat(nullElement.get("default/b")).isSameAs(b);
@@ -437,8 +438,10 @@ class StoreTests {
 			Class<? extends Throwable> error) {
 		assertThat(store.indexFailures()).isEqualTo(count);
 		assertThat(store.lastIndexFailure()).isEqualTo(new IndexFailure(index, key, error.getName()));
-		assertThat(store.lastIndexFailure().toString()).doesNotContain("secret").doesNotContain("boom")
-			.doesNotContain("flaky ").doesNotContain("cannot");
+		assertThat(store.lastIndexFailure().toString()).doesNotContain("secret")
+			.doesNotContain("boom")
+			.doesNotContain("flaky ")
+			.doesNotContain("cannot");
 	}
 
 	@Test

@@ -70,8 +70,8 @@ class WatchdogTests {
 	}
 
 	/**
-	 * Starts a reader whose request blocks until interrupted, as the JDK client's does (the call
-	 * ends, the interrupt is kept); returns once the request is sent.
+	 * Starts a reader whose request blocks until interrupted, as the JDK client's does
+	 * (the call ends, the interrupt is kept); returns once the request is sent.
 	 */
 	private Thread reader(CountDownLatch sent, AtomicReference<Boolean> interruptedInside,
 			AtomicReference<Boolean> interruptedAfter) throws InterruptedException {

@@ -18,9 +18,9 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * An API server holding one Lease in memory, with optimistic concurrency (409 on a stale
- * resourceVersion or an existing Lease), a shared monotonic time that tests move by hand, and a
- * log of what happened in order (writes and events of every replica). Each replica talks to it
- * through its own {@link Connection}, which can be cut off.
+ * resourceVersion or an existing Lease), a shared monotonic time that tests move by hand,
+ * and a log of what happened in order (writes and events of every replica). Each replica
+ * talks to it through its own {@link Connection}, which can be cut off.
  */
 final class FakeLeases {
 
@@ -29,7 +29,10 @@ final class FakeLeases {
 	/** The true time, in nanoseconds; each replica reads it with an offset of its own. */
 	final AtomicLong nanos = new AtomicLong(1_000_000_000L);
 
-	/** What happened, in order: "granted a", "revoked a RENEW_DEADLINE_PASSED", "write a holder=a". */
+	/**
+	 * What happened, in order: "granted a", "revoked a RENEW_DEADLINE_PASSED", "write a
+	 * holder=a".
+	 */
 	final List<String> log = new ArrayList<>();
 
 	/** Requests interrupted while hanging. */
@@ -55,7 +58,9 @@ final class FakeLeases {
 		this.nanos.addAndGet(duration.toNanos());
 	}
 
-	/** Someone else writes the Lease (kubectl, another controller): a new resourceVersion. */
+	/**
+	 * Someone else writes the Lease (kubectl, another controller): a new resourceVersion.
+	 */
 	synchronized void overwrite(LeaseRecord record) {
 		this.lease = new Lease(record, String.valueOf(++this.resourceVersion), JsonMapper.shared().createObjectNode());
 	}
@@ -66,8 +71,9 @@ final class FakeLeases {
 	}
 
 	/**
-	 * A replica: an elector on this server, with its own wall clock (set apart from the others by
-	 * {@code wallSkew}, running with the shared time) and its own monotonic origin.
+	 * A replica: an elector on this server, with its own wall clock (set apart from the
+	 * others by {@code wallSkew}, running with the shared time) and its own monotonic
+	 * origin.
 	 */
 	Replica replica(String identity, LeaderElectionOptions durations, Duration wallSkew, long tickerOffset) {
 		Connection connection = new Connection(identity);
@@ -99,7 +105,8 @@ final class FakeLeases {
 	}
 
 	/**
-	 * An elector on this server in real time (the system's clocks), for tests of its thread.
+	 * An elector on this server in real time (the system's clocks), for tests of its
+	 * thread.
 	 */
 	Replica realTimeReplica(String identity, Duration lease, Duration renew, Duration retry) {
 		Connection connection = new Connection(identity);
@@ -128,7 +135,10 @@ final class FakeLeases {
 		/** Requests hang until interrupted (a black hole). */
 		volatile boolean hang;
 
-		/** Runs inside the next update, before it is applied (to make a write race or take time). */
+		/**
+		 * Runs inside the next update, before it is applied (to make a write race or take
+		 * time).
+		 */
 		volatile @Nullable Runnable beforeUpdate;
 
 		Connection(String identity) {
@@ -196,8 +206,8 @@ final class FakeLeases {
 		}
 
 		private KubernetesApiException conflict(String method, String reason) {
-			return KubernetesApiException.of(method + " " + LEASE, new Status(409, reason, "the object has been modified"),
-					null);
+			return KubernetesApiException.of(method + " " + LEASE,
+					new Status(409, reason, "the object has been modified"), null);
 		}
 
 	}

@@ -46,10 +46,10 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Three instances of an application (each a Spring Boot application context with the
- * auto-configuration) elect a leader on a Lease of the real kube-apiserver, with short durations:
- * lease 2 s, renew deadline 1.5 s, retry period 0.25 s. Every grant and revoke of every instance
- * goes, as it is published, into one ordered {@link Timeline}; a grant while another instance is
- * leader is an overlap, and there must be none.
+ * auto-configuration) elect a leader on a Lease of the real kube-apiserver, with short
+ * durations: lease 2 s, renew deadline 1.5 s, retry period 0.25 s. Every grant and revoke
+ * of every instance goes, as it is published, into one ordered {@link Timeline}; a grant
+ * while another instance is leader is an overlap, and there must be none.
  */
 @ExtendWith(LocalApiServerExtension.class)
 @Timeout(300)
@@ -129,15 +129,16 @@ class LeaderElectionIT {
 
 		logger.info("Handover after the leader stopped (released): {} ms; after it was killed: {} ms",
 				releasedHandover / 1_000_000, killedHandover / 1_000_000);
-		// released: the next retry of a follower; without the release it would take a lease duration
+		// released: the next retry of a follower; without the release it would take a
+		// lease duration
 		assertThat(Duration.ofNanos(releasedHandover)).isLessThan(RETRY.plusMillis(750));
 		// killed: a lease duration after a follower last saw the Lease renewed
 		assertThat(Duration.ofNanos(killedHandover)).isBetween(LEASE.minus(RETRY).minusMillis(100),
 				LEASE.plus(RETRY).plusMillis(1000));
 		assertThat(this.timeline.overlaps()).isEmpty();
 		assertThat(this.timeline.lines()).containsExactly("granted " + first.identity(),
-				"revoked " + first.identity() + " STOPPED", "granted " + second.identity(), "killed " + second.identity(),
-				"granted " + third.identity());
+				"revoked " + first.identity() + " STOPPED", "granted " + second.identity(),
+				"killed " + second.identity(), "granted " + third.identity());
 	}
 
 	@Test
@@ -189,7 +190,8 @@ class LeaderElectionIT {
 		assertThat(lines).filteredOn((line) -> line.startsWith("revoked"))
 			.hasSize(rounds)
 			.allMatch((line) -> line.endsWith("RENEW_DEADLINE_PASSED"));
-		// the margin: a lease duration after the others last saw a renewal, less the renew deadline
+		// the margin: a lease duration after the others last saw a renewal, less the
+		// renew deadline
 		assertThat(gaps).allMatch((gap) -> gap >= 0);
 	}
 
@@ -200,8 +202,9 @@ class LeaderElectionIT {
 			start(identity, lease, server.kubeconfig());
 		}
 		Instance leader = awaitOneLeader();
-		// another client changes the Lease's labels every 50 ms: the leader's renewals, sent with the
-		// resourceVersion it wrote last, meet 409 Conflict and go again after reading the Lease
+		// another client changes the Lease's labels every 50 ms: the leader's renewals,
+		// sent with the resourceVersion it wrote last, meet 409 Conflict and go again
+		// after reading the Lease
 		ApiWriter writer = server.writer();
 		String path = "/apis/coordination.k8s.io/v1/namespaces/" + NAMESPACE + "/leases/" + lease;
 		AtomicBoolean writing = new AtomicBoolean(true);
@@ -229,14 +232,14 @@ class LeaderElectionIT {
 				this.instances.stream().map((i) -> i.identity() + "=" + i.elector().status().conflicts()).toList());
 		assertThat(leader.elector().isLeader()).isTrue();
 		assertThat(this.timeline.lines()).containsExactly("granted " + leader.identity());
-		assertThat(writer.get(path)).contains("\"touched\"").contains("\"holderIdentity\":\"" + leader.identity() + "\"");
+		assertThat(writer.get(path)).contains("\"touched\"")
+			.contains("\"holderIdentity\":\"" + leader.identity() + "\"");
 	}
 
 	// ---------------------------------------------------------------- helpers
 
 	private Instance start(String identity, String lease, Path kubeconfig) {
-		ConfigurableApplicationContext context = new SpringApplicationBuilder(App.class)
-			.web(WebApplicationType.NONE)
+		ConfigurableApplicationContext context = new SpringApplicationBuilder(App.class).web(WebApplicationType.NONE)
 			.bannerMode(Banner.Mode.OFF)
 			.logStartupInfo(false)
 			.initializers((ctx) -> ctx.addApplicationListener((ApplicationEvent event) -> {

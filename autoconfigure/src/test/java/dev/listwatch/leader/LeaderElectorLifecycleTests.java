@@ -12,8 +12,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The elector's own thread on a Lease in memory, in real time (short durations: lease 2 s, renew
- * deadline 1 s, retry period 0.1 s): stop, a crash, and requests that never answer.
+ * The elector's own thread on a Lease in memory, in real time (short durations: lease 2
+ * s, renew deadline 1 s, retry period 0.1 s): stop, a crash, and requests that never
+ * answer.
  */
 class LeaderElectorLifecycleTests {
 
@@ -39,8 +40,8 @@ class LeaderElectorLifecycleTests {
 		assertThat(this.a.elector().status().role()).isEqualTo(Role.LEADER);
 		this.a.elector().stop();
 		List<String> log = this.server.log();
-		assertThat(log.subList(log.indexOf("revoked a STOPPED"), log.size()))
-			.containsExactly("revoked a STOPPED", "write a holder=");
+		assertThat(log.subList(log.indexOf("revoked a STOPPED"), log.size())).containsExactly("revoked a STOPPED",
+				"write a holder=");
 		assertThat(this.server.current().record().held()).isFalse();
 		assertThat(this.a.elector().isRunning()).isFalse();
 		assertThat(this.a.elector().status().role()).isEqualTo(Role.STOPPED);
@@ -72,10 +73,11 @@ class LeaderElectorLifecycleTests {
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.server.log().contains("granted a"));
 		long cut = System.nanoTime();
 		this.a.connection().hang = true;
-		await().atMost(Duration.ofSeconds(5)).until(() -> this.server.log().contains("revoked a RENEW_DEADLINE_PASSED"));
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> this.server.log().contains("revoked a RENEW_DEADLINE_PASSED"));
 		long revokedAfter = Duration.ofNanos(System.nanoTime() - cut).toMillis();
-		// the last renewal started at most one retry period before the cut; the revoke comes at its
-		// start + 1 s, whatever the hanging request does
+		// the last renewal started at most one retry period before the cut; the revoke
+		// comes at its start + 1 s, whatever the hanging request does
 		assertThat(revokedAfter).isLessThanOrEqualTo(RENEW.toMillis() + 250);
 		assertThat(revokedAfter).isGreaterThanOrEqualTo(RENEW.toMillis() - RETRY.toMillis() - 50);
 		assertThat(this.server.aborted.get()).isPositive();

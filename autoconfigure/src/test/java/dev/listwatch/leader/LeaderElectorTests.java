@@ -11,8 +11,9 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The election algorithm on a Lease in memory, driven step by step on a time moved by hand: no
- * thread, no sleep. Durations: lease 15 s, renew deadline 10 s, retry period 2 s (client-go's).
+ * The election algorithm on a Lease in memory, driven step by step on a time moved by
+ * hand: no thread, no sleep. Durations: lease 15 s, renew deadline 10 s, retry period 2 s
+ * (client-go's).
  */
 class LeaderElectorTests {
 
@@ -42,7 +43,8 @@ class LeaderElectorTests {
 	void aFollowerTakesOverOnlyOnceItHasSeenTheLeaseUnchangedForTheLeaseDuration() {
 		this.a.elector().step();
 		this.server.advance(Duration.ofSeconds(100));
-		// b sees the Lease for the first time now: however old its renewTime, b waits 15 s from here
+		// b sees the Lease for the first time now: however old its renewTime, b waits 15
+		// s from here
 		this.b.elector().step();
 		assertThat(this.b.elector().isLeader()).isFalse();
 		assertThat(this.b.elector().status().holder()).isEqualTo("a");
@@ -81,8 +83,7 @@ class LeaderElectorTests {
 			this.a.elector().step();
 			this.b.elector().step();
 		}
-		assertThat(this.server.log()).filteredOn((line) -> !line.startsWith("write"))
-			.containsExactly("granted a");
+		assertThat(this.server.log()).filteredOn((line) -> !line.startsWith("write")).containsExactly("granted a");
 		assertThat(this.a.elector().status().lastRenewal()).isNotNull();
 	}
 
@@ -103,11 +104,12 @@ class LeaderElectorTests {
 				this.a.elector().step();
 				this.b.elector().step();
 			}
-			this.server.log().subList(before, this.server.log().size())
+			this.server.log()
+				.subList(before, this.server.log().size())
 				.forEach((line) -> timeline.add((this.server.nanos.get() - lastRenewal) / 1_000_000 + " ms " + line));
 		}
-		// a stops 10 s after the start of its last renewal; b first saw that renewal 100 ms after it,
-		// may take over 15 s after that, and tries every 2 s: at 16.1 s
+		// a stops 10 s after the start of its last renewal; b first saw that renewal 100
+		// ms after it, may take over 15 s after that, and tries every 2 s: at 16.1 s
 		assertThat(timeline).filteredOn((line) -> !line.contains("write"))
 			.containsExactly("10000 ms revoked a RENEW_DEADLINE_PASSED", "16100 ms granted b");
 		assertThat(this.a.elector().status().failures()).isPositive();

@@ -19,12 +19,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * What the default idle timeout (90 s) rests on, on the real API server: a watch that its own
- * objects leave silent gets a bookmark about every minute while the resource changes elsewhere
- * (other namespaces, other labels). Where the resource does not change at all, the watch cache
- * sends no bookmark (it sends none at a resourceVersion the watch already has) and the watch is
- * replaced at the idle timeout without a list, which is not a failure. Waits for one real bookmark
- * (about a minute).
+ * What the default idle timeout (90 s) rests on, on the real API server: a watch that its
+ * own objects leave silent gets a bookmark about every minute while the resource changes
+ * elsewhere (other namespaces, other labels). Where the resource does not change at all,
+ * the watch cache sends no bookmark (it sends none at a resourceVersion the watch already
+ * has) and the watch is replaced at the idle timeout without a list, which is not a
+ * failure. Waits for one real bookmark (about a minute).
  */
 class BookmarkIntervalIT {
 
@@ -42,8 +42,9 @@ class BookmarkIntervalIT {
 				await().atMost(Duration.ofSeconds(30)).until(() -> informer.status().synced());
 				long synced = System.nanoTime();
 				long before = bookmarks(informer);
-				// the watch cache sends a watch a bookmark only past the resourceVersion the watch is at:
-				// the resource must change somewhere (here: outside the watched namespace)
+				// the watch cache sends a watch a bookmark only past the resourceVersion
+				// the watch is at: the resource must change somewhere (here: outside the
+				// watched namespace)
 				server.writer()
 					.create("/api/v1/namespaces/default/configmaps",
 							ApiWriter.configMap("default", "elsewhere-" + ns, "v", "0"));

@@ -32,9 +32,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * While a watch is cut off, objects are deleted, changed and created and etcd compacts past the
- * watch's resourceVersion. On reconnecting the watch gets 410 Gone, relists, and reports the
- * difference: the delete it missed (final state unknown), the change and the creation.
+ * While a watch is cut off, objects are deleted, changed and created and etcd compacts
+ * past the watch's resourceVersion. On reconnecting the watch gets 410 Gone, relists, and
+ * reports the difference: the delete it missed (final state unknown), the change and the
+ * creation.
  */
 class CompactionRelistIT {
 
@@ -43,9 +44,9 @@ class CompactionRelistIT {
 
 	@Test
 	void aCompactedResourceVersionIsRecoveredByRelistWithTheDifference() {
-		try (LocalApiServer server = new LocalApiServer(LocalApiServer.Options.defaults()
-			.withFlags("--etcd-compaction-interval=1s", "--watch-cache=false")).start();
-				FaultProxy proxy = FaultProxy.startFor(server.serverUrl())) {
+		try (LocalApiServer server = new LocalApiServer(
+				LocalApiServer.Options.defaults().withFlags("--etcd-compaction-interval=1s", "--watch-cache=false"))
+			.start(); FaultProxy proxy = FaultProxy.startFor(server.serverUrl())) {
 			String ns = server.createNamespace("lw-compaction");
 			String path = "/api/v1/namespaces/" + ns + "/configmaps";
 			ApiWriter writer = server.writer();
@@ -56,12 +57,14 @@ class CompactionRelistIT {
 				.withConfiguration(AutoConfigurations.of(JacksonAutoConfiguration.class,
 						RestClientAutoConfiguration.class, ListwatchAutoConfiguration.class))
 				.withBean(EventRecorder.class)
-				.withPropertyValues("listwatch.kubeconfig=" + proxy.kubeconfigFor(server.kubeconfig(),
-						this.dir.resolve("kubeconfig")), "listwatch.watches.cms.api-version=v1",
-						"listwatch.watches.cms.kind=ConfigMap", "listwatch.watches.cms.namespace=" + ns,
-						"listwatch.defaults.initial-backoff=100ms",
-						// a request through the proxy after refuse/resume now and then hangs unanswered
-						// (cause not found yet): abandoned and retried after this, as any such request
+				.withPropertyValues(
+						"listwatch.kubeconfig="
+								+ proxy.kubeconfigFor(server.kubeconfig(), this.dir.resolve("kubeconfig")),
+						"listwatch.watches.cms.api-version=v1", "listwatch.watches.cms.kind=ConfigMap",
+						"listwatch.watches.cms.namespace=" + ns, "listwatch.defaults.initial-backoff=100ms",
+						// a request through the proxy after refuse/resume now and then
+						// hangs unanswered (cause not found yet): abandoned and retried
+						// after this, as any such request
 						"listwatch.defaults.idle-timeout=5s", "listwatch.defaults.max-backoff=500ms")
 				.run((context) -> {
 					Informer<?> informer = context.getBean("cmsInformer", Informer.class);
@@ -69,7 +72,8 @@ class CompactionRelistIT {
 					await().atMost(Duration.ofSeconds(30)).until(() -> informer.status().synced());
 					proxy.refuse();
 					proxy.cutAll();
-					// where the watch will resume from: compaction must pass that, not an earlier one
+					// where the watch will resume from: compaction must pass that, not an
+					// earlier one
 					String before = cutOff(informer);
 					writer.delete(path + "/a");
 					writer.patch(path + "/b", "{\"data\":{\"v\":\"1\"}}");
@@ -91,26 +95,26 @@ class CompactionRelistIT {
 					assertThat(recorder.last.get("cms " + ns + "/d").type()).isEqualTo(ResourceEvent.Type.ADDED);
 					assertThat(recorder.last.get("cms " + ns + "/c").initialList()).isTrue();
 					Lister<KubernetesObject> lister = context.getBean("cmsLister", Lister.class);
-					assertThat(lister.list().stream().map(KubernetesObject::name).sorted())
-						.containsExactly("b", "c", "d");
+					assertThat(lister.list().stream().map(KubernetesObject::name).sorted()).containsExactly("b", "c",
+							"d");
 					assertThat(informer.status().restarts()).containsKey(RestartReason.EXPIRED);
 				});
 		}
 	}
 
 	/**
-	 * A typed watch: an object changes to a value its Java type cannot hold, then etcd compacts
-	 * past the watch, which relists (as a streaming list, then as a paged list). The object exists
-	 * all along: it is never published as deleted, the cache keeps its last state that could be
-	 * held, the watch reports it (key, JSON path, type, never the value), and once it binds again
-	 * one MODIFIED goes out from that state.
+	 * A typed watch: an object changes to a value its Java type cannot hold, then etcd
+	 * compacts past the watch, which relists (as a streaming list, then as a paged list).
+	 * The object exists all along: it is never published as deleted, the cache keeps its
+	 * last state that could be held, the watch reports it (key, JSON path, type, never
+	 * the value), and once it binds again one MODIFIED goes out from that state.
 	 */
 	@ParameterizedTest(name = "streaming-list={0}")
 	@ValueSource(booleans = { true, false })
 	void anObjectThatStopsBindingSurvivesARelistAfterCompaction(boolean streaming) {
-		try (LocalApiServer server = new LocalApiServer(LocalApiServer.Options.defaults()
-			.withFlags("--etcd-compaction-interval=1s", "--watch-cache=false")).start();
-				FaultProxy proxy = FaultProxy.startFor(server.serverUrl())) {
+		try (LocalApiServer server = new LocalApiServer(
+				LocalApiServer.Options.defaults().withFlags("--etcd-compaction-interval=1s", "--watch-cache=false"))
+			.start(); FaultProxy proxy = FaultProxy.startFor(server.serverUrl())) {
 			String ns = server.createNamespace("lw-unbindable");
 			String path = "/api/v1/namespaces/" + ns + "/configmaps";
 			ApiWriter writer = server.writer();
@@ -120,15 +124,17 @@ class CompactionRelistIT {
 				.withConfiguration(AutoConfigurations.of(JacksonAutoConfiguration.class,
 						RestClientAutoConfiguration.class, ListwatchAutoConfiguration.class))
 				.withUserConfiguration(TypedListeners.class)
-				.withPropertyValues("listwatch.kubeconfig=" + proxy.kubeconfigFor(server.kubeconfig(),
-						this.dir.resolve("kubeconfig")), "listwatch.watches.modes.api-version=v1",
-						"listwatch.watches.modes.kind=ConfigMap", "listwatch.watches.modes.namespace=" + ns,
+				.withPropertyValues(
+						"listwatch.kubeconfig="
+								+ proxy.kubeconfigFor(server.kubeconfig(), this.dir.resolve("kubeconfig")),
+						"listwatch.watches.modes.api-version=v1", "listwatch.watches.modes.kind=ConfigMap",
+						"listwatch.watches.modes.namespace=" + ns,
 						"listwatch.watches.modes.type=" + Settings.class.getName(),
 						"listwatch.defaults.streaming-list=" + streaming, "listwatch.defaults.initial-backoff=100ms",
-						// a request through the proxy after refuse/resume now and then hangs unanswered
-						// (cause not found yet): abandoned and retried after this, as any such request
-						"listwatch.defaults.idle-timeout=5s",
-						"listwatch.defaults.max-backoff=500ms")
+						// a request through the proxy after refuse/resume now and then
+						// hangs unanswered (cause not found yet): abandoned and retried
+						// after this, as any such request
+						"listwatch.defaults.idle-timeout=5s", "listwatch.defaults.max-backoff=500ms")
 				.run((context) -> {
 					Informer<?> informer = context.getBean("modesInformer", Informer.class);
 					TypedRecorder recorder = context.getBean(TypedRecorder.class);
@@ -158,14 +164,15 @@ class CompactionRelistIT {
 						.doesNotContain("s3cr3t-not-a-mode");
 					writer.patch(path + "/x", "{\"data\":{\"mode\":\"off\"}}");
 					await().atMost(Duration.ofSeconds(30)).until(() -> informer.status().unbindable().size() == 0);
-					await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(recorder.all)
-						.filteredOn((event) -> event.type() == ResourceEvent.Type.MODIFIED)
-						.singleElement()
-						.satisfies((event) -> {
-							assertThat(event.key()).isEqualTo(ns + "/x");
-							assertThat(event.oldObject().data().mode()).isEqualTo(Mode.on);
-							assertThat(event.object().data().mode()).isEqualTo(Mode.off);
-						}));
+					await().atMost(Duration.ofSeconds(10))
+						.untilAsserted(() -> assertThat(recorder.all)
+							.filteredOn((event) -> event.type() == ResourceEvent.Type.MODIFIED)
+							.singleElement()
+							.satisfies((event) -> {
+								assertThat(event.key()).isEqualTo(ns + "/x");
+								assertThat(event.oldObject().data().mode()).isEqualTo(Mode.on);
+								assertThat(event.object().data().mode()).isEqualTo(Mode.off);
+							}));
 				});
 		}
 	}
@@ -180,9 +187,10 @@ class CompactionRelistIT {
 	}
 
 	/**
-	 * Writes until etcd has compacted past {@code resourceVersion} and the API server's watch cache
-	 * no longer holds it either (its window of events is its own, so a watch may still be served
-	 * from there after etcd compacted): a watch from there then gets 410.
+	 * Writes until etcd has compacted past {@code resourceVersion} and the API server's
+	 * watch cache no longer holds it either (its window of events is its own, so a watch
+	 * may still be served from there after etcd compacted): a watch from there then gets
+	 * 410.
 	 */
 	private static void compactPast(ApiWriter writer, String path, String resourceVersion, String fillerPrefix) {
 		long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();

@@ -11,8 +11,8 @@ import dev.listwatch.event.ResourceEvent;
 import org.springframework.context.event.EventListener;
 
 /**
- * Records the {@link ResourceEvent}s of a context's watches of {@link KubernetesObject}s, for the
- * tests of this package: register it with {@code withBean(EventRecorder.class)}.
+ * Records the {@link ResourceEvent}s of a context's watches of {@link KubernetesObject}s,
+ * for the tests of this package: register it with {@code withBean(EventRecorder.class)}.
  */
 class EventRecorder {
 
@@ -28,12 +28,16 @@ class EventRecorder {
 		this.last.put(event.watch() + " " + event.key(), event);
 	}
 
-	/** @return the events after the initial lists */
+	/**
+	 * @return the events after the initial lists
+	 */
 	List<ResourceEvent<KubernetesObject>> changes() {
 		return this.all.stream().filter((event) -> !event.initialList()).toList();
 	}
 
-	/** @return the deliveries of the periodic resync */
+	/**
+	 * @return the deliveries of the periodic resync
+	 */
 	List<ResourceEvent<KubernetesObject>> resyncs() {
 		return this.all.stream().filter(ResourceEvent::resync).toList();
 	}

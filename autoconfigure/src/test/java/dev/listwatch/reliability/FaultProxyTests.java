@@ -21,8 +21,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The {@link FaultProxy} in front of a local echo server: forwards, cuts, cuts after some bytes,
- * stalls, refuses and resumes on the same port.
+ * The {@link FaultProxy} in front of a local echo server: forwards, cuts, cuts after some
+ * bytes, stalls, refuses and resumes on the same port.
  */
 class FaultProxyTests {
 
@@ -103,7 +103,8 @@ class FaultProxyTests {
 			}
 			assertThat(got).isLessThan(4);
 		}
-		// the proxy counts a cut once its sockets are closed, which the client may see first
+		// the proxy counts a cut once its sockets are closed, which the client may see
+		// first
 		org.awaitility.Awaitility.await()
 			.atMost(java.time.Duration.ofSeconds(5))
 			.untilAsserted(() -> assertThat(this.proxy.cuts()).isEqualTo(1));
@@ -127,7 +128,8 @@ class FaultProxyTests {
 		try (Socket idle = connect(); Socket busy = connect()) {
 			roundTrip(idle, "x");
 			long start = System.nanoTime();
-			// the busy one keeps talking, well within the idle timeout, until the idle one is closed
+			// the busy one keeps talking, well within the idle timeout, until the idle
+			// one is closed
 			while (this.proxy.idleCloses() == 0) {
 				assertThat(roundTrip(busy, "y")).isEqualTo("y");
 				assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
@@ -146,9 +148,10 @@ class FaultProxyTests {
 		this.proxy.refuse();
 		int accepted = this.proxy.connectionsAccepted();
 		try (Socket socket = connect()) {
-			// the proxy no longer listens, yet the connect may succeed: Linux may connect a socket to
-			// itself when it picks the freed (ephemeral) port as the socket's own, and another
-			// process may bind the freed port meanwhile (seen in full runs). What counts is below
+			// the proxy no longer listens, yet the connect may succeed: Linux may connect
+			// a socket to itself when it picks the freed (ephemeral) port as the socket's
+			// own, and another process may bind the freed port meanwhile (seen in full
+			// runs). What counts is below
 		}
 		catch (ConnectException ex) {
 			// refused: the usual outcome
@@ -176,7 +179,9 @@ class FaultProxyTests {
 		return new String(buffer);
 	}
 
-	/** @return whether reading ends (EOF or reset) rather than timing out */
+	/**
+	 * @return whether reading ends (EOF or reset) rather than timing out
+	 */
 	private static boolean readOrFail(Socket socket) throws IOException {
 		socket.setSoTimeout(5000);
 		try {

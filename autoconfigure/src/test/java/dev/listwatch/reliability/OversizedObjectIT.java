@@ -21,10 +21,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Objects over {@code max-event-size}, written through the real API server: one there before the
- * watch starts (in its initial list, streaming or paged) and one that grows past the limit while
- * it is watched. Neither stops the watch, neither is published as deleted, later changes arrive,
- * and the watch reports both until they shrink again.
+ * Objects over {@code max-event-size}, written through the real API server: one there
+ * before the watch starts (in its initial list, streaming or paged) and one that grows
+ * past the limit while it is watched. Neither stops the watch, neither is published as
+ * deleted, later changes arrive, and the watch reports both until they shrink again.
  */
 class OversizedObjectIT {
 
@@ -52,8 +52,10 @@ class OversizedObjectIT {
 				Informer<?> informer = context.getBean("cmsInformer", Informer.class);
 				EventRecorder recorder = context.getBean(EventRecorder.class);
 				Lister<KubernetesObject> lister = context.getBean("cmsLister", Lister.class);
-				// streamingList is recorded once the reflector has handed the sync on, just after synced
-				await().atMost(WAIT).until(() -> informer.status().synced() && informer.status().streamingList() != null);
+				// streamingList is recorded once the reflector has handed the sync on,
+				// just after synced
+				await().atMost(WAIT)
+					.until(() -> informer.status().synced() && informer.status().streamingList() != null);
 				assertThat(informer.status().streamingList()).isEqualTo(streaming);
 				assertThat(lister.list().stream().map(KubernetesObject::name)).containsExactly("small");
 				assertThat(informer.status().unbindable()).singleElement().satisfies((object) -> {
@@ -61,18 +63,21 @@ class OversizedObjectIT {
 					assertThat(object.reason()).contains("max-event-size");
 				});
 
-				// the small one grows past the limit: kept as it was, reported, and the watch goes on
+				// the small one grows past the limit: kept as it was, reported, and the
+				// watch goes on
 				writer.patch(path + "/small", "{\"data\":{\"v\":\"" + BIG + "\"}}");
 				await().atMost(WAIT).until(() -> informer.status().unbindable().size() == 2);
 				writer.create(path, ApiWriter.configMap(ns, "later", "v", "0"));
 				await().atMost(WAIT).until(() -> lister.get(ns, "later").isPresent());
 				assertThat(lister.get(ns, "small").map((cm) -> cm.at("/data/v").asString())).contains("0");
 
-				// both shrink: the big one appears, the small one changes from its last state held
+				// both shrink: the big one appears, the small one changes from its last
+				// state held
 				writer.patch(path + "/big", "{\"data\":{\"v\":\"1\"}}");
 				writer.patch(path + "/small", "{\"data\":{\"v\":\"1\"}}");
-				await().atMost(WAIT).until(() -> informer.status().unbindable().size() == 0 && informer.status().backlog() == 0
-						&& lister.get(ns, "big").isPresent());
+				await().atMost(WAIT)
+					.until(() -> informer.status().unbindable().size() == 0 && informer.status().backlog() == 0
+							&& lister.get(ns, "big").isPresent());
 				assertThat(recorder.changes()).extracting((event) -> event.type() + " " + event.key())
 					.containsExactly("ADDED " + ns + "/later", "ADDED " + ns + "/big", "MODIFIED " + ns + "/small");
 				assertThat(recorder.changes().get(2).oldObject().at("/data/v").asString()).isEqualTo("0");

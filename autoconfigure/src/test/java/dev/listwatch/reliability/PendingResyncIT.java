@@ -36,11 +36,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * A watch stopped with a resync pending (after an {@link Error} on its thread) and started again,
- * on the real API server: the resync lists at no older than the cache's resourceVersion
- * ({@code resourceVersionMatch=NotOlderThan}, as client-go), never at {@code resourceVersion=0}
- * (any state, which an API server that lags would answer from the past), and the cache ends exact.
- * With a paged list and with a streaming list.
+ * A watch stopped with a resync pending (after an {@link Error} on its thread) and
+ * started again, on the real API server: the resync lists at no older than the cache's
+ * resourceVersion ({@code resourceVersionMatch=NotOlderThan}, as client-go), never at
+ * {@code resourceVersion=0} (any state, which an API server that lags would answer from
+ * the past), and the cache ends exact. With a paged list and with a streaming list.
  */
 class PendingResyncIT {
 
@@ -64,41 +64,46 @@ class PendingResyncIT {
 						events.add(resourceEvent);
 					}
 				}, 1, Duration.ofSeconds(1))) {
-			Failing configMaps = new Failing(client.listerWatcher(new ApiServerClient.Target("v1", "ConfigMap", null, ns),
-					KubernetesObject.class, ApiServerClient.Decoding.DEFAULTS));
+			Failing configMaps = new Failing(
+					client.listerWatcher(new ApiServerClient.Target("v1", "ConfigMap", null, ns),
+							KubernetesObject.class, ApiServerClient.Decoding.DEFAULTS));
 			InformerOptions options = new InformerOptions(null, null, 500L, streaming, Duration.ofMinutes(5),
-					Duration.ofMinutes(10), Duration.ofSeconds(90), new InformerOptions.BackoffPolicy(Duration.ofMillis(50),
-							Duration.ofMillis(200), 2.0, 0.0, Duration.ofMinutes(2)), null, true);
+					Duration.ofMinutes(10), Duration.ofSeconds(90),
+					new InformerOptions.BackoffPolicy(Duration.ofMillis(50), Duration.ofMillis(200), 2.0, 0.0,
+							Duration.ofMinutes(2)),
+					null, true);
 			Informer<KubernetesObject> informer = factory.informer("pending", KubernetesObject.class, configMaps,
 					options, List.of());
 			try {
 				informer.start();
 				assertThat(informer.awaitSynced(WAIT)).isTrue();
 				writer.patch(path + "/a", "{\"data\":{\"v\":\"1\"}}");
-				await().atMost(WAIT).until(() -> informer.lister()
-					.get(ns, "a")
-					.map((cm) -> cm.at("/data/v").asString())
-					.filter("1"::equals)
-					.isPresent());
-				// an Error on the watch's thread: it must resync, and every sync fails until the stop
+				await().atMost(WAIT)
+					.until(() -> informer.lister()
+						.get(ns, "a")
+						.map((cm) -> cm.at("/data/v").asString())
+						.filter("1"::equals)
+						.isPresent());
+				// an Error on the watch's thread: it must resync, and every sync fails
+				// until the stop
 				configMaps.refuseSyncs = true;
 				configMaps.throwOnNextEvent = true;
 				String cached = informer.status().lastResourceVersion();
 				writer.patch(path + "/a", "{\"data\":{\"v\":\"2\"}}");
-				await().atMost(WAIT).until(() -> informer.status().state() == WatchStatus.State.FAILED
-						&& configMaps.refused > 0);
+				await().atMost(WAIT)
+					.until(() -> informer.status().state() == WatchStatus.State.FAILED && configMaps.refused > 0);
 				informer.stop();
 				assertThat(informer.status().lastResourceVersion()).isEqualTo(cached);
 				writer.create(path, ApiWriter.configMap(ns, "b", "v", "0"));
 				configMaps.refuseSyncs = false;
 				int before = configMaps.syncs.size();
 				informer.start();
-				await().atMost(WAIT).until(() -> informer.lister().get(ns, "b").isPresent()
-						&& informer.status().state() == WatchStatus.State.WATCHING);
+				await().atMost(WAIT)
+					.until(() -> informer.lister().get(ns, "b").isPresent()
+							&& informer.status().state() == WatchStatus.State.WATCHING);
 				ListOptions relist = configMaps.syncs.get(before);
 				assertThat(relist.sendInitialEvents()).isEqualTo(streaming ? true : null);
-				assertThat(relist.resourceVersion()).as("the cache's: none older than it")
-					.isEqualTo(cached);
+				assertThat(relist.resourceVersion()).as("the cache's: none older than it").isEqualTo(cached);
 				assertThat(relist.resourceVersionMatch()).isEqualTo(ListOptions.NOT_OLDER_THAN);
 				assertThat(informer.lister().get(ns, "a").map((cm) -> cm.at("/data/v").asString())).contains("2");
 				assertThat(events.stream().filter((e) -> !e.initialList()).map((e) -> e.type() + " " + e.key()))
@@ -122,9 +127,9 @@ class PendingResyncIT {
 	}
 
 	/**
-	 * The real lister-watcher, recording the options of each sync (a list, or a streaming list); on
-	 * demand the next event read throws an {@link Error} (as user code on the watch's thread may),
-	 * and syncs fail before they reach the server.
+	 * The real lister-watcher, recording the options of each sync (a list, or a streaming
+	 * list); on demand the next event read throws an {@link Error} (as user code on the
+	 * watch's thread may), and syncs fail before they reach the server.
 	 */
 	private static final class Failing implements ListerWatcher<KubernetesObject> {
 

@@ -11,9 +11,9 @@ import org.springframework.http.client.ClientHttpRequestInterceptor;
 import org.springframework.http.client.ClientHttpResponse;
 
 /**
- * Counts the requests listwatch sends, by kind, seen from inside the client (TLS hides them from
- * the fault proxy): a {@link RestClientCustomizer} that adds an interceptor to Boot's
- * {@code RestClient.Builder}, which {@code ApiServerClient.create} builds on.
+ * Counts the requests listwatch sends, by kind, seen from inside the client (TLS hides
+ * them from the fault proxy): a {@link RestClientCustomizer} that adds an interceptor to
+ * Boot's {@code RestClient.Builder}, which {@code ApiServerClient.create} builds on.
  */
 public final class RequestCounter implements ClientHttpRequestInterceptor, RestClientCustomizer {
 
@@ -39,7 +39,8 @@ public final class RequestCounter implements ClientHttpRequestInterceptor, RestC
 	final List<Request> requests = new CopyOnWriteArrayList<>();
 
 	/**
-	 * @param resourcePath the path of the watched collection, e.g. {@code /api/v1/namespaces/x/configmaps}
+	 * @param resourcePath the path of the watched collection, e.g.
+	 * {@code /api/v1/namespaces/x/configmaps}
 	 */
 	public RequestCounter(String resourcePath) {
 		this.resourcePath = resourcePath;

@@ -25,9 +25,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * On the real API server: a resync period delivers the cache again without a request; a watch
- * with {@code auto-startup: false} has its beans, is healthy while not started, and starts and
- * stops when the application says; {@code enabled: false} declares nothing.
+ * On the real API server: a resync period delivers the cache again without a request; a
+ * watch with {@code auto-startup: false} has its beans, is healthy while not started, and
+ * starts and stops when the application says; {@code enabled: false} declares nothing.
  */
 class ResyncAndStartupIT {
 
@@ -106,7 +106,8 @@ class ResyncAndStartupIT {
 				assertThat(health.health().getStatus()).isEqualTo(Status.UP);
 				assertThat(health.health().getDetails()).doesNotContainKey("reason");
 
-				// stopped by the application (say, on losing leadership): as before its first start
+				// stopped by the application (say, on losing leadership): as before its
+				// first start
 				informer.stop();
 				assertThat(informer.isRunning()).isFalse();
 				assertThat(health.health().getStatus()).isEqualTo(Status.UP);

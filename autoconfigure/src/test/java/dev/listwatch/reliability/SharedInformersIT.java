@@ -42,10 +42,11 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * On the real API server: a declaration made in code and the equal one under
- * {@code listwatch.watches} are one informer and one request stream; a new declaration in code is
- * a watch like the configured ones (health, events); a listener added after the sync first
- * receives the cache; a namespace set is one cache over one watch per namespace, and a cut of one
- * namespace's stream resumes that namespace alone, without a relist.
+ * {@code listwatch.watches} are one informer and one request stream; a new declaration in
+ * code is a watch like the configured ones (health, events); a listener added after the
+ * sync first receives the cache; a namespace set is one cache over one watch per
+ * namespace, and a cut of one namespace's stream resumes that namespace alone, without a
+ * relist.
  */
 class SharedInformersIT {
 
@@ -82,7 +83,8 @@ class SharedInformersIT {
 				assertThat(counter.fullSyncs()).as("one list for both").isEqualTo(1);
 				assertThat(counter.requests).as("no request for the second caller").hasSize((int) requests);
 
-				// a declaration of its own: a watch like the configured ones, shared by its callers
+				// a declaration of its own: a watch like the configured ones, shared by
+				// its callers
 				WatchDeclaration<KubernetesObject> web = WatchDeclaration.of("v1", "configmaps")
 					.inNamespace(ns)
 					.withLabelSelector("app=web");
@@ -98,8 +100,9 @@ class SharedInformersIT {
 					.getContributor("web")).as("in health").isNotNull();
 				EventRecorder recorder = context.getBean(EventRecorder.class);
 				server.writer().create(path, labelled(ns, "web-2", "web"));
-				await().atMost(WAIT).until(() -> recorder.last.containsKey("web " + ns + "/web-2")
-						&& recorder.last.containsKey("cms " + ns + "/web-2"));
+				await().atMost(WAIT)
+					.until(() -> recorder.last.containsKey("web " + ns + "/web-2")
+							&& recorder.last.containsKey("cms " + ns + "/web-2"));
 				assertThat(recorder.last.get("web " + ns + "/web-2").type()).isEqualTo(ResourceEvent.Type.ADDED);
 			});
 	}
@@ -143,7 +146,8 @@ class SharedInformersIT {
 		server.writer().create("/api/v1/namespaces/" + shop + "/configmaps", ApiWriter.configMap(shop, "s", "v", "0"));
 		server.writer()
 			.create("/api/v1/namespaces/" + billing + "/configmaps", ApiWriter.configMap(billing, "b", "v", "0"));
-		server.writer().create("/api/v1/namespaces/" + other + "/configmaps", ApiWriter.configMap(other, "o", "v", "0"));
+		server.writer()
+			.create("/api/v1/namespaces/" + other + "/configmaps", ApiWriter.configMap(other, "o", "v", "0"));
 		this.runner
 			.withPropertyValues("listwatch.kubeconfig=" + server.kubeconfig(), "listwatch.watches.pair.api-version=v1",
 					"listwatch.watches.pair.kind=ConfigMap", "listwatch.watches.pair.namespaces[0]=" + shop,
@@ -154,8 +158,10 @@ class SharedInformersIT {
 				assertThat(informer.awaitSynced(WAIT)).isTrue();
 				assertThat(informer.lister().list()).extracting((o) -> ((KubernetesObject) o).key())
 					.containsExactlyInAnyOrder(shop + "/s", billing + "/b");
-				// the resourceVersion is recorded once the sync is handed on, just after it
-				await().atMost(WAIT).until(() -> informer.status().namespaces().get(shop).lastResourceVersion() != null);
+				// the resourceVersion is recorded once the sync is handed on, just after
+				// it
+				await().atMost(WAIT)
+					.until(() -> informer.status().namespaces().get(shop).lastResourceVersion() != null);
 				WatchStatus status = informer.status();
 				assertThat(status.namespaces()).containsOnlyKeys(billing, shop);
 				assertThat(status.objects()).isEqualTo(2);
@@ -169,7 +175,8 @@ class SharedInformersIT {
 				assertThat(namespaces).containsOnlyKeys(shop, billing);
 				assertThat(context.getBean(InformerFactory.class)
 					.informer("again", WatchDeclaration.of("v1", "ConfigMap").inNamespaces(billing, shop)))
-					.as("the same set, in another order").isSameAs(informer);
+					.as("the same set, in another order")
+					.isSameAs(informer);
 			});
 	}
 
@@ -201,14 +208,16 @@ class SharedInformersIT {
 			try {
 				informer.start();
 				assertThat(informer.awaitSynced(WAIT)).isTrue();
-				await().atMost(WAIT).until(() -> proxy.openConnections() > 0
-						&& informer.status().namespaces().get(cut).state() == WatchStatus.State.WATCHING);
+				await().atMost(WAIT)
+					.until(() -> proxy.openConnections() > 0
+							&& informer.status().namespaces().get(cut).state() == WatchStatus.State.WATCHING);
 				assertThat(proxy.cutAll()).isPositive();
 				writer.create("/api/v1/namespaces/" + cut + "/configmaps", ApiWriter.configMap(cut, "c1", "v", "1"));
 				writer.create("/api/v1/namespaces/" + steady + "/configmaps",
 						ApiWriter.configMap(steady, "s1", "v", "1"));
-				await().atMost(WAIT).until(() -> informer.lister().get(cut, "c1").isPresent()
-						&& informer.lister().get(steady, "s1").isPresent());
+				await().atMost(WAIT)
+					.until(() -> informer.lister().get(cut, "c1").isPresent()
+							&& informer.lister().get(steady, "s1").isPresent());
 				WatchStatus status = informer.status();
 				WatchStatus cutStatus = status.namespaces().get(cut);
 				WatchStatus steadyStatus = status.namespaces().get(steady);

@@ -22,8 +22,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * {@code ConfigurableApplicationContext.stop()} then {@code start()} (what Spring's
- * checkpoint/restore does) on the real API server: the watches stop, what changed meanwhile is
- * published after the start, the cache is whole, and events flow again.
+ * checkpoint/restore does) on the real API server: the watches stop, what changed
+ * meanwhile is published after the start, the cache is whole, and events flow again.
  */
 class StopStartIT {
 
@@ -63,8 +63,9 @@ class StopStartIT {
 				});
 				assertThat(recorder.last.get("one " + ns + "/b").initialList()).isFalse();
 				writer.create(path, ApiWriter.configMap(ns, "c", "v", "0"));
-				await().atMost(WAIT).untilAsserted(
-						() -> assertThat(recorder.last).containsKeys("one " + ns + "/c", "two " + ns + "/c"));
+				await().atMost(WAIT)
+					.untilAsserted(
+							() -> assertThat(recorder.last).containsKeys("one " + ns + "/c", "two " + ns + "/c"));
 				Lister<KubernetesObject> lister = context.getBean("oneLister", Lister.class);
 				assertThat(lister.list().stream().map(KubernetesObject::name).sorted()).containsExactly("a", "b", "c");
 				assertThat(lister.get(ns, "a").map((cm) -> cm.at("/data/v").asString())).contains("1");

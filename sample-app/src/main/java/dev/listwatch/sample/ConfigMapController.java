@@ -17,8 +17,8 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * Serves ConfigMaps from the {@code configmaps} watch's cache, Secrets' metadata from the
- * {@code secrets} watch's, and Services from the one declared in code: no request reaches the API
- * server.
+ * {@code secrets} watch's, and Services from the one declared in code: no request reaches
+ * the API server.
  */
 @RestController
 class ConfigMapController {
@@ -40,7 +40,8 @@ class ConfigMapController {
 	}
 
 	/**
-	 * Names of the cached ConfigMaps, sorted; {@code ?selector=app=web} filters by labels.
+	 * Names of the cached ConfigMaps, sorted; {@code ?selector=app=web} filters by
+	 * labels.
 	 */
 	@GetMapping("/configmaps")
 	List<String> names(@RequestParam(required = false) String selector) {
@@ -53,15 +54,18 @@ class ConfigMapController {
 		return ResponseEntity.of(this.configmaps.get("default", name));
 	}
 
-	/** Names of the ConfigMaps labelled {@code app=<app>}, through the {@code byApp} index. */
+	/**
+	 * Names of the ConfigMaps labelled {@code app=<app>}, through the {@code byApp}
+	 * index.
+	 */
 	@GetMapping("/configmaps/by-app/{app}")
 	List<String> byApp(@PathVariable String app) {
 		return names(this.configmaps.byIndex(SampleIndexes.BY_APP, app));
 	}
 
 	/**
-	 * The Secrets of the {@code default} namespace from the metadata-only {@code secrets} watch:
-	 * names and labels, never their data, which the watch does not even receive.
+	 * The Secrets of the {@code default} namespace from the metadata-only {@code secrets}
+	 * watch: names and labels, never their data, which the watch does not even receive.
 	 */
 	@GetMapping("/secrets")
 	List<KubernetesObject> secrets() {
@@ -80,7 +84,9 @@ class ConfigMapController {
 		return this.events.entries();
 	}
 
-	/** A malformed label selector is the client's mistake: 400, with where it is wrong. */
+	/**
+	 * A malformed label selector is the client's mistake: 400, with where it is wrong.
+	 */
 	@ExceptionHandler(IllegalArgumentException.class)
 	ProblemDetail badSelector(IllegalArgumentException ex) {
 		return ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, ex.getMessage());

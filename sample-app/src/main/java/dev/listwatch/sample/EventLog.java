@@ -9,8 +9,8 @@ import java.util.List;
 import org.springframework.stereotype.Component;
 
 /**
- * The last events the listeners saw, newest last, served at {@code GET /events}. Bounded; safe
- * for concurrent use (listeners run on listwatch's dispatch threads).
+ * The last events the listeners saw, newest last, served at {@code GET /events}. Bounded;
+ * safe for concurrent use (listeners run on listwatch's dispatch threads).
  */
 @Component
 public class EventLog {

@@ -12,10 +12,10 @@ import org.springframework.stereotype.Component;
 
 /**
  * A watch declared in code instead of {@code application.yml}: the Services of the
- * {@code default} namespace, from the shared informer factory. Another caller that declares the
- * same gets this very informer (one watch, one cache). The listener added here receives the
- * cache as ADDED events first, then every change, on its own queue; this component starts the
- * informer with the application and stops it with it.
+ * {@code default} namespace, from the shared informer factory. Another caller that
+ * declares the same gets this very informer (one watch, one cache). The listener added
+ * here receives the cache as ADDED events first, then every change, on its own queue;
+ * this component starts the informer with the application and stops it with it.
  */
 @Component
 class ServiceCatalog implements SmartLifecycle {
@@ -27,8 +27,8 @@ class ServiceCatalog implements SmartLifecycle {
 
 	ServiceCatalog(InformerFactory informers, EventLog log) {
 		this.services = informers.informer("services", SERVICES);
-		this.services.addListener((event) -> log.record("catalog", event.watch(), event.type().name(), event.key(),
-				event.initialList()));
+		this.services.addListener(
+				(event) -> log.record("catalog", event.watch(), event.type().name(), event.key(), event.initialList()));
 	}
 
 	/**

@@ -9,8 +9,8 @@ import org.springframework.context.event.EventListener;
 import org.springframework.stereotype.Component;
 
 /**
- * Listens to what listwatch publishes. Each method runs on a listwatch dispatch thread; events of
- * one object arrive in order.
+ * Listens to what listwatch publishes. Each method runs on a listwatch dispatch thread;
+ * events of one object arrive in order.
  */
 @Component
 class WatchListeners {
@@ -23,7 +23,10 @@ class WatchListeners {
 		this.log = log;
 	}
 
-	/** Every event of every watch (the wildcard matches whatever type a watch is bound to). */
+	/**
+	 * Every event of every watch (the wildcard matches whatever type a watch is bound
+	 * to).
+	 */
 	@EventListener
 	void onAny(ResourceEvent<?> event) {
 		logger.info("{} {} {}{}{}", event.watch(), event.type(), event.key(),

@@ -5,9 +5,10 @@ import java.util.Map;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 
 /**
- * The application's own view of a ConfigMap labelled {@code app=web}: the {@code labeled} watch is
- * bound to it ({@code listwatch.watches.labeled.type}), so listwatch hands out instances of this
- * record instead of {@code KubernetesObject}. Only the fields named here are read.
+ * The application's own view of a ConfigMap labelled {@code app=web}: the {@code labeled}
+ * watch is bound to it ({@code listwatch.watches.labeled.type}), so listwatch hands out
+ * instances of this record instead of {@code KubernetesObject}. Only the fields named
+ * here are read.
  *
  * @param metadata the object's metadata
  * @param data the ConfigMap's data

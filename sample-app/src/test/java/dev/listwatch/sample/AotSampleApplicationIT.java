@@ -31,9 +31,10 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * The sample as a user runs it after ahead-of-time processing: its jar (built with
- * {@code spring-boot:process-aot}) started with {@code java -Dspring.aot.enabled=true -jar}, in a
- * JVM of its own, against a real kube-apiserver. The beans come from the generated code, so this
- * shows that the per-watch beans, their generic types (a listener of {@code ResourceEvent<WebConfig>}),
+ * {@code spring-boot:process-aot}) started with
+ * {@code java -Dspring.aot.enabled=true -jar}, in a JVM of its own, against a real
+ * kube-apiserver. The beans come from the generated code, so this shows that the
+ * per-watch beans, their generic types (a listener of {@code ResourceEvent<WebConfig>}),
  * indexes and the watch declared in code work without the registrar registering them.
  */
 class AotSampleApplicationIT {
@@ -54,8 +55,8 @@ class AotSampleApplicationIT {
 		assertThat(jar).as("the sample's jar (built by ./mvnw verify before this test)").exists();
 		Path kubeconfig = LocalApiServer.shared().kubeconfig();
 		String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-		process = new ProcessBuilder(java, "-Dspring.aot.enabled=true", "-jar", jar.toString(),
-				"--server.port=0", "--listwatch.kubeconfig=" + kubeconfig)
+		process = new ProcessBuilder(java, "-Dspring.aot.enabled=true", "-jar", jar.toString(), "--server.port=0",
+				"--listwatch.kubeconfig=" + kubeconfig)
 			.redirectErrorStream(true)
 			.start();
 		CompletableFuture<Integer> port = new CompletableFuture<>();
@@ -86,7 +87,8 @@ class AotSampleApplicationIT {
 		catch (IOException ex) {
 			// the process ended
 		}
-		port.completeExceptionally(new IllegalStateException("The AOT-processed sample ended before it started:\n" + output));
+		port.completeExceptionally(
+				new IllegalStateException("The AOT-processed sample ended before it started:\n" + output));
 	}
 
 	@AfterAll
@@ -115,26 +117,29 @@ class AotSampleApplicationIT {
 		writer.create("/api/v1/namespaces/default/configmaps",
 				TestSampleApplication.configMap(name, "web", "colour", "green"));
 
-		await().atMost(WAIT).untilAsserted(() -> assertThat(get("/configmaps/" + name))
-			.containsEntry("kind", "ConfigMap")
-			.containsEntry("data", Map.of("colour", "green")));
-		// the index (a WatchIndex bean) and the typed watch's listener (ResourceEvent<WebConfig>)
+		await().atMost(WAIT)
+			.untilAsserted(() -> assertThat(get("/configmaps/" + name)).containsEntry("kind", "ConfigMap")
+				.containsEntry("data", Map.of("colour", "green")));
+		// the index (a WatchIndex bean) and the typed watch's listener
+		// (ResourceEvent<WebConfig>)
 		assertThat(http.get().uri("/configmaps/by-app/web").retrieve().body(String.class)).contains(name);
-		await().atMost(WAIT).until(() -> events().stream()
-			.anyMatch((event) -> "web-config".equals(event.get("listener")) && "labeled".equals(event.get("watch"))
-					&& ("default/" + name).equals(event.get("key"))));
+		await().atMost(WAIT)
+			.until(() -> events().stream()
+				.anyMatch((event) -> "web-config".equals(event.get("listener")) && "labeled".equals(event.get("watch"))
+						&& ("default/" + name).equals(event.get("key"))));
 		// metadata-only: no data of a Secret in the cache
 		writer.create("/api/v1/namespaces/default/secrets", TestSampleApplication.secret(name, "web"));
 		await().atMost(WAIT).until(() -> http.get().uri("/secrets").retrieve().body(String.class).contains(name));
 		assertThat(http.get().uri("/secrets").retrieve().body(String.class)).doesNotContain("not-for-the-cache");
 		writer.delete("/api/v1/namespaces/default/configmaps/" + name);
 		writer.delete("/api/v1/namespaces/default/secrets/" + name);
-		await().atMost(WAIT).until(() -> http.get()
-			.uri("/configmaps/" + name)
-			.retrieve()
-			.toBodilessEntity()
-			.getStatusCode()
-			.value() == 404);
+		await().atMost(WAIT)
+			.until(() -> http.get()
+				.uri("/configmaps/" + name)
+				.retrieve()
+				.toBodilessEntity()
+				.getStatusCode()
+				.value() == 404);
 		Files.writeString(Path.of("target", "aot-sample.log"), output);
 	}
 
@@ -144,8 +149,11 @@ class AotSampleApplicationIT {
 	}
 
 	private static Map<String, Object> get(String path) {
-		Map<String, Object> body = http.get().uri(path).retrieve().body(new ParameterizedTypeReference<Map<String, Object>>() {
-		});
+		Map<String, Object> body = http.get()
+			.uri(path)
+			.retrieve()
+			.body(new ParameterizedTypeReference<Map<String, Object>>() {
+			});
 		return (body != null) ? body : Map.of();
 	}
 

@@ -23,8 +23,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The sample application against a real kube-apiserver: what a user sees through HTTP and through
- * the event listeners.
+ * The sample application against a real kube-apiserver: what a user sees through HTTP and
+ * through the event listeners.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT)
 class SampleApplicationIT {
@@ -51,12 +51,13 @@ class SampleApplicationIT {
 			.defaultStatusHandler(HttpStatusCode::isError, (request, response) -> {
 			})
 			.build();
-		await().atMost(WAIT).until(() -> this.events.entries()
-			.stream()
-			.filter((entry) -> entry.type().equals("SYNCED"))
-			.map(EventLog.Entry::watch)
-			.distinct()
-			.count() == 5);
+		await().atMost(WAIT)
+			.until(() -> this.events.entries()
+				.stream()
+				.filter((entry) -> entry.type().equals("SYNCED"))
+				.map(EventLog.Entry::watch)
+				.distinct()
+				.count() == 5);
 	}
 
 	@Test
@@ -65,7 +66,8 @@ class SampleApplicationIT {
 		assertThat(get("/actuator/health")).containsEntry("status", "UP");
 		Map<String, Object> readiness = get("/actuator/health/readiness");
 		assertThat(readiness).containsEntry("status", "UP");
-		// the caches synced: what readiness asks of listwatch (not whether the API server answers now)
+		// the caches synced: what readiness asks of listwatch (not whether the API server
+		// answers now)
 		assertThat((Map<String, Object>) readiness.get("components")).containsKeys("readinessState", "listwatchSynced")
 			.doesNotContainKey("listwatch");
 	}
@@ -99,13 +101,17 @@ class SampleApplicationIT {
 		writer.create("/api/v1/namespaces/default/secrets", TestSampleApplication.secret(name, "web"));
 		writer.create("/api/v1/namespaces/default/services", TestSampleApplication.service(name));
 
-		await().atMost(WAIT).untilAsserted(() -> assertThat(this.http.get().uri("/secrets").retrieve().body(String.class))
-			.contains("\"" + name + "\""));
+		await().atMost(WAIT)
+			.untilAsserted(() -> assertThat(this.http.get().uri("/secrets").retrieve().body(String.class))
+				.contains("\"" + name + "\""));
 		String secrets = this.http.get().uri("/secrets").retrieve().body(String.class);
-		assertThat(secrets).contains("PartialObjectMetadata").doesNotContain("not-for-the-cache").doesNotContain("\"data\"");
+		assertThat(secrets).contains("PartialObjectMetadata")
+			.doesNotContain("not-for-the-cache")
+			.doesNotContain("\"data\"");
 		await().atMost(WAIT).until(() -> this.http.get().uri("/services").retrieve().body(String.class).contains(name));
 		await().atMost(WAIT).until(() -> recorded("catalog", "services", "ADDED", "default/" + name));
-		assertThat(this.events.entries()).anyMatch((entry) -> entry.listener().equals("catalog") && entry.initialList());
+		assertThat(this.events.entries())
+			.anyMatch((entry) -> entry.listener().equals("catalog") && entry.initialList());
 		assertThat(get("/actuator/health/listwatch/services")).containsEntry("status", "UP");
 	}
 

@@ -12,13 +12,13 @@ import dev.listwatch.testsupport.LocalEtcd;
 import org.springframework.boot.SpringApplication;
 
 /**
- * Runs the sample against a throwaway local API server (a real kube-apiserver and etcd, see
- * {@code testcluster/}), for when no cluster is at hand:
- * {@code ./mvnw -pl sample-app spring-boot:test-run}. The server is seeded with a few ConfigMaps
- * and a Deployment, and stopped with the JVM. Beside it runs an etcd of its own (kube-api-test does
- * not expose the API server's, and application keys do not belong among {@code /registry}'s) with
- * two feature flags under {@code /flags/}, which the watch {@code flags} ({@code source: etcd})
- * keeps in a cache without the API server.
+ * Runs the sample against a throwaway local API server (a real kube-apiserver and etcd,
+ * see {@code testcluster/}), for when no cluster is at hand:
+ * {@code ./mvnw -pl sample-app spring-boot:test-run}. The server is seeded with a few
+ * ConfigMaps and a Deployment, and stopped with the JVM. Beside it runs an etcd of its
+ * own (kube-api-test does not expose the API server's, and application keys do not belong
+ * among {@code /registry}'s) with two feature flags under {@code /flags/}, which the
+ * watch {@code flags} ({@code source: etcd}) keeps in a cache without the API server.
  */
 public class TestSampleApplication {
 
@@ -33,8 +33,8 @@ public class TestSampleApplication {
 		etcd.put("/flags/dark-mode", "{\"enabled\":true}");
 		etcd.put("/flags/beta/new-checkout", "{\"enabled\":false,\"percent\":10}");
 		List<String> arguments = new ArrayList<>(Arrays.asList(args));
-		arguments.addAll(List.of("--listwatch.etcd.endpoints=" + etcd.endpoint(), "--listwatch.watches.flags.source=etcd",
-				"--listwatch.watches.flags.key-prefix=/flags/"));
+		arguments.addAll(List.of("--listwatch.etcd.endpoints=" + etcd.endpoint(),
+				"--listwatch.watches.flags.source=etcd", "--listwatch.watches.flags.key-prefix=/flags/"));
 		if (arguments.stream().noneMatch((arg) -> arg.startsWith(KUBECONFIG_PROPERTY))) {
 			arguments.add(0, KUBECONFIG_PROPERTY + kubeconfig);
 		}
@@ -47,8 +47,8 @@ public class TestSampleApplication {
 				.getProperty("local.server.port", "8080");
 		}
 		catch (RuntimeException ex) {
-			// Boot has reported why; exit so that the shutdown hook stops the API server (the
-			// threads reading its output would otherwise keep this JVM alive)
+			// Boot has reported why; exit so that the shutdown hook stops the API server
+			// (the threads reading its output would otherwise keep this JVM alive)
 			System.exit(1);
 			return;
 		}

@@ -22,12 +22,13 @@ import org.slf4j.LoggerFactory;
  * Where the kube-apiserver, etcd and kubectl binaries live, and building them with
  * {@code testcluster/build.sh} when they are missing.
  * <p>
- * The binaries are looked for in kube-api-test's layout under {@code $KUBEAPITEST_DIR} (else
- * {@code ~/.kubeapitest}). When they are missing and Go is on the PATH, they are built from the
- * {@code testcluster} Go module: the folder named by {@value #TESTCLUSTER_DIR_PROPERTY}, else the
- * repository's {@code testcluster/} above the working directory, else the copy of its sources
- * that this jar carries (under {@value #RESOURCES}), extracted next to the binaries. So a
- * project outside this repository builds them too.
+ * The binaries are looked for in kube-api-test's layout under {@code $KUBEAPITEST_DIR}
+ * (else {@code ~/.kubeapitest}). When they are missing and Go is on the PATH, they are
+ * built from the {@code testcluster} Go module: the folder named by
+ * {@value #TESTCLUSTER_DIR_PROPERTY}, else the repository's {@code testcluster/} above
+ * the working directory, else the copy of its sources that this jar carries (under
+ * {@value #RESOURCES}), extracted next to the binaries. So a project outside this
+ * repository builds them too.
  */
 final class ApiServerBinaries {
 
@@ -54,7 +55,8 @@ final class ApiServerBinaries {
 	}
 
 	/**
-	 * The {@code k8s} folder of kube-api-test's layout, as {@code testcluster/build.sh} fills it.
+	 * The {@code k8s} folder of kube-api-test's layout, as {@code testcluster/build.sh}
+	 * fills it.
 	 * @return {@code $KUBEAPITEST_DIR/k8s}, else {@code ~/.kubeapitest/k8s}
 	 */
 	static Path k8sDir() {
@@ -73,8 +75,8 @@ final class ApiServerBinaries {
 	}
 
 	/**
-	 * Makes sure the binaries are there, building them first if they are not (one build at a
-	 * time on the machine, however many JVMs ask).
+	 * Makes sure the binaries are there, building them first if they are not (one build
+	 * at a time on the machine, however many JVMs ask).
 	 * @return the folder holding them
 	 */
 	static Path ensure() {
@@ -95,27 +97,29 @@ final class ApiServerBinaries {
 			throw new UncheckedIOException("Cannot build the kube-apiserver binaries", ex);
 		}
 		if (!present(dir)) {
-			throw new IllegalStateException("testcluster/build.sh ran, but " + dir
-					+ " still lacks kube-apiserver, etcd or kubectl");
+			throw new IllegalStateException(
+					"testcluster/build.sh ran, but " + dir + " still lacks kube-apiserver, etcd or kubectl");
 		}
 		return dir;
 	}
 
 	/**
-	 * Lays out {@code <dir>/k8s/<version>-linux-amd64} for kube-api-test: {@code kubectl} links
-	 * to the real one; {@code kube-apiserver} and {@code etcd} are small scripts that
-	 * {@code exec} the real binaries under a watchdog. When this JVM is gone without stopping
-	 * them (killed with SIGKILL by an IDE's stop button, a forked test JVM timing out), the
-	 * watchdog kills them within a second or two and deletes what they leave behind (etcd's
-	 * data, the server's folder).
+	 * Lays out {@code
+	 *
+	<dir>
+	 * /k8s/<version>-linux-amd64} for kube-api-test: {@code kubectl} links to the real
+	 * one; {@code kube-apiserver} and {@code etcd} are small scripts that {@code exec}
+	 * the real binaries under a watchdog. When this JVM is gone without stopping them
+	 * (killed with SIGKILL by an IDE's stop button, a forked test JVM timing out), the
+	 * watchdog kills them within a second or two and deletes what they leave behind
+	 * (etcd's data, the server's folder).
 	 * @param dir the server's kube-api-test folder
 	 */
 	static void linkInto(Path dir) throws IOException {
 		Path target = Files.createDirectories(dir.resolve("k8s").resolve(VERSION + "-" + PLATFORM));
 		Files.createSymbolicLink(target.resolve("kubectl"), kubectl());
 		long jvm = ProcessHandle.current().pid();
-		writeWatchdog(target.resolve("kube-apiserver"), versionDir().resolve("kube-apiserver"), jvm,
-				"'" + dir + "'");
+		writeWatchdog(target.resolve("kube-apiserver"), versionDir().resolve("kube-apiserver"), jvm, "'" + dir + "'");
 		writeWatchdog(target.resolve("etcd"), versionDir().resolve("etcd"), jvm, "\"$data\" \"$wal\"");
 	}
 
@@ -148,8 +152,8 @@ final class ApiServerBinaries {
 			throw new IllegalStateException(missingMessage());
 		}
 		Path script = testclusterDir().resolve("build.sh");
-		logger.info("kube-apiserver {} is not in {}: building it with {} (a cold build takes several minutes)",
-				VERSION, versionDir(), script);
+		logger.info("kube-apiserver {} is not in {}: building it with {} (a cold build takes several minutes)", VERSION,
+				versionDir(), script);
 		long started = System.nanoTime();
 		ProcessBuilder builder = new ProcessBuilder("bash", script.toString()).redirectErrorStream(true);
 		builder.environment().put("KUBEAPITEST_DIR", k8sDir().getParent().toString());
@@ -182,9 +186,10 @@ final class ApiServerBinaries {
 	}
 
 	/**
-	 * The {@code testcluster} folder: the system property {@value #TESTCLUSTER_DIR_PROPERTY},
-	 * else the first {@code testcluster/} with {@code build.sh} and {@code go.mod} found walking up
-	 * from {@code user.dir}, else the sources this jar carries, extracted into
+	 * The {@code testcluster} folder: the system property
+	 * {@value #TESTCLUSTER_DIR_PROPERTY}, else the first {@code testcluster/} with
+	 * {@code build.sh} and {@code go.mod} found walking up from {@code user.dir}, else
+	 * the sources this jar carries, extracted into
 	 * {@code <kube-api-test folder>/listwatch-testcluster/<version>}.
 	 */
 	static Path testclusterDir() {
@@ -208,8 +213,8 @@ final class ApiServerBinaries {
 	}
 
 	/**
-	 * Writes the {@code testcluster} sources that this jar carries into a folder, replacing what
-	 * an earlier extraction left there.
+	 * Writes the {@code testcluster} sources that this jar carries into a folder,
+	 * replacing what an earlier extraction left there.
 	 * @param dir the folder, created if need be
 	 * @return the folder
 	 */

@@ -18,8 +18,9 @@ import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 
 /**
- * Writes to a {@link LocalApiServer} as its admin, over HTTP/2, so that tests can create, change
- * and delete many objects quickly (kubectl starts a process per call). Thread-safe.
+ * Writes to a {@link LocalApiServer} as its admin, over HTTP/2, so that tests can create,
+ * change and delete many objects quickly (kubectl starts a process per call).
+ * Thread-safe.
  */
 public final class ApiWriter {
 
@@ -96,8 +97,8 @@ public final class ApiWriter {
 			sent.add(this.http.sendAsync(request, HttpResponse.BodyHandlers.ofString()).thenApply((response) -> {
 				permits.release();
 				if (response.statusCode() >= 300) {
-					throw new IllegalStateException("POST " + collectionPath + " answered " + response.statusCode()
-							+ ": " + response.body());
+					throw new IllegalStateException(
+							"POST " + collectionPath + " answered " + response.statusCode() + ": " + response.body());
 				}
 				return response;
 			}).whenComplete((r, ex) -> {

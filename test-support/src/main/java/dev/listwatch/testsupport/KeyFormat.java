@@ -2,8 +2,8 @@ package dev.listwatch.testsupport;
 
 /**
  * The PEM encoding of a private key minted by
- * {@link LocalApiServer#mintClientCertificate(KeyType, KeyFormat, String, String...)}: the
- * three encodings that kubeconfig files carry in practice.
+ * {@link LocalApiServer#mintClientCertificate(KeyType, KeyFormat, String, String...)}:
+ * the three encodings that kubeconfig files carry in practice.
  */
 public enum KeyFormat {
 

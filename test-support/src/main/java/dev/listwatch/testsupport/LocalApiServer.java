@@ -24,28 +24,27 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A real Kubernetes API server (kube-apiserver {@value ApiServerBinaries#VERSION} on etcd 3.6,
- * built from their Go modules by {@code testcluster/}) for tests and local runs, started
- * through {@code io.fabric8:kube-api-test}.
+ * A real Kubernetes API server (kube-apiserver {@value ApiServerBinaries#VERSION} on etcd
+ * 3.6, built from their Go modules by {@code testcluster/}) for tests and local runs,
+ * started through {@code io.fabric8:kube-api-test}.
  * <p>
- * Most tests use {@link #shared()}: one server per JVM, started on first use and stopped by a
- * JVM shutdown hook. A test that needs a server of its own (to stop it, or with other
- * {@link Options}) creates one and closes it:
- * <pre>{@code
+ * Most tests use {@link #shared()}: one server per JVM, started on first use and stopped
+ * by a JVM shutdown hook. A test that needs a server of its own (to stop it, or with
+ * other {@link Options}) creates one and closes it: <pre>{@code
  * try (LocalApiServer server = new LocalApiServer().start()) {
  *     server.kubectl("get", "ns");
  * }
  * }</pre>
  * <p>
- * Each server has a fresh CA, written to its own folder before kube-api-test starts it: the CA
- * signs the serving certificate (SANs {@code localhost}, {@code 127.0.0.1}, {@code ::1}) and
- * every client certificate, and is trusted by {@code --client-ca-file}. The CA certificate is
- * itself the client certificate of the {@link #kubeconfig() kubeconfig}'s user (its subject is
- * {@code O=system:masters}, so that user is a cluster admin). Bearer tokens come from
- * {@code --token-auth-file}: {@link #adminToken()} ({@code system:masters}) and
- * {@link #forbiddenToken()} (authenticated, no RBAC grants). Streaming lists
- * ({@code sendInitialEvents=true}, feature gate {@code WatchList}) are served unless
- * {@link Options#withWatchList(boolean) switched off}.
+ * Each server has a fresh CA, written to its own folder before kube-api-test starts it:
+ * the CA signs the serving certificate (SANs {@code localhost}, {@code 127.0.0.1},
+ * {@code ::1}) and every client certificate, and is trusted by {@code --client-ca-file}.
+ * The CA certificate is itself the client certificate of the {@link #kubeconfig()
+ * kubeconfig}'s user (its subject is {@code O=system:masters}, so that user is a cluster
+ * admin). Bearer tokens come from {@code --token-auth-file}: {@link #adminToken()}
+ * ({@code system:masters}) and {@link #forbiddenToken()} (authenticated, no RBAC grants).
+ * Streaming lists ({@code sendInitialEvents=true}, feature gate {@code WatchList}) are
+ * served unless {@link Options#withWatchList(boolean) switched off}.
  * <p>
  * The server's own output goes to SLF4J at DEBUG, under
  * {@code io.fabric8.kubeapitest.process}. Instances are thread-safe.
@@ -100,10 +99,10 @@ public final class LocalApiServer implements AutoCloseable {
 	}
 
 	/**
-	 * The server of this JVM, with the default options: started (and its binaries built, if
-	 * need be) by the first call, which blocks until it is ready; stopped by a JVM shutdown hook.
-	 * Its {@link #close()} does nothing. If it failed to start, every later call fails at once
-	 * with the same cause.
+	 * The server of this JVM, with the default options: started (and its binaries built,
+	 * if need be) by the first call, which blocks until it is ready; stopped by a JVM
+	 * shutdown hook. Its {@link #close()} does nothing. If it failed to start, every
+	 * later call fails at once with the same cause.
 	 * @return the started shared server
 	 */
 	public static LocalApiServer shared() {
@@ -129,9 +128,9 @@ public final class LocalApiServer implements AutoCloseable {
 	}
 
 	/**
-	 * Starts the server and waits until it serves the {@code default} namespace. Builds the
-	 * binaries first (with {@code testcluster/build.sh}) if they are missing. Does nothing if
-	 * the server is running.
+	 * Starts the server and waits until it serves the {@code default} namespace. Builds
+	 * the binaries first (with {@code testcluster/build.sh}) if they are missing. Does
+	 * nothing if the server is running.
 	 * @return this server
 	 * @throws IllegalStateException if the server was closed, or does not start in time
 	 */
@@ -192,9 +191,9 @@ public final class LocalApiServer implements AutoCloseable {
 	}
 
 	/**
-	 * Stops the server (kube-apiserver and etcd, whose data is deleted) and deletes its folder.
-	 * Idempotent. Does nothing for the {@link #shared()} server, which the JVM shutdown hook
-	 * stops.
+	 * Stops the server (kube-apiserver and etcd, whose data is deleted) and deletes its
+	 * folder. Idempotent. Does nothing for the {@link #shared()} server, which the JVM
+	 * shutdown hook stops.
 	 */
 	@Override
 	public void close() {
@@ -225,8 +224,8 @@ public final class LocalApiServer implements AutoCloseable {
 
 	/**
 	 * A kubeconfig file for this server: cluster, user and current context all named
-	 * {@value #CONTEXT}, namespace {@code default}, the CA and the client certificate and key
-	 * (the admin user) as absolute file paths.
+	 * {@value #CONTEXT}, namespace {@code default}, the CA and the client certificate and
+	 * key (the admin user) as absolute file paths.
 	 * @return the absolute path of the kubeconfig file
 	 */
 	public Path kubeconfig() {
@@ -234,7 +233,8 @@ public final class LocalApiServer implements AutoCloseable {
 	}
 
 	/**
-	 * The CA that signed the server's certificate (and the client certificates it trusts).
+	 * The CA that signed the server's certificate (and the client certificates it
+	 * trusts).
 	 * @return the CA certificate, PEM
 	 */
 	public String caCertificatePem() {
@@ -258,8 +258,8 @@ public final class LocalApiServer implements AutoCloseable {
 	}
 
 	/**
-	 * A bearer token of user {@value #FORBIDDEN_USER}, who authenticates but has no RBAC grant
-	 * beyond discovery: reading any resource answers 403.
+	 * A bearer token of user {@value #FORBIDDEN_USER}, who authenticates but has no RBAC
+	 * grant beyond discovery: reading any resource answers 403.
 	 * @return the token
 	 */
 	public String forbiddenToken() {
@@ -283,8 +283,8 @@ public final class LocalApiServer implements AutoCloseable {
 	}
 
 	/**
-	 * Runs {@code kubectl --kubeconfig <kubeconfig()> <args>} with the kubectl next to the
-	 * server binaries, and waits for it.
+	 * Runs {@code kubectl --kubeconfig <kubeconfig()> <args>} with the kubectl next to
+	 * the server binaries, and waits for it.
 	 * @param args kubectl's arguments, for example {@code "get", "ns", "-o", "name"}
 	 * @return what kubectl wrote to stdout
 	 * @throws IllegalStateException with kubectl's stderr if it exits non-zero
@@ -319,7 +319,8 @@ public final class LocalApiServer implements AutoCloseable {
 	}
 
 	/**
-	 * A client that writes to this server as its admin, for tests that create many objects.
+	 * A client that writes to this server as its admin, for tests that create many
+	 * objects.
 	 * @return the writer
 	 */
 	public ApiWriter writer() {
@@ -349,8 +350,7 @@ public final class LocalApiServer implements AutoCloseable {
 		synchronized (this) {
 			current = this.state;
 		}
-		return "LocalApiServer[" + ((current != null) ? current.url() : (this.closed ? "closed" : "not started"))
-				+ "]";
+		return "LocalApiServer[" + ((current != null) ? current.url() : (this.closed ? "closed" : "not started")) + "]";
 	}
 
 	private synchronized State state() {
@@ -382,7 +382,8 @@ public final class LocalApiServer implements AutoCloseable {
 				    user: %1$s
 				    namespace: default
 				current-context: %1$s
-				""".formatted(CONTEXT, url, dir.resolve("ca.crt"), dir.resolve("client.crt"), dir.resolve("client.key"));
+				""".formatted(CONTEXT, url, dir.resolve("ca.crt"), dir.resolve("client.crt"),
+				dir.resolve("client.key"));
 	}
 
 	private static String token() {
@@ -415,7 +416,8 @@ public final class LocalApiServer implements AutoCloseable {
 		if (dir == null || !Files.exists(dir)) {
 			return;
 		}
-		// Files.walk does not follow symbolic links: the kubectl link is deleted, not what it points to
+		// Files.walk does not follow symbolic links: the kubectl link is deleted, not
+		// what it points to
 		try (Stream<Path> paths = Files.walk(dir)) {
 			paths.sorted(Comparator.reverseOrder()).forEach((path) -> {
 				try {
@@ -442,10 +444,11 @@ public final class LocalApiServer implements AutoCloseable {
 	}
 
 	/**
-	 * How to run a {@link LocalApiServer}. Immutable; the {@code with...} methods return a copy.
+	 * How to run a {@link LocalApiServer}. Immutable; the {@code with...} methods return
+	 * a copy.
 	 *
-	 * @param watchList whether streaming lists ({@code sendInitialEvents=true}) are served:
-	 * the {@code WatchList} feature gate, on by default in 1.34
+	 * @param watchList whether streaming lists ({@code sendInitialEvents=true}) are
+	 * served: the {@code WatchList} feature gate, on by default in 1.34
 	 * @param flags more kube-apiserver flags, each {@code --name=value}, for example
 	 * {@code --etcd-compaction-interval=10s}
 	 * @param startupTimeout how long to wait for the server to be ready

@@ -6,17 +6,18 @@ import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolver;
 
 /**
- * Gives tests the {@link LocalApiServer#shared() shared} {@link LocalApiServer} of the JVM as a
- * parameter (of a test method, a lifecycle method or a constructor), starting it before the
- * first test of the class:
- * <pre>{@code
- * @ExtendWith(LocalApiServerExtension.class)
+ * Gives tests the {@link LocalApiServer#shared() shared} {@link LocalApiServer} of the
+ * JVM as a parameter (of a test method, a lifecycle method or a constructor), starting it
+ * before the first test of the class: <pre>{@code
+ * &#64;ExtendWith(LocalApiServerExtension.class)
  * class ConfigMapsIT {
- *     @Test
+ *
+
+&#64;Test
  *     void lists(LocalApiServer server) { ... }
  * }
- * }</pre>
- * Every test class of the JVM gets the same server; the JVM shutdown hook stops it.
+ * }</pre> Every test class of the JVM gets the same server; the JVM shutdown hook stops
+ * it.
  */
 public final class LocalApiServerExtension implements BeforeAllCallback, ParameterResolver {
 

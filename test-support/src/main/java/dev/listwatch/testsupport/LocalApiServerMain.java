@@ -3,8 +3,8 @@ package dev.listwatch.testsupport;
 import java.util.concurrent.CountDownLatch;
 
 /**
- * Starts a {@link LocalApiServer}, prints how to reach it, and runs until killed (Ctrl-C),
- * then stops it.
+ * Starts a {@link LocalApiServer}, prints how to reach it, and runs until killed
+ * (Ctrl-C), then stops it.
  */
 public final class LocalApiServerMain {
 

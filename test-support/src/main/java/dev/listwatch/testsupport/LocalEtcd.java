@@ -28,20 +28,20 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A real etcd (the 3.6 that {@code testcluster/} builds next to kube-apiserver) of its own, for
- * tests and local runs of etcd watches: loopback only, random ports, its data in a temporary folder
- * deleted by {@link #close()} (and by a watchdog when the JVM dies without closing it).
- * <pre>{@code
+ * A real etcd (the 3.6 that {@code testcluster/} builds next to kube-apiserver) of its
+ * own, for tests and local runs of etcd watches: loopback only, random ports, its data in
+ * a temporary folder deleted by {@link #close()} (and by a watchdog when the JVM dies
+ * without closing it). <pre>{@code
  * try (LocalEtcd etcd = new LocalEtcd(LocalEtcd.Options.defaults()).start()) {
  *     etcd.put("/config/a", "{\"x\":1}");
  * }
- * }</pre>
- * With {@link Options#withTls(boolean) TLS}, etcd serves its clients on {@code https} with a
- * certificate of a fresh CA ({@link #caCertificatePath()}) and requires a client certificate
- * signed by it ({@link #clientCertificatePath()}, {@link #clientKeyPath()}). With
- * {@link Options#withPassword(String) a password}, etcd's auth is on and user {@code root} has it.
- * The writing helpers ({@link #put}, {@link #delete}, {@link #compact}) always use a second,
- * plain-HTTP loopback URL (and the root user), whatever the options. Thread-safe.
+ * }</pre> With {@link Options#withTls(boolean) TLS}, etcd serves its clients on
+ * {@code https} with a certificate of a fresh CA ({@link #caCertificatePath()}) and
+ * requires a client certificate signed by it ({@link #clientCertificatePath()},
+ * {@link #clientKeyPath()}). With {@link Options#withPassword(String) a password}, etcd's
+ * auth is on and user {@code root} has it. The writing helpers ({@link #put},
+ * {@link #delete}, {@link #compact}) always use a second, plain-HTTP loopback URL (and
+ * the root user), whatever the options. Thread-safe.
  */
 public final class LocalEtcd implements AutoCloseable {
 
@@ -83,8 +83,8 @@ public final class LocalEtcd implements AutoCloseable {
 	}
 
 	/**
-	 * Starts etcd (building the binaries first if they are missing) and waits until it serves
-	 * clients; with a password, turns auth on. Does nothing if it is running.
+	 * Starts etcd (building the binaries first if they are missing) and waits until it
+	 * serves clients; with a password, turns auth on. Does nothing if it is running.
 	 * @return this etcd
 	 */
 	public synchronized LocalEtcd start() {
@@ -111,8 +111,9 @@ public final class LocalEtcd implements AutoCloseable {
 					Pki.write(clientCertificatePath(), client.certificatePem());
 					Pki.write(clientKeyPath(), client.privateKeyPem());
 				}
-				ApiServerBinaries.writeWatchdog(this.dir.resolve("etcd"), ApiServerBinaries.versionDir().resolve("etcd"),
-						ProcessHandle.current().pid(), "'" + this.dir + "'");
+				ApiServerBinaries.writeWatchdog(this.dir.resolve("etcd"),
+						ApiServerBinaries.versionDir().resolve("etcd"), ProcessHandle.current().pid(),
+						"'" + this.dir + "'");
 				launch();
 				if (this.options.password() != null) {
 					enableAuth();
@@ -132,12 +133,11 @@ public final class LocalEtcd implements AutoCloseable {
 	private void launch() throws IOException {
 		String scheme = this.options.tls() ? "https" : "http";
 		List<String> command = new ArrayList<>(List.of(this.dir.resolve("etcd").toString(), "--name", "listwatch",
-				"-data-dir", this.dir.resolve("data").toString(),
-				"--listen-client-urls", scheme + "://127.0.0.1:" + this.clientPort + ",http://127.0.0.1:" + this.plainPort,
-				"--advertise-client-urls", scheme + "://127.0.0.1:" + this.clientPort,
-				"--listen-peer-urls", "http://127.0.0.1:" + this.peerPort,
-				"--initial-advertise-peer-urls", "http://127.0.0.1:" + this.peerPort,
-				"--initial-cluster", "listwatch=http://127.0.0.1:" + this.peerPort,
+				"-data-dir", this.dir.resolve("data").toString(), "--listen-client-urls",
+				scheme + "://127.0.0.1:" + this.clientPort + ",http://127.0.0.1:" + this.plainPort,
+				"--advertise-client-urls", scheme + "://127.0.0.1:" + this.clientPort, "--listen-peer-urls",
+				"http://127.0.0.1:" + this.peerPort, "--initial-advertise-peer-urls",
+				"http://127.0.0.1:" + this.peerPort, "--initial-cluster", "listwatch=http://127.0.0.1:" + this.peerPort,
 				"--watch-progress-notify-interval", this.options.progressNotifyInterval().toMillis() + "ms",
 				"--log-level", "info"));
 		if (this.options.tls()) {
@@ -186,8 +186,8 @@ public final class LocalEtcd implements AutoCloseable {
 	}
 
 	/**
-	 * Stops etcd, keeping its data and ports, as a crash or a restart would; {@link #start()}
-	 * starts it again on them.
+	 * Stops etcd, keeping its data and ports, as a crash or a restart would;
+	 * {@link #start()} starts it again on them.
 	 */
 	public synchronized void stopProcess() {
 		Process current = this.process;
@@ -207,9 +207,10 @@ public final class LocalEtcd implements AutoCloseable {
 	}
 
 	/**
-	 * Deletes the data of an etcd stopped with {@link #stopProcess()}: the next {@link #start()} is
-	 * a fresh member on the same ports, at revision 1, as an etcd restored from an old backup, or
-	 * replaced behind the same endpoint, looks to its clients.
+	 * Deletes the data of an etcd stopped with {@link #stopProcess()}: the next
+	 * {@link #start()} is a fresh member on the same ports, at revision 1, as an etcd
+	 * restored from an old backup, or replaced behind the same endpoint, looks to its
+	 * clients.
 	 * @throws IllegalStateException while etcd runs
 	 */
 	public synchronized void wipeData() {
@@ -242,7 +243,8 @@ public final class LocalEtcd implements AutoCloseable {
 	}
 
 	/**
-	 * The URL a client uses: {@code https://127.0.0.1:<port>} with TLS, else {@code http://...}.
+	 * The URL a client uses: {@code https://127.0.0.1:<port>} with TLS, else
+	 * {@code http://...}.
 	 * @return the URL
 	 */
 	public String endpoint() {
@@ -257,17 +259,23 @@ public final class LocalEtcd implements AutoCloseable {
 		return this.clientPort;
 	}
 
-	/** @return the PEM file of the CA of etcd's serving and client certificates (with TLS) */
+	/**
+	 * @return the PEM file of the CA of etcd's serving and client certificates (with TLS)
+	 */
 	public Path caCertificatePath() {
 		return this.dir.resolve("ca.crt");
 	}
 
-	/** @return the PEM file of a client certificate etcd accepts (with TLS) */
+	/**
+	 * @return the PEM file of a client certificate etcd accepts (with TLS)
+	 */
 	public Path clientCertificatePath() {
 		return this.dir.resolve("client.crt");
 	}
 
-	/** @return the PEM file of the client certificate's key (with TLS) */
+	/**
+	 * @return the PEM file of the client certificate's key (with TLS)
+	 */
 	public Path clientKeyPath() {
 		return this.dir.resolve("client.key");
 	}
@@ -289,8 +297,8 @@ public final class LocalEtcd implements AutoCloseable {
 	 * @return the revision of the write
 	 */
 	public long put(String key, byte[] value) {
-		return revision(call("/v3/kv/put", "{\"key\":\"" + base64(key) + "\",\"value\":\""
-				+ Base64.getEncoder().encodeToString(value) + "\"}"));
+		return revision(call("/v3/kv/put",
+				"{\"key\":\"" + base64(key) + "\",\"value\":\"" + Base64.getEncoder().encodeToString(value) + "\"}"));
 	}
 
 	/**
@@ -311,8 +319,8 @@ public final class LocalEtcd implements AutoCloseable {
 	}
 
 	/**
-	 * Compacts etcd's history up to a revision (physically, waiting for it): a list or watch from an
-	 * older revision then fails as compacted.
+	 * Compacts etcd's history up to a revision (physically, waiting for it): a list or
+	 * watch from an older revision then fails as compacted.
 	 * @param revision the revision
 	 */
 	public void compact(long revision) {
@@ -320,7 +328,8 @@ public final class LocalEtcd implements AutoCloseable {
 	}
 
 	/**
-	 * Sends one request to etcd's JSON gateway on the plain-HTTP URL (as root when auth is on).
+	 * Sends one request to etcd's JSON gateway on the plain-HTTP URL (as root when auth
+	 * is on).
 	 * @param path the path, for example {@code /v3/kv/put}
 	 * @param json the request
 	 * @return the answer
@@ -354,7 +363,8 @@ public final class LocalEtcd implements AutoCloseable {
 				authenticate();
 				continue;
 			}
-			throw new IllegalStateException("etcd " + path + " answered " + response.statusCode() + ": " + response.body());
+			throw new IllegalStateException(
+					"etcd " + path + " answered " + response.statusCode() + ": " + response.body());
 		}
 	}
 
@@ -396,14 +406,16 @@ public final class LocalEtcd implements AutoCloseable {
 	 * How a {@link LocalEtcd} runs.
 	 *
 	 * @param tls whether clients use {@code https} and must present a client certificate
-	 * @param password the password of user {@code root} with auth on, or {@code null} for auth off
+	 * @param password the password of user {@code root} with auth on, or {@code null} for
+	 * auth off
 	 * @param progressNotifyInterval how often etcd sends watches a progress notification
 	 * @param startupTimeout how long to wait for etcd to serve clients
 	 */
 	public record Options(boolean tls, String password, Duration progressNotifyInterval, Duration startupTimeout) {
 
 		/**
-		 * Plain HTTP, no auth, progress notifications every 10 minutes (etcd's default), 30 s to start.
+		 * Plain HTTP, no auth, progress notifications every 10 minutes (etcd's default),
+		 * 30 s to start.
 		 * @return the options
 		 */
 		public static Options defaults() {

@@ -46,9 +46,10 @@ import org.bouncycastle.util.io.pem.PemObject;
 import org.bouncycastle.util.io.pem.PemWriter;
 
 /**
- * The certificates of one local API server: one CA (self-signed, {@code O=system:masters}) that
- * signs the serving certificate and every client certificate, and is itself the client
- * certificate of the kubeconfig's default user, as kube-api-test expects of {@code client.crt}.
+ * The certificates of one local API server: one CA (self-signed,
+ * {@code O=system:masters}) that signs the serving certificate and every client
+ * certificate, and is itself the client certificate of the kubeconfig's default user, as
+ * kube-api-test expects of {@code client.crt}.
  */
 final class Pki {
 
@@ -94,9 +95,10 @@ final class Pki {
 	}
 
 	/**
-	 * A serving certificate for {@code localhost}, {@code 127.0.0.1} and {@code ::1} (and the
-	 * in-cluster names of the {@code kubernetes} service), signed by the CA.
-	 * @return the certificate followed by the CA (the chain the server presents) and the key
+	 * A serving certificate for {@code localhost}, {@code 127.0.0.1} and {@code ::1} (and
+	 * the in-cluster names of the {@code kubernetes} service), signed by the CA.
+	 * @return the certificate followed by the CA (the chain the server presents) and the
+	 * key
 	 */
 	ClientCertificate servingCertificate() {
 		KeyPair keyPair = generate(KeyType.EC);
@@ -129,8 +131,7 @@ final class Pki {
 		int keyUsage = KeyUsage.digitalSignature | ((type == KeyType.RSA) ? KeyUsage.keyEncipherment : 0);
 		X509CertificateHolder certificate = issue(name(user, groups), keyPair, keyUsage, KeyPurposeId.id_kp_clientAuth,
 				null);
-		return new ClientCertificate(pem("CERTIFICATE", encoded(certificate)),
-				privateKeyPem(keyPair, format));
+		return new ClientCertificate(pem("CERTIFICATE", encoded(certificate)), privateKeyPem(keyPair, format));
 	}
 
 	void writeTo(Path dir) {
@@ -144,8 +145,9 @@ final class Pki {
 
 	/**
 	 * A serving certificate that is a client certificate too (for {@code localhost} and
-	 * {@code 127.0.0.1}), signed by the CA: etcd's JSON gateway dials etcd's own gRPC port with the
-	 * serving certificate, which {@code --client-cert-auth} checks as a client's.
+	 * {@code 127.0.0.1}), signed by the CA: etcd's JSON gateway dials etcd's own gRPC
+	 * port with the serving certificate, which {@code --client-cert-auth} checks as a
+	 * client's.
 	 * @return the certificate followed by the CA, and the key
 	 */
 	ClientCertificate peerCertificate() {
@@ -168,8 +170,7 @@ final class Pki {
 			GeneralNames subjectAlternativeNames) {
 		Instant now = Instant.now();
 		X509v3CertificateBuilder builder = new JcaX509v3CertificateBuilder(this.caCertificate.getSubject(), serial(),
-				Date.from(now.minus(Duration.ofHours(1))), Date.from(now.plus(VALIDITY)), subject,
-				keyPair.getPublic());
+				Date.from(now.minus(Duration.ofHours(1))), Date.from(now.plus(VALIDITY)), subject, keyPair.getPublic());
 		try {
 			JcaX509ExtensionUtils utils = new JcaX509ExtensionUtils();
 			builder.addExtension(Extension.basicConstraints, true, new BasicConstraints(false));
@@ -232,8 +233,8 @@ final class Pki {
 			return switch (format) {
 				case PKCS8 -> pem("PRIVATE KEY", info.getEncoded());
 				case PKCS1 -> pem("RSA PRIVATE KEY", info.parsePrivateKey().toASN1Primitive().getEncoded());
-				case SEC1 -> pem("EC PRIVATE KEY", sec1((ECPrivateKey) keyPair.getPrivate(), (ECPublicKey) keyPair.getPublic(),
-						info.getPrivateKeyAlgorithm()));
+				case SEC1 -> pem("EC PRIVATE KEY", sec1((ECPrivateKey) keyPair.getPrivate(),
+						(ECPublicKey) keyPair.getPublic(), info.getPrivateKeyAlgorithm()));
 			};
 		}
 		catch (IOException ex) {
@@ -242,8 +243,9 @@ final class Pki {
 	}
 
 	/**
-	 * SEC 1 with the curve parameters and the public key, as OpenSSL writes it (the JDK's own
-	 * PKCS#8 encoding leaves both out of the inner structure, and Go's parser needs the curve).
+	 * SEC 1 with the curve parameters and the public key, as OpenSSL writes it (the JDK's
+	 * own PKCS#8 encoding leaves both out of the inner structure, and Go's parser needs
+	 * the curve).
 	 */
 	private static byte[] sec1(ECPrivateKey key, ECPublicKey publicKey, AlgorithmIdentifier algorithm)
 			throws IOException {

@@ -13,8 +13,8 @@ import org.junit.jupiter.api.io.TempDir;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The version test-support looks for is the one testcluster/go.mod builds: bumping one without the
- * other would send every test run to build into a folder nobody reads.
+ * The version test-support looks for is the one testcluster/go.mod builds: bumping one
+ * without the other would send every test run to build into a folder nobody reads.
  */
 class ApiServerBinariesTests {
 
@@ -24,8 +24,8 @@ class ApiServerBinariesTests {
 		Matcher kubernetes = Pattern.compile("(?m)^\\s*k8s\\.io/kubernetes v(\\S+)$").matcher(goMod);
 		assertThat(kubernetes.find()).as("k8s.io/kubernetes in testcluster/go.mod").isTrue();
 		assertThat(ApiServerBinaries.VERSION).isEqualTo(kubernetes.group(1));
-		// compared as names: Path.endsWith in AssertJ resolves the real path, which needs the folder
-		// to exist, and on a new machine nothing has built it yet
+		// compared as names: Path.endsWith in AssertJ resolves the real path, which needs
+		// the folder to exist, and on a new machine nothing has built it yet
 		assertThat(ApiServerBinaries.versionDir().getFileName()).hasToString(kubernetes.group(1) + "-linux-amd64");
 		assertThat(ApiServerBinaries.versionDir().getParent()).isEqualTo(ApiServerBinaries.k8sDir());
 	}

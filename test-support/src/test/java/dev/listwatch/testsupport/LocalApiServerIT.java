@@ -65,20 +65,22 @@ class LocalApiServerIT {
 	@Test
 	void adminTokenIsAllowedAndForbiddenTokenGets403(LocalApiServer server) throws Exception {
 		HttpClient client = TestHttp.client(server.caCertificatePem(), null);
-		HttpResponse<String> admin = TestHttp.send(client, TestHttp.get(server, "/api/v1/configmaps")
-			.header("Authorization", "Bearer " + server.adminToken())
-			.build());
+		HttpResponse<String> admin = TestHttp.send(client,
+				TestHttp.get(server, "/api/v1/configmaps")
+					.header("Authorization", "Bearer " + server.adminToken())
+					.build());
 		assertThat(admin.statusCode()).isEqualTo(200);
 		assertThat((String) JsonPath.read(admin.body(), "$.kind")).isEqualTo("ConfigMapList");
-		HttpResponse<String> forbidden = TestHttp.send(client, TestHttp.get(server, "/api/v1/configmaps")
-			.header("Authorization", "Bearer " + server.forbiddenToken())
-			.build());
+		HttpResponse<String> forbidden = TestHttp.send(client,
+				TestHttp.get(server, "/api/v1/configmaps")
+					.header("Authorization", "Bearer " + server.forbiddenToken())
+					.build());
 		assertThat(forbidden.statusCode()).isEqualTo(403);
 		assertThat((String) JsonPath.read(forbidden.body(), "$.reason")).isEqualTo("Forbidden");
 		assertThat((String) JsonPath.read(forbidden.body(), "$.message")).contains(LocalApiServer.FORBIDDEN_USER);
-		// HTTP/1.1: over HTTP/2 the server answers an unauthenticated request and sends GOAWAY
-		// (UnauthenticatedHTTP2DOSMitigation), and the JDK 17 HttpClient then fails the request
-		// with "GOAWAY received" instead of handing over the 401
+		// HTTP/1.1: over HTTP/2 the server answers an unauthenticated request and sends
+		// GOAWAY (UnauthenticatedHTTP2DOSMitigation), and the JDK 17 HttpClient then
+		// fails the request with "GOAWAY received" instead of handing over the 401
 		HttpResponse<String> wrong = TestHttp.send(TestHttp.client(server.caCertificatePem(), null, Version.HTTP_1_1),
 				TestHttp.get(server, "/api/v1/configmaps").header("Authorization", "Bearer not-a-token").build());
 		assertThat(wrong.statusCode()).isEqualTo(401);
@@ -98,9 +100,8 @@ class LocalApiServerIT {
 	@Test
 	void versionIs1344(LocalApiServer server) throws Exception {
 		HttpClient client = TestHttp.client(server.caCertificatePem(), null);
-		HttpResponse<String> version = TestHttp.send(client, TestHttp.get(server, "/version")
-			.header("Authorization", "Bearer " + server.adminToken())
-			.build());
+		HttpResponse<String> version = TestHttp.send(client,
+				TestHttp.get(server, "/version").header("Authorization", "Bearer " + server.adminToken()).build());
 		assertThat(version.statusCode()).isEqualTo(200);
 		assertThat((String) JsonPath.read(version.body(), "$.gitVersion")).isEqualTo("v1.34.4");
 	}
@@ -117,7 +118,8 @@ class LocalApiServerIT {
 		assertThat(admin.toString()).doesNotContain(admin.privateKeyPem());
 		HttpClient adminClient = TestHttp.client(server.caCertificatePem(), admin);
 		HttpResponse<String> review = TestHttp.send(adminClient,
-				HttpRequest.newBuilder(URI.create(server.serverUrl() + "/apis/authentication.k8s.io/v1/selfsubjectreviews"))
+				HttpRequest
+					.newBuilder(URI.create(server.serverUrl() + "/apis/authentication.k8s.io/v1/selfsubjectreviews"))
 					.header("Content-Type", "application/json")
 					.POST(HttpRequest.BodyPublishers
 						.ofString("{\"apiVersion\":\"authentication.k8s.io/v1\",\"kind\":\"SelfSubjectReview\"}"))
@@ -152,11 +154,10 @@ class LocalApiServerIT {
 		}
 		HttpClient client = TestHttp.client(server.caCertificatePem(), null);
 		List<String> events = new ArrayList<>();
-		HttpResponse<Stream<String>> response = client.send(
-				TestHttp.get(server, "/api/v1/namespaces/" + namespace + "/configmaps" + STREAMING_LIST)
-					.header("Authorization", "Bearer " + server.adminToken())
-					.build(),
-				HttpResponse.BodyHandlers.ofLines());
+		HttpResponse<Stream<String>> response = client
+			.send(TestHttp.get(server, "/api/v1/namespaces/" + namespace + "/configmaps" + STREAMING_LIST)
+				.header("Authorization", "Bearer " + server.adminToken())
+				.build(), HttpResponse.BodyHandlers.ofLines());
 		assertThat(response.statusCode()).isEqualTo(200);
 		try (Stream<String> lines = response.body()) {
 			Iterator<String> iterator = lines.iterator();
@@ -169,9 +170,10 @@ class LocalApiServerIT {
 			}
 		}
 		assertThat(events).hasSize(4);
-		assertThat(events.subList(0, 3)).allSatisfy((event) -> assertThat((String) JsonPath.read(event, "$.type"))
-			.isEqualTo("ADDED"));
-		assertThat(events.subList(0, 3).stream().map((event) -> (String) JsonPath.read(event, "$.object.metadata.name")))
+		assertThat(events.subList(0, 3))
+			.allSatisfy((event) -> assertThat((String) JsonPath.read(event, "$.type")).isEqualTo("ADDED"));
+		assertThat(
+				events.subList(0, 3).stream().map((event) -> (String) JsonPath.read(event, "$.object.metadata.name")))
 			.containsExactlyInAnyOrder("cm-0", "cm-1", "cm-2");
 		Map<String, String> annotations = JsonPath.read(events.get(3), "$.object.metadata.annotations");
 		assertThat(annotations).containsEntry("k8s.io/initial-events-end", "true");
@@ -203,9 +205,9 @@ class LocalApiServerIT {
 		}
 		assertThat(dir).doesNotExist();
 		HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-		assertThatExceptionOfType(java.io.IOException.class)
-			.isThrownBy(() -> client.send(HttpRequest.newBuilder(URI.create(url.replace("https", "http") + "/version")).build(),
-					HttpResponse.BodyHandlers.ofString()));
+		assertThatExceptionOfType(java.io.IOException.class).isThrownBy(
+				() -> client.send(HttpRequest.newBuilder(URI.create(url.replace("https", "http") + "/version")).build(),
+						HttpResponse.BodyHandlers.ofString()));
 	}
 
 	@Nested

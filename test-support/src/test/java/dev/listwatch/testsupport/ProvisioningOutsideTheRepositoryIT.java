@@ -5,7 +5,6 @@ import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,11 +18,11 @@ import org.junit.jupiter.api.io.TempDir;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * What a project outside this repository gets: {@link LocalApiServerMain} run from the packaged
- * test-support jar in a JVM of its own, whose working directory is outside the repository, with
- * {@code listwatch.testcluster.dir} unset and an empty {@code KUBEAPITEST_DIR}. It extracts the
- * {@code testcluster} sources from the jar, builds the binaries there (seconds with Go's build
- * cache warm), and starts a server.
+ * What a project outside this repository gets: {@link LocalApiServerMain} run from the
+ * packaged test-support jar in a JVM of its own, whose working directory is outside the
+ * repository, with {@code listwatch.testcluster.dir} unset and an empty
+ * {@code KUBEAPITEST_DIR}. It extracts the {@code testcluster} sources from the jar,
+ * builds the binaries there (seconds with Go's build cache warm), and starts a server.
  */
 class ProvisioningOutsideTheRepositoryIT {
 
@@ -40,12 +39,12 @@ class ProvisioningOutsideTheRepositoryIT {
 		Path jar = Path.of(System.getProperty("listwatch.testsupport.jar", "")).toAbsolutePath();
 		assertThat(jar).as("the packaged jar (run by failsafe after package)").isRegularFile();
 		Path repository = repositoryRoot();
-		assertThat(this.project.startsWith(repository)).as("the working directory is outside the repository")
-			.isFalse();
-		List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-				"-cp", classpath(jar), "-Dlogback.configurationFile="
-						+ Path.of("target/test-classes/logback-test.xml").toAbsolutePath(),
-				LocalApiServerMain.class.getName()));
+		assertThat(this.project.startsWith(repository)).as("the working directory is outside the repository").isFalse();
+		List<String> command = new ArrayList<>(
+				List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp", classpath(jar),
+						"-Dlogback.configurationFile="
+								+ Path.of("target/test-classes/logback-test.xml").toAbsolutePath(),
+						LocalApiServerMain.class.getName()));
 		ProcessBuilder builder = new ProcessBuilder(command).directory(this.project.toFile()).redirectErrorStream(true);
 		builder.environment().put("KUBEAPITEST_DIR", this.kubeapitest.toString());
 		Process process = builder.start();

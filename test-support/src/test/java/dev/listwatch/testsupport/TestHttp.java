@@ -23,7 +23,10 @@ import org.bouncycastle.openssl.PEMKeyPair;
 import org.bouncycastle.openssl.PEMParser;
 import org.bouncycastle.openssl.jcajce.JcaPEMKeyConverter;
 
-/** An HTTP client for the tests, trusting a CA and optionally presenting a client certificate. */
+/**
+ * An HTTP client for the tests, trusting a CA and optionally presenting a client
+ * certificate.
+ */
 final class TestHttp {
 
 	private TestHttp() {

@@ -19,10 +19,11 @@ import org.springframework.util.Assert;
 import org.springframework.util.ReflectionUtils;
 
 /**
- * The reflection listwatch itself needs in a native image: the method through which Jackson writes
- * a {@link KubernetesObject} (its JSON as it came), the records Jackson writes for the actuator
- * endpoint and for {@link WatchStatus}, and the properties bound with a {@code Binder} when the
- * watches' beans are made. The types of the declared watches are {@link WatchTypesAotProcessor}'s.
+ * The reflection listwatch itself needs in a native image: the method through which
+ * Jackson writes a {@link KubernetesObject} (its JSON as it came), the records Jackson
+ * writes for the actuator endpoint and for {@link WatchStatus}, and the properties bound
+ * with a {@code Binder} when the watches' beans are made. The types of the declared
+ * watches are {@link WatchTypesAotProcessor}'s.
  */
 final class ListwatchRuntimeHints implements RuntimeHintsRegistrar {
 

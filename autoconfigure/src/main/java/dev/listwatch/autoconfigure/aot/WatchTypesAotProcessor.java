@@ -16,10 +16,11 @@ import org.springframework.beans.factory.support.RootBeanDefinition;
 import org.springframework.core.ResolvableType;
 
 /**
- * Registers Jackson binding hints for the Java types of the watches: each {@code <name>Informer}
- * bean's type argument, as declared with {@code listwatch.watches.<name>.type} (or by an
- * application's own {@code Informer<T>} bean), so that their objects bind in a native image. A
- * watch of {@link KubernetesObject} needs none.
+ * Registers Jackson binding hints for the Java types of the watches: each
+ * {@code <name>Informer} bean's type argument, as declared with
+ * {@code listwatch.watches.<name>.type} (or by an application's own {@code Informer<T>}
+ * bean), so that their objects bind in a native image. A watch of
+ * {@link KubernetesObject} needs none.
  */
 final class WatchTypesAotProcessor implements BeanFactoryInitializationAotProcessor {
 
@@ -32,13 +33,14 @@ final class WatchTypesAotProcessor implements BeanFactoryInitializationAotProces
 		}
 		return (generationContext, code) -> {
 			BindingReflectionHintsRegistrar bindings = new BindingReflectionHintsRegistrar();
-			types.forEach((type) -> bindings.registerReflectionHints(generationContext.getRuntimeHints().reflection(),
-					type));
+			types.forEach(
+					(type) -> bindings.registerReflectionHints(generationContext.getRuntimeHints().reflection(), type));
 		};
 	}
 
 	/**
-	 * The types of the informers the bean factory defines, other than {@link KubernetesObject}.
+	 * The types of the informers the bean factory defines, other than
+	 * {@link KubernetesObject}.
 	 * @param beanFactory the bean factory
 	 * @return the types, in bean definition order
 	 */

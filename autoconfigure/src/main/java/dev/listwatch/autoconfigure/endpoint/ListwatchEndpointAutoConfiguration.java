@@ -15,9 +15,9 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * Auto-configuration of the {@code listwatch} actuator endpoint, when the actuator is there and the
- * endpoint is available (enabled and exposed, as {@code management.endpoints.web.exposure.include}
- * says).
+ * Auto-configuration of the {@code listwatch} actuator endpoint, when the actuator is
+ * there and the endpoint is available (enabled and exposed, as
+ * {@code management.endpoints.web.exposure.include} says).
  */
 @AutoConfiguration(after = ListwatchAutoConfiguration.class)
 @ConditionalOnClass(name = { "org.springframework.boot.actuate.endpoint.annotation.Endpoint",
@@ -25,7 +25,8 @@ import org.springframework.context.annotation.Configuration;
 @ConditionalOnBean(InformerFactory.class)
 public final class ListwatchEndpointAutoConfiguration {
 
-	// nested, so that the condition class is loaded only once the actuator is known to be there
+	// nested, so that the condition class is loaded only once the actuator is known to be
+	// there
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnAvailableEndpoint(ListwatchEndpoint.class)
 	static class ListwatchEndpointConfiguration {

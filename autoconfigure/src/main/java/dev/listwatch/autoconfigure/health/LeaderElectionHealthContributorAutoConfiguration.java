@@ -15,9 +15,10 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * Auto-configuration of the {@code leaderElection} health indicator (bean
- * {@code leaderElectionHealthIndicator}) when leader election runs: the role, the identity and the
- * Lease's holder. Needs {@code spring-boot-health}; {@code management.health.leaderelection.enabled=false}
- * switches it off. It is UP for followers too, so adding it to readiness holds back no replica.
+ * {@code leaderElectionHealthIndicator}) when leader election runs: the role, the
+ * identity and the Lease's holder. Needs {@code spring-boot-health};
+ * {@code management.health.leaderelection.enabled=false} switches it off. It is UP for
+ * followers too, so adding it to readiness holds back no replica.
  */
 @AutoConfiguration(after = LeaderElectionAutoConfiguration.class,
 		beforeName = "org.springframework.boot.health.autoconfigure.registry.HealthContributorRegistryAutoConfiguration")
@@ -25,7 +26,8 @@ import org.springframework.context.annotation.Configuration;
 @ConditionalOnBean(LeaderElector.class)
 public final class LeaderElectionHealthContributorAutoConfiguration {
 
-	// nested, so that the condition class is loaded only once spring-boot-health is known to be there
+	// nested, so that the condition class is loaded only once spring-boot-health is known
+	// to be there
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnEnabledHealthIndicator("leaderelection")
 	static class LeaderElectionHealthIndicatorConfiguration {

@@ -31,10 +31,12 @@ import org.springframework.util.StringUtils;
 
 /**
  * Auto-configuration of the {@code listwatch} health contributor (bean
- * {@code listwatchHealthContributor}): one component per watch. Needs {@code spring-boot-health}
- * on the classpath; {@code management.health.listwatch.enabled=false} switches it off. Add it to monitoring, not to readiness.
- * Also the {@code listwatchSynced} indicator (bean {@code listwatchSyncedHealthIndicator}), the one
- * for the readiness group ({@code management.endpoint.health.group.readiness.include=readinessState,listwatchSynced}):
+ * {@code listwatchHealthContributor}): one component per watch. Needs
+ * {@code spring-boot-health} on the classpath;
+ * {@code management.health.listwatch.enabled=false} switches it off. Add it to
+ * monitoring, not to readiness. Also the {@code listwatchSynced} indicator (bean
+ * {@code listwatchSyncedHealthIndicator}), the one for the readiness group
+ * ({@code management.endpoint.health.group.readiness.include=readinessState,listwatchSynced}):
  * UP once every running watch synced, and through an outage that every replica shares;
  * {@code management.health.listwatch-synced.enabled=false} switches it off.
  */
@@ -50,7 +52,8 @@ public final class ListwatchHealthContributorAutoConfiguration {
 
 	private static final String DEPRECATED_PREFIX = "listwatch.health";
 
-	// nested, so that the condition class is loaded only once spring-boot-health is known to be there
+	// nested, so that the condition class is loaded only once spring-boot-health is known
+	// to be there
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnEnabledHealthIndicator("listwatch")
 	@EnableConfigurationProperties(ListwatchHealthProperties.class)
@@ -70,7 +73,8 @@ public final class ListwatchHealthContributorAutoConfiguration {
 
 	}
 
-	// nested, so that the condition class is loaded only once spring-boot-health is known to be there
+	// nested, so that the condition class is loaded only once spring-boot-health is known
+	// to be there
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnEnabledHealthIndicator("listwatch-synced")
 	@EnableConfigurationProperties(ListwatchHealthProperties.class)
@@ -87,8 +91,9 @@ public final class ListwatchHealthContributorAutoConfiguration {
 	}
 
 	/**
-	 * The properties with the deprecated {@code listwatch.health.*} keys of earlier versions read
-	 * too, under the new ones: a key set under both takes {@code management.health.listwatch.*}.
+	 * The properties with the deprecated {@code listwatch.health.*} keys of earlier
+	 * versions read too, under the new ones: a key set under both takes
+	 * {@code management.health.listwatch.*}.
 	 */
 	static ListwatchHealthProperties withDeprecatedKeys(ListwatchHealthProperties bound, Environment environment) {
 		Binder binder = Binder.get(environment);

@@ -16,8 +16,8 @@ import org.springframework.beans.factory.aot.BeanFactoryInitializationAotProcess
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The hints of {@link ListwatchRuntimeHints}, and that Spring finds both contributions through
- * {@code META-INF/spring/aot.factories}.
+ * The hints of {@link ListwatchRuntimeHints}, and that Spring finds both contributions
+ * through {@code META-INF/spring/aot.factories}.
  */
 class ListwatchRuntimeHintsTests {
 
@@ -35,7 +35,8 @@ class ListwatchRuntimeHintsTests {
 
 	@Test
 	void watchStatusAndTheEndpointsDescriptorsBindWithTheirNestedRecords() {
-		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(WatchStatus.class, "state")).accepts(this.hints);
+		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(WatchStatus.class, "state"))
+			.accepts(this.hints);
 		assertThat(RuntimeHintsPredicates.reflection().onType(WatchStatus.Watched.class)).accepts(this.hints);
 		assertThat(RuntimeHintsPredicates.reflection().onType(Resource.class)).accepts(this.hints);
 		assertThat(RuntimeHintsPredicates.reflection()

@@ -42,7 +42,8 @@ class ListwatchEndpointTests {
 			assertThat(context.getBean("configmapsInformer", Informer.class).awaitSynced(Duration.ofSeconds(10)))
 				.isTrue();
 			ListwatchEndpoint endpoint = context.getBean(ListwatchEndpoint.class);
-			// the informer's latch opens as the cache is filled, just before the status says synced
+			// the informer's latch opens as the cache is filled, just before the status
+			// says synced
 			await().atMost(Duration.ofSeconds(10)).until(() -> endpoint.watch("configmaps").synced());
 			ListwatchEndpoint.WatchDescriptor watch = endpoint.watches().watches().get("configmaps");
 			assertThat(watch.resource())

@@ -25,8 +25,9 @@ import dev.listwatch.WatchEvent;
 import dev.listwatch.WatchStream;
 
 /**
- * An in-memory API server for one resource (ConfigMaps in {@code default}): lists what it holds,
- * streams what is added, and can be held before its first list, cut off and brought back.
+ * An in-memory API server for one resource (ConfigMaps in {@code default}): lists what it
+ * holds, streams what is added, and can be held before its first list, cut off and
+ * brought back.
  */
 public final class FakeListerWatcher implements ListerWatcher<KubernetesObject> {
 
@@ -67,8 +68,8 @@ public final class FakeListerWatcher implements ListerWatcher<KubernetesObject> 
 	}
 
 	/**
-	 * Changes an object into a state the watch's type cannot hold: the open watch gets a MODIFIED
-	 * whose object could not be bound.
+	 * Changes an object into a state the watch's type cannot hold: the open watch gets a
+	 * MODIFIED whose object could not be bound.
 	 */
 	public synchronized void breakBinding(String name) {
 		ObjectMeta meta = new ObjectMeta("default", name, "uid-" + name,

@@ -23,7 +23,10 @@ import org.springframework.context.annotation.Configuration;
 @Configuration(proxyBeanMethods = false)
 public class FakeWatchConfiguration {
 
-	/** Properties that declare the watch, point at a kubeconfig nothing connects to, and back off briefly. */
+	/**
+	 * Properties that declare the watch, point at a kubeconfig nothing connects to, and
+	 * back off briefly.
+	 */
 	public static final String[] PROPERTIES = { "listwatch.kubeconfig=" + kubeconfig(),
 			"listwatch.watches.configmaps.api-version=v1", "listwatch.watches.configmaps.kind=ConfigMap",
 			"listwatch.watches.configmaps.namespace=default", "listwatch.defaults.streaming-list=false",
@@ -76,7 +79,8 @@ public class FakeWatchConfiguration {
 	}
 
 	/**
-	 * Writes a kubeconfig naming an address nothing listens on: the cluster loader only reads it.
+	 * Writes a kubeconfig naming an address nothing listens on: the cluster loader only
+	 * reads it.
 	 * @return its path
 	 */
 	public static Path kubeconfig() {

@@ -43,12 +43,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Health and readiness of quiet watches on a real kube-apiserver behind the {@link FaultProxy}, on a
- * network as services meet it: a proxy that closes connections idle for a while (cloud load
- * balancers do, from 30 s; here 2 s, so the test runs in seconds), and an outage of the API
- * server. A watch that is connected and correct is UP whatever the intermediary does to idle
- * connections; readiness ({@code readinessState,listwatchSynced}) holds through an outage that
- * every replica shares, while the {@code listwatch} contributor reports it; once the server is back,
+ * Health and readiness of quiet watches on a real kube-apiserver behind the
+ * {@link FaultProxy}, on a network as services meet it: a proxy that closes connections
+ * idle for a while (cloud load balancers do, from 30 s; here 2 s, so the test runs in
+ * seconds), and an outage of the API server. A watch that is connected and correct is UP
+ * whatever the intermediary does to idle connections; readiness
+ * ({@code readinessState,listwatchSynced}) holds through an outage that every replica
+ * shares, while the {@code listwatch} contributor reports it; once the server is back,
  * every watch is UP within one {@code max-backoff} plus a few seconds.
  */
 @ExtendWith(LocalApiServerExtension.class)
@@ -95,7 +96,8 @@ class FlakyNetworkHealthIT {
 			await().atMost(WAIT).until(() -> status(endpoint, "listwatch").equals(Status.UP));
 			int closesBefore = this.proxy.idleCloses();
 
-			// several idle closes of every quiet stream: every watch UP all the while, readiness too
+			// several idle closes of every quiet stream: every watch UP all the while,
+			// readiness too
 			await().during(IDLE_CLOSE.multipliedBy(4))
 				.atMost(IDLE_CLOSE.multipliedBy(4).plus(WAIT))
 				.until(() -> status(endpoint, "listwatch").equals(Status.UP)
@@ -135,12 +137,14 @@ class FlakyNetworkHealthIT {
 			await().atMost(WAIT).until(() -> status(endpoint, "listwatch").equals(Status.UP));
 			assertThat(status(endpoint, "readiness")).isEqualTo(Status.UP);
 			// the streams have been open a while before the outage: quiet, and held
-			await().atMost(WAIT).until(() -> staleness(registry, "alpha") == 0
-					&& context.getBean("alphaInformer", Informer.class).status().silentFor() != null
-					&& context.getBean("alphaInformer", Informer.class).status().silentFor().toMillis() > 1500);
+			await().atMost(WAIT)
+				.until(() -> staleness(registry, "alpha") == 0
+						&& context.getBean("alphaInformer", Informer.class).status().silentFor() != null
+						&& context.getBean("alphaInformer", Informer.class).status().silentFor().toMillis() > 1500);
 
-			// the outage: the server refuses, open streams are cut. Readiness holds all along (every
-			// replica shares the outage; each serves from its cache), health says DOWN past the grace
+			// the outage: the server refuses, open streams are cut. Readiness holds all
+			// along (every replica shares the outage; each serves from its cache), health
+			// says DOWN past the grace
 			this.proxy.refuse();
 			this.proxy.cutAll();
 			await().atMost(WAIT).until(() -> {
@@ -151,16 +155,16 @@ class FlakyNetworkHealthIT {
 			Map<String, Object> synced = details(endpoint.healthForPath("listwatchSynced"));
 			assertThat(synced.get("watches").toString()).contains("failingFor");
 			// long enough for the backoff to reach its longest delay
-			await().atMost(WAIT).until(() -> context.getBean("alphaInformer", Informer.class).status()
-				.consecutiveFailures() >= 6);
+			await().atMost(WAIT)
+				.until(() -> context.getBean("alphaInformer", Informer.class).status().consecutiveFailures() >= 6);
 
 			writer.create(path, labelled(namespace, "beta-2", "beta"));
 			long resumed = System.nanoTime();
 			this.proxy.resume();
-			await().atMost(MAX_BACKOFF.plusSeconds(5))
-				.until(() -> status(endpoint, "listwatch").equals(Status.UP));
+			await().atMost(MAX_BACKOFF.plusSeconds(5)).until(() -> status(endpoint, "listwatch").equals(Status.UP));
 			Duration upAfter = Duration.ofNanos(System.nanoTime() - resumed);
-			assertThat(upAfter).as("UP within one max-backoff plus a few seconds").isLessThan(MAX_BACKOFF.plusSeconds(5));
+			assertThat(upAfter).as("UP within one max-backoff plus a few seconds")
+				.isLessThan(MAX_BACKOFF.plusSeconds(5));
 			Informer<?> beta = context.getBean("betaInformer", Informer.class);
 			await().atMost(WAIT).until(() -> beta.status().objects() == 2);
 			assertThat(staleness(registry, "alpha")).isZero();
@@ -168,7 +172,10 @@ class FlakyNetworkHealthIT {
 		});
 	}
 
-	/** One ConfigMap for each of alpha, beta and gamma (none for empty); returns their collection's path. */
+	/**
+	 * One ConfigMap for each of alpha, beta and gamma (none for empty); returns their
+	 * collection's path.
+	 */
 	private static String seed(String namespace) {
 		String path = "/api/v1/namespaces/" + namespace + "/configmaps";
 		for (String app : List.of("alpha", "beta", "gamma")) {

@@ -42,8 +42,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The {@code listwatch} health contributor over a watch backed by an in-memory fake, on a clock
- * moved by hand: statuses, details, grace period, switches and absence of actuator.
+ * The {@code listwatch} health contributor over a watch backed by an in-memory fake, on a
+ * clock moved by hand: statuses, details, grace period, switches and absence of actuator.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class ListwatchHealthContributorAutoConfigurationTests {
@@ -104,7 +104,8 @@ class ListwatchHealthContributorAutoConfigurationTests {
 			assertThat((Map<String, Long>) down.getDetails().get("restartsByReason")).containsKeys("ended",
 					"disconnected");
 			assertThat((Map<String, Object>) down.getDetails().get("lastError")).containsEntry("reason", "CONNECTION")
-				.hasEntrySatisfying("message", (message) -> assertThat((String) message).contains("Connection refused"));
+				.hasEntrySatisfying("message",
+						(message) -> assertThat((String) message).contains("Connection refused"));
 			assertThat(down.getDetails().toString()).doesNotContain("not-a-secret");
 
 			fake.restore();
@@ -117,9 +118,9 @@ class ListwatchHealthContributorAutoConfigurationTests {
 
 	@Test
 	void unhealthyStatusAndGracePeriodAreConfigurable() {
-		assertUnhealthyAfterFiveSecondsAsOutOfService(this.runner.withPropertyValues(
-				"management.health.listwatch.unhealthy-status=out-of-service",
-				"management.health.listwatch.backoff-grace-period=5s"));
+		assertUnhealthyAfterFiveSecondsAsOutOfService(
+				this.runner.withPropertyValues("management.health.listwatch.unhealthy-status=out-of-service",
+						"management.health.listwatch.backoff-grace-period=5s"));
 	}
 
 	@Test
@@ -132,17 +133,16 @@ class ListwatchHealthContributorAutoConfigurationTests {
 	}
 
 	private static void assertUnhealthyAfterFiveSecondsAsOutOfService(ApplicationContextRunner runner) {
-		runner
-			.run((context) -> {
-				FakeListerWatcher fake = context.getBean(FakeListerWatcher.class);
-				HealthIndicator indicator = indicator(context, "configmaps");
-				fake.releaseList();
-				await().atMost(WAIT).until(() -> indicator.health().getStatus().equals(Status.UP));
-				fake.cutOff();
-				await().atMost(WAIT).until(() -> indicator.health().getDetails().containsKey("failingSince"));
-				context.getBean(MutableClock.class).advance(Duration.ofSeconds(6));
-				assertThat(indicator.health().getStatus()).isEqualTo(Status.OUT_OF_SERVICE);
-			});
+		runner.run((context) -> {
+			FakeListerWatcher fake = context.getBean(FakeListerWatcher.class);
+			HealthIndicator indicator = indicator(context, "configmaps");
+			fake.releaseList();
+			await().atMost(WAIT).until(() -> indicator.health().getStatus().equals(Status.UP));
+			fake.cutOff();
+			await().atMost(WAIT).until(() -> indicator.health().getDetails().containsKey("failingSince"));
+			context.getBean(MutableClock.class).advance(Duration.ofSeconds(6));
+			assertThat(indicator.health().getStatus()).isEqualTo(Status.OUT_OF_SERVICE);
+		});
 	}
 
 	@Test
@@ -161,7 +161,8 @@ class ListwatchHealthContributorAutoConfigurationTests {
 
 	@Test
 	void aWatchWhoseThreadFailsWithAnErrorIsDownWithTheReason() {
-		// an index function that runs out of memory for one object: the Error strikes the reading thread
+		// an index function that runs out of memory for one object: the Error strikes the
+		// reading thread
 		this.runner
 			.withBean("oomIndex", WatchIndex.class, ListwatchHealthContributorAutoConfigurationTests::outOfMemoryOnHuge)
 			.run((context) -> {
@@ -198,13 +199,15 @@ class ListwatchHealthContributorAutoConfigurationTests {
 			fake.releaseList();
 			await().atMost(WAIT).until(() -> synced.health().getStatus().equals(Status.UP));
 			fake.cutOff();
-			await().atMost(WAIT).until(() -> indicator(context, "configmaps").health().getDetails().containsKey("failingSince"));
+			await().atMost(WAIT)
+				.until(() -> indicator(context, "configmaps").health().getDetails().containsKey("failingSince"));
 			clock.advance(Duration.ofSeconds(61));
 			assertThat(indicator(context, "configmaps").health().getStatus()).isEqualTo(Status.DOWN);
 			Health outage = synced.health();
 			assertThat(outage.getStatus()).as("every replica shares the outage: ready all the same")
 				.isEqualTo(Status.UP);
-			assertThat(outage.getDetails().get("watches").toString()).contains("synced=true").contains("failingFor=61 s");
+			assertThat(outage.getDetails().get("watches").toString()).contains("synced=true")
+				.contains("failingFor=61 s");
 		});
 	}
 
@@ -235,13 +238,12 @@ class ListwatchHealthContributorAutoConfigurationTests {
 	@Test
 	void indexFailuresAndUnbindableObjectsAreInTheDetailsWithoutChangingTheStatus() {
 		this.runner
-			.withBean("badIndex", WatchIndex.class, () -> WatchIndex.of("configmaps", "byName",
-					(object, meta) -> {
-						if (meta.name().equals("bad")) {
-							throw new IllegalStateException("value s3cr3t");
-						}
-						return List.of(meta.name());
-					}))
+			.withBean("badIndex", WatchIndex.class, () -> WatchIndex.of("configmaps", "byName", (object, meta) -> {
+				if (meta.name().equals("bad")) {
+					throw new IllegalStateException("value s3cr3t");
+				}
+				return List.of(meta.name());
+			}))
 			.run((context) -> {
 				FakeListerWatcher fake = context.getBean(FakeListerWatcher.class);
 				HealthIndicator indicator = indicator(context, "configmaps");
@@ -252,8 +254,8 @@ class ListwatchHealthContributorAutoConfigurationTests {
 				Health up = indicator.health();
 				assertThat(up.getDetails()).containsEntry("objects", 2)
 					.containsEntry("indexFailures", 1L)
-					.containsEntry("lastIndexFailure", Map.of("index", "byName", "key", "default/bad", "error",
-							"java.lang.IllegalStateException"))
+					.containsEntry("lastIndexFailure",
+							Map.of("index", "byName", "key", "default/bad", "error", "java.lang.IllegalStateException"))
 					.containsEntry("unbindable", 0);
 				assertThat(up.getDetails().toString()).doesNotContain("s3cr3t");
 				assertThat(context.getBean("configmapsLister", Lister.class).byIndex("byName", "good")).hasSize(1);
@@ -269,12 +271,13 @@ class ListwatchHealthContributorAutoConfigurationTests {
 			fake.releaseList();
 			await().atMost(WAIT).until(() -> indicator.health().getStatus().equals(Status.UP));
 			fake.breakBinding("a");
-			await().atMost(WAIT).until(() -> Integer.valueOf(1).equals(indicator.health().getDetails().get("unbindable")));
+			await().atMost(WAIT)
+				.until(() -> Integer.valueOf(1).equals(indicator.health().getDetails().get("unbindable")));
 			Health up = indicator.health();
 			assertThat(up.getStatus()).isEqualTo(Status.UP);
 			assertThat(up.getDetails()).containsEntry("objects", 1)
-				.containsEntry("unbindableObjects", List.of(Map.of("key", "default/a", "path", "/data/mode", "targetType",
-						"com.example.Settings", "reason", "not a valid value of Mode")));
+				.containsEntry("unbindableObjects", List.of(Map.of("key", "default/a", "path", "/data/mode",
+						"targetType", "com.example.Settings", "reason", "not a valid value of Mode")));
 		});
 	}
 
@@ -317,8 +320,8 @@ class ListwatchHealthContributorAutoConfigurationTests {
 			.withConfiguration(AutoConfigurations.of(JacksonAutoConfiguration.class, RestClientAutoConfiguration.class,
 					ListwatchAutoConfiguration.class, ListwatchHealthContributorAutoConfiguration.class,
 					ListwatchMetricsAutoConfiguration.class))
-			.withClassLoader(new FilteredClassLoader("org.springframework.boot.health", "org.springframework.boot.actuate",
-					"org.springframework.boot.micrometer", "io.micrometer"))
+			.withClassLoader(new FilteredClassLoader("org.springframework.boot.health",
+					"org.springframework.boot.actuate", "org.springframework.boot.micrometer", "io.micrometer"))
 			.withUserConfiguration(FakeWatchConfiguration.class)
 			.withPropertyValues(FakeWatchConfiguration.PROPERTIES)
 			.run((context) -> {
@@ -367,7 +370,8 @@ class ListwatchHealthContributorAutoConfigurationTests {
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
 				HealthEndpoint endpoint = context.getBean(HealthEndpoint.class);
-				// the application accepts traffic: only the watch keeps it out of readiness
+				// the application accepts traffic: only the watch keeps it out of
+				// readiness
 				AvailabilityChangeEvent.publish(context, ReadinessState.ACCEPTING_TRAFFIC);
 				assertThat(endpoint.healthForPath("readiness").getStatus()).isEqualTo(Status.OUT_OF_SERVICE);
 				assertThat(endpoint.healthForPath("listwatch", "configmaps").getStatus())
@@ -381,7 +385,10 @@ class ListwatchHealthContributorAutoConfigurationTests {
 			});
 	}
 
-	/** An index function that runs out of memory for the object "huge": the Error strikes the reading thread. */
+	/**
+	 * An index function that runs out of memory for the object "huge": the Error strikes
+	 * the reading thread.
+	 */
 	private static WatchIndex<?> outOfMemoryOnHuge() {
 		return WatchIndex.of("configmaps", "byName", (object, meta) -> {
 			if (meta.name().equals("huge")) {

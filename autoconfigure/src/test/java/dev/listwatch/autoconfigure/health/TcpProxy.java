@@ -11,9 +11,9 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * A plain TCP relay on 127.0.0.1 to a target, that can be stopped (listener and every connection
- * closed: the target looks unreachable) and started again on the same port. TLS passes through
- * untouched. Small and private to these tests.
+ * A plain TCP relay on 127.0.0.1 to a target, that can be stopped (listener and every
+ * connection closed: the target looks unreachable) and started again on the same port.
+ * TLS passes through untouched. Small and private to these tests.
  */
 final class TcpProxy implements AutoCloseable {
 

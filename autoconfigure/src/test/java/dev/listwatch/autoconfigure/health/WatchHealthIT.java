@@ -40,10 +40,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Health, readiness and meters of a watch on a real kube-apiserver reached through a TCP proxy
- * that is stopped and started: OUT_OF_SERVICE before the initial sync (readiness too), UP once
- * synced, DOWN when the server has been unreachable for longer than the grace period while
- * readiness ({@code readinessState,listwatchSynced}) stays UP, UP again once it is back.
+ * Health, readiness and meters of a watch on a real kube-apiserver reached through a TCP
+ * proxy that is stopped and started: OUT_OF_SERVICE before the initial sync (readiness
+ * too), UP once synced, DOWN when the server has been unreachable for longer than the
+ * grace period while readiness ({@code readinessState,listwatchSynced}) stays UP, UP
+ * again once it is back.
  */
 @ExtendWith(LocalApiServerExtension.class)
 class WatchHealthIT {
@@ -91,18 +92,23 @@ class WatchHealthIT {
 			this.proxy.start();
 			await().atMost(WAIT).until(() -> endpoint.healthForPath("readiness").getStatus().equals(Status.UP));
 			Map<String, Object> up = details(endpoint.healthForPath("listwatch", "configmaps"));
-			assertThat(up).containsEntry("state", "WATCHING").containsEntry("synced", true).containsEntry("objects", 2)
+			assertThat(up).containsEntry("state", "WATCHING")
+				.containsEntry("synced", true)
+				.containsEntry("objects", 2)
 				.containsKeys("lastResourceVersion", "lastSyncTime", "streamingList");
 			assertThat(registry.get("listwatch.cache.size").tag("watch", "configmaps").gauge().value()).isEqualTo(2);
 			await().atMost(WAIT)
-				.until(() -> registry.get("listwatch.sync.duration").tag("watch", "configmaps").functionTimer().count() == 1);
+				.until(() -> registry.get("listwatch.sync.duration")
+					.tag("watch", "configmaps")
+					.functionTimer()
+					.count() == 1);
 
 			double added = added(registry);
 			writer.create(path, ApiWriter.configMap(namespace, "three", "v", "1"));
 			await().atMost(WAIT).until(() -> added(registry) == added + 1);
 			await().atMost(WAIT)
-				.until(() -> Integer.valueOf(3).equals(details(endpoint.healthForPath("listwatch", "configmaps"))
-					.get("objects")));
+				.until(() -> Integer.valueOf(3)
+					.equals(details(endpoint.healthForPath("listwatch", "configmaps")).get("objects")));
 			log("synced", endpoint);
 
 			this.proxy.stop();
@@ -125,8 +131,8 @@ class WatchHealthIT {
 			this.proxy.start();
 			await().atMost(WAIT).until(() -> endpoint.healthForPath("readiness").getStatus().equals(Status.UP));
 			await().atMost(WAIT)
-				.until(() -> Integer.valueOf(4).equals(details(endpoint.healthForPath("listwatch", "configmaps"))
-					.get("objects")));
+				.until(() -> Integer.valueOf(4)
+					.equals(details(endpoint.healthForPath("listwatch", "configmaps")).get("objects")));
 			Map<String, Object> back = details(endpoint.healthForPath("listwatch", "configmaps"));
 			assertThat(back).doesNotContainKey("failingSince").containsEntry("state", "WATCHING");
 			assertThat(added(registry)).isGreaterThanOrEqualTo(added + 2);
@@ -146,9 +152,10 @@ class WatchHealthIT {
 
 	private static void log(String when, HealthEndpoint endpoint) {
 		LoggerFactory.getLogger(WatchHealthIT.class)
-			.info("/actuator/health/listwatch " + when + ": " + JsonMapper.shared()
-				.writerWithDefaultPrettyPrinter()
-				.writeValueAsString(endpoint.healthForPath("listwatch")));
+			.info("/actuator/health/listwatch " + when + ": "
+					+ JsonMapper.shared()
+						.writerWithDefaultPrettyPrinter()
+						.writeValueAsString(endpoint.healthForPath("listwatch")));
 	}
 
 	private static ApplicationContextRunner runner(String namespace, int proxyPort) {
@@ -163,9 +170,10 @@ class WatchHealthIT {
 			.withPropertyValues("listwatch.kubeconfig=" + server.kubeconfig(),
 					"listwatch.connection.server=https://127.0.0.1:" + proxyPort,
 					"listwatch.connection.connect-timeout=2s", "listwatch.watches.configmaps.api-version=v1",
-					"listwatch.watches.configmaps.kind=ConfigMap", "listwatch.watches.configmaps.namespace=" + namespace,
-					"listwatch.defaults.initial-backoff=100ms", "listwatch.defaults.max-backoff=500ms",
-					"management.health.listwatch.backoff-grace-period=3s", "management.health.readinessstate.enabled=true",
+					"listwatch.watches.configmaps.kind=ConfigMap",
+					"listwatch.watches.configmaps.namespace=" + namespace, "listwatch.defaults.initial-backoff=100ms",
+					"listwatch.defaults.max-backoff=500ms", "management.health.listwatch.backoff-grace-period=3s",
+					"management.health.readinessstate.enabled=true",
 					"management.endpoint.health.group.readiness.include=readinessState,listwatchSynced",
 					"management.endpoint.health.show-details=always");
 	}

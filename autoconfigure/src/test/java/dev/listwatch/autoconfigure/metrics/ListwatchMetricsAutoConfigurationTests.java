@@ -53,7 +53,9 @@ class ListwatchMetricsAutoConfigurationTests {
 			assertThat(gauge(registry, "listwatch.synced")).isZero();
 			assertThat(gauge(registry, "listwatch.cache.size")).isZero();
 			assertThat(events(registry, "ADDED")).isZero();
-			assertThat(registry.get("listwatch.last.event.age").tag("watch", "configmaps").timeGauge()
+			assertThat(registry.get("listwatch.last.event.age")
+				.tag("watch", "configmaps")
+				.timeGauge()
 				.value(TimeUnit.SECONDS)).isNaN();
 
 			fake.add("a");
@@ -86,11 +88,12 @@ class ListwatchMetricsAutoConfigurationTests {
 			assertThat(staleness.value(TimeUnit.SECONDS)).as("making progress").isZero();
 			fake.cutOff();
 			await().atMost(WAIT)
-				.until(() -> registry.get("listwatch.restarts").tags("watch", "configmaps", "reason", "disconnected")
+				.until(() -> registry.get("listwatch.restarts")
+					.tags("watch", "configmaps", "reason", "disconnected")
 					.functionCounter()
 					.count() >= 1);
-			await().atMost(WAIT).until(() -> context.getBean(dev.listwatch.informer.Informer.class).status()
-				.failingSince() != null);
+			await().atMost(WAIT)
+				.until(() -> context.getBean(dev.listwatch.informer.Informer.class).status().failingSince() != null);
 			clock.advance(Duration.ofSeconds(30));
 			assertThat(staleness.value(TimeUnit.SECONDS)).as("failing for 30 s").isGreaterThanOrEqualTo(30.0);
 			assertThat(registry.get("listwatch.restarts").tags("reason", "ended").functionCounter().count())
@@ -104,8 +107,8 @@ class ListwatchMetricsAutoConfigurationTests {
 			for (Meter meter : registry.getMeters()) {
 				if (meter.getId().getName().startsWith("listwatch.")) {
 					assertThat(meter.getId().getDescription()).isNotBlank();
-					assertThat(meter.getId().getTags()).allSatisfy(
-							(tag) -> assertThat(tag.getKey()).isIn("watch", "type", "reason"));
+					assertThat(meter.getId().getTags())
+						.allSatisfy((tag) -> assertThat(tag.getKey()).isIn("watch", "type", "reason"));
 				}
 			}
 		});
@@ -142,7 +145,8 @@ class ListwatchMetricsAutoConfigurationTests {
 	}
 
 	private static double events(MeterRegistry registry, String type) {
-		FunctionCounter counter = registry.get("listwatch.events").tags("watch", "configmaps", "type", type)
+		FunctionCounter counter = registry.get("listwatch.events")
+			.tags("watch", "configmaps", "type", type)
 			.functionCounter();
 		return counter.count();
 	}

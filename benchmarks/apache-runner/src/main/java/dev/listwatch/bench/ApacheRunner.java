@@ -10,9 +10,10 @@ import dev.listwatch.client.ApacheClient;
 import dev.listwatch.client.ApiServerClient;
 
 /**
- * {@link ListwatchRunner}'s informer over Apache HttpClient 5 classic instead of the JDK client
- * (plain HTTP only): the watch is read on the watch's own thread. Chooses the transport by
- * measurement ({@code -Dbench.apacheBuffer}, the connection's read buffer, default 64 KiB).
+ * {@link ListwatchRunner}'s informer over Apache HttpClient 5 classic instead of the JDK
+ * client (plain HTTP only): the watch is read on the watch's own thread. Chooses the
+ * transport by measurement ({@code -Dbench.apacheBuffer}, the connection's read buffer,
+ * default 64 KiB).
  */
 public final class ApacheRunner implements Subject<KubernetesObject> {
 

@@ -28,9 +28,10 @@ import org.springframework.http.client.ClientHttpResponse;
 import org.springframework.web.client.RestClient;
 
 /**
- * Benchmark only: an {@link ApiServerClient} over Apache HttpClient 5 classic (blocking; the watch
- * is read on its own thread, no selector or executor hand-over), plain HTTP, no TLS, proxy or
- * credentials. Closing a response aborts its connection, so that closing a watch does not drain it.
+ * Benchmark only: an {@link ApiServerClient} over Apache HttpClient 5 classic (blocking;
+ * the watch is read on its own thread, no selector or executor hand-over), plain HTTP, no
+ * TLS, proxy or credentials. Closing a response aborts its connection, so that closing a
+ * watch does not drain it.
  */
 public final class ApacheClient {
 

@@ -37,8 +37,9 @@ import io.kubernetes.client.util.generic.GenericKubernetesApi;
 
 /**
  * The official client-java's informers from {@code SharedInformerFactory} (over
- * {@code GenericKubernetesApi}, its OkHttp client), with a no-op {@code ResourceEventHandler}.
- * client-java's informers list without {@code limit}: one page.
+ * {@code GenericKubernetesApi}, its OkHttp client), with a no-op
+ * {@code ResourceEventHandler}. client-java's informers list without {@code limit}: one
+ * page.
  */
 public final class ClientJavaRunner implements Subject<KubernetesObject> {
 
@@ -51,9 +52,9 @@ public final class ClientJavaRunner implements Subject<KubernetesObject> {
 	}
 
 	/**
-	 * Startup ({@code startup url= watches=}): a client and an informer on each of the core
-	 * resources (all namespaces, typed), started and synced; what that adds to a JVM that has
-	 * done nothing yet.
+	 * Startup ({@code startup url= watches=}): a client and an informer on each of the
+	 * core resources (all namespaces, typed), started and synced; what that adds to a JVM
+	 * that has done nothing yet.
 	 */
 	static void startup(String[] argv) throws Exception {
 		String url = argv[1].substring("url=".length());
@@ -74,16 +75,17 @@ public final class ClientJavaRunner implements Subject<KubernetesObject> {
 				case "serviceaccounts" ->
 					informer(factory, api, resource, V1ServiceAccount.class, V1ServiceAccountList.class);
 				case "events" -> informer(factory, api, resource, CoreV1Event.class, CoreV1EventList.class);
-				case "persistentvolumeclaims" -> informer(factory, api, resource, V1PersistentVolumeClaim.class,
-						V1PersistentVolumeClaimList.class);
-				case "replicationcontrollers" -> informer(factory, api, resource, V1ReplicationController.class,
-						V1ReplicationControllerList.class);
+				case "persistentvolumeclaims" ->
+					informer(factory, api, resource, V1PersistentVolumeClaim.class, V1PersistentVolumeClaimList.class);
+				case "replicationcontrollers" ->
+					informer(factory, api, resource, V1ReplicationController.class, V1ReplicationControllerList.class);
 				case "limitranges" -> informer(factory, api, resource, V1LimitRange.class, V1LimitRangeList.class);
 				default -> throw new IllegalArgumentException(resource);
 			});
 		}
 		factory.startAllRegisteredInformers();
-		// client-java offers no future for the sync: polled as its own waitForCacheSync does
+		// client-java offers no future for the sync: polled as its own waitForCacheSync
+		// does
 		long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(300);
 		while (!informers.stream().allMatch(SharedIndexInformer::hasSynced) && System.nanoTime() < end) {
 			Thread.sleep(1);
@@ -94,8 +96,8 @@ public final class ClientJavaRunner implements Subject<KubernetesObject> {
 
 	private static <T extends KubernetesObject, L extends io.kubernetes.client.common.KubernetesListObject> SharedIndexInformer<T> informer(
 			SharedInformerFactory factory, ApiClient api, String resource, Class<T> type, Class<L> listType) {
-		return factory.sharedIndexInformerFor(new GenericKubernetesApi<>(type, listType, "", "v1", resource, api),
-				type, 0);
+		return factory.sharedIndexInformerFor(new GenericKubernetesApi<>(type, listType, "", "v1", resource, api), type,
+				0);
 	}
 
 	@Override

@@ -13,8 +13,9 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 
 /**
- * The benchmarks as they run inside a client's JVM: {@code <benchmark> key=value...}. Results go
- * to stdout as lines {@code RESULT key=value ...}, which the driver reads; anything else is log.
+ * The benchmarks as they run inside a client's JVM: {@code <benchmark> key=value...}.
+ * Results go to stdout as lines {@code RESULT key=value ...}, which the driver reads;
+ * anything else is log.
  */
 public final class BenchMain {
 
@@ -45,7 +46,8 @@ public final class BenchMain {
 			"limitranges");
 
 	/**
-	 * The heap in use after three full collections, in bytes (the startup benchmark's heap).
+	 * The heap in use after three full collections, in bytes (the startup benchmark's
+	 * heap).
 	 * @return the bytes
 	 */
 	public static long settledHeap() throws InterruptedException {
@@ -56,7 +58,10 @@ public final class BenchMain {
 		return java.lang.management.ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
 	}
 
-	/** The CPU time of the whole JVM so far (JIT and GC threads too), in ns; -1 where unknown. */
+	/**
+	 * The CPU time of the whole JVM so far (JIT and GC threads too), in ns; -1 where
+	 * unknown.
+	 */
 	public static long processCpuNanos() {
 		return (java.lang.management.ManagementFactory
 			.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) ? os.getProcessCpuTime()
@@ -64,9 +69,9 @@ public final class BenchMain {
 	}
 
 	/**
-	 * A peer's startup row: {@code watches} informers, started from {@code main} at {@code t0} and
-	 * all synced now; the heap they added is the settled heap now less {@code heapBefore} (the
-	 * settled heap at {@code t0}).
+	 * A peer's startup row: {@code watches} informers, started from {@code main} at
+	 * {@code t0} and all synced now; the heap they added is the settled heap now less
+	 * {@code heapBefore} (the settled heap at {@code t0}).
 	 */
 	public static void startupResult(String client, int watches, long t0, long heapBefore) throws InterruptedException {
 		long synced = System.nanoTime();
@@ -94,10 +99,12 @@ public final class BenchMain {
 		long events = Long.parseLong(o.get("events"));
 		int rounds = Integer.parseInt(o.get("rounds"));
 		int warmup = Integer.parseInt(o.get("warmup"));
-		// finalRv: the first resourceVersion of the last round-robin pass over the objects (every
-		// object's final state has one at least this high); given by the driver for etcd
+		// finalRv: the first resourceVersion of the last round-robin pass over the
+		// objects (every object's final state has one at least this high); given by the
+		// driver for etcd
 		long finalRv = o.containsKey("finalRv") ? Long.parseLong(o.get("finalRv")) : Pods.eventRv(pods, events - pods);
-		// stopRv: objects from this resourceVersion on are no final states (etcd: the live benchmark's stop key)
+		// stopRv: objects from this resourceVersion on are no final states (etcd: the
+		// live benchmark's stop key)
 		long stopRv = o.containsKey("stopRv") ? Long.parseLong(o.get("stopRv")) : Long.MAX_VALUE;
 		for (int round = 0; round < warmup + rounds; round++) {
 			LongAdder calls = new LongAdder();
@@ -128,12 +135,12 @@ public final class BenchMain {
 				long switches = voluntarySwitches() - switchesAtSync;
 				List<Object> byThread = ThreadCpu.now().since(threadsAtSync, events);
 				double seconds = (t1 - t0) / 1e9;
-				List<Object> kv = new java.util.ArrayList<>(List.of("round", round, "warmup", round < warmup,
-						"eventsPerSec", String.format("%.0f", events / seconds), "seconds",
-						String.format("%.3f", seconds), "cpuMsPer1kEvents",
-						String.format("%.3f", (cpu1 - cpuSync) / 1e6 / events * 1000), "handlerCalls",
-						calls.sum() - callsAtSync, "syncCpuMs", (cpuSync - cpu0) / 1_000_000, "waitsPer1kEvents",
-						String.format("%.1f", switches * 1000.0 / events)));
+				List<Object> kv = new java.util.ArrayList<>(
+						List.of("round", round, "warmup", round < warmup, "eventsPerSec",
+								String.format("%.0f", events / seconds), "seconds", String.format("%.3f", seconds),
+								"cpuMsPer1kEvents", String.format("%.3f", (cpu1 - cpuSync) / 1e6 / events * 1000),
+								"handlerCalls", calls.sum() - callsAtSync, "syncCpuMs", (cpuSync - cpu0) / 1_000_000,
+								"waitsPer1kEvents", String.format("%.1f", switches * 1000.0 / events)));
 				kv.addAll(byThread);
 				result("throughput", subject.name(), kv.toArray());
 			}
@@ -141,11 +148,11 @@ public final class BenchMain {
 	}
 
 	/**
-	 * A watch while the driver writes: synced from the list at {@code listRv}, prints {@code READY},
-	 * and times from the first event after the list until the object named {@code stop}, which the
-	 * driver writes after its {@code events} writes, has reached the handler. Reports the
-	 * {@code System.nanoTime()} of both (one clock for all processes on Linux), so that the driver
-	 * can set them beside its own write times.
+	 * A watch while the driver writes: synced from the list at {@code listRv}, prints
+	 * {@code READY}, and times from the first event after the list until the object named
+	 * {@code stop}, which the driver writes after its {@code events} writes, has reached
+	 * the handler. Reports the {@code System.nanoTime()} of both (one clock for all
+	 * processes on Linux), so that the driver can set them beside its own write times.
 	 */
 	private static <T> void live(Subject<T> subject, Map<String, String> o) throws Exception {
 		long listRv = Long.parseLong(o.get("listRv"));
@@ -209,8 +216,8 @@ public final class BenchMain {
 				long after = usedAfterGc(memory);
 				int size = running.cacheSize();
 				result("sync", subject.name(), "round", round, "syncedMs", (synced - t0) / 1_000_000, "handledMs",
-						(handled - t0) / 1_000_000, "cpuMs", (cpu1 - cpu0) / 1_000_000, "cached", size,
-						"handlerCalls", calls.sum(), "retainedBytesPerObject", (after - before) / Math.max(1, size));
+						(handled - t0) / 1_000_000, "cpuMs", (cpu1 - cpu0) / 1_000_000, "cached", size, "handlerCalls",
+						calls.sum(), "retainedBytesPerObject", (after - before) / Math.max(1, size));
 			}
 			finally {
 				running.close();
@@ -242,8 +249,8 @@ public final class BenchMain {
 				stop.countDown();
 			}
 		};
-		try (Subject.Running running = subject.start(
-				new Subject.Target(null, o.get("kubeconfig"), "configmaps", o.get("namespace"), 500), handler)) {
+		try (Subject.Running running = subject
+			.start(new Subject.Target(null, o.get("kubeconfig"), "configmaps", o.get("namespace"), 500), handler)) {
 			if (!running.awaitSynced(Duration.ofSeconds(60))) {
 				throw new IllegalStateException("not synced");
 			}
@@ -296,8 +303,9 @@ public final class BenchMain {
 	}
 
 	/**
-	 * The voluntary context switches of all the JVM's threads so far (Linux: each is a thread that
-	 * waited, mostly to be woken by another: a hand-over), or 0 where /proc is not there.
+	 * The voluntary context switches of all the JVM's threads so far (Linux: each is a
+	 * thread that waited, mostly to be woken by another: a hand-over), or 0 where /proc
+	 * is not there.
 	 */
 	private static long voluntarySwitches() {
 		long sum = 0;

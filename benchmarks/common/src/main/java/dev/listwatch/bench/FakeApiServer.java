@@ -21,19 +21,23 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A plain-HTTP/1.1 stand-in for the API server on 127.0.0.1 that serves Pods (every other core
- * resource is served empty) the way kube-apiserver does: discovery, paged lists
- * ({@code limit}/{@code continue}, one consistent resourceVersion per list), and watches that
- * stream {@code MODIFIED} events, one chunk per event, as fast as the client reads them.
+ * A plain-HTTP/1.1 stand-in for the API server on 127.0.0.1 that serves Pods (every other
+ * core resource is served empty) the way kube-apiserver does: discovery, paged lists
+ * ({@code limit}/{@code continue}, one consistent resourceVersion per list), and watches
+ * that stream {@code MODIFIED} events, one chunk per event, as fast as the client reads
+ * them.
  * <p>
- * The event stream is deterministic (see {@link Pods}): a watch from resourceVersion {@code r}
- * resumes exactly after the event that had {@code r}. A watch sends at most {@code eventsPerWatch}
- * events and never beyond {@code totalEvents}; the first {@code cuts} watches are then cut (the
- * socket closed in the middle of the chunked response, as a dropped connection looks); the next
- * watch sends all the remaining events and then stays open, idle, until the client closes it. Streaming lists ({@code sendInitialEvents=true})
- * are refused with 400, as by a server without the WatchList feature.
+ * The event stream is deterministic (see {@link Pods}): a watch from resourceVersion
+ * {@code r} resumes exactly after the event that had {@code r}. A watch sends at most
+ * {@code eventsPerWatch} events and never beyond {@code totalEvents}; the first
+ * {@code cuts} watches are then cut (the socket closed in the middle of the chunked
+ * response, as a dropped connection looks); the next watch sends all the remaining events
+ * and then stays open, idle, until the client closes it. Streaming lists
+ * ({@code sendInitialEvents=true}) are refused with 400, as by a server without the
+ * WatchList feature.
  * <p>
- * Watches asked for with a WebSocket upgrade (fabric8's way) get one text frame per event instead.
+ * Watches asked for with a WebSocket upgrade (fabric8's way) get one text frame per event
+ * instead.
  * <p>
  * Counts every request by kind, for the request-count benchmark.
  */
@@ -41,12 +45,13 @@ public final class FakeApiServer implements AutoCloseable {
 
 	/**
 	 * What the server serves.
+	 *
 	 * @param pods how many Pods exist
 	 * @param totalEvents how many watch events exist in all
 	 * @param eventsPerWatch how many events one watch sends at most
 	 * @param cuts how many watches are cut after their events
-	 * @param resetOnList whether a new list (no continue token) starts the event stream again (so
-	 * that each round of a benchmark sees the same events)
+	 * @param resetOnList whether a new list (no continue token) starts the event stream
+	 * again (so that each round of a benchmark sees the same events)
 	 */
 	public record Scenario(int pods, long totalEvents, long eventsPerWatch, int cuts, boolean resetOnList) {
 	}
@@ -74,12 +79,18 @@ public final class FakeApiServer implements AutoCloseable {
 
 	private final Object lock = new Object();
 
-	/** Counters: lists (first pages), pages, watches, streaming, cut, other, resumeMismatches. */
+	/**
+	 * Counters: lists (first pages), pages, watches, streaming, cut, other,
+	 * resumeMismatches.
+	 */
 	public final AtomicInteger lists = new AtomicInteger();
 
 	public final AtomicInteger pages = new AtomicInteger();
 
-	/** List pages served as PartialObjectMetadataList (the client asked for metadata only). */
+	/**
+	 * List pages served as PartialObjectMetadataList (the client asked for metadata
+	 * only).
+	 */
 	public final AtomicInteger metadataPages = new AtomicInteger();
 
 	public final AtomicInteger watches = new AtomicInteger();
@@ -92,7 +103,10 @@ public final class FakeApiServer implements AutoCloseable {
 
 	public final AtomicInteger otherRequests = new AtomicInteger();
 
-	/** Watches that did not resume from the last resourceVersion sent (all of it is delivered). */
+	/**
+	 * Watches that did not resume from the last resourceVersion sent (all of it is
+	 * delivered).
+	 */
 	public final AtomicInteger resumeMismatches = new AtomicInteger();
 
 	public final List<String> log = Collections.synchronizedList(new ArrayList<>());
@@ -123,7 +137,8 @@ public final class FakeApiServer implements AutoCloseable {
 	}
 
 	/**
-	 * Serves until killed, for trying a client by hand: {@code pods totalEvents eventsPerWatch cuts resetOnList}.
+	 * Serves until killed, for trying a client by hand:
+	 * {@code pods totalEvents eventsPerWatch cuts resetOnList}.
 	 */
 	public static void main(String[] args) throws Exception {
 		FakeApiServer server = new FakeApiServer(new Scenario(Integer.parseInt(args[0]), Long.parseLong(args[1]),
@@ -131,7 +146,8 @@ public final class FakeApiServer implements AutoCloseable {
 		System.out.println(server.url());
 		while (true) {
 			Thread.sleep(10_000);
-			System.out.println(server.counters() + " " + server.log.subList(Math.max(0, server.log.size() - 5), server.log.size()));
+			System.out.println(server.counters() + " "
+					+ server.log.subList(Math.max(0, server.log.size() - 5), server.log.size()));
 		}
 	}
 
@@ -190,7 +206,8 @@ public final class FakeApiServer implements AutoCloseable {
 				while ((h = readLine(in)) != null && !h.isEmpty()) {
 					int colon = h.indexOf(':');
 					if (colon > 0) {
-						headers.put(h.substring(0, colon).trim().toLowerCase(Locale.ROOT), h.substring(colon + 1).trim());
+						headers.put(h.substring(0, colon).trim().toLowerCase(Locale.ROOT),
+								h.substring(colon + 1).trim());
 					}
 				}
 				long length = Long.parseLong(headers.getOrDefault("content-length", "0"));
@@ -235,7 +252,8 @@ public final class FakeApiServer implements AutoCloseable {
 		}
 		if (path.equals("/version")) {
 			this.otherRequests.incrementAndGet();
-			json(out, 200, "{\"major\":\"1\",\"minor\":\"34\",\"gitVersion\":\"v1.34.4\",\"platform\":\"linux/amd64\"}");
+			json(out, 200,
+					"{\"major\":\"1\",\"minor\":\"34\",\"gitVersion\":\"v1.34.4\",\"platform\":\"linux/amd64\"}");
 			return true;
 		}
 		if (path.equals("/api/v1")) {
@@ -252,7 +270,8 @@ public final class FakeApiServer implements AutoCloseable {
 		boolean watch = "1".equals(query.get("watch")) || "true".equals(query.get("watch"));
 		if (watch && "true".equals(query.get("sendInitialEvents"))) {
 			this.streamingWatches.incrementAndGet();
-			json(out, 400, status(400, "BadRequest", "sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled"));
+			json(out, 400, status(400, "BadRequest",
+					"sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled"));
 			return true;
 		}
 		boolean podsResource = resource.equals("pods");
@@ -268,7 +287,8 @@ public final class FakeApiServer implements AutoCloseable {
 			return true;
 		}
 		if (podsResource && metadataOnly(headers, "PartialObjectMetadata") && this.scenario.totalEvents() > 0) {
-			// events are pre-rendered whole Pods: metadata-only watches only in scenarios without events
+			// events are pre-rendered whole Pods: metadata-only watches only in scenarios
+			// without events
 			json(out, 406, status(406, "NotAcceptable", "metadata-only watches with events are not served here"));
 			return true;
 		}
@@ -282,7 +302,9 @@ public final class FakeApiServer implements AutoCloseable {
 		return watch(query, headers.get("sec-websocket-key"), in, out, s);
 	}
 
-	/** Whether the request asks for metadata only ({@code as=<kind>;g=meta.k8s.io;v=v1}). */
+	/**
+	 * Whether the request asks for metadata only ({@code as=<kind>;g=meta.k8s.io;v=v1}).
+	 */
 	private static boolean metadataOnly(Map<String, String> headers, String kind) {
 		String accept = headers.get("accept");
 		return accept != null && accept.contains("as=" + kind + ";");
@@ -318,7 +340,8 @@ public final class FakeApiServer implements AutoCloseable {
 		int end = Math.min(n, start + limit);
 		startChunked(out);
 		Bytes b = new Bytes(128 * 1024);
-		b.ascii(metadataOnly ? "{\"kind\":\"PartialObjectMetadataList\",\"apiVersion\":\"meta.k8s.io/v1\",\"metadata\":{\"resourceVersion\":\""
+		b.ascii(metadataOnly
+				? "{\"kind\":\"PartialObjectMetadataList\",\"apiVersion\":\"meta.k8s.io/v1\",\"metadata\":{\"resourceVersion\":\""
 				: "{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"");
 		b.decimal(Pods.listRv(n, at));
 		b.ascii("\"");
@@ -400,9 +423,10 @@ public final class FakeApiServer implements AutoCloseable {
 		out.flush();
 		if (cut) {
 			this.cutWatches.incrementAndGet();
-			// the connection ends in the middle of the response (no last chunk / close frame), after every
-			// byte sent has arrived: a reset instead would let the kernel drop what the client has not
-			// read yet, and the resume point would be the server's guess
+			// the connection ends in the middle of the response (no last chunk / close
+			// frame), after every byte sent has arrived: a reset instead would let the
+			// kernel drop what the client has not read yet, and the resume point would be
+			// the server's guess
 			s.shutdownOutput();
 			s.close();
 			return false;
@@ -448,7 +472,9 @@ public final class FakeApiServer implements AutoCloseable {
 			if (i > 0) {
 				b.append(',');
 			}
-			b.append("{\"name\":\"").append(r[0]).append("\",\"singularName\":\"\",\"namespaced\":true,\"kind\":\"")
+			b.append("{\"name\":\"")
+				.append(r[0])
+				.append("\",\"singularName\":\"\",\"namespaced\":true,\"kind\":\"")
 				.append(r[1])
 				.append("\",\"verbs\":[\"create\",\"delete\",\"get\",\"list\",\"patch\",\"update\",\"watch\"]}");
 		}
@@ -469,7 +495,10 @@ public final class FakeApiServer implements AutoCloseable {
 		out.flush();
 	}
 
-	/** Answers a WebSocket upgrade (fabric8 watches over WebSocket, as kube-apiserver allows). */
+	/**
+	 * Answers a WebSocket upgrade (fabric8 watches over WebSocket, as kube-apiserver
+	 * allows).
+	 */
 	private static void acceptWebSocket(OutputStream out, String key) throws IOException {
 		String accept;
 		try {
@@ -481,7 +510,8 @@ public final class FakeApiServer implements AutoCloseable {
 			throw new IllegalStateException(ex);
 		}
 		out.write(("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-				+ "Sec-WebSocket-Accept: " + accept + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
+				+ "Sec-WebSocket-Accept: " + accept + "\r\n\r\n")
+			.getBytes(StandardCharsets.ISO_8859_1));
 	}
 
 	/** One unmasked text frame from the server. */

@@ -9,20 +9,21 @@ import java.util.List;
 
 /**
  * Realistic Pods (a Deployment's pod with two containers, full status and the
- * {@code metadata.managedFields} of kube-controller-manager and the kubelet), generated from one
- * template ({@code pod.json}, minified like the API server's output): pod {@code i} has the name
- * {@code web-7c9f8d6b5d-<i>}, namespace {@code ns-<i mod 20>}, a uid derived from {@code i} and the
- * resourceVersion it is given.
+ * {@code metadata.managedFields} of kube-controller-manager and the kubelet), generated
+ * from one template ({@code pod.json}, minified like the API server's output): pod
+ * {@code i} has the name {@code web-7c9f8d6b5d-<i>}, namespace {@code ns-<i mod 20>}, a
+ * uid derived from {@code i} and the resourceVersion it is given.
  * <p>
- * {@linkplain #Pods(boolean) Varied} Pods (the {@code bigcache} benchmark's {@code variedPods})
- * also differ in what differs between real Pods: a random-looking uid, container IDs and the
- * projected token volume's suffix per Pod, timestamps per Pod (one creation minute each), and per
- * Deployment shard ({@code i mod 50}) the image tags, image digests and owner's uid. The template's
- * Pods differ only in name, namespace, node, IPs and resourceVersion, which a compressor with a
- * dictionary learned from them shrinks unrealistically well.
+ * {@linkplain #Pods(boolean) Varied} Pods (the {@code bigcache} benchmark's
+ * {@code variedPods}) also differ in what differs between real Pods: a random-looking
+ * uid, container IDs and the projected token volume's suffix per Pod, timestamps per Pod
+ * (one creation minute each), and per Deployment shard ({@code i mod 50}) the image tags,
+ * image digests and owner's uid. The template's Pods differ only in name, namespace,
+ * node, IPs and resourceVersion, which a compressor with a dictionary learned from them
+ * shrinks unrealistically well.
  * <p>
- * Resource versions are 10 digits: the pods are first at {@code BASE + i}; the k-th watch event
- * (from 0) changes pod {@code k mod pods} to {@code BASE + pods + 1 + k}.
+ * Resource versions are 10 digits: the pods are first at {@code BASE + i}; the k-th watch
+ * event (from 0) changes pod {@code k mod pods} to {@code BASE + pods + 1 + k}.
  */
 public final class Pods {
 
@@ -35,7 +36,9 @@ public final class Pods {
 	private static final String[] KEYS = { "@NAME@", "@NAMESPACE@", "@UID@", "@RV@", "@SHARD@", "@NODE@", "@IP@",
 			"@TS@", "@CID1@", "@CID2@", "@OWNER@", "@TOK@", "@DIGEST1@", "@DIGEST2@" };
 
-	/** What varied Pods vary beyond the template's holes: literal of the template, key. */
+	/**
+	 * What varied Pods vary beyond the template's holes: literal of the template, key.
+	 */
 	private static final String[][] VARIED = { { "2025-11-20T09:14:", "@TS@" },
 			{ "9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a8b", "@CID1@" },
 			{ "1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2e3f4a5b6c7d8e9f0a1b2c", "@CID2@" },
@@ -46,7 +49,10 @@ public final class Pods {
 
 	private final Template pod;
 
-	/** The same pod as the API server's PartialObjectMetadata of it (a metadata-only list item). */
+	/**
+	 * The same pod as the API server's PartialObjectMetadata of it (a metadata-only list
+	 * item).
+	 */
 	private final Template metadata;
 
 	public Pods() {
@@ -54,7 +60,8 @@ public final class Pods {
 	}
 
 	/**
-	 * Pods from the template, varied as real Pods vary or not (see the class description).
+	 * Pods from the template, varied as real Pods vary or not (see the class
+	 * description).
 	 * @param varied whether uids, container IDs, timestamps and images vary too
 	 */
 	public Pods(boolean varied) {
@@ -75,8 +82,9 @@ public final class Pods {
 	}
 
 	/**
-	 * Writes pod {@code i} at resourceVersion {@code rv} as a PartialObjectMetadata: kind,
-	 * apiVersion and the pod's whole metadata (managedFields included), as kube-apiserver answers
+	 * Writes pod {@code i} at resourceVersion {@code rv} as a PartialObjectMetadata:
+	 * kind, apiVersion and the pod's whole metadata (managedFields included), as
+	 * kube-apiserver answers
 	 * {@code Accept: application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1}.
 	 */
 	public void writeMetadata(Bytes out, int i, long rv) {
@@ -160,7 +168,9 @@ public final class Pods {
 		return z ^ (z >>> 31);
 	}
 
-	/** {@code digits} lowercase hex digits that look random, from {@code i} and a salt. */
+	/**
+	 * {@code digits} lowercase hex digits that look random, from {@code i} and a salt.
+	 */
 	static String hex(long i, int salt, int digits) {
 		StringBuilder out = new StringBuilder(digits);
 		for (int k = 0; out.length() < digits; k++) {

@@ -4,8 +4,9 @@ import java.time.Duration;
 import java.util.function.Consumer;
 
 /**
- * One client under test: starts an informer with a handler and reads what the benchmarks need
- * from its objects. Implemented once per client, in that client's own JVM and classpath.
+ * One client under test: starts an informer with a handler and reads what the benchmarks
+ * need from its objects. Implemented once per client, in that client's own JVM and
+ * classpath.
  *
  * @param <T> the client's object type
  */
@@ -13,7 +14,9 @@ public interface Subject<T> {
 
 	/**
 	 * Where and what to inform on.
-	 * @param server a plain-HTTP API server URL, or {@code null} to use {@code kubeconfig}
+	 *
+	 * @param server a plain-HTTP API server URL, or {@code null} to use
+	 * {@code kubeconfig}
 	 * @param kubeconfig a kubeconfig file (when {@code server} is {@code null})
 	 * @param resource {@code pods} or {@code configmaps} (core v1)
 	 * @param namespace the namespace, or {@code null} for all
@@ -40,8 +43,8 @@ public interface Subject<T> {
 	String name();
 
 	/**
-	 * Starts an informer whose handler calls {@code onUpsert} for every ADDED and MODIFIED
-	 * notification (a no-op handler apart from that call).
+	 * Starts an informer whose handler calls {@code onUpsert} for every ADDED and
+	 * MODIFIED notification (a no-op handler apart from that call).
 	 */
 	Running start(Target target, Consumer<T> onUpsert) throws Exception;
 

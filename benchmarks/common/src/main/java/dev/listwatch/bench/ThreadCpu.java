@@ -11,16 +11,22 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * CPU time of each of this process's threads, the JVM's own (GC, JIT) included, read from Linux's
- * {@code /proc/self/task}; so that a benchmark can say which thread bounds a rate and where CPU
- * per event goes, instead of one process-wide figure. Empty where there is no {@code /proc}.
+ * CPU time of each of this process's threads, the JVM's own (GC, JIT) included, read from
+ * Linux's {@code /proc/self/task}; so that a benchmark can say which thread bounds a rate
+ * and where CPU per event goes, instead of one process-wide figure. Empty where there is
+ * no {@code /proc}.
  */
 final class ThreadCpu {
 
-	/** Roles, in report order; a thread's role comes from its (15-character) Linux name. */
+	/**
+	 * Roles, in report order; a thread's role comes from its (15-character) Linux name.
+	 */
 	static final List<String> ROLES = List.of("watch", "dispatch", "http", "gc", "jit", "other");
 
-	/** USER_HZ: Linux reports thread times in these ticks (100 per second everywhere in practice). */
+	/**
+	 * USER_HZ: Linux reports thread times in these ticks (100 per second everywhere in
+	 * practice).
+	 */
 	private static final double TICKS_PER_SECOND = 100;
 
 	private final Map<Long, Long> ticks;
@@ -32,7 +38,9 @@ final class ThreadCpu {
 		this.names = names;
 	}
 
-	/** @return every live thread's CPU ticks so far */
+	/**
+	 * @return every live thread's CPU ticks so far
+	 */
 	static ThreadCpu now() {
 		Map<Long, Long> ticks = new HashMap<>();
 		Map<Long, String> names = new HashMap<>();
@@ -40,10 +48,12 @@ final class ThreadCpu {
 			for (Path task : tasks) {
 				try {
 					String stat = Files.readString(task.resolve("stat"));
-					// "tid (name) state ppid ...": the name may hold spaces and parentheses
+					// "tid (name) state ppid ...": the name may hold spaces and
+					// parentheses
 					int close = stat.lastIndexOf(')');
 					String[] fields = stat.substring(close + 2).split(" ");
-					// fields[0] is the state (field 3 of proc(5)); utime and stime are fields 14 and 15
+					// fields[0] is the state (field 3 of proc(5)); utime and stime are
+					// fields 14 and 15
 					long used = Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
 					long tid = Long.parseLong(task.getFileName().toString());
 					ticks.put(tid, used);
@@ -61,9 +71,9 @@ final class ThreadCpu {
 	}
 
 	/**
-	 * What each role used since {@code before}, and the busiest single thread, as RESULT key-values
-	 * in CPU µs per event: {@code watchUs}, {@code dispatchUs}, ... and {@code busiest} (a name),
-	 * {@code busiestUs}. Threads started since count from zero.
+	 * What each role used since {@code before}, and the busiest single thread, as RESULT
+	 * key-values in CPU µs per event: {@code watchUs}, {@code dispatchUs}, ... and
+	 * {@code busiest} (a name), {@code busiestUs}. Threads started since count from zero.
 	 * @param before the earlier reading
 	 * @param events the events handled between the two
 	 * @return key, value, key, value...
@@ -103,7 +113,8 @@ final class ThreadCpu {
 			return "dispatch";
 		}
 		if (name.startsWith("listwatch-")) {
-			// a watch's reading thread is named after its watch while it runs (and the idle watchdog)
+			// a watch's reading thread is named after its watch while it runs (and the
+			// idle watchdog)
 			return "watch";
 		}
 		if (name.startsWith("HttpClient")) {

@@ -28,8 +28,9 @@ import dev.listwatch.testsupport.LocalApiServer;
 import dev.listwatch.testsupport.LocalEtcd;
 
 /**
- * Runs the benchmarks: for each client one JVM (same flags for all) against the same server, then
- * prints the tables in Markdown. {@code Driver <all|throughput,sync,latency,requests,startup,metadata,etcd,bigcache> [key=value...]};
+ * Runs the benchmarks: for each client one JVM (same flags for all) against the same
+ * server, then prints the tables in Markdown.
+ * {@code Driver <all|throughput,sync,latency,requests,startup,metadata,etcd,bigcache> [key=value...]};
  * see README.md for the keys.
  */
 public final class Driver {
@@ -38,9 +39,12 @@ public final class Driver {
 	static final Map<String, String[]> CLIENTS = new LinkedHashMap<>();
 
 	static {
-		CLIENTS.put("jackson-tokenize", new String[] { "listwatch-runner", "dev.listwatch.bench.ListwatchRunner", "tokenize" });
-		CLIENTS.put("listwatch-decode", new String[] { "listwatch-runner", "dev.listwatch.bench.ListwatchRunner", "decode" });
-		CLIENTS.put("listwatch-decode-typed", new String[] { "listwatch-runner", "dev.listwatch.bench.ListwatchRunner", "decode-typed" });
+		CLIENTS.put("jackson-tokenize",
+				new String[] { "listwatch-runner", "dev.listwatch.bench.ListwatchRunner", "tokenize" });
+		CLIENTS.put("listwatch-decode",
+				new String[] { "listwatch-runner", "dev.listwatch.bench.ListwatchRunner", "decode" });
+		CLIENTS.put("listwatch-decode-typed",
+				new String[] { "listwatch-runner", "dev.listwatch.bench.ListwatchRunner", "decode-typed" });
 		CLIENTS.put("listwatch", new String[] { "listwatch-runner", "dev.listwatch.bench.ListwatchRunner", null });
 		CLIENTS.put("listwatch-boot", new String[] { "listwatch-runner", "dev.listwatch.bench.BootRunner", null });
 		CLIENTS.put("listwatch-apache", new String[] { "apache-runner", "dev.listwatch.bench.ApacheRunner", null });
@@ -107,11 +111,13 @@ public final class Driver {
 
 	public static void main(String[] args) throws Exception {
 		if (args.length == 0) {
-			System.err.println("usage: Driver <all|throughput,sync,latency,requests,startup,metadata,etcd,bigcache> [key=value...]");
+			System.err.println(
+					"usage: Driver <all|throughput,sync,latency,requests,startup,metadata,etcd,bigcache> [key=value...]");
 			System.exit(2);
 		}
 		Driver driver = new Driver(args);
-		List<String> benches = args[0].equals("all") ? List.of("throughput", "sync", "requests", "latency", "startup", "bigcache")
+		List<String> benches = args[0].equals("all")
+				? List.of("throughput", "sync", "requests", "latency", "startup", "bigcache")
 				: List.of(args[0].split(","));
 		driver.header(String.join(",", benches));
 		for (String bench : benches) {
@@ -160,8 +166,9 @@ public final class Driver {
 		print("# listwatch benchmarks, " + ZonedDateTime.now().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME));
 		print("");
 		print("Machine: " + Runtime.getRuntime().availableProcessors() + " cores (" + cpu + "), "
-				+ (totalMemory() >> 20) + " MiB, Java " + System.getProperty("java.version") + "; load average at start "
-				+ load + ". Each client in its own JVM: `" + String.join(" ", jvmFlags()) + "`.");
+				+ (totalMemory() >> 20) + " MiB, Java " + System.getProperty("java.version")
+				+ "; load average at start " + load + ". Each client in its own JVM: `" + String.join(" ", jvmFlags())
+				+ "`.");
 		print("Benchmarks: " + benches + "; options: " + this.opts);
 		print("");
 	}
@@ -181,8 +188,9 @@ public final class Driver {
 	}
 
 	List<String> jvmFlags() {
-		// pre-touched: otherwise the first pass of allocation over a fresh 8 GiB heap pays a page
-		// fault per 4 KiB, which halved one measured throughput round of every client
+		// pre-touched: otherwise the first pass of allocation over a fresh 8 GiB heap
+		// pays a page fault per 4 KiB, which halved one measured throughput round of
+		// every client
 		return List.of("-Xms" + this.opts.get("heap"), "-Xmx" + this.opts.get("heap"), "-XX:+UseG1GC",
 				"-XX:+AlwaysPreTouch");
 	}
@@ -218,7 +226,8 @@ public final class Driver {
 			throw new IllegalArgumentException("unknown client " + client + "; known: " + CLIENTS.keySet());
 		}
 		Path module = this.home.resolve(def[0]);
-		String classpath = module.resolve("target/classes") + ":" + Files.readString(module.resolve("target/classpath.txt")).trim();
+		String classpath = module.resolve("target/classes") + ":"
+				+ Files.readString(module.resolve("target/classpath.txt")).trim();
 		List<String> command = new ArrayList<>();
 		command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
 		command.addAll(jvmFlags());
@@ -235,10 +244,10 @@ public final class Driver {
 		builder.environment().remove("KUBECONFIG");
 		Run run = new Run();
 		run.process = builder.start();
-		// a client launched again in the same run (one JVM per sync round) adds to its log
-		OpenOption[] options = this.logsWritten.add(log)
-				? new OpenOption[] { StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
-						StandardOpenOption.WRITE }
+		// a client launched again in the same run (one JVM per sync round) adds to its
+		// log
+		OpenOption[] options = this.logsWritten.add(log) ? new OpenOption[] { StandardOpenOption.CREATE,
+				StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE }
 				: new OpenOption[] { StandardOpenOption.APPEND };
 		PrintWriter logWriter = new PrintWriter(Files.newBufferedWriter(log, StandardCharsets.UTF_8, options));
 		logWriter.println("$ " + String.join(" ", command).replace(classpath, "<classpath>"));
@@ -275,8 +284,9 @@ public final class Driver {
 	}
 
 	/**
-	 * With {@code jfr=<settings>} (e.g. {@code jfr=profile}): a flight recording of each client
-	 * JVM, written beside its log as {@code <benchmark>-<client>.jfr}; none by default.
+	 * With {@code jfr=<settings>} (e.g. {@code jfr=profile}): a flight recording of each
+	 * client JVM, written beside its log as {@code <benchmark>-<client>.jfr}; none by
+	 * default.
 	 */
 	List<String> flightRecording(String bench, String client) {
 		String settings = this.opts.get("jfr");
@@ -320,7 +330,8 @@ public final class Driver {
 		return (Double.isNaN(a) || Double.isNaN(b) || b == 0) ? "n/a" : String.format("%.2f×", a / b);
 	}
 
-	// ------------------------------------------------------------------ 1. watch throughput
+	// ------------------------------------------------------------------ 1. watch
+	// throughput
 
 	void throughput() throws Exception {
 		int pods = i("pods");
@@ -405,8 +416,9 @@ public final class Driver {
 	}
 
 	/**
-	 * Where each client's CPU per event goes, thread by thread (from {@code /proc/self/task} in the
-	 * client's JVM): the busiest single thread bounds the rate, and Jackson's tokenize is one thread.
+	 * Where each client's CPU per event goes, thread by thread (from
+	 * {@code /proc/self/task} in the client's JVM): the busiest single thread bounds the
+	 * rate, and Jackson's tokenize is one thread.
 	 */
 	void cpuByThread(List<String> clients, Map<String, List<Map<String, String>>> all, double tokenize) {
 		List<String> measured = clients.stream()
@@ -424,8 +436,8 @@ public final class Driver {
 		print("|---|---|---:|---:|---:|---:|---:|---:|---:|");
 		for (String client : measured) {
 			List<Map<String, String>> r = all.get(client);
-			StringBuilder row = new StringBuilder("| " + client + " | " + busiestName(r) + " | "
-					+ f2(median(r, "busiestUs")) + " |");
+			StringBuilder row = new StringBuilder(
+					"| " + client + " | " + busiestName(r) + " | " + f2(median(r, "busiestUs")) + " |");
 			for (String role : List.of("watch", "dispatch", "http", "gc", "jit", "other")) {
 				row.append(' ').append(f2(median(r, role + "Us"))).append(" |");
 			}
@@ -448,11 +460,11 @@ public final class Driver {
 	}
 
 	/**
-	 * What the user's path costs over the direct one: {@code listwatch-boot} (Spring's multicaster
-	 * and an {@code @EventListener}) minus {@code listwatch} (the publisher calls the handler), in
-	 * CPU µs per event of the dispatch thread, where both run; the process-wide difference also holds
-	 * the GC and JIT work left over from each round's fresh Boot start. And the user's path against
-	 * Jackson's tokenize rate.
+	 * What the user's path costs over the direct one: {@code listwatch-boot} (Spring's
+	 * multicaster and an {@code @EventListener}) minus {@code listwatch} (the publisher
+	 * calls the handler), in CPU µs per event of the dispatch thread, where both run; the
+	 * process-wide difference also holds the GC and JIT work left over from each round's
+	 * fresh Boot start. And the user's path against Jackson's tokenize rate.
 	 */
 	void multicasterCost(Map<String, List<Map<String, String>>> all, double tokenize) {
 		List<Map<String, String>> boot = all.get("listwatch-boot");
@@ -467,9 +479,9 @@ public final class Driver {
 		print("Through `@EventListener` (`listwatch-boot`) against the publisher calling the handler (`listwatch`):"
 				+ " the dispatch thread used " + f2(bootDispatch) + " against " + f2(directDispatch)
 				+ " CPU µs per event, so Spring's event multicaster and the listener's invocation cost **"
-				+ f2(bootDispatch - directDispatch) + " µs per event** (" + f0(100 * (bootDispatch - directDispatch)
-						/ bootCpu)
-				+ "% of the user's path; the whole process used " + f2(bootCpu) + " against " + f2(directCpu)
+				+ f2(bootDispatch - directDispatch) + " µs per event** ("
+				+ f0(100 * (bootDispatch - directDispatch) / bootCpu) + "% of the user's path; the whole process used "
+				+ f2(bootCpu) + " against " + f2(directCpu)
 				+ " µs, the rest of the difference being GC and JIT after each round's fresh Boot start);"
 				+ " listwatch-boot / Jackson tokenize: **" + ratio(median(boot, "eventsPerSec"), tokenize)
 				+ "** (target ≥ 1.0×).");
@@ -497,12 +509,13 @@ public final class Driver {
 		int[] sizes = new Pods().sizes();
 		for (String client : clients("clients")) {
 			try (FakeApiServer server = new FakeApiServer(new FakeApiServer.Scenario(pods, 0, 0, 0, true))) {
-				// each round in a fresh JVM: a service syncs once, at startup, and the heap a closed
-				// informer leaves behind (fabric8's is freed only later) would skew the next round
+				// each round in a fresh JVM: a service syncs once, at startup, and the
+				// heap a closed informer leaves behind (fabric8's is freed only later)
+				// would skew the next round
 				List<Map<String, String>> results = new ArrayList<>();
 				for (int round = 0; round < rounds; round++) {
-					Run run = launch("sync", client, List.of(), "url=" + server.url(), "pods=" + pods,
-							"page=" + page, "rounds=1");
+					Run run = launch("sync", client, List.of(), "url=" + server.url(), "pods=" + pods, "page=" + page,
+							"rounds=1");
 					run.waitFor(3600);
 					results.addAll(run.results);
 				}
@@ -547,7 +560,10 @@ public final class Driver {
 		typedSync(all);
 	}
 
-	/** The typed watch's heap per object (issue 17, goal 1) against client-java's typed V1Pod, when both ran. */
+	/**
+	 * The typed watch's heap per object (issue 17, goal 1) against client-java's typed
+	 * V1Pod, when both ran.
+	 */
 	void typedSync(Map<String, List<Map<String, String>>> all) {
 		if (all.containsKey("listwatch-typed") && all.containsKey("client-java")) {
 			double typed = median(all.get("listwatch-typed"), "retainedBytesPerObject");
@@ -558,14 +574,15 @@ public final class Driver {
 		}
 	}
 
-	// ------------------------------------------------------------------ 8. big caches, compressed
+	// ------------------------------------------------------------------ 8. big caches,
+	// compressed
 
 	/**
 	 * The {@code bigcache} benchmark: listwatch syncs {@code bigPods} Pods in pages with
-	 * {@code compress-objects} off and on (one fresh JVM each), for the template's Pods and for
-	 * varied ones ({@code bigVaried}), and reports the heap retained and the Lister read rates (see
-	 * {@code BigCache}); the peers in {@code bigPeers} run the sync benchmark over
-	 * {@code bigPeerPods} of the same Pods, for their heap per Pod.
+	 * {@code compress-objects} off and on (one fresh JVM each), for the template's Pods
+	 * and for varied ones ({@code bigVaried}), and reports the heap retained and the
+	 * Lister read rates (see {@code BigCache}); the peers in {@code bigPeers} run the
+	 * sync benchmark over {@code bigPeerPods} of the same Pods, for their heap per Pod.
 	 */
 	void bigcache() throws Exception {
 		int pods = i("bigPods");
@@ -579,7 +596,8 @@ public final class Driver {
 			try (FakeApiServer server = new FakeApiServer(new FakeApiServer.Scenario(pods, 0, 0, 0, true), template)) {
 				for (boolean compress : new boolean[] { false, true }) {
 					Run run = launch("bigcache", "listwatch", List.of("-Dbench.compress=" + compress),
-							"url=" + server.url(), "pods=" + pods, "page=" + page, "reads=" + this.opts.get("bigReads"));
+							"url=" + server.url(), "pods=" + pods, "page=" + page,
+							"reads=" + this.opts.get("bigReads"));
 					int exit = run.waitFor(3600);
 					if (exit != 0 || run.results.isEmpty()) {
 						System.err.println("  bigcache listwatch compress=" + compress + " exited with " + exit);
@@ -598,8 +616,9 @@ public final class Driver {
 						+ f0(number(r, "getsPerSec")) + " | " + f1(number(r, "labelListsPerSec")) + " | "
 						+ f1(number(r, "namespaceListsPerSec")) + " | " + f1(number(r, "indexListsPerSec")) + " | "
 						+ f0(number(r, "jsonReadsPerSec")) + " | "
-						+ ((plain != null) ? ratio(number(r, "retainedBytesPerObject"),
-								number(plain, "retainedBytesPerObject")) : "n/a")
+						+ ((plain != null)
+								? ratio(number(r, "retainedBytesPerObject"), number(plain, "retainedBytesPerObject"))
+								: "n/a")
 						+ " |");
 			}
 			for (String peer : this.opts.get("bigPeers").split(",")) {
@@ -609,8 +628,8 @@ public final class Driver {
 				int peerPods = i("bigPeerPods");
 				try (FakeApiServer server = new FakeApiServer(new FakeApiServer.Scenario(peerPods, 0, 0, 0, true),
 						template)) {
-					Run run = launch("sync", peer, List.of(), "url=" + server.url(), "pods=" + peerPods,
-							"page=" + page, "rounds=1");
+					Run run = launch("sync", peer, List.of(), "url=" + server.url(), "pods=" + peerPods, "page=" + page,
+							"rounds=1");
 					int exit = run.waitFor(3600);
 					serverLog("bigcache-" + podsName, peer, server);
 					if (exit != 0 || run.results.isEmpty()) {
@@ -624,7 +643,8 @@ public final class Driver {
 							+ f0(number(r, "syncedMs")) + " | " + f0(number(r, "cpuMs")) + " | " + f0(perPod) + " | "
 							+ f1(perPod * peerPods / 1e6) + " (" + f1(perPod * pods / 1e6) + " at " + pods
 							+ ") | | | | | | "
-							+ ((plain != null) ? ratio(perPod, number(plain, "retainedBytesPerObject")) : "n/a") + " |");
+							+ ((plain != null) ? ratio(perPod, number(plain, "retainedBytesPerObject")) : "n/a")
+							+ " |");
 				}
 			}
 		}
@@ -644,8 +664,8 @@ public final class Driver {
 				+ " differ only in name, namespace, node, IPs and resourceVersion, which a dictionary compresses"
 				+ " unrealistically well; varied Pods (" + variedSizes[1] + " bytes) also differ per Pod in uid,"
 				+ " container IDs, token volume suffix and timestamps, and per Deployment shard (1 in 50) in image"
-				+ " tags, digests and owner uid. Peers run the sync benchmark (they keep managedFields, "
-				+ sizes[0] + " bytes as served; client-java lists in one response) over " + i("bigPeerPods")
+				+ " tags, digests and owner uid. Peers run the sync benchmark (they keep managedFields, " + sizes[0]
+				+ " bytes as served; client-java lists in one response) over " + i("bigPeerPods")
 				+ " Pods; their MB at " + pods + " is extrapolated per Pod.");
 		print("");
 		print("| client | Pods | cached | synced ms | CPU ms | retained bytes / Pod | retained MB | get/s | label lists/s"
@@ -655,7 +675,8 @@ public final class Driver {
 		print("");
 	}
 
-	// ------------------------------------------------------------------ 6. metadata-only heap
+	// ------------------------------------------------------------------ 6. metadata-only
+	// heap
 
 	/**
 	 * The sync benchmark for listwatch twice, caching whole Pods and caching their
@@ -716,13 +737,14 @@ public final class Driver {
 		print("");
 	}
 
-	// ------------------------------------------------------------------ 7. etcd against the API server path
+	// ------------------------------------------------------------------ 7. etcd against
+	// the API server path
 
 	/**
-	 * listwatch's informer over etcd (keys {@code /pods/<namespace>/<name>}, the same Pod JSON as
-	 * values) beside the same informer over the API server path (the fake server), in one run:
-	 * heap per cached object after a sync, and watch events/s, both while etcd is written and
-	 * replaying the same history from an old revision.
+	 * listwatch's informer over etcd (keys {@code /pods/<namespace>/<name>}, the same Pod
+	 * JSON as values) beside the same informer over the API server path (the fake
+	 * server), in one run: heap per cached object after a sync, and watch events/s, both
+	 * while etcd is written and replaying the same history from an old revision.
 	 */
 	void etcd() throws Exception {
 		int pods = i("etcdPods");
@@ -769,7 +791,8 @@ public final class Driver {
 				}
 				sync.put("listwatch", results);
 			}
-			// 2. a watch while etcd is written: `passes` passes over every Pod, one put each, then the stop key
+			// 2. a watch while etcd is written: `passes` passes over every Pod, one put
+			// each, then the stop key
 			Run liveRun = launch("live", "listwatch-etcd", List.of("-Dbench.etcd.listRevision=" + listRv),
 					"url=" + etcd.endpoint(), "listRv=" + listRv, "events=" + events);
 			if (!liveRun.ready.await(600, TimeUnit.SECONDS)) {
@@ -793,18 +816,21 @@ public final class Driver {
 				live = liveRun.results.get(0);
 			}
 			dbBytes = dbSize(etcd);
-			// the gateway alone: the same history read and dropped, once (etcd's ceiling, not listwatch's)
+			// the gateway alone: the same history read and dropped, once (etcd's ceiling,
+			// not listwatch's)
 			for (int round = 0; round < 1; round++) {
 				long cpu0 = EtcdLoad.etcdCpuMs();
 				double[] drained = load.drain(listRv + 1, "/pods/bench/stop");
 				long cpu1 = EtcdLoad.etcdCpuMs();
 				gateway.add(Map.of("eventsPerSec", Double.toString(events / drained[0]), "mbPerSec",
-						Double.toString(drained[1] / drained[0] / 1e6), "bytesPerEvent", Double.toString(drained[1] / (double) events),
-						"etcdCpuMsPer1kEvents", Double.toString((cpu1 - cpu0) / (double) events * 1000)));
+						Double.toString(drained[1] / drained[0] / 1e6), "bytesPerEvent",
+						Double.toString(drained[1] / (double) events), "etcdCpuMsPer1kEvents",
+						Double.toString((cpu1 - cpu0) / (double) events * 1000)));
 				System.err.println("  gateway alone: " + gateway.get(gateway.size() - 1));
 			}
 			long replayCpu0 = EtcdLoad.etcdCpuMs();
-			// 3. the same history replayed: list at listRv, watch from listRv + 1, as fast as the watch reads
+			// 3. the same history replayed: list at listRv, watch from listRv + 1, as
+			// fast as the watch reads
 			Run replay = launch("throughput", "listwatch-etcd", List.of("-Dbench.etcd.listRevision=" + listRv),
 					"url=" + etcd.endpoint(), "pods=" + pods, "events=" + events, "rounds=" + rounds,
 					"warmup=" + warmup, "finalRv=" + (beforeLast + 1), "stopRv=" + stopRv);
@@ -824,7 +850,8 @@ public final class Driver {
 		double apiRate = median(watch.get("listwatch"), "eventsPerSec");
 		double etcdRate = median(watch.get("listwatch-etcd"), "eventsPerSec");
 		double liveRate = live.containsKey("eventsPerSec") ? Double.parseDouble(live.get("eventsPerSec")) : Double.NaN;
-		double lagMs = live.containsKey("endNanos") ? (Long.parseLong(live.get("endNanos")) - writeEnd) / 1e6 : Double.NaN;
+		double lagMs = live.containsKey("endNanos") ? (Long.parseLong(live.get("endNanos")) - writeEnd) / 1e6
+				: Double.NaN;
 		double firstMs = live.containsKey("firstNanos") ? (Long.parseLong(live.get("firstNanos")) - writeStart) / 1e6
 				: Double.NaN;
 		print("## 7. etcd against the API server path");
@@ -841,7 +868,8 @@ public final class Driver {
 				+ " rounds, each in a fresh JVM. Retained = used heap after 3× System.gc() with the informer running"
 				+ " minus before it started, per cached object.");
 		print("");
-		print("| source | synced ms | CPU ms | retained bytes / object | ÷ JSON kept (" + sizes[1] + ") | vs API server |");
+		print("| source | synced ms | CPU ms | retained bytes / object | ÷ JSON kept (" + sizes[1]
+				+ ") | vs API server |");
 		print("|---|---:|---:|---:|---:|---:|");
 		for (String client : List.of("listwatch", "listwatch-etcd")) {
 			List<Map<String, String>> r = sync.get(client);
@@ -866,9 +894,9 @@ public final class Driver {
 		print("| API server path (fake server) | " + f0(apiRate) + " | " + f2(median(api, "cpuMsPer1kEvents")) + " | | "
 				+ f0(median(api, "handlerCalls")) + " | 1.00× |");
 		List<Map<String, String>> replayed = watch.get("listwatch-etcd");
-		print("| etcd, replay from an old revision | " + f0(etcdRate) + " | "
-				+ f2(median(replayed, "cpuMsPer1kEvents")) + " | " + f2(replayEtcdCpuMsPer1k) + " | "
-				+ f0(median(replayed, "handlerCalls")) + " | " + ratio(etcdRate, apiRate) + " |");
+		print("| etcd, replay from an old revision | " + f0(etcdRate) + " | " + f2(median(replayed, "cpuMsPer1kEvents"))
+				+ " | " + f2(replayEtcdCpuMsPer1k) + " | " + f0(median(replayed, "handlerCalls")) + " | "
+				+ ratio(etcdRate, apiRate) + " |");
 		double gatewayRate = median(gateway, "eventsPerSec");
 		print("| etcd's gateway alone, the same replay read and dropped (" + f0(median(gateway, "bytesPerEvent"))
 				+ " bytes / event, " + f0(median(gateway, "mbPerSec")) + " MB/s) | " + f0(gatewayRate) + " | | "
@@ -881,9 +909,9 @@ public final class Driver {
 		print("etcd / API server path: heap per cached object **" + ratio(etcdRetained, apiRetained) + "** ("
 				+ f0(etcdRetained) + " vs " + f0(apiRetained) + " bytes), watch events/s **" + ratio(etcdRate, apiRate)
 				+ "** (" + f0(etcdRate) + " vs " + f0(apiRate) + "); listwatch over etcd / etcd's gateway alone: **"
-				+ ratio(etcdRate, gatewayRate) + "**. Live, the watch's first event came "
-				+ f0(firstMs) + " ms after the first write started, and the last " + f0(lagMs)
-				+ " ms after the last write returned" + ((liveRate <= writeRate * 1.05 && lagMs < 1000)
+				+ ratio(etcdRate, gatewayRate) + "**. Live, the watch's first event came " + f0(firstMs)
+				+ " ms after the first write started, and the last " + f0(lagMs) + " ms after the last write returned"
+				+ ((liveRate <= writeRate * 1.05 && lagMs < 1000)
 						? ": the watch kept up, the writer bounds the live rate." : ".")
 				+ " etcd's database after the writes: " + f0(dbBytes / 1048576.0) + " MiB.");
 		print("");
@@ -899,7 +927,8 @@ public final class Driver {
 		return m.find() ? Long.parseLong(m.group(1)) : -1;
 	}
 
-	// ------------------------------------------------------------------ 4. requests under disconnects
+	// ------------------------------------------------------------------ 4. requests
+	// under disconnects
 
 	void requests() throws Exception {
 		int pods = i("pods");
@@ -908,8 +937,9 @@ public final class Driver {
 		long events = (long) (cuts + 1) * perWatch;
 		print("## 4. Requests with " + cuts + " forced disconnects");
 		print("");
-		print(pods + " Pods; each of the first " + cuts + " watches is cut (the connection closed mid-response) after " + perWatch
-				+ " events, the next one stays open; " + events + " events in all. Counted by the server. Retry"
+		print(pods + " Pods; each of the first " + cuts + " watches is cut (the connection closed mid-response) after "
+				+ perWatch + " events, the next one stays open; " + events
+				+ " events in all. Counted by the server. Retry"
 				+ " delays shortened where the client allows (listwatch 100 ms–1 s, fabric8 100 ms"
 				+ " reconnect interval; client-java has no such setting), so that the run takes seconds. ¹ The client"
 				+ " resumed from an earlier resourceVersion than the last event the server wrote before the cut (the"
@@ -921,7 +951,8 @@ public final class Driver {
 			try (FakeApiServer server = new FakeApiServer(
 					new FakeApiServer.Scenario(pods, events, perWatch, cuts, false))) {
 				Run run = launch("requests", client, List.of("-Dbench.fastRetry=true"), "url=" + server.url(),
-						"pods=" + pods, "events=" + events, "timeoutSeconds=" + this.opts.getOrDefault("requestsTimeout", "300"));
+						"pods=" + pods, "events=" + events,
+						"timeoutSeconds=" + this.opts.getOrDefault("requestsTimeout", "300"));
 				run.waitFor(900);
 				Map<String, String> c = server.counters();
 				serverLog("requests", client, server);
@@ -935,7 +966,8 @@ public final class Driver {
 		print("");
 	}
 
-	// ------------------------------------------------------------------ 3. latency on a real API server
+	// ------------------------------------------------------------------ 3. latency on a
+	// real API server
 
 	void latency() throws Exception {
 		int warmup = i("latencyWarmup");
@@ -949,9 +981,10 @@ public final class Driver {
 			ApiWriter writer = server.writer();
 			writer.create(path, ApiWriter.configMap(ns, "lat", "v", "0"));
 			for (String client : clients) {
-				// three clients at once: 1 GiB each, not three pre-touched 8 GiB heaps on a 24 GiB machine
-				runs.put(client, launch("latency", client, List.of("-Xms1g", "-Xmx1g"), "kubeconfig=" + server.kubeconfig(),
-						"namespace=" + ns, "warmup=" + warmup, "count=" + count));
+				// three clients at once: 1 GiB each, not three pre-touched 8 GiB heaps on
+				// a 24 GiB machine
+				runs.put(client, launch("latency", client, List.of("-Xms1g", "-Xmx1g"),
+						"kubeconfig=" + server.kubeconfig(), "namespace=" + ns, "warmup=" + warmup, "count=" + count));
 			}
 			for (Map.Entry<String, Run> e : runs.entrySet()) {
 				if (!e.getValue().ready.await(120, TimeUnit.SECONDS)) {
@@ -975,8 +1008,8 @@ public final class Driver {
 		}
 		print("## 3. Latency on a real kube-apiserver (1.34.4, LocalApiServer)");
 		print("");
-		print("All clients watch the same ConfigMap at once; the driver patches it every " + interval + " ms ("
-				+ count + " measured after " + warmup + " warm-up writes), stamping System.nanoTime() (one clock for"
+		print("All clients watch the same ConfigMap at once; the driver patches it every " + interval + " ms (" + count
+				+ " measured after " + warmup + " warm-up writes), stamping System.nanoTime() (one clock for"
 				+ " all processes on Linux) in a label just before the PATCH; the handler subtracts it from its own"
 				+ " nanoTime. So latency = PATCH request + etcd + watch fan-out + client decode + cache + handler.");
 		print("");
@@ -986,9 +1019,10 @@ public final class Driver {
 				? Double.parseDouble(runs.get(c).results.get(0).get("p99Us")) : Double.NaN;
 		for (Map.Entry<String, Run> e : runs.entrySet()) {
 			Map<String, String> r = e.getValue().results.isEmpty() ? Map.of() : e.getValue().results.get(0);
-			print("| " + e.getKey() + " | " + r.getOrDefault("samples", "no result") + " | " + r.getOrDefault("missed", "-")
-					+ " | " + r.getOrDefault("p50Us", "-") + " | " + r.getOrDefault("p99Us", "-") + " | "
-					+ r.getOrDefault("maxUs", "-") + " | " + ratio(p99.apply(e.getKey()), p99.apply("fabric8")) + " |");
+			print("| " + e.getKey() + " | " + r.getOrDefault("samples", "no result") + " | "
+					+ r.getOrDefault("missed", "-") + " | " + r.getOrDefault("p50Us", "-") + " | "
+					+ r.getOrDefault("p99Us", "-") + " | " + r.getOrDefault("maxUs", "-") + " | "
+					+ ratio(p99.apply(e.getKey()), p99.apply("fabric8")) + " |");
 		}
 		print("");
 	}
@@ -1044,13 +1078,13 @@ public final class Driver {
 		print("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
 		for (Map.Entry<Case, List<Map<String, String>>> e : all.entrySet()) {
 			List<Map<String, String>> r = e.getValue();
-			// the breakdown of a Boot start (BootRunner's lifecycle stamps); the peers have none
+			// the breakdown of a Boot start (BootRunner's lifecycle stamps); the peers
+			// have none
 			boolean boot = r.stream().anyMatch((m) -> m.containsKey("refreshedMs"));
 			print("| " + e.getKey().label() + " | " + f0(median(r, "runMs")) + " | "
 					+ (boot ? f0(median(r, "refreshedMs")) + " | " + f0(median(r, "listwatchMs")) : " | ") + " | "
-					+ f0(median(r, "jvmUptimeMs"))
-					+ " | " + f0(median(r, "cpuMs")) + " | " + f0(median(r, "heapKb")) + " | "
-					+ f0(median(r, "threads")) + " | " + f0(median(r, "classes")) + " |");
+					+ f0(median(r, "jvmUptimeMs")) + " | " + f0(median(r, "cpuMs")) + " | " + f0(median(r, "heapKb"))
+					+ " | " + f0(median(r, "threads")) + " | " + f0(median(r, "classes")) + " |");
 		}
 		List<Map<String, String>> base = all.get(cases.get(0));
 		List<Map<String, String>> noPods = all.get(cases.get(1));
@@ -1061,19 +1095,20 @@ public final class Driver {
 			double addedKb = median(ten, "heapKb") - median(base, "heapKb");
 			double podsKb = median(ten, "heapKb") - median(noPods, "heapKb");
 			print("");
-			print("10 watches add: **" + f0(addedMs) + " ms** to run (of which the sync of the " + i("pods")
-					+ " Pods: " + f0(syncMs) + " ms; without them: " + f0(addedMs - syncMs) + " ms), **"
-					+ String.format(java.util.Locale.ROOT, "%.1f", addedKb * 1024 / 1e6) + " MB** of heap (" + f0(addedKb)
-					+ " KiB; the cached Pods: "
-					+ f0(podsKb) + " KiB), " + f0(median(ten, "cpuMs") - median(base, "cpuMs")) + " ms of CPU, "
+			print("10 watches add: **" + f0(addedMs) + " ms** to run (of which the sync of the " + i("pods") + " Pods: "
+					+ f0(syncMs) + " ms; without them: " + f0(addedMs - syncMs) + " ms), **"
+					+ String.format(java.util.Locale.ROOT, "%.1f", addedKb * 1024 / 1e6) + " MB** of heap ("
+					+ f0(addedKb) + " KiB; the cached Pods: " + f0(podsKb) + " KiB), "
+					+ f0(median(ten, "cpuMs") - median(base, "cpuMs")) + " ms of CPU, "
 					+ f0(median(ten, "threads") - median(base, "threads")) + " threads, "
 					+ f0(median(ten, "classes") - median(base, "classes")) + " classes.");
 			for (int p = 0; p < peers.size(); p++) {
 				List<Map<String, String>> peer = all.get(cases.get(3 + p));
 				if (peer != null && !peer.isEmpty()) {
 					print(peers.get(p) + "'s 10 informers add: " + f0(median(peer, "runMs")) + " ms ("
-							+ ratio(median(peer, "runMs"), addedMs) + " listwatch's), " + f0(median(peer, "addedHeapKb"))
-							+ " KiB of heap (" + ratio(median(peer, "addedHeapKb"), addedKb) + ").");
+							+ ratio(median(peer, "runMs"), addedMs) + " listwatch's), "
+							+ f0(median(peer, "addedHeapKb")) + " KiB of heap ("
+							+ ratio(median(peer, "addedHeapKb"), addedKb) + ").");
 				}
 			}
 		}

@@ -20,10 +20,11 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Writes the benchmark's Pods into etcd through etcd's own write path (one {@code /v3/kv/put} per
- * Pod, so one revision each, as the API server writes one object per revision), from
- * {@code writers} threads at once, so that etcd batches their fsyncs. Pod {@code i} is the key
- * {@code /pods/<namespace>/<name>} with the same JSON the fake API server serves.
+ * Writes the benchmark's Pods into etcd through etcd's own write path (one
+ * {@code /v3/kv/put} per Pod, so one revision each, as the API server writes one object
+ * per revision), from {@code writers} threads at once, so that etcd batches their fsyncs.
+ * Pod {@code i} is the key {@code /pods/<namespace>/<name>} with the same JSON the fake
+ * API server serves.
  */
 final class EtcdLoad implements AutoCloseable {
 
@@ -51,8 +52,8 @@ final class EtcdLoad implements AutoCloseable {
 	}
 
 	/**
-	 * Writes every Pod once (pod {@code i}'s JSON carries resourceVersion {@code BASE + pass * count + i},
-	 * so that every pass changes every value).
+	 * Writes every Pod once (pod {@code i}'s JSON carries resourceVersion
+	 * {@code BASE + pass * count + i}, so that every pass changes every value).
 	 * @return the highest revision written
 	 */
 	long pass(int count, int pass) throws Exception {
@@ -90,8 +91,8 @@ final class EtcdLoad implements AutoCloseable {
 	}
 
 	/**
-	 * The gateway alone: one watch of {@code /pods/} from {@code startRevision}, its bytes read and
-	 * dropped (no JSON decoding) until the stop key's event has arrived.
+	 * The gateway alone: one watch of {@code /pods/} from {@code startRevision}, its
+	 * bytes read and dropped (no JSON decoding) until the stop key's event has arrived.
 	 * @return seconds from the request until then, and the bytes read
 	 */
 	double[] drain(long startRevision, String stopKey) throws IOException, InterruptedException {
@@ -99,11 +100,12 @@ final class EtcdLoad implements AutoCloseable {
 		String body = "{\"create_request\":{\"key\":\"" + b64.encodeToString("/pods/".getBytes(StandardCharsets.UTF_8))
 				+ "\",\"range_end\":\"" + b64.encodeToString("/pods0".getBytes(StandardCharsets.UTF_8))
 				+ "\",\"start_revision\":" + startRevision + "}}";
-		byte[] needle = b64.encodeToString(stopKey.getBytes(StandardCharsets.UTF_8)).getBytes(StandardCharsets.US_ASCII);
+		byte[] needle = b64.encodeToString(stopKey.getBytes(StandardCharsets.UTF_8))
+			.getBytes(StandardCharsets.US_ASCII);
 		long t0 = System.nanoTime();
-		HttpResponse<InputStream> response = this.http.send(
-				HttpRequest.newBuilder(this.put.resolve("/v3/watch")).POST(HttpRequest.BodyPublishers.ofString(body)).build(),
-				HttpResponse.BodyHandlers.ofInputStream());
+		HttpResponse<InputStream> response = this.http.send(HttpRequest.newBuilder(this.put.resolve("/v3/watch"))
+			.POST(HttpRequest.BodyPublishers.ofString(body))
+			.build(), HttpResponse.BodyHandlers.ofInputStream());
 		try (InputStream in = response.body()) {
 			byte[] buffer = new byte[1 << 16];
 			int kept = 0;
@@ -137,7 +139,10 @@ final class EtcdLoad implements AutoCloseable {
 		return -1;
 	}
 
-	/** CPU time of the etcd processes this JVM started, in ms (from {@code /proc/<pid>/stat}). */
+	/**
+	 * CPU time of the etcd processes this JVM started, in ms (from
+	 * {@code /proc/<pid>/stat}).
+	 */
 	static long etcdCpuMs() {
 		long ticks = 0;
 		for (ProcessHandle child : ProcessHandle.current().children().toList()) {

@@ -18,8 +18,8 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 
 /**
- * fabric8 kubernetes-client's {@code SharedIndexInformer} (its default HTTP client, Vert.x) with
- * a no-op {@code ResourceEventHandler}.
+ * fabric8 kubernetes-client's {@code SharedIndexInformer} (its default HTTP client,
+ * Vert.x) with a no-op {@code ResourceEventHandler}.
  */
 public final class Fabric8Runner implements Subject<HasMetadata> {
 
@@ -32,9 +32,9 @@ public final class Fabric8Runner implements Subject<HasMetadata> {
 	}
 
 	/**
-	 * Startup ({@code startup url= watches=}): a client and an informer on each of the core
-	 * resources (all namespaces, typed as an application writes them), started and synced; what
-	 * that adds to a JVM that has done nothing yet.
+	 * Startup ({@code startup url= watches=}): a client and an informer on each of the
+	 * core resources (all namespaces, typed as an application writes them), started and
+	 * synced; what that adds to a JVM that has done nothing yet.
 	 */
 	static void startup(String[] argv) throws Exception {
 		String url = argv[1].substring("url=".length());

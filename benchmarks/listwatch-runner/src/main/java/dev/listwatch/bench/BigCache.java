@@ -25,19 +25,20 @@ import tools.jackson.databind.json.JsonMapper;
 import org.springframework.web.client.RestClient;
 
 /**
- * The {@code bigcache} benchmark inside listwatch's JVM: one watch of all Pods synced in pages,
- * compressed or not ({@code -Dbench.compress=true}: {@code Decoding.withCompressObjects}), with a
- * user index by the {@code app.kubernetes.io/instance} label; then the heap it retains and the
- * rates of {@link Lister} reads over a fixed workload, each run once to warm up and then 3 times
+ * The {@code bigcache} benchmark inside listwatch's JVM: one watch of all Pods synced in
+ * pages, compressed or not ({@code -Dbench.compress=true}:
+ * {@code Decoding.withCompressObjects}), with a user index by the
+ * {@code app.kubernetes.io/instance} label; then the heap it retains and the rates of
+ * {@link Lister} reads over a fixed workload, each run once to warm up and then 3 times
  * timed (the median):
  * <ul>
  * <li>{@code get}: {@code get(namespace, name)} of random cached Pods;
- * <li>{@code label}: {@code listByLabels("app.kubernetes.io/instance=web-7")} (a scan of the whole
- * cache, 1 Pod in 50 selected);
+ * <li>{@code label}: {@code listByLabels("app.kubernetes.io/instance=web-7")} (a scan of
+ * the whole cache, 1 Pod in 50 selected);
  * <li>{@code namespace}: {@code list("ns-3")} (the namespace index, 1 Pod in 20);
  * <li>{@code index}: {@code byIndex("instance", "web-7")} (the user index, 1 Pod in 50);
- * <li>{@code json}: {@code get(namespace, name).json()} of random Pods (the body read whole:
- * inflated, when compressed).
+ * <li>{@code json}: {@code get(namespace, name).json()} of random Pods (the body read
+ * whole: inflated, when compressed).
  * </ul>
  * {@code main("bigcache", url=, pods=, page=, reads=)}.
  */
@@ -85,7 +86,8 @@ final class BigCache {
 			long cpu1 = cpu();
 			long after = usedAfterGc();
 			if (Boolean.getBoolean("bench.histogram")) {
-				// -Dbench.histogram=true: where the retained bytes go (the live objects' classes)
+				// -Dbench.histogram=true: where the retained bytes go (the live objects'
+				// classes)
 				Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
 						Long.toString(ProcessHandle.current().pid()), "GC.class_histogram")
 					.redirectErrorStream(true)
@@ -168,8 +170,8 @@ final class BigCache {
 	}
 
 	/**
-	 * Runs a workload of {@code count} operations once to warm up, then 3 times timed: the median
-	 * of the operations per second.
+	 * Runs a workload of {@code count} operations once to warm up, then 3 times timed:
+	 * the median of the operations per second.
 	 */
 	private static double rate(int count, IntSupplier workload) {
 		int check = workload.getAsInt();

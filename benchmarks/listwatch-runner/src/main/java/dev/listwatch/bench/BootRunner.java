@@ -19,8 +19,8 @@ import org.springframework.context.event.EventListener;
 
 /**
  * listwatch as an application uses it: a Spring Boot application with the starter's
- * auto-configuration, one declared watch and a no-op {@code @EventListener}. Also the startup
- * benchmark ({@code startup url= watches=0|10}).
+ * auto-configuration, one declared watch and a no-op {@code @EventListener}. Also the
+ * startup benchmark ({@code startup url= watches=0|10}).
  */
 @SpringBootApplication
 public class BootRunner implements Subject<KubernetesObject> {
@@ -42,8 +42,9 @@ public class BootRunner implements Subject<KubernetesObject> {
 	}
 
 	/**
-	 * Startup breakdown: a lifecycle step just before listwatch's own (discovery, then the
-	 * informers' start) and one just after its wait-for-sync, stamping when the context got there.
+	 * Startup breakdown: a lifecycle step just before listwatch's own (discovery, then
+	 * the informers' start) and one just after its wait-for-sync, stamping when the
+	 * context got there.
 	 */
 	@Bean
 	static org.springframework.context.SmartLifecycle startupStamps() {
@@ -186,7 +187,10 @@ public class BootRunner implements Subject<KubernetesObject> {
 		return app;
 	}
 
-	/** Startup: the time to a ready context and the heap after it, with 0 or 10 declared watches. */
+	/**
+	 * Startup: the time to a ready context and the heap after it, with 0 or 10 declared
+	 * watches.
+	 */
 	static void startup(String[] argv) throws Exception {
 		String url = argv[1].substring("url=".length());
 		int watches = Integer.parseInt(argv[2].substring("watches=".length()));
@@ -217,7 +221,8 @@ public class BootRunner implements Subject<KubernetesObject> {
 			printSteps(recorder, steps);
 		}
 		long jvmUptime = ManagementFactory.getRuntimeMXBean().getUptime();
-		// CPU of all the JVM's threads (JIT and GC included) to here: less at the mercy of a busy machine
+		// CPU of all the JVM's threads (JIT and GC included) to here: less at the mercy
+		// of a busy machine
 		long cpu = processCpuNanos();
 		for (int i = 0; i < 3; i++) {
 			System.gc();
@@ -234,19 +239,25 @@ public class BootRunner implements Subject<KubernetesObject> {
 		System.exit(0);
 	}
 
-	/** The slowest startup steps Spring recorded, with their tags (for finding where start-up goes). */
-	private static void printSteps(org.springframework.boot.context.metrics.buffering.BufferingApplicationStartup recorder,
-			int count) {
+	/**
+	 * The slowest startup steps Spring recorded, with their tags (for finding where
+	 * start-up goes).
+	 */
+	private static void printSteps(
+			org.springframework.boot.context.metrics.buffering.BufferingApplicationStartup recorder, int count) {
 		recorder.getBufferedTimeline()
 			.getEvents()
 			.stream()
-			.sorted(java.util.Comparator.comparing(
-					org.springframework.boot.context.metrics.buffering.StartupTimeline.TimelineEvent::getDuration)
+			.sorted(java.util.Comparator
+				.comparing(
+						org.springframework.boot.context.metrics.buffering.StartupTimeline.TimelineEvent::getDuration)
 				.reversed())
 			.limit(count)
 			.forEach((e) -> {
 				StringBuilder tags = new StringBuilder();
-				e.getStartupStep().getTags().forEach((t) -> tags.append(' ').append(t.getKey()).append('=').append(t.getValue()));
+				e.getStartupStep()
+					.getTags()
+					.forEach((t) -> tags.append(' ').append(t.getKey()).append('=').append(t.getValue()));
 				System.out.println("STEP " + e.getDuration().toMillis() + " ms " + e.getStartupStep().getName() + tags);
 			});
 	}

@@ -16,14 +16,15 @@ import dev.listwatch.etcd.EtcdConnection;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * listwatch's {@code Informer} over etcd: the same informer as {@link ListwatchRunner}'s, over
- * {@link EtcdClient}'s lister-watcher of the key prefix {@code /<resource>/} (keys
+ * listwatch's {@code Informer} over etcd: the same informer as {@link ListwatchRunner}'s,
+ * over {@link EtcdClient}'s lister-watcher of the key prefix {@code /<resource>/} (keys
  * {@code /pods/<namespace>/<name>}, values the Pods' JSON) instead of the API server's.
  * {@code Target.server} is etcd's client URL.
  * <p>
  * {@code -Dbench.etcd.listRevision=<r>}: every list reads at revision {@code r}
- * ({@code resourceVersionMatch=Exact}), so that the watch starts at {@code r + 1} and etcd replays
- * the history written since, as fast as the watch reads it: the watch's rate without the writer's.
+ * ({@code resourceVersionMatch=Exact}), so that the watch starts at {@code r + 1} and
+ * etcd replays the history written since, as fast as the watch reads it: the watch's rate
+ * without the writer's.
  */
 public final class EtcdRunner implements Subject<KubernetesObject> {
 
@@ -65,9 +66,11 @@ public final class EtcdRunner implements Subject<KubernetesObject> {
 		return object.labels().get(key);
 	}
 
-	/** Lists at one revision (the pages after the first carry it in their continue token). */
-	private record AtRevision(ListerWatcher<KubernetesObject> delegate, String revision)
-			implements ListerWatcher<KubernetesObject> {
+	/**
+	 * Lists at one revision (the pages after the first carry it in their continue token).
+	 */
+	private record AtRevision(ListerWatcher<KubernetesObject> delegate,
+			String revision) implements ListerWatcher<KubernetesObject> {
 
 		@Override
 		public ObjectList<KubernetesObject> list(ListOptions options) {

@@ -23,9 +23,10 @@ import tools.jackson.databind.json.JsonMapper;
 import org.springframework.web.client.RestClient;
 
 /**
- * listwatch's {@link Informer} wired by hand the way the auto-configuration wires it (Boot's
- * {@code RestClient} builder, {@link Cluster#load}, {@link ApiServerClient#create}), with a
- * publisher that calls the handler directly instead of an application context.
+ * listwatch's {@link Informer} wired by hand the way the auto-configuration wires it
+ * (Boot's {@code RestClient} builder, {@link Cluster#load},
+ * {@link ApiServerClient#create}), with a publisher that calls the handler directly
+ * instead of an application context.
  * <p>
  * {@code main(benchmark, key=value...)}; also {@code tokenize} and {@code decode} (see
  * {@link Decode}).
@@ -63,15 +64,17 @@ public final class ListwatchRunner implements Subject<KubernetesObject> {
 				Clock.systemUTC());
 		String kind = target.resource().equals("pods") ? "Pod" : "ConfigMap";
 		Resource resource = new Resource("", "v1", target.resource(), kind, true, target.namespace());
-		// -Dbench.metadataOnly=true (the metadata benchmark): list and watch PartialObjectMetadata only
+		// -Dbench.metadataOnly=true (the metadata benchmark): list and watch
+		// PartialObjectMetadata only
 		ListerWatcher<KubernetesObject> listerWatcher = client.listerWatcher(resource, KubernetesObject.class,
 				ApiServerClient.Decoding.DEFAULTS.withMetadataOnly(Boolean.getBoolean("bench.metadataOnly")));
 		return informer(target, listerWatcher, onUpsert, client::close);
 	}
 
 	/**
-	 * An informer over a lister-watcher, wired as the auto-configuration wires one, whose publisher
-	 * calls {@code onUpsert} for every ADDED and MODIFIED event; {@code close} runs after it stops.
+	 * An informer over a lister-watcher, wired as the auto-configuration wires one, whose
+	 * publisher calls {@code onUpsert} for every ADDED and MODIFIED event; {@code close}
+	 * runs after it stops.
 	 */
 	static Running informer(Target target, ListerWatcher<KubernetesObject> listerWatcher,
 			Consumer<KubernetesObject> onUpsert, Runnable close) {
@@ -79,7 +82,8 @@ public final class ListwatchRunner implements Subject<KubernetesObject> {
 	}
 
 	/**
-	 * {@link #informer(Target, ListerWatcher, Consumer, Runnable)} for objects of any type.
+	 * {@link #informer(Target, ListerWatcher, Consumer, Runnable)} for objects of any
+	 * type.
 	 */
 	static <T> Running informer(Target target, Class<T> type, ListerWatcher<T> listerWatcher, Consumer<T> onUpsert,
 			Runnable close) {
@@ -113,18 +117,18 @@ public final class ListwatchRunner implements Subject<KubernetesObject> {
 	}
 
 	/**
-	 * The informer options of the listwatch runners: list + watch, as the peers do (the fake
-	 * server refuses streaming lists anyway); with {@code -Dbench.fastRetry=true} (the
-	 * request-count benchmark) retries after 100 ms to 1 s instead of client-go's 800 ms to 30 s,
-	 * so that 50 cuts take seconds, not half an hour.
+	 * The informer options of the listwatch runners: list + watch, as the peers do (the
+	 * fake server refuses streaming lists anyway); with {@code -Dbench.fastRetry=true}
+	 * (the request-count benchmark) retries after 100 ms to 1 s instead of client-go's
+	 * 800 ms to 30 s, so that 50 cuts take seconds, not half an hour.
 	 */
 	static InformerOptions options(Subject.Target target) {
 		InformerOptions.BackoffPolicy backoff = Boolean.getBoolean("bench.fastRetry")
 				? new InformerOptions.BackoffPolicy(Duration.ofMillis(100), Duration.ofSeconds(1), 2.0, 0.2,
 						Duration.ofMinutes(2))
 				: InformerOptions.BackoffPolicy.CLIENT_GO;
-		return new InformerOptions(null, null, target.pageSize(), false, Duration.ofMinutes(5),
-				Duration.ofMinutes(10), Duration.ofMinutes(3), backoff, null, true);
+		return new InformerOptions(null, null, target.pageSize(), false, Duration.ofMinutes(5), Duration.ofMinutes(10),
+				Duration.ofMinutes(3), backoff, null, true);
 	}
 
 	@Override

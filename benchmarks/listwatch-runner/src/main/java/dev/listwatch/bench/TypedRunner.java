@@ -14,15 +14,15 @@ import tools.jackson.databind.json.JsonMapper;
 import org.springframework.web.client.RestClient;
 
 /**
- * The typed watch ({@code listwatch-typed}): {@link ListwatchRunner}'s wiring, with the objects bound
- * to the record {@link Pod} (what a watch declared with {@code type:} a user record does) instead of
- * {@code KubernetesObject}.
+ * The typed watch ({@code listwatch-typed}): {@link ListwatchRunner}'s wiring, with the
+ * objects bound to the record {@link Pod} (what a watch declared with {@code type:} a
+ * user record does) instead of {@code KubernetesObject}.
  */
 public final class TypedRunner implements Subject<TypedRunner.Pod> {
 
 	/**
-	 * A user's Pod record: the envelope, the metadata as listwatch's {@link ObjectMeta}, and the spec
-	 * and status left untyped.
+	 * A user's Pod record: the envelope, the metadata as listwatch's {@link ObjectMeta},
+	 * and the spec and status left untyped.
 	 */
 	public record Pod(String apiVersion, String kind, ObjectMeta metadata, Map<String, Object> spec,
 			Map<String, Object> status) {

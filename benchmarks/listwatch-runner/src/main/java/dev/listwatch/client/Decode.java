@@ -17,12 +17,12 @@ import tools.jackson.core.json.JsonFactory;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The limits, on one thread over the same event bytes the fake server sends (in memory, no HTTP):
- * {@code tokenize} is Jackson 3's {@code JsonParser.nextToken()} over the whole stream;
- * {@code decode} is listwatch's own framing and decoding ({@link JsonFrameReader} driving
- * {@link ObjectDecoder} in one pass, as a watch does) without HTTP, cache or dispatch. In this package because both are
- * package-private. {@code decode-typed} is {@code decode} bound to {@link TypedRunner.Pod}, as
- * {@code listwatch-typed} is.
+ * The limits, on one thread over the same event bytes the fake server sends (in memory,
+ * no HTTP): {@code tokenize} is Jackson 3's {@code JsonParser.nextToken()} over the whole
+ * stream; {@code decode} is listwatch's own framing and decoding ({@link JsonFrameReader}
+ * driving {@link ObjectDecoder} in one pass, as a watch does) without HTTP, cache or
+ * dispatch. In this package because both are package-private. {@code decode-typed} is
+ * {@code decode} bound to {@link TypedRunner.Pod}, as {@code listwatch-typed} is.
  */
 public final class Decode {
 
@@ -35,7 +35,8 @@ public final class Decode {
 		long events = Long.parseLong(o.get("events"));
 		int rounds = Integer.parseInt(o.get("rounds"));
 		int warmup = Integer.parseInt(o.get("warmup"));
-		// one buffer of up to 4000 events (about 28 MB), read again and again up to the event count
+		// one buffer of up to 4000 events (about 28 MB), read again and again up to the
+		// event count
 		int inBuffer = (int) Math.min(events, 4000);
 		Pods template = new Pods();
 		Bytes b = new Bytes(inBuffer * 7500);
@@ -89,10 +90,10 @@ public final class Decode {
 				case "decode-typed" -> "listwatch-decode-typed";
 				default -> "listwatch-decode";
 			};
-			BenchMain.result("throughput", client,
-					"round", round, "warmup", round < warmup, "eventsPerSec", String.format("%.0f", rate), "seconds",
-					String.format("%.3f", seconds), "cpuMsPer1kEvents", String.format("%.3f", seconds * 1e6 / total),
-					"handlerCalls", (args[0].equals("tokenize") ? 0 : total), "sink", sink % 10);
+			BenchMain.result("throughput", client, "round", round, "warmup", round < warmup, "eventsPerSec",
+					String.format("%.0f", rate), "seconds", String.format("%.3f", seconds), "cpuMsPer1kEvents",
+					String.format("%.3f", seconds * 1e6 / total), "handlerCalls",
+					(args[0].equals("tokenize") ? 0 : total), "sink", sink % 10);
 		}
 		System.err.println("median " + Stats.median(rates));
 		System.exit(0);

@@ -11,8 +11,8 @@ import org.springframework.boot.ssl.pem.PemSslStoreBundle;
 import org.springframework.boot.ssl.pem.PemSslStoreDetails;
 
 /**
- * The {@link ListwatchConnectionDetails} of a {@link LocalApiServer}: its URL, its CA as the
- * trust material and its admin bearer token, namespace {@code default}.
+ * The {@link ListwatchConnectionDetails} of a {@link LocalApiServer}: its URL, its CA as
+ * the trust material and its admin bearer token, namespace {@code default}.
  */
 final class LocalApiServerConnectionDetails implements ListwatchConnectionDetails {
 
@@ -34,7 +34,8 @@ final class LocalApiServerConnectionDetails implements ListwatchConnectionDetail
 
 	@Override
 	public SslBundle getSslBundle() {
-		return SslBundle.of(new PemSslStoreBundle(null, PemSslStoreDetails.forCertificate(this.server.caCertificatePem())));
+		return SslBundle
+			.of(new PemSslStoreBundle(null, PemSslStoreDetails.forCertificate(this.server.caCertificatePem())));
 	}
 
 	@Override

@@ -15,8 +15,9 @@ import org.springframework.test.context.MergedContextConfiguration;
 
 /**
  * Starts the JVM's shared {@link LocalApiServer} and registers it, its
- * {@link ListwatchConnectionDetails} and an {@link ApiWriter} as beans. All instances are equal:
- * the server is the same for every context, so it does not split Spring's context cache.
+ * {@link ListwatchConnectionDetails} and an {@link ApiWriter} as beans. All instances are
+ * equal: the server is the same for every context, so it does not split Spring's context
+ * cache.
  */
 final class LocalApiServerContextCustomizer implements ContextCustomizer {
 

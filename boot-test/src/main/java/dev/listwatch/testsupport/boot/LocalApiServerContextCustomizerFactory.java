@@ -10,9 +10,10 @@ import org.springframework.test.context.ContextCustomizerFactory;
 import org.springframework.test.context.TestContextAnnotationUtils;
 
 /**
- * Gives a test class annotated {@link LocalApiServerConnection @LocalApiServerConnection} (on
- * itself, a superclass or an enclosing class) the {@link LocalApiServerContextCustomizer}.
- * Registered in {@code META-INF/spring.factories}.
+ * Gives a test class annotated {@link LocalApiServerConnection @LocalApiServerConnection}
+ * (on itself, a superclass or an enclosing class) the
+ * {@link LocalApiServerContextCustomizer}. Registered in
+ * {@code META-INF/spring.factories}.
  */
 class LocalApiServerContextCustomizerFactory implements ContextCustomizerFactory {
 

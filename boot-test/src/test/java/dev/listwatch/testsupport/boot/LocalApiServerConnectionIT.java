@@ -25,10 +25,11 @@ import org.springframework.context.event.EventListener;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A small Boot application with an {@code @EventListener}, tested the way a user tests theirs:
- * {@link LocalApiServerConnection @LocalApiServerConnection} connects it to the real API server
- * (the kubeconfig property names a file that does not exist: reading it would fail startup), and
- * the injected {@link ApiWriter} creates the object the listener must see.
+ * A small Boot application with an {@code @EventListener}, tested the way a user tests
+ * theirs: {@link LocalApiServerConnection @LocalApiServerConnection} connects it to the
+ * real API server (the kubeconfig property names a file that does not exist: reading it
+ * would fail startup), and the injected {@link ApiWriter} creates the object the listener
+ * must see.
  */
 @SpringBootTest(classes = LocalApiServerConnectionIT.ListenerApplication.class,
 		properties = { "listwatch.kubeconfig=/does/not/exist", "listwatch.watches.configmaps.api-version=v1",
@@ -77,8 +78,8 @@ class LocalApiServerConnectionIT {
 		while (!event.key().equals("default/" + name));
 		assertThat(event.type()).isEqualTo(ResourceEvent.Type.ADDED);
 		assertThat(event.watch()).isEqualTo("configmaps");
-		assertThat(this.configmaps.get("default", name)).hasValueSatisfying(
-				(object) -> assertThat(object.at("/data/colour").asString()).isEqualTo("blue"));
+		assertThat(this.configmaps.get("default", name))
+			.hasValueSatisfying((object) -> assertThat(object.at("/data/colour").asString()).isEqualTo("blue"));
 	}
 
 	@SpringBootConfiguration

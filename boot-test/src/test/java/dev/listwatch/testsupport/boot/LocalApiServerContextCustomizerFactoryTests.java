@@ -11,8 +11,8 @@ import org.springframework.test.context.ContextCustomizerFactory;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Which test classes get the {@link LocalApiServerContextCustomizer}, and that it keeps Spring's
- * context cache whole. Starts no server.
+ * Which test classes get the {@link LocalApiServerContextCustomizer}, and that it keeps
+ * Spring's context cache whole. Starts no server.
  */
 class LocalApiServerContextCustomizerFactoryTests {
 

@@ -28,24 +28,27 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A TCP proxy on {@code 127.0.0.1} in front of a local API server, for tests that break the
- * connections of a client on demand. It forwards bytes as they are (TLS passes through untouched,
- * so a kubeconfig only needs its {@code server:} pointed at {@link #url()}; see
- * {@link #kubeconfigFor(Path, Path)}), keeps its port across {@link #refuse()} and
- * {@link #resume()}, and can:
+ * A TCP proxy on {@code 127.0.0.1} in front of a local API server, for tests that break
+ * the connections of a client on demand. It forwards bytes as they are (TLS passes
+ * through untouched, so a kubeconfig only needs its {@code server:} pointed at
+ * {@link #url()}; see {@link #kubeconfigFor(Path, Path)}), keeps its port across
+ * {@link #refuse()} and {@link #resume()}, and can:
  * <ul>
- * <li>{@link #cutAll() cut} every open connection, or {@link #cutRandom(Random, double) some at
- * random}, with a TCP reset;</li>
+ * <li>{@link #cutAll() cut} every open connection, or {@link #cutRandom(Random, double)
+ * some at random}, with a TCP reset;</li>
  * <li>{@link #cutAfterBytes(Random, int) cut connections after a few more bytes} from the
  * server, so that the cut falls inside an event;</li>
- * <li>{@link #stallAll() stall} open connections: they stop forwarding in both directions but stay
- * open, as a half-open TCP connection or an idle-killing load balancer leaves them;</li>
- * <li>{@link #refuse() refuse} new connections (stop listening) and {@link #resume() resume};</li>
+ * <li>{@link #stallAll() stall} open connections: they stop forwarding in both directions
+ * but stay open, as a half-open TCP connection or an idle-killing load balancer leaves
+ * them;</li>
+ * <li>{@link #refuse() refuse} new connections (stop listening) and {@link #resume()
+ * resume};</li>
  * <li>{@link #closeIdleAfter(Duration) close connections idle} for a while, as cloud load
  * balancers and proxies do (an orderly close of both sides, not a reset).</li>
  * </ul>
- * Only loopback addresses are used; at most {@value #MAX_CONNECTIONS} connections are open at once
- * (more are refused); every thread is a daemon. {@link #close()} closes everything. Thread-safe.
+ * Only loopback addresses are used; at most {@value #MAX_CONNECTIONS} connections are
+ * open at once (more are refused); every thread is a daemon. {@link #close()} closes
+ * everything. Thread-safe.
  */
 public final class FaultProxy implements AutoCloseable {
 
@@ -94,9 +97,10 @@ public final class FaultProxy implements AutoCloseable {
 	}
 
 	/**
-	 * Binds a port below Linux's ephemeral range (32768 and up), so that while the proxy refuses
-	 * (its port freed) the kernel does not give that port to an outgoing connection, which would
-	 * keep {@link #resume()} from listening on it again. Falls back to any free port.
+	 * Binds a port below Linux's ephemeral range (32768 and up), so that while the proxy
+	 * refuses (its port freed) the kernel does not give that port to an outgoing
+	 * connection, which would keep {@link #resume()} from listening on it again. Falls
+	 * back to any free port.
 	 */
 	private static ServerSocket bindBelowEphemeralPorts() throws IOException {
 		for (int attempt = 0; attempt < 100; attempt++) {
@@ -138,19 +142,25 @@ public final class FaultProxy implements AutoCloseable {
 		return start(uri.getPort());
 	}
 
-	/** @return the port the proxy listens on, the same across {@link #refuse()} and {@link #resume()} */
+	/**
+	 * @return the port the proxy listens on, the same across {@link #refuse()} and
+	 * {@link #resume()}
+	 */
 	public int port() {
 		return this.port;
 	}
 
-	/** @return {@code https://127.0.0.1:<port>} */
+	/**
+	 * @return {@code https://127.0.0.1:<port>}
+	 */
 	public String url() {
 		return "https://127.0.0.1:" + this.port;
 	}
 
 	/**
 	 * Writes a copy of a kubeconfig whose {@code server:} lines point at this proxy.
-	 * @param kubeconfig the original (its other paths stay as they are, so keep them absolute)
+	 * @param kubeconfig the original (its other paths stay as they are, so keep them
+	 * absolute)
 	 * @param copy where to write the copy
 	 * @return {@code copy}
 	 */
@@ -168,32 +178,44 @@ public final class FaultProxy implements AutoCloseable {
 
 	// ---------------------------------------------------------------- counts
 
-	/** @return the connections accepted so far */
+	/**
+	 * @return the connections accepted so far
+	 */
 	public int connectionsAccepted() {
 		return this.accepted.get();
 	}
 
-	/** @return the connections open now (stalled ones included) */
+	/**
+	 * @return the connections open now (stalled ones included)
+	 */
 	public int openConnections() {
 		return this.connections.size();
 	}
 
-	/** @return the connections cut so far */
+	/**
+	 * @return the connections cut so far
+	 */
 	public int cuts() {
 		return this.cuts.get();
 	}
 
-	/** @return the connections closed for being idle so far */
+	/**
+	 * @return the connections closed for being idle so far
+	 */
 	public int idleCloses() {
 		return this.idleCloses.get();
 	}
 
-	/** @return the connections stalled so far */
+	/**
+	 * @return the connections stalled so far
+	 */
 	public int stalls() {
 		return this.stalls.get();
 	}
 
-	/** @return the bytes forwarded from the server to clients so far */
+	/**
+	 * @return the bytes forwarded from the server to clients so far
+	 */
 	public long bytesFromServer() {
 		return this.bytesFromServer.get();
 	}
@@ -231,9 +253,9 @@ public final class FaultProxy implements AutoCloseable {
 	}
 
 	/**
-	 * Arms each open connection to be cut once the server has sent it a random number of further
-	 * bytes, below {@code maxBytes}: the cut then falls at a random point of the stream, usually
-	 * inside an event.
+	 * Arms each open connection to be cut once the server has sent it a random number of
+	 * further bytes, below {@code maxBytes}: the cut then falls at a random point of the
+	 * stream, usually inside an event.
 	 * @param random the source of chance
 	 * @param maxBytes the most bytes still forwarded
 	 * @return how many connections were armed
@@ -248,9 +270,9 @@ public final class FaultProxy implements AutoCloseable {
 	}
 
 	/**
-	 * Stops forwarding on every open connection, in both directions, leaving them open: what the
-	 * client sees is a silent, half-open connection. They stay so until cut, closed by the client,
-	 * or the proxy closes.
+	 * Stops forwarding on every open connection, in both directions, leaving them open:
+	 * what the client sees is a silent, half-open connection. They stay so until cut,
+	 * closed by the client, or the proxy closes.
 	 * @return how many were stalled
 	 */
 	public int stallAll() {
@@ -265,9 +287,9 @@ public final class FaultProxy implements AutoCloseable {
 	}
 
 	/**
-	 * Whether connections accepted from now on are stalled from the start: the client connects, and
-	 * then nothing, not even the TLS handshake, gets through (a black hole). Connections stalled so
-	 * stay stalled when this is switched off.
+	 * Whether connections accepted from now on are stalled from the start: the client
+	 * connects, and then nothing, not even the TLS handshake, gets through (a black
+	 * hole). Connections stalled so stay stalled when this is switched off.
 	 * @param stall whether to stall new connections
 	 */
 	public void stallNewConnections(boolean stall) {
@@ -275,11 +297,13 @@ public final class FaultProxy implements AutoCloseable {
 	}
 
 	/**
-	 * Closes every connection, open now or later, on which no byte has passed either way for
-	 * {@code idle}, as a load balancer or proxy with an idle timeout does (cloud load balancers
-	 * default to 30 to 350 s): both sides are closed in order (FIN, not a reset), so the client sees
-	 * its response end before it is complete. Connections are checked every quarter of {@code idle}.
-	 * @param idle the idle timeout, or {@link Duration#ZERO} to stop closing idle connections
+	 * Closes every connection, open now or later, on which no byte has passed either way
+	 * for {@code idle}, as a load balancer or proxy with an idle timeout does (cloud load
+	 * balancers default to 30 to 350 s): both sides are closed in order (FIN, not a
+	 * reset), so the client sees its response end before it is complete. Connections are
+	 * checked every quarter of {@code idle}.
+	 * @param idle the idle timeout, or {@link Duration#ZERO} to stop closing idle
+	 * connections
 	 */
 	public synchronized void closeIdleAfter(Duration idle) {
 		this.idleNanos = idle.toNanos();
@@ -309,16 +333,17 @@ public final class FaultProxy implements AutoCloseable {
 	}
 
 	/**
-	 * Stops listening: new connections are refused (the port is closed). Open connections go on.
+	 * Stops listening: new connections are refused (the port is closed). Open connections
+	 * go on.
 	 */
 	public void refuse() {
 		synchronized (this.listening) {
 			if (this.serverSocket != null) {
 				closeQuietly(this.serverSocket);
 				this.serverSocket = null;
-				// the JDK closes a socket that a thread is blocked accepting on only once that
-				// thread has left accept(): until then the port still listens, and resume() could
-				// not bind it
+				// the JDK closes a socket that a thread is blocked accepting on only once
+				// that thread has left accept(): until then the port still listens, and
+				// resume() could not bind it
 				try {
 					if (!this.acceptorDone.await(5, TimeUnit.SECONDS)) {
 						logger.warn("The accepting thread of port {} did not end", this.port);
@@ -438,7 +463,9 @@ public final class FaultProxy implements AutoCloseable {
 		}
 	}
 
-	/** One proxied connection: a client socket, an upstream socket and a pump each way. */
+	/**
+	 * One proxied connection: a client socket, an upstream socket and a pump each way.
+	 */
 	private final class Connection {
 
 		private final Socket client;
@@ -451,7 +478,9 @@ public final class FaultProxy implements AutoCloseable {
 
 		private boolean done;
 
-		/** Bytes from the server still forwarded before a cut; negative when not armed. */
+		/**
+		 * Bytes from the server still forwarded before a cut; negative when not armed.
+		 */
 		private long cutBudget = -1;
 
 		private final AtomicInteger pumpsEnded = new AtomicInteger();
@@ -501,7 +530,8 @@ public final class FaultProxy implements AutoCloseable {
 						}
 					}
 					if (forward > 0) {
-						// counted before they are sent, so a client that has them sees them counted
+						// counted before they are sent, so a client that has them sees
+						// them counted
 						if (fromServer) {
 							FaultProxy.this.bytesFromServer.addAndGet(forward);
 						}

@@ -20,10 +20,11 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 
 /**
- * An API server of our own for what a real one will not do on demand: it serves the discovery of
- * {@code /api/v1} (ConfigMaps) and answers each LIST and WATCH of ConfigMaps with the next
- * scripted {@link Reply}: an error status, a body, or a stream of chunks that may be malformed,
- * truncated, oversized or held open. Every request is recorded. Plain HTTP on 127.0.0.1 only.
+ * An API server of our own for what a real one will not do on demand: it serves the
+ * discovery of {@code /api/v1} (ConfigMaps) and answers each LIST and WATCH of ConfigMaps
+ * with the next scripted {@link Reply}: an error status, a body, or a stream of chunks
+ * that may be malformed, truncated, oversized or held open. Every request is recorded.
+ * Plain HTTP on 127.0.0.1 only.
  */
 public final class ScriptedApiServer implements AutoCloseable {
 
@@ -58,7 +59,9 @@ public final class ScriptedApiServer implements AutoCloseable {
 		this.server.start();
 	}
 
-	/** @return the server's URL, {@code http://127.0.0.1:<port>} */
+	/**
+	 * @return the server's URL, {@code http://127.0.0.1:<port>}
+	 */
 	public URI url() {
 		return URI.create("http://127.0.0.1:" + this.server.getAddress().getPort());
 	}
@@ -83,17 +86,23 @@ public final class ScriptedApiServer implements AutoCloseable {
 		return this;
 	}
 
-	/** @return the LIST and WATCH requests so far, in order */
+	/**
+	 * @return the LIST and WATCH requests so far, in order
+	 */
 	public List<Request> requests() {
 		return List.copyOf(this.requests);
 	}
 
-	/** @return the LIST requests so far */
+	/**
+	 * @return the LIST requests so far
+	 */
 	public long lists() {
 		return this.requests.stream().filter((r) -> !r.watch()).count();
 	}
 
-	/** @return the WATCH requests so far */
+	/**
+	 * @return the WATCH requests so far
+	 */
 	public long watches() {
 		return this.requests.stream().filter(Request::watch).count();
 	}
@@ -114,7 +123,8 @@ public final class ScriptedApiServer implements AutoCloseable {
 			this.requests.add(new Request(watch, path, (query != null) ? query : "", System.nanoTime()));
 			Reply reply;
 			try {
-				// no script left: hold the request open until the test ends, as a quiet server does
+				// no script left: hold the request open until the test ends, as a quiet
+				// server does
 				reply = (watch ? this.watches : this.lists).poll(100, TimeUnit.MILLISECONDS);
 			}
 			catch (InterruptedException ex) {
@@ -189,8 +199,8 @@ public final class ScriptedApiServer implements AutoCloseable {
 	 * @return the JSON
 	 */
 	public static String list(long resourceVersion, String... items) {
-		return "{\"kind\":\"ConfigMapList\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"" + resourceVersion
-				+ "\"},\"items\":[" + String.join(",", items) + "]}";
+		return "{\"kind\":\"ConfigMapList\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\""
+				+ resourceVersion + "\"},\"items\":[" + String.join(",", items) + "]}";
 	}
 
 	/**
@@ -275,8 +285,8 @@ public final class ScriptedApiServer implements AutoCloseable {
 		}
 
 		/**
-		 * A 200 streamed in chunks, each flushed; then the stream ends, or is held open until the
-		 * server closes.
+		 * A 200 streamed in chunks, each flushed; then the stream ends, or is held open
+		 * until the server closes.
 		 * @param holdOpen whether to keep the stream open after the chunks
 		 * @param chunks the chunks
 		 * @return the reply
@@ -299,8 +309,8 @@ public final class ScriptedApiServer implements AutoCloseable {
 		}
 
 		/**
-		 * A 200 whose body arrives slowly, as over a slow link: the body in {@code parts} pieces,
-		 * each flushed {@code gap} after the one before.
+		 * A 200 whose body arrives slowly, as over a slow link: the body in {@code parts}
+		 * pieces, each flushed {@code gap} after the one before.
 		 * @param gap the time between two pieces
 		 * @param parts how many pieces
 		 * @param body the whole body
@@ -328,7 +338,8 @@ public final class ScriptedApiServer implements AutoCloseable {
 		}
 
 		/**
-		 * No answer at all, not even headers, until the server closes: a half-open connection.
+		 * No answer at all, not even headers, until the server closes: a half-open
+		 * connection.
 		 * @return the reply
 		 */
 		static Reply silent() {
