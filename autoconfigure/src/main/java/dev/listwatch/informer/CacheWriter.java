@@ -160,11 +160,14 @@ final class CacheWriter<T> {
 	 * @param hold whether what it publishes may wait for {@link Listeners#release()}
 	 */
 	void apply(WatchEvent<T> event, boolean hold) {
-		ObjectMeta meta = event.meta();
-		switch (event.type()) {
+		WatchEvent.Type type = event.type();
+		if (type != WatchEvent.Type.ADDED && type != WatchEvent.Type.MODIFIED && type != WatchEvent.Type.DELETED) {
+			return;
+		}
+		String key = Store.key(event);
+		ObjectMeta meta = Objects.requireNonNull(event.meta());
+		switch (type) {
 			case ADDED, MODIFIED -> {
-				Objects.requireNonNull(meta, "an ADDED or MODIFIED event has its object's metadata");
-				String key = Objects.requireNonNull(meta.key(), "only a BOOKMARK's metadata has no name");
 				if (event.unbindable() != null) {
 					// it exists, in a state the watch cannot hold: keep the last one,
 					// publish nothing
@@ -188,8 +191,6 @@ final class CacheWriter<T> {
 						false, false, hold);
 			}
 			case DELETED -> {
-				Objects.requireNonNull(meta, "a DELETED event has its object's metadata");
-				String key = Objects.requireNonNull(meta.key(), "only a BOOKMARK's metadata has no name");
 				boolean wasUnbindable = !this.unbindable.isEmpty() && this.unbindable.remove(key) != null;
 				T old = this.store.delete(key);
 				if (old == null && !wasUnbindable) {

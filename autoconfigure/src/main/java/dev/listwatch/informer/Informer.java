@@ -7,9 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Random;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
@@ -17,10 +15,8 @@ import java.util.function.Consumer;
 
 import dev.listwatch.Lister;
 import dev.listwatch.ListerWatcher;
-import dev.listwatch.ObjectList.Item;
 import dev.listwatch.Resource;
 import dev.listwatch.UnbindableObject;
-import dev.listwatch.WatchEvent;
 import dev.listwatch.WatchStatus;
 import dev.listwatch.event.ResourceEvent;
 import dev.listwatch.event.WatchSyncedEvent;
@@ -116,10 +112,10 @@ public final class Informer<T> implements SmartLifecycle {
 	 */
 	private volatile @Nullable BooleanSupplier runCondition;
 
-	private volatile @Nullable Run current;
+	private volatile @Nullable InformerRun<T> current;
 
 	/** The run stopped last, until a start has seen it finish. */
-	private @Nullable Run previous;
+	private @Nullable InformerRun<T> previous;
 
 	/**
 	 * Makes an informer; {@link InformerFactory#informer} is the public way.
@@ -337,7 +333,8 @@ public final class Informer<T> implements SmartLifecycle {
 					this.changes.unlock();
 				}
 			}
-			Run run = new Run(this.feeds.size());
+			InformerRun<T> run = new InformerRun<>(this.watch, this.feeds.size(), this.changes, this.writer,
+					this.listeners, this::hasSynced);
 			for (Feed<T> feed : this.feeds) {
 				Reflector<T> reflector = new Reflector<>(feed.name(this.watch), feed.listerWatcher, run.handler(feed),
 						this.options,
@@ -411,7 +408,7 @@ public final class Informer<T> implements SmartLifecycle {
 	 */
 	@Override
 	public void stop(Runnable callback) {
-		Run run;
+		InformerRun<T> run;
 		this.lifecycle.lock();
 		try {
 			run = this.current;
@@ -460,7 +457,7 @@ public final class Informer<T> implements SmartLifecycle {
 	 * atomically for a listener being added, which is paused while the informer is
 	 * stopped.
 	 */
-	private void setCurrent(@Nullable Run run) {
+	private void setCurrent(@Nullable InformerRun<T> run) {
 		this.changes.lock();
 		try {
 			this.current = run;
@@ -477,7 +474,7 @@ public final class Informer<T> implements SmartLifecycle {
 	 * lifecycle lock.
 	 */
 	private void awaitPrevious() {
-		Run run = this.previous;
+		InformerRun<T> run = this.previous;
 		if (run == null) {
 			return;
 		}
@@ -519,7 +516,7 @@ public final class Informer<T> implements SmartLifecycle {
 	}
 
 	void checkIdle() {
-		Run run = this.current;
+		InformerRun<T> run = this.current;
 		if (run != null) {
 			for (Reflector<T> reflector : run.reflectors) {
 				reflector.checkIdle();
@@ -584,137 +581,6 @@ public final class Informer<T> implements SmartLifecycle {
 		@Override
 		public String toString() {
 			return "Listener of watch " + Informer.this.watch;
-		}
-
-	}
-
-	/**
-	 * One run of the watch, from a start to a stop: its reflectors (one per namespace of
-	 * a namespace set), and the gate through which they write the cache. Once closed, the
-	 * gate lets no write through, so a reflector that was still inside a list when it was
-	 * stopped cannot replace the cache later.
-	 */
-	private final class Run {
-
-		private final ReentrantLock gate = new ReentrantLock();
-
-		private final CountDownLatch done;
-
-		private final List<Runnable> callbacks = new CopyOnWriteArrayList<>();
-
-		private final List<Reflector<T>> reflectors = new ArrayList<>();
-
-		private boolean open = true;
-
-		/** The periodic resync, when the options ask for one. */
-		private volatile @Nullable ScheduledFuture<?> resync;
-
-		Run(int reflectors) {
-			this.done = new CountDownLatch(reflectors);
-		}
-
-		/**
-		 * Delivers the whole cache again to listeners, as MODIFIED events flagged resync
-		 * (the same object as old and new), without a request; through the gate, so
-		 * between two changes. Nothing before the first sync, nothing once stopped.
-		 */
-		void resync() {
-			throughGate(() -> {
-				if (this.open && hasSynced()) {
-					Informer.this.writer.resync();
-				}
-			});
-		}
-
-		/** Runs a write of the cache through the gate, between two changes. */
-		private void throughGate(Runnable write) {
-			this.gate.lock();
-			Informer.this.changes.lock();
-			try {
-				write.run();
-			}
-			finally {
-				Informer.this.changes.unlock();
-				this.gate.unlock();
-			}
-		}
-
-		/** Where one namespace's reflector writes. */
-		ReflectorHandler<T> handler(Feed<T> feed) {
-			return new ReflectorHandler<>() {
-
-				@Override
-				public void replace(List<Item<T>> items, List<UnbindableObject> unbindable, boolean initial) {
-					throughGate(() -> {
-						ensureOpen();
-						Informer.this.writer.replace(feed, items, unbindable, initial);
-					});
-				}
-
-				@Override
-				public void apply(WatchEvent<T> event) {
-					Run.this.gate.lock();
-					Informer.this.changes.lock();
-					try {
-						ensureOpen();
-						// what it publishes waits for release(), up to Dispatcher.HOLD
-						// events
-						Informer.this.writer.apply(event, true);
-					}
-					finally {
-						Informer.this.changes.unlock();
-						Run.this.gate.unlock();
-					}
-				}
-
-				@Override
-				public void release() {
-					Informer.this.listeners.release();
-				}
-
-			};
-		}
-
-		/**
-		 * Refuses a write after the stop by throwing, so the stopped reflector does not
-		 * take it for handed on (its resourceVersion, where a later start resumes, stays
-		 * before it).
-		 */
-		private void ensureOpen() {
-			if (!this.open) {
-				throw new IllegalStateException("Watch " + Informer.this.watch + " is stopped");
-			}
-		}
-
-		/** Lets no more writes through; waits for one under way. */
-		void close() {
-			this.gate.lock();
-			try {
-				this.open = false;
-			}
-			finally {
-				this.gate.unlock();
-			}
-		}
-
-		/** One reflector's thread ended; the run has finished once all have. */
-		void finished() {
-			this.done.countDown();
-			if (this.done.getCount() > 0) {
-				return;
-			}
-			for (Runnable callback : this.callbacks) {
-				if (this.callbacks.remove(callback)) {
-					callback.run();
-				}
-			}
-		}
-
-		void whenFinished(Runnable callback) {
-			this.callbacks.add(callback);
-			if (this.done.getCount() == 0 && this.callbacks.remove(callback)) {
-				callback.run();
-			}
 		}
 
 	}

@@ -16,7 +16,6 @@ import dev.listwatch.KubernetesApiException.Kind;
 import dev.listwatch.ListOptions;
 import dev.listwatch.ListerWatcher;
 import dev.listwatch.ObjectList.Item;
-import dev.listwatch.ObjectMeta;
 import dev.listwatch.UnbindableObject;
 import dev.listwatch.WatchEvent;
 import dev.listwatch.WatchStatus.State;
@@ -34,26 +33,14 @@ import org.jspecify.annotations.Nullable;
  * delay). A watch that delivers nothing for the idle timeout is closed by
  * {@link #checkIdle()} and replaced.
  * <p>
- * Failure paths, each one bounded:
- * <ul>
- * <li>an object the watch cannot hold (it does not bind to the Java type, or is too
- * large) is handed to the handler as an {@link dev.listwatch.UnbindableObject}, never
- * dropped from a list, and the watch goes on past it;</li>
- * <li>an event that cannot be decoded at all: the watch resumes from the last
- * resourceVersion once; if it fails at the same resourceVersion again, it relists;</li>
- * <li>a streaming list that fails in any way falls back to a paged list for that sync (as
- * client-go does); after {@value #STREAMING_FAILURES_TO_GIVE_UP} failures in a row the
- * watch stops trying streaming lists;</li>
- * <li>a failure of the handler resyncs with a fresh list; a failure of the lister-watcher
- * (a request) backs off and resumes from the last resourceVersion without a list;</li>
- * <li>a stream cut after it had been held open ({@link ReflectorStatus#HELD}) is the
- * watch's end, not a failure (a proxy that closes idle connections cuts every quiet
- * watch): it resumes at once and the backoff starts over; one cut sooner fails and backs
- * off;</li>
- * <li>an {@link Error} on the loop's thread (OutOfMemoryError, StackOverflowError, a
- * LinkageError from user code) marks the watch {@link State#FAILED}, backs off and
- * resyncs; the state stays FAILED until a sync completes.</li>
- * </ul>
+ * Failure paths, each one bounded: an object the watch cannot hold (it does not bind to
+ * the Java type, or is too large) is handed to the handler as an
+ * {@link dev.listwatch.UnbindableObject}, never dropped from a list; how the loop goes on
+ * after any other failure (resume, relist, resync, at once or after the backoff) is
+ * {@link Restarts}' decision; a streaming list that fails falls back to a paged list
+ * ({@link StreamingLists}); an {@link Error} on the loop's thread (OutOfMemoryError, a
+ * LinkageError from user code) marks the watch {@link State#FAILED} until a sync
+ * completes.
  * <p>
  * {@link #run()} runs the loop on the calling thread until {@link #stop()}; the handler
  * is called on that thread only, never with part of a list. A call that had begun when
@@ -65,12 +52,6 @@ import org.jspecify.annotations.Nullable;
 final class Reflector<T> implements Runnable {
 
 	private static final Log logger = LogFactory.getLog(Reflector.class);
-
-	/**
-	 * Streaming lists that fail in a row, after the server answered, before the watch
-	 * stops trying them.
-	 */
-	static final int STREAMING_FAILURES_TO_GIVE_UP = 3;
 
 	private final String name;
 
@@ -111,9 +92,8 @@ final class Reflector<T> implements Runnable {
 	 */
 	private boolean reading;
 
-	private boolean streamingUnsupported;
-
-	private int streamingFailures;
+	/** Whether its syncs try streaming lists. */
+	private final StreamingLists streaming;
 
 	/**
 	 * Whether this run holds a resourceVersion of a whole list (its own, or one to resume
@@ -168,7 +148,7 @@ final class Reflector<T> implements Runnable {
 		this.backoff = new Backoff(options.backoff(), ticker, random);
 		this.restartLog = new RestartLog(name, options.idleTimeout());
 		this.watchdog = new Watchdog<>(ticker, options.idleTimeout().toNanos(), this::isStopped);
-		this.streamingUnsupported = !options.streamingList();
+		this.streaming = new StreamingLists(name, options.streamingList());
 	}
 
 	public ReflectorStatus status() {
@@ -360,11 +340,11 @@ final class Reflector<T> implements Runnable {
 	 */
 	private @Nullable WatchStream<T> sync(boolean afterGone) {
 		long start = this.ticker.nanoTime();
-		if (!this.streamingUnsupported) {
+		if (this.streaming.tried()) {
 			try {
 				WatchStream<T> stream = streamingSync(afterGone, start);
 				if (stream != null) {
-					this.streamingFailures = 0;
+					this.streaming.completed();
 					return stream;
 				}
 			}
@@ -381,13 +361,13 @@ final class Reflector<T> implements Runnable {
 					// paces the next attempt
 					throw ex;
 				}
-				streamingFailed(ex);
+				this.streaming.failed(ex, this.reading);
 			}
 			catch (RuntimeException ex) {
 				if (isStopped()) {
 					throw new Stopped();
 				}
-				streamingFailed(ex);
+				this.streaming.failed(ex, this.reading);
 			}
 			finally {
 				this.reading = false;
@@ -400,24 +380,6 @@ final class Reflector<T> implements Runnable {
 		replace(items, unbindable);
 		completeSync(resourceVersion, start, false);
 		return null;
-	}
-
-	/**
-	 * A streaming list failed: making progress beats waiting for it, so this sync lists
-	 * instead. Only failures after the server answered count towards giving streaming
-	 * lists up: a server that cannot be reached fails the list as well.
-	 */
-	private void streamingFailed(RuntimeException ex) {
-		String why = (ex instanceof KubernetesApiException api) ? api.getMessage() : ex.getClass().getName();
-		boolean gone = ex instanceof KubernetesApiException api && api.isGone();
-		if (this.reading && !gone && ++this.streamingFailures >= STREAMING_FAILURES_TO_GIVE_UP) {
-			this.streamingUnsupported = true;
-			logger.warn("Watch " + this.name + ": " + this.streamingFailures
-					+ " streaming lists in a row did not complete; using list + watch from now on (" + why + ")");
-		}
-		else {
-			logger.info("Watch " + this.name + ": the streaming list did not complete (" + why + "); listing instead");
-		}
 	}
 
 	private String listAll(boolean afterGone, List<Item<T>> items, List<UnbindableObject> unbindable) {
@@ -458,9 +420,7 @@ final class Reflector<T> implements Runnable {
 		}
 		catch (KubernetesApiException ex) {
 			if (ex.kind() == Kind.BAD_REQUEST || ex.kind() == Kind.INVALID) {
-				this.streamingUnsupported = true;
-				logger.info("Watch " + this.name + ": the API server does not serve streaming lists (" + ex.getMessage()
-						+ "); using list + watch");
+				this.streaming.refused(ex);
 				return null;
 			}
 			throw ex;
@@ -482,7 +442,7 @@ final class Reflector<T> implements Runnable {
 				this.status.received(event.type(), now);
 				switch (event.type()) {
 					case ADDED, MODIFIED -> {
-						String key = key(event);
+						String key = Store.key(event);
 						UnbindableObject cannotHold = event.unbindable();
 						if (cannotHold != null) {
 							items.remove(key);
@@ -494,7 +454,7 @@ final class Reflector<T> implements Runnable {
 								Objects.requireNonNull(event.object(), "an event not unbindable has its object")));
 					}
 					case DELETED -> {
-						String key = key(event);
+						String key = Store.key(event);
 						unbindable.remove(key);
 						items.remove(key);
 					}
@@ -705,15 +665,6 @@ final class Reflector<T> implements Runnable {
 
 	private boolean isStopped() {
 		return this.stopped.getCount() == 0;
-	}
-
-	/**
-	 * The key of an object event (ADDED, MODIFIED, DELETED): only a BOOKMARK's metadata
-	 * has no name.
-	 */
-	private static String key(WatchEvent<?> event) {
-		ObjectMeta meta = Objects.requireNonNull(event.meta(), "an object event has its object's metadata");
-		return Objects.requireNonNull(meta.key(), "an object event's metadata has a name");
 	}
 
 	@Override

@@ -17,6 +17,7 @@ import dev.listwatch.IndexFunction;
 import dev.listwatch.Lister;
 import dev.listwatch.ObjectList.Item;
 import dev.listwatch.ObjectMeta;
+import dev.listwatch.WatchEvent;
 import dev.listwatch.WatchIndex;
 import dev.listwatch.WatchStatus;
 import org.jspecify.annotations.Nullable;
@@ -644,6 +645,17 @@ final class Store<T> implements StoreLister.Reads<T> {
 		finally {
 			this.lock.readLock().unlock();
 		}
+	}
+
+	/**
+	 * The cache key of an object event (ADDED, MODIFIED, DELETED), whose metadata has a
+	 * name (only a BOOKMARK's metadata has none).
+	 * @param event the event
+	 * @return its object's key
+	 */
+	static String key(WatchEvent<?> event) {
+		ObjectMeta meta = Objects.requireNonNull(event.meta(), "an object event has its object's metadata");
+		return Objects.requireNonNull(meta.key(), "only a BOOKMARK's metadata has no name");
 	}
 
 }

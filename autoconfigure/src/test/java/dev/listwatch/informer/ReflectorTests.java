@@ -305,7 +305,7 @@ class ReflectorTests {
 	void aServerThatIgnoresSendInitialEventsIsListedInsteadAndGivenUpOnAfterThreeTries() {
 		// it sends the objects as ADDED, then only plain bookmarks: the initial events
 		// never end
-		int tries = Reflector.STREAMING_FAILURES_TO_GIVE_UP;
+		int tries = StreamingLists.FAILURES_TO_GIVE_UP;
 		for (int i = 0; i < tries; i++) {
 			this.listerWatcher.stream(new FakeStream().events(event(WatchEvent.Type.ADDED, "a@5"), bookmark("7")))
 				.page("7", null, "a@5")
