@@ -1,0 +1,368 @@
+package dev.listwatch.controller;
+
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.Set;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A queue of keys to process, client-go's {@code workqueue}: rate-limited, delaying, and
+ * fair to keys.
+ * <ul>
+ * <li>Keys, not events: a key added while it waits in the queue is queued once; a key is
+ * given to one worker at a time; a key added while a worker has it is queued again once
+ * that worker is {@linkplain #done done}, so the change that came meanwhile is not
+ * lost.</li>
+ * <li>Delays: {@link #addAfter} queues a key once its delay has passed (the earliest of
+ * several asked for the same key wins); {@link #addRateLimited} waits as long as the
+ * {@link RateLimiter} says for its failures so far, and {@link #forget} clears them after
+ * a success. A delay asked for longer than {@link #maxDelay()} is cut to it, so a
+ * misjudged {@code Retry-After} cannot park a key for ever.</li>
+ * <li>Shutdown: {@link #shutDown()} takes no more keys and wakes the workers, who get no
+ * more; {@link #awaitDrained} waits for the keys being processed. What is still queued or
+ * waiting is dropped with the queue: the informer's next list queues every key again (a
+ * key is state, not an event).</li>
+ * </ul>
+ * Time is the monotonic ticker given; a worker waiting for a delayed key wakes when it is
+ * due. Thread-safe.
+ *
+ * @param <K> the type of the keys
+ */
+final class WorkQueue<K> {
+
+	private final ReentrantLock lock = new ReentrantLock();
+
+	private final Condition changed = this.lock.newCondition();
+
+	private final LongSupplier ticker;
+
+	private final RateLimiter<K> limiter;
+
+	private final long maxDelayNanos;
+
+	/** The keys ready, in the order they became so. */
+	private final ArrayDeque<K> queue = new ArrayDeque<>();
+
+	/** The keys that need processing: those queued, and those added while processed. */
+	private final Set<K> dirty = new HashSet<>();
+
+	/** The keys a worker has now. */
+	private final Set<K> processing = new HashSet<>();
+
+	/** The keys waiting out a delay, by when they are due (on the ticker). */
+	private final Map<K, Long> waiting = new HashMap<>();
+
+	private final PriorityQueue<Due<K>> due = new PriorityQueue<>();
+
+	/** Keys added in all, to count the rate of adds. */
+	private long adds;
+
+	/** Keys given to workers in all. */
+	private long taken;
+
+	private boolean shuttingDown;
+
+	/**
+	 * Makes a queue.
+	 * @param limiter how long a failed key waits
+	 * @param maxDelay the longest delay a key may wait
+	 * @param ticker the monotonic time, in nanoseconds
+	 */
+	WorkQueue(RateLimiter<K> limiter, Duration maxDelay, LongSupplier ticker) {
+		this.limiter = limiter;
+		this.maxDelayNanos = maxDelay.toNanos();
+		this.ticker = ticker;
+	}
+
+	/**
+	 * Queues a key now, unless it is queued already or the queue is shutting down.
+	 * @param key the key
+	 */
+	void add(K key) {
+		this.lock.lock();
+		try {
+			addNow(key);
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	/**
+	 * Queues a key once {@code delay} has passed (at once for none); of several delays
+	 * asked for one key, the earliest due wins.
+	 * @param key the key
+	 * @param delay the delay, cut to {@link #maxDelay()}
+	 */
+	void addAfter(K key, Duration delay) {
+		long nanos = Math.min(delay.toNanos(), this.maxDelayNanos);
+		if (nanos <= 0) {
+			add(key);
+			return;
+		}
+		this.lock.lock();
+		try {
+			if (this.shuttingDown) {
+				return;
+			}
+			long at = this.ticker.getAsLong() + nanos;
+			Long before = this.waiting.get(key);
+			if (before != null && before - at <= 0) {
+				return;
+			}
+			this.waiting.put(key, at);
+			this.due.add(new Due<>(key, at));
+			this.changed.signal();
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	/**
+	 * Queues a key after the delay its rate limiter gives for one more failure.
+	 * @param key the key that failed
+	 * @return the delay
+	 */
+	Duration addRateLimited(K key) {
+		Duration delay = this.limiter.when(key);
+		addAfter(key, delay);
+		return delay;
+	}
+
+	/**
+	 * Forgets a key's failures: it was processed without one.
+	 * @param key the key
+	 */
+	void forget(K key) {
+		this.limiter.forget(key);
+	}
+
+	/**
+	 * How often a key failed in a row.
+	 * @param key the key
+	 * @return its failures since it was last forgotten
+	 */
+	int failures(K key) {
+		return this.limiter.failures(key);
+	}
+
+	/**
+	 * Takes the next key, waiting for one; the caller processes it, then calls
+	 * {@link #done}.
+	 * @return the key, or {@code null} once the queue is shutting down
+	 * @throws InterruptedException when interrupted while waiting
+	 */
+	@Nullable K take() throws InterruptedException {
+		this.lock.lock();
+		try {
+			while (true) {
+				if (this.shuttingDown) {
+					return null;
+				}
+				long wait = promoteDue();
+				K key = this.queue.poll();
+				if (key != null) {
+					return taken(key);
+				}
+				if (wait < 0) {
+					this.changed.await();
+				}
+				else {
+					this.changed.awaitNanos(wait);
+				}
+			}
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	/**
+	 * Takes the next key ready now, without waiting.
+	 * @return the key, or {@code null} when none is ready or the queue is shutting down
+	 */
+	@Nullable K poll() {
+		this.lock.lock();
+		try {
+			if (this.shuttingDown) {
+				return null;
+			}
+			promoteDue();
+			K key = this.queue.poll();
+			return (key != null) ? taken(key) : null;
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	/**
+	 * A worker is done with a key; if it was added meanwhile, it is queued again.
+	 * @param key the key
+	 */
+	void done(K key) {
+		this.lock.lock();
+		try {
+			this.processing.remove(key);
+			if (this.dirty.contains(key) && !this.shuttingDown) {
+				this.queue.add(key);
+				this.changed.signal();
+			}
+			else if (this.processing.isEmpty()) {
+				this.changed.signalAll();
+			}
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	/**
+	 * Takes no more keys and gives none to workers from now on; workers waiting in
+	 * {@link #take()} get {@code null}. Idempotent.
+	 */
+	void shutDown() {
+		this.lock.lock();
+		try {
+			this.shuttingDown = true;
+			this.changed.signalAll();
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	/**
+	 * Waits until no worker has a key (call after {@link #shutDown()}).
+	 * @param timeout how long to wait at most
+	 * @return whether every key being processed was done in time
+	 * @throws InterruptedException when interrupted
+	 */
+	boolean awaitDrained(Duration timeout) throws InterruptedException {
+		long left = timeout.toNanos();
+		this.lock.lock();
+		try {
+			while (!this.processing.isEmpty()) {
+				if (left <= 0) {
+					return false;
+				}
+				left = this.changed.awaitNanos(left);
+			}
+			return true;
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	/**
+	 * Wakes the workers waiting for a delayed key, so that they look at the ticker again
+	 * (for a ticker that is not the system's, as in tests).
+	 */
+	void wakeUp() {
+		this.lock.lock();
+		try {
+			this.changed.signalAll();
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	/** The longest a key may wait out a delay. */
+	Duration maxDelay() {
+		return Duration.ofNanos(this.maxDelayNanos);
+	}
+
+	/**
+	 * What the queue holds now.
+	 * @return the counts
+	 */
+	Depth depth() {
+		this.lock.lock();
+		try {
+			return new Depth(this.queue.size(), this.waiting.size(), this.processing.size(), this.adds, this.taken);
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	/** Queues a key now; under the lock. */
+	private void addNow(K key) {
+		if (this.shuttingDown || !this.dirty.add(key)) {
+			return;
+		}
+		this.adds++;
+		if (this.processing.contains(key)) {
+			// queued again when its worker is done
+			return;
+		}
+		this.queue.add(key);
+		this.changed.signal();
+	}
+
+	/**
+	 * Queues the delayed keys that are due; under the lock.
+	 * @return nanoseconds until the next one is due, or -1 when none waits
+	 */
+	private long promoteDue() {
+		long now = this.ticker.getAsLong();
+		Due<K> next;
+		while ((next = this.due.peek()) != null) {
+			Long at = this.waiting.get(next.key());
+			if (at == null || at != next.at()) {
+				// superseded by an earlier due time, or already queued
+				this.due.poll();
+				continue;
+			}
+			if (next.at() - now > 0) {
+				return next.at() - now;
+			}
+			this.due.poll();
+			this.waiting.remove(next.key());
+			addNow(next.key());
+		}
+		return -1;
+	}
+
+	private K taken(K key) {
+		this.dirty.remove(key);
+		this.processing.add(key);
+		this.taken++;
+		return key;
+	}
+
+	/**
+	 * What a queue holds.
+	 *
+	 * @param ready keys ready for a worker
+	 * @param waiting keys waiting out a delay
+	 * @param processing keys a worker has
+	 * @param adds keys added in all (a key added while queued not counted)
+	 * @param taken keys given to workers in all
+	 */
+	record Depth(int ready, int waiting, int processing, long adds, long taken) {
+
+	}
+
+	/** A key due at a time, in the order of the times. */
+	private record Due<K>(K key, long at) implements Comparable<Due<K>> {
+
+		@Override
+		public int compareTo(Due<K> other) {
+			return Long.compare(this.at, other.at);
+		}
+
+	}
+
+}

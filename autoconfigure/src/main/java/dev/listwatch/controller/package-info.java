@@ -1,0 +1,11 @@
+/**
+ * The controller half of list-watch, after the informer: a change of a watched object
+ * queues its key in a work queue (client-go's {@code workqueue}: keys deduplicated, one
+ * worker per key at a time, failures retried after a per-key backoff under an overall
+ * rate limit), and workers process each key against the current state of the cache. All
+ * package-private for now.
+ */
+@NullMarked
+package dev.listwatch.controller;
+
+import org.jspecify.annotations.NullMarked;
