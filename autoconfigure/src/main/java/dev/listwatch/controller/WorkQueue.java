@@ -290,7 +290,8 @@ final class WorkQueue<K> {
 	Depth depth() {
 		this.lock.lock();
 		try {
-			return new Depth(this.queue.size(), this.waiting.size(), this.processing.size(), this.adds, this.taken);
+			return new Depth(this.queue.size(), this.waiting.size(), this.processing.size(), this.adds, this.taken,
+					this.shuttingDown);
 		}
 		finally {
 			this.lock.unlock();
@@ -350,8 +351,9 @@ final class WorkQueue<K> {
 	 * @param processing keys a worker has
 	 * @param adds keys added in all (a key added while queued not counted)
 	 * @param taken keys given to workers in all
+	 * @param shutDown whether the queue is shutting down
 	 */
-	record Depth(int ready, int waiting, int processing, long adds, long taken) {
+	record Depth(int ready, int waiting, int processing, long adds, long taken, boolean shutDown) {
 
 	}
 

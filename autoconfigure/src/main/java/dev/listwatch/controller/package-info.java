@@ -2,8 +2,10 @@
  * The controller half of list-watch, after the informer: a change of a watched object
  * queues its key in a work queue (client-go's {@code workqueue}: keys deduplicated, one
  * worker per key at a time, failures retried after a per-key backoff under an overall
- * rate limit), and workers process each key against the current state of the cache. All
- * package-private for now.
+ * rate limit), and workers reconcile each key against the current state of the cache.
+ * Public here: {@link dev.listwatch.controller.Reconciler},
+ * {@link dev.listwatch.controller.Request} and {@link dev.listwatch.controller.Result};
+ * the rest is package-private.
  */
 @NullMarked
 package dev.listwatch.controller;

@@ -70,7 +70,7 @@ class WorkQueueTests {
 		this.queue.add("a");
 		this.queue.done(this.queue.poll());
 		assertThat(this.queue.poll()).isNull();
-		assertThat(this.queue.depth()).isEqualTo(new WorkQueue.Depth(0, 0, 0, 1, 1));
+		assertThat(this.queue.depth()).isEqualTo(new WorkQueue.Depth(0, 0, 0, 1, 1, false));
 	}
 
 	@Test
