@@ -3,9 +3,8 @@
  * queues its key in a work queue (client-go's {@code workqueue}: keys deduplicated, one
  * worker per key at a time, failures retried after a per-key backoff under an overall
  * rate limit), and workers reconcile each key against the current state of the cache.
- * Public here: {@link dev.listwatch.controller.Reconciler},
- * {@link dev.listwatch.controller.Request} and {@link dev.listwatch.controller.Result};
- * the rest is package-private.
+ * Package-private until the auto-configuration runs reconciler beans: then
+ * {@code Reconciler}, {@code Request} and {@code Result} become public.
  */
 @NullMarked
 package dev.listwatch.controller;
