@@ -103,6 +103,13 @@ public interface Lister<T> {
 	Set<String> indexNames();
 
 	/**
+	 * The keys of the cached objects ({@code namespace/name}, or {@code name} for a
+	 * cluster-scoped object), as a snapshot: client-go's {@code ListKeys}.
+	 * @return the keys, unmodifiable
+	 */
+	Set<String> keys();
+
+	/**
 	 * The number of cached objects.
 	 * @return the size
 	 */

@@ -6,32 +6,56 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
+import dev.listwatch.KubernetesApiException;
 import dev.listwatch.informer.Informer;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.context.SmartLifecycle;
+
 /**
- * Runs a {@link Reconciler} on the keys of one watch: client-go's controller pattern.
- * Every change the informer publishes (the initial list, changes, relists, resyncs)
- * queues its object's key in a {@link WorkQueue}; workers take keys, read the object from
- * the informer's cache, and reconcile. Workers start taking keys once the informer has
- * synced, so a reconcile never sees a partial cache.
+ * Runs a {@link Reconciler} on the keys of one watch: client-go's controller pattern, a
+ * {@link SmartLifecycle} that starts after the informers and stops before them. Every
+ * change the informer publishes (the initial list, changes, relists, resyncs) queues its
+ * object's key in a work queue; workers take keys, read the object from the informer's
+ * cache, and reconcile. Workers start taking keys once the informer has synced, so a
+ * reconcile never sees a partial cache.
  * <p>
  * A reconcile that throws, or asks for it, is tried again after the key's backoff; one
- * that succeeds forgets the key's failures. Keys that keep failing are kept, with the
- * class and message of their last exception (never an object's values), for health and
- * the endpoint.
+ * that succeeds forgets the key's failures. A reconcile that fails because an object
+ * changed meanwhile (a {@link KubernetesApiException} of status 409, anywhere in the
+ * causes) is retried the same way, logged at debug only: the next reconcile reads the
+ * newer object. Keys that keep failing are kept, with the class and message of their last
+ * exception (never an object's values), for health and the endpoint. Each reconcile runs
+ * in a Micrometer {@link Observation} named {@code listwatch.reconcile}, so a tracer
+ * shows it.
  * <p>
- * {@link #stop(Duration)} stops queueing, lets the reconciles under way finish within a
- * timeout, and ends the workers. Thread-safe.
+ * A stop stops queueing, lets the reconciles under way finish within the shutdown
+ * timeout, and ends the workers. The next start queues every cached key again (the
+ * informer gives a new listener each of them) and the keys the last run left queued or
+ * waiting, those of objects deleted meanwhile included, so no key is lost across a stop
+ * and start, as when leadership moves between the replicas of one application. (A
+ * deletion that happens while no replica runs the controller is seen by none: an object
+ * whose deletion must be acted on carries a finalizer, as with client-go.) Thread-safe.
  *
  * @param <T> the Java type of the watch's objects
  */
-final class Controller<T> {
+public final class Controller<T> implements SmartLifecycle {
+
+	/** The phase of controllers: after the informers' ({@link Informer#PHASE}). */
+	public static final int PHASE = Informer.PHASE + 1024;
+
+	/** The name of the observation around each reconcile. */
+	public static final String OBSERVATION = "listwatch.reconcile";
 
 	private static final Log logger = LogFactory.getLog(Controller.class);
 
@@ -47,57 +71,125 @@ final class Controller<T> {
 
 	private final Reconciler<T> reconciler;
 
-	private final WorkQueue<String> queue;
+	private final ControllerOptions options;
 
-	private final int workers;
+	private final RateLimiter<String> limiter;
 
-	private final List<Thread> threads = new ArrayList<>();
+	private final ObservationRegistry observations;
+
+	private final LongSupplier ticker;
 
 	private final AtomicLong reconciles = new AtomicLong();
 
 	private final AtomicLong failures = new AtomicLong();
 
+	private final AtomicLong conflicts = new AtomicLong();
+
 	/** The keys whose last reconcile failed, with what it threw. */
-	private final Map<String, Failure> failing = new ConcurrentHashMap<>();
+	private final Map<String, ControllerStatus.Failure> failing = new ConcurrentHashMap<>();
 
-	private volatile Informer.@Nullable Registration registration;
+	/** What the queues of earlier runs counted. */
+	private volatile WorkQueue.Depth before = new WorkQueue.Depth(0, 0, 0, 0, 0, true, 0, 0, 0, 0, 0, 0, 0);
 
-	private volatile boolean stopping;
+	/** The current (or the last) run. */
+	private volatile @Nullable Run run;
 
 	/**
-	 * Makes a controller; it does nothing until {@link #start()}.
-	 * @param name the controller's name, for logs and threads
+	 * Makes a controller; it does nothing until started.
+	 * @param name the controller's name, for logs, threads, meters and health
 	 * @param informer the watch whose keys it reconciles
 	 * @param reconciler the application's code
-	 * @param workers how many keys are reconciled at once
-	 * @param limiter how long a failed key waits
-	 * @param maxDelay the longest a key may wait
-	 * @param ticker the monotonic time, in nanoseconds
+	 * @param options how it works its keys
+	 * @param observations where the observation of each reconcile goes
+	 * ({@link ObservationRegistry#NOOP} for none)
 	 */
-	Controller(String name, Informer<T> informer, Reconciler<T> reconciler, int workers, RateLimiter<String> limiter,
-			Duration maxDelay, LongSupplier ticker) {
-		if (workers < 1) {
-			throw new IllegalArgumentException("Controller " + name + " needs at least 1 worker, not " + workers);
-		}
+	public Controller(String name, Informer<T> informer, Reconciler<T> reconciler, ControllerOptions options,
+			ObservationRegistry observations) {
+		this(name, informer, reconciler, options, observations, System::nanoTime);
+	}
+
+	Controller(String name, Informer<T> informer, Reconciler<T> reconciler, ControllerOptions options,
+			ObservationRegistry observations, LongSupplier ticker) {
 		this.name = name;
 		this.informer = informer;
 		this.reconciler = reconciler;
-		this.workers = workers;
-		this.queue = new WorkQueue<>(limiter, maxDelay, ticker);
+		this.options = options;
+		this.observations = observations;
+		this.ticker = ticker;
+		this.limiter = RateLimiter.longestOf(RateLimiter.exponential(options.backoffInitial(), options.backoffMax()),
+				RateLimiter.tokenBucket(options.retriesPerSecond(), options.retryBurst(), ticker));
 	}
 
-	/** Queues every change of the watch, and starts the workers. Call once. */
-	synchronized void start() {
-		if (this.registration != null) {
+	/**
+	 * The controller's name.
+	 * @return the name
+	 */
+	public String name() {
+		return this.name;
+	}
+
+	/**
+	 * The watch whose keys it reconciles.
+	 * @return the informer
+	 */
+	public Informer<T> informer() {
+		return this.informer;
+	}
+
+	/**
+	 * How it works its keys.
+	 * @return the options
+	 */
+	public ControllerOptions options() {
+		return this.options;
+	}
+
+	/**
+	 * Queues every change of the watch, and starts the workers; nothing when running.
+	 */
+	@Override
+	public synchronized void start() {
+		Run current = this.run;
+		if (current != null && !current.stopping) {
 			return;
 		}
-		this.registration = this.informer.addListener((event) -> this.queue.add(event.key()));
-		for (int i = 0; i < this.workers; i++) {
-			Thread thread = new Thread(this::work, "listwatch-controller-" + this.name + "-" + (i + 1));
-			thread.setDaemon(true);
-			this.threads.add(thread);
-			thread.start();
+		WorkQueue<String> queue = new WorkQueue<>(this.limiter, this.options.maxDelay(), this.ticker);
+		if (current != null) {
+			this.before = sum(this.before, current.queue.depth());
+			// what the last run left queued or waiting is queued again, deletions
+			// included
+			current.queue.remaining().forEach(queue::add);
 		}
+		Run next = new Run(queue);
+		this.run = next;
+		next.start();
+		logger.debug("Controller " + this.name + " started with " + this.options.workers() + " workers on watch "
+				+ this.informer.watch());
+	}
+
+	/** Stops as {@link #stop(Duration)} does, within the shutdown timeout. */
+	@Override
+	public void stop() {
+		stop(this.options.shutdownTimeout());
+	}
+
+	/**
+	 * Stops on another thread, so that the controllers of a context stop together, and
+	 * calls back when done.
+	 * @param callback called once stopped
+	 */
+	@Override
+	public void stop(Runnable callback) {
+		Thread stopping = new Thread(() -> {
+			try {
+				stop();
+			}
+			finally {
+				callback.run();
+			}
+		}, "listwatch-controller-" + this.name + "-stop");
+		stopping.setDaemon(true);
+		stopping.start();
 	}
 
 	/**
@@ -106,93 +198,152 @@ final class Controller<T> {
 	 * @return whether every reconcile under way finished in time (the workers of those
 	 * that did not are interrupted)
 	 */
-	synchronized boolean stop(Duration timeout) {
-		this.stopping = true;
-		Informer.Registration listening = this.registration;
-		if (listening != null) {
-			listening.remove();
+	public synchronized boolean stop(Duration timeout) {
+		Run current = this.run;
+		if (current == null || current.stopping) {
+			return true;
 		}
-		this.queue.shutDown();
-		boolean drained;
-		try {
-			drained = this.queue.awaitDrained(timeout);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			drained = false;
-		}
-		if (!drained) {
-			logger.warn("Controller " + this.name + ": reconciles still running after " + timeout
-					+ " at the stop; interrupting them (their keys are reconciled again after a restart)");
-		}
-		for (Thread thread : this.threads) {
-			thread.interrupt();
-		}
-		return drained;
+		return current.stop(timeout);
 	}
 
-	/** What the controller has done so far. */
-	Stats stats() {
-		return new Stats(this.queue.depth(), this.reconciles.get(), this.failures.get(), Map.copyOf(this.failing));
+	@Override
+	public boolean isRunning() {
+		Run current = this.run;
+		return current != null && !current.stopping;
 	}
 
-	/** Queues a key now (a resync, a secondary watch): as a change of its object does. */
-	void enqueue(String key) {
-		this.queue.add(key);
+	@Override
+	public int getPhase() {
+		return PHASE;
 	}
 
-	private void work() {
-		try {
-			while (!this.informer.awaitSynced(SYNC_POLL)) {
-				if (this.stopping) {
-					return;
-				}
+	@Override
+	public boolean isAutoStartup() {
+		return this.options.autoStartup();
+	}
+
+	/**
+	 * What the controller is doing and has done so far.
+	 * @return the snapshot
+	 */
+	public ControllerStatus status() {
+		Run current = this.run;
+		WorkQueue.Depth depth = (current != null) ? sum(this.before, current.queue.depth()) : this.before;
+		boolean running = current != null && !current.stopping;
+		return new ControllerStatus(this.name, this.informer.watch(), running, this.options.workers(),
+				running ? depth.ready() : 0, running ? depth.waiting() : 0, depth.processing(), depth.adds(),
+				depth.retries(), this.reconciles.get(), this.failures.get(), this.conflicts.get(),
+				Duration.ofNanos(depth.waitedNanos()), Duration.ofNanos(depth.workedNanos()),
+				Duration.ofNanos(depth.oldestReadyNanos()), Duration.ofNanos(depth.longestRunningNanos()),
+				Duration.ofNanos(depth.unfinishedNanos()), this.failing);
+	}
+
+	/**
+	 * Queues a key now, as a change of its object does (from a secondary watch, or to
+	 * look again); while stopped, for the next start.
+	 * @param key the key: {@code namespace/name}, or {@code name} for a cluster-scoped
+	 * object
+	 */
+	public void enqueue(String key) {
+		Run current = this.run;
+		if (current != null) {
+			current.queue.add(key);
+		}
+	}
+
+	/**
+	 * Queues every cached key now, as a resync does.
+	 */
+	public void resync() {
+		Run current = this.run;
+		if (current != null) {
+			for (String key : this.informer.lister().keys()) {
+				current.queue.add(key);
 			}
-			String key;
-			while ((key = this.queue.take()) != null) {
-				reconcile(key);
-			}
 		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
+	}
+
+	/** Wakes the workers waiting for a delayed key (for a ticker that tests move). */
+	void wakeUp() {
+		Run current = this.run;
+		if (current != null) {
+			current.queue.wakeUp();
 		}
 	}
 
 	/** Reconciles one key, and queues it again as the result or a failure says. */
-	private void reconcile(String key) {
-		int failed = this.queue.failures(key);
+	private void reconcile(WorkQueue<String> queue, String key) {
+		int failed = queue.failures(key);
 		Optional<T> object = this.informer.lister().get(key);
-		try {
+		Observation observation = Observation.createNotStarted(OBSERVATION, this.observations)
+			.contextualName("reconcile " + this.name)
+			.lowCardinalityKeyValue("controller", this.name)
+			.lowCardinalityKeyValue("watch", this.informer.watch())
+			.highCardinalityKeyValue("key", key)
+			.start();
+		try (Observation.Scope scope = observation.openScope()) {
 			Result result = this.reconciler.reconcile(new Request<>(key, object, failed));
 			this.reconciles.incrementAndGet();
+			observation.lowCardinalityKeyValue("outcome", result.retry() ? "requeue" : "success");
 			if (result.retry()) {
-				this.queue.addRateLimited(key);
+				queue.addRateLimited(key);
 				return;
 			}
-			this.queue.forget(key);
+			queue.forget(key);
 			this.failing.remove(key);
 			Duration after = result.after();
 			if (after != null) {
-				this.queue.addAfter(key, after);
+				queue.addAfter(key, after);
 			}
 		}
 		catch (Exception | LinkageError | AssertionError ex) {
-			this.reconciles.incrementAndGet();
-			this.failures.incrementAndGet();
-			this.failing.put(key, new Failure(ex.getClass().getName(), String.valueOf(ex.getMessage()), failed + 1));
-			Duration delay = this.queue.addRateLimited(key);
-			String message = "Controller " + this.name + " failed to reconcile " + key + " (" + (failed + 1)
-					+ " in a row); retrying in " + delay.toMillis() + " ms";
-			if (failed == 0) {
-				logger.warn(message, ex);
-			}
-			else if (logger.isDebugEnabled()) {
-				logger.debug(message + ": " + ex);
-			}
+			observation.error(ex);
+			failed(queue, key, failed, ex, observation);
 		}
 		finally {
-			this.queue.done(key);
+			observation.stop();
+			queue.done(key);
 		}
+	}
+
+	private void failed(WorkQueue<String> queue, String key, int failed, Throwable ex, Observation observation) {
+		this.reconciles.incrementAndGet();
+		this.failures.incrementAndGet();
+		boolean conflict = isConflict(ex);
+		observation.lowCardinalityKeyValue("outcome", conflict ? "conflict" : "error");
+		this.failing.put(key,
+				new ControllerStatus.Failure(ex.getClass().getName(), String.valueOf(ex.getMessage()), failed + 1));
+		Duration delay = queue.addRateLimited(key);
+		String message = "Controller " + this.name + " failed to reconcile " + key + " (" + (failed + 1)
+				+ " in a row); retrying in " + delay.toMillis() + " ms";
+		if (conflict) {
+			this.conflicts.incrementAndGet();
+			if (logger.isDebugEnabled()) {
+				logger.debug(message + ": the object changed meanwhile (409 Conflict)");
+			}
+		}
+		else if (failed == 0) {
+			logger.warn(message, ex);
+		}
+		else if (logger.isDebugEnabled()) {
+			logger.debug(message + ": " + ex);
+		}
+	}
+
+	private static boolean isConflict(Throwable ex) {
+		for (Throwable cause = ex; cause != null; cause = (cause.getCause() != cause) ? cause.getCause() : null) {
+			if (cause instanceof KubernetesApiException api && api.code() == 409) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	private static WorkQueue.Depth sum(WorkQueue.Depth a, WorkQueue.Depth b) {
+		return new WorkQueue.Depth(b.ready(), b.waiting(), b.processing(), a.adds() + b.adds(), a.taken() + b.taken(),
+				b.shutDown(), a.retries() + b.retries(), b.oldestReadyNanos(), b.longestRunningNanos(),
+				b.unfinishedNanos(), a.waitedNanos() + b.waitedNanos(), a.worked() + b.worked(),
+				a.workedNanos() + b.workedNanos());
 	}
 
 	@Override
@@ -200,26 +351,96 @@ final class Controller<T> {
 		return "Controller[" + this.name + " on " + this.informer.watch() + "]";
 	}
 
-	/**
-	 * The last failure of a key that keeps failing.
-	 *
-	 * @param exception the class of what the reconcile threw
-	 * @param message its message (the reconciler's words, which must hold no secret)
-	 * @param inARow how often in a row it failed
-	 */
-	record Failure(String exception, String message, int inARow) {
+	/** One run, from a start to its stop: its queue, listener, workers and resync. */
+	private final class Run {
 
-	}
+		private final WorkQueue<String> queue;
 
-	/**
-	 * What a controller has done so far.
-	 *
-	 * @param queue what its queue holds
-	 * @param reconciles reconciles done, failed ones included
-	 * @param failures reconciles that threw
-	 * @param failing the keys whose last reconcile failed
-	 */
-	record Stats(WorkQueue.Depth queue, long reconciles, long failures, Map<String, Failure> failing) {
+		private final List<Thread> threads = new ArrayList<>();
+
+		private Informer.@Nullable Registration registration;
+
+		private @Nullable ScheduledExecutorService resync;
+
+		private volatile boolean stopping;
+
+		Run(WorkQueue<String> queue) {
+			this.queue = queue;
+		}
+
+		void start() {
+			this.registration = Controller.this.informer.addListener((event) -> this.queue.add(event.key()));
+			for (int i = 0; i < Controller.this.options.workers(); i++) {
+				Thread thread = new Thread(this::work, "listwatch-controller-" + Controller.this.name + "-" + (i + 1));
+				thread.setDaemon(true);
+				this.threads.add(thread);
+				thread.start();
+			}
+			Duration period = Controller.this.options.resyncPeriod();
+			if (period != null) {
+				this.resync = Executors.newSingleThreadScheduledExecutor((task) -> {
+					Thread thread = new Thread(task, "listwatch-controller-" + Controller.this.name + "-resync");
+					thread.setDaemon(true);
+					return thread;
+				});
+				long millis = Math.max(1, period.toMillis());
+				this.resync.scheduleAtFixedRate(this::resync, millis, millis, TimeUnit.MILLISECONDS);
+			}
+		}
+
+		private void resync() {
+			if (Controller.this.informer.lister().hasSynced()) {
+				for (String key : Controller.this.informer.lister().keys()) {
+					this.queue.add(key);
+				}
+			}
+		}
+
+		boolean stop(Duration timeout) {
+			this.stopping = true;
+			Informer.Registration listening = this.registration;
+			if (listening != null) {
+				listening.remove();
+			}
+			ScheduledExecutorService resyncs = this.resync;
+			if (resyncs != null) {
+				resyncs.shutdownNow();
+			}
+			this.queue.shutDown();
+			boolean drained;
+			try {
+				drained = this.queue.awaitDrained(timeout);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				drained = false;
+			}
+			if (!drained) {
+				logger.warn("Controller " + Controller.this.name + ": reconciles still running " + timeout
+						+ " after the stop; interrupting them (their keys are reconciled again at the next start)");
+			}
+			for (Thread thread : this.threads) {
+				thread.interrupt();
+			}
+			return drained;
+		}
+
+		private void work() {
+			try {
+				while (!Controller.this.informer.awaitSynced(SYNC_POLL)) {
+					if (this.stopping) {
+						return;
+					}
+				}
+				String key;
+				while ((key = this.queue.take()) != null) {
+					reconcile(this.queue, key);
+				}
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		}
 
 	}
 

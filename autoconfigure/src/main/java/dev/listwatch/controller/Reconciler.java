@@ -19,7 +19,7 @@ package dev.listwatch.controller;
  * @param <T> the Java type of the watch's objects
  */
 @FunctionalInterface
-interface Reconciler<T> {
+public interface Reconciler<T> {
 
 	/**
 	 * Reconciles one key.

@@ -14,7 +14,7 @@ import dev.listwatch.ObjectMeta;
  * @param object the object as cached now; empty when it is gone (deleted, or never there)
  * @param failures how often the reconcile of this key failed in a row before this one
  */
-record Request<T>(String key, Optional<T> object, int failures) {
+public record Request<T>(String key, Optional<T> object, int failures) {
 
 	/**
 	 * The namespace of the key.

@@ -12,7 +12,7 @@ import org.jspecify.annotations.Nullable;
  * {@link #requeue()}
  * @param after the delay before the key is looked at again, or {@code null}
  */
-record Result(boolean retry, @Nullable Duration after) {
+public record Result(boolean retry, @Nullable Duration after) {
 
 	private static final Result DONE = new Result(false, null);
 

@@ -28,8 +28,8 @@ import org.jspecify.annotations.Nullable;
  * misjudged {@code Retry-After} cannot park a key for ever.</li>
  * <li>Shutdown: {@link #shutDown()} takes no more keys and wakes the workers, who get no
  * more; {@link #awaitDrained} waits for the keys being processed. What is still queued or
- * waiting is dropped with the queue: the informer's next list queues every key again (a
- * key is state, not an event).</li>
+ * waiting, or added since, is not processed by this queue but kept: {@link #remaining()}
+ * hands it to the next.</li>
  * </ul>
  * Time is the monotonic ticker given; a worker waiting for a delayed key wakes when it is
  * due. Thread-safe.
@@ -54,8 +54,13 @@ final class WorkQueue<K> {
 	/** The keys that need processing: those queued, and those added while processed. */
 	private final Set<K> dirty = new HashSet<>();
 
-	/** The keys a worker has now. */
-	private final Set<K> processing = new HashSet<>();
+	/**
+	 * When each ready key became ready (on the ticker): the time it waits for a worker.
+	 */
+	private final Map<K, Long> readySince = new HashMap<>();
+
+	/** The keys a worker has now, with when it took them (on the ticker). */
+	private final Map<K, Long> processing = new HashMap<>();
 
 	/** The keys waiting out a delay, by when they are due (on the ticker). */
 	private final Map<K, Long> waiting = new HashMap<>();
@@ -67,6 +72,17 @@ final class WorkQueue<K> {
 
 	/** Keys given to workers in all. */
 	private long taken;
+
+	/** Keys queued again after a failure (or a requeue), in all. */
+	private long retries;
+
+	/** Time keys waited ready for a worker, in all. */
+	private long waitedNanos;
+
+	/** Keys done, and the time workers spent on them, in all. */
+	private long worked;
+
+	private long workedNanos;
 
 	private boolean shuttingDown;
 
@@ -110,10 +126,12 @@ final class WorkQueue<K> {
 		}
 		this.lock.lock();
 		try {
+			long at = this.ticker.getAsLong() + nanos;
 			if (this.shuttingDown) {
+				// kept for the next queue (see remaining()), not taken from this one
+				this.waiting.putIfAbsent(key, at);
 				return;
 			}
-			long at = this.ticker.getAsLong() + nanos;
 			Long before = this.waiting.get(key);
 			if (before != null && before - at <= 0) {
 				return;
@@ -134,6 +152,13 @@ final class WorkQueue<K> {
 	 */
 	Duration addRateLimited(K key) {
 		Duration delay = this.limiter.when(key);
+		this.lock.lock();
+		try {
+			this.retries++;
+		}
+		finally {
+			this.lock.unlock();
+		}
 		addAfter(key, delay);
 		return delay;
 	}
@@ -212,10 +237,14 @@ final class WorkQueue<K> {
 	void done(K key) {
 		this.lock.lock();
 		try {
-			this.processing.remove(key);
+			Long since = this.processing.remove(key);
+			long now = this.ticker.getAsLong();
+			if (since != null) {
+				this.worked++;
+				this.workedNanos += now - since;
+			}
 			if (this.dirty.contains(key) && !this.shuttingDown) {
-				this.queue.add(key);
-				this.changed.signal();
+				ready(key, now);
 			}
 			else if (this.processing.isEmpty()) {
 				this.changed.signalAll();
@@ -265,6 +294,24 @@ final class WorkQueue<K> {
 	}
 
 	/**
+	 * The keys that still need processing: those queued, those added while processed, and
+	 * those waiting out a delay (at once, without it). A queue that was shut down hands
+	 * them to the next one, so that no key added is lost across a stop.
+	 * @return the keys, unmodifiable
+	 */
+	Set<K> remaining() {
+		this.lock.lock();
+		try {
+			Set<K> keys = new HashSet<>(this.dirty);
+			keys.addAll(this.waiting.keySet());
+			return Set.copyOf(keys);
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	/**
 	 * Wakes the workers waiting for a delayed key, so that they look at the ticker again
 	 * (for a ticker that is not the system's, as in tests).
 	 */
@@ -290,8 +337,18 @@ final class WorkQueue<K> {
 	Depth depth() {
 		this.lock.lock();
 		try {
+			long now = this.ticker.getAsLong();
+			K oldest = this.queue.peek();
+			Long oldestSince = (oldest != null) ? this.readySince.get(oldest) : null;
+			long longest = 0;
+			long unfinished = 0;
+			for (long since : this.processing.values()) {
+				longest = Math.max(longest, now - since);
+				unfinished += now - since;
+			}
 			return new Depth(this.queue.size(), this.waiting.size(), this.processing.size(), this.adds, this.taken,
-					this.shuttingDown);
+					this.shuttingDown, this.retries, (oldestSince != null) ? now - oldestSince : 0, longest, unfinished,
+					this.waitedNanos, this.worked, this.workedNanos);
 		}
 		finally {
 			this.lock.unlock();
@@ -300,15 +357,22 @@ final class WorkQueue<K> {
 
 	/** Queues a key now; under the lock. */
 	private void addNow(K key) {
-		if (this.shuttingDown || !this.dirty.add(key)) {
+		if (!this.dirty.add(key) || this.shuttingDown) {
+			// queued already, or kept for the next queue (see remaining())
 			return;
 		}
 		this.adds++;
-		if (this.processing.contains(key)) {
+		if (this.processing.containsKey(key)) {
 			// queued again when its worker is done
 			return;
 		}
+		ready(key, this.ticker.getAsLong());
+	}
+
+	/** Puts a key at the end of the ready queue; under the lock. */
+	private void ready(K key, long now) {
 		this.queue.add(key);
+		this.readySince.put(key, now);
 		this.changed.signal();
 	}
 
@@ -337,8 +401,13 @@ final class WorkQueue<K> {
 	}
 
 	private K taken(K key) {
+		long now = this.ticker.getAsLong();
+		Long since = this.readySince.remove(key);
+		if (since != null) {
+			this.waitedNanos += now - since;
+		}
 		this.dirty.remove(key);
-		this.processing.add(key);
+		this.processing.put(key, now);
 		this.taken++;
 		return key;
 	}
@@ -352,8 +421,19 @@ final class WorkQueue<K> {
 	 * @param adds keys added in all (a key added while queued not counted)
 	 * @param taken keys given to workers in all
 	 * @param shutDown whether the queue is shutting down
+	 * @param retries keys queued again after a failure or a requeue, in all
+	 * @param oldestReadyNanos how long the key longest ready has waited for a worker
+	 * @param longestRunningNanos how long the longest-running worker has had its key
+	 * @param unfinishedNanos the time the workers have spent on the keys they have now,
+	 * in all
+	 * @param waitedNanos the time keys waited ready for a worker, in all (over
+	 * {@code taken} keys)
+	 * @param worked keys done, in all
+	 * @param workedNanos the time workers spent on the keys done, in all
 	 */
-	record Depth(int ready, int waiting, int processing, long adds, long taken, boolean shutDown) {
+	record Depth(int ready, int waiting, int processing, long adds, long taken, boolean shutDown, long retries,
+			long oldestReadyNanos, long longestRunningNanos, long unfinishedNanos, long waitedNanos, long worked,
+			long workedNanos) {
 
 	}
 

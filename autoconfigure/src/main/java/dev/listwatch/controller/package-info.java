@@ -2,9 +2,13 @@
  * The controller half of list-watch, after the informer: a change of a watched object
  * queues its key in a work queue (client-go's {@code workqueue}: keys deduplicated, one
  * worker per key at a time, failures retried after a per-key backoff under an overall
- * rate limit), and workers reconcile each key against the current state of the cache.
- * Package-private until the auto-configuration runs reconciler beans: then
- * {@code Reconciler}, {@code Request} and {@code Result} become public.
+ * rate limit), and workers reconcile each key against the current state of the cache. The
+ * application writes a {@link dev.listwatch.controller.Reconciler}, given a
+ * {@link dev.listwatch.controller.Request} and returning a
+ * {@link dev.listwatch.controller.Result}; a {@link dev.listwatch.controller.Controller}
+ * runs it on a watch's keys, as {@link dev.listwatch.controller.ControllerOptions} say,
+ * and reports a {@link dev.listwatch.controller.ControllerStatus}. The queue and its rate
+ * limiters are package-private.
  */
 @NullMarked
 package dev.listwatch.controller;

@@ -488,6 +488,7 @@ final class Store<T> implements StoreLister.Reads<T> {
 	 * A snapshot of the cached keys.
 	 * @return the keys, unmodifiable
 	 */
+	@Override
 	public Set<String> keys() {
 		this.lock.readLock().lock();
 		try {

@@ -77,6 +77,11 @@ final class StoreLister<T> implements Lister<T> {
 	}
 
 	@Override
+	public Set<String> keys() {
+		return this.store.keys();
+	}
+
+	@Override
 	public int size() {
 		return this.store.size();
 	}
@@ -135,6 +140,12 @@ final class StoreLister<T> implements Lister<T> {
 		 * @return the names, unmodifiable
 		 */
 		Set<String> indexNames();
+
+		/**
+		 * A snapshot of the cached keys.
+		 * @return the keys, unmodifiable
+		 */
+		Set<String> keys();
 
 		/**
 		 * The number of cached objects.

@@ -11,11 +11,16 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import dev.listwatch.KubernetesApiException;
 import dev.listwatch.KubernetesObject;
+import dev.listwatch.Status;
 import dev.listwatch.autoconfigure.health.FakeListerWatcher;
 import dev.listwatch.informer.Informer;
 import dev.listwatch.informer.InformerFactory;
 import dev.listwatch.informer.InformerOptions;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -62,7 +67,7 @@ class ControllerTests {
 		});
 		this.informer.start();
 		// the list is held: nothing to reconcile against yet
-		assertThat(this.controller.stats().reconciles()).isZero();
+		assertThat(this.controller.status().reconciles()).isZero();
 		this.server.releaseList();
 		await().atMost(Duration.ofSeconds(10)).until(() -> seen.size() == 3);
 		// never against a partial cache
@@ -97,10 +102,10 @@ class ControllerTests {
 		assertThat(failuresSeen).containsExactly(0, 1, 2, 3, 4, 5);
 		// waited 4 + 8 + 16 + 32 + 64 ms at least between the six attempts
 		assertThat(attempts.get(5) - attempts.get(0)).isGreaterThanOrEqualTo(Duration.ofMillis(124).toNanos());
-		Controller.Stats stats = this.controller.stats();
+		ControllerStatus stats = this.controller.status();
 		assertThat(stats.failures()).isEqualTo(5);
 		assertThat(stats.failing()).isEmpty();
-		assertThat(this.controller.stats().queue().waiting()).isZero();
+		assertThat(this.controller.status().waiting()).isZero();
 	}
 
 	@Test
@@ -111,8 +116,8 @@ class ControllerTests {
 			throw new IllegalStateException("quota exhausted");
 		});
 		this.informer.start();
-		await().atMost(Duration.ofSeconds(10)).until(() -> this.controller.stats().failures() >= 3);
-		Controller.Failure failure = this.controller.stats().failing().get("default/a");
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.controller.status().failures() >= 3);
+		ControllerStatus.Failure failure = this.controller.status().failing().get("default/a");
 		assertThat(failure.exception()).isEqualTo(IllegalStateException.class.getName());
 		assertThat(failure.message()).isEqualTo("quota exhausted");
 		assertThat(failure.inARow()).isGreaterThanOrEqualTo(3);
@@ -152,7 +157,7 @@ class ControllerTests {
 		release.countDown();
 		// the last change is reconciled, in a handful of reconciles rather than a hundred
 		await().atMost(Duration.ofSeconds(10)).until(() -> versions.contains(last));
-		await().atMost(Duration.ofSeconds(10)).until(() -> this.controller.stats().queue().processing() == 0);
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.controller.status().processing() == 0);
 		assertThat(versions).hasSizeBetween(2, 5);
 		assertThat(overlaps).hasValue(0);
 	}
@@ -177,13 +182,123 @@ class ControllerTests {
 			.supplyAsync(() -> this.controller.stop(Duration.ofSeconds(10)));
 		// the stop waits for the reconcile under way: let it finish once the queue takes
 		// no more keys
-		await().atMost(Duration.ofSeconds(10)).until(() -> this.controller.stats().queue().shutDown());
+		await().atMost(Duration.ofSeconds(10)).until(() -> !this.controller.isRunning());
 		assertThat(stopped).isNotDone();
 		release.countDown();
 		assertThat(stopped.get(10, TimeUnit.SECONDS)).isTrue();
 		assertThat(finished).hasValue(1);
 		this.server.add("c");
-		assertThat(this.controller.stats().reconciles()).isEqualTo(1);
+		assertThat(this.controller.status().reconciles()).isEqualTo(1);
+	}
+
+	@Test
+	void aStartAfterAStopReconcilesEveryCachedKeyAndTheKeysLeftQueuedIncludingDeletedOnes() throws Exception {
+		Map<String, Boolean> seen = new ConcurrentHashMap<>();
+		this.server.add("a");
+		this.server.add("b");
+		this.server.releaseList();
+		CountDownLatch first = new CountDownLatch(2);
+		start(1, (request) -> {
+			seen.put(request.key(), request.object().isPresent());
+			first.countDown();
+			return Result.done();
+		});
+		this.informer.start();
+		assertThat(first.await(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(this.controller.stop(Duration.ofSeconds(5))).isTrue();
+		seen.clear();
+		// queued while stopped, its object never cached: a deletion seen by the last run
+		this.controller.enqueue("default/gone");
+		assertThat(this.controller.isRunning()).isFalse();
+		this.controller.start();
+		await().atMost(Duration.ofSeconds(10)).until(() -> seen.size() == 3);
+		assertThat(seen).containsEntry("default/a", true)
+			.containsEntry("default/b", true)
+			.containsEntry("default/gone", false);
+		this.controller.stop(Duration.ofSeconds(5));
+		seen.clear();
+		// a key the last run still had queued when it stopped comes back
+		CountDownLatch holding = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		this.controller = new Controller<>("test", this.informer, (request) -> {
+			seen.put(request.key(), request.object().isPresent());
+			if (request.key().equals("default/a")) {
+				holding.countDown();
+				release.await(10, TimeUnit.SECONDS);
+			}
+			return Result.done();
+		}, ControllerOptions.DEFAULTS, ObservationRegistry.NOOP);
+		this.controller.start();
+		assertThat(holding.await(10, TimeUnit.SECONDS)).isTrue();
+		this.controller.enqueue("default/deleted");
+		CompletableFuture<Boolean> stopped = CompletableFuture
+			.supplyAsync(() -> this.controller.stop(Duration.ofSeconds(10)));
+		await().atMost(Duration.ofSeconds(10)).until(() -> !this.controller.isRunning());
+		release.countDown();
+		assertThat(stopped.get(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(seen).doesNotContainKey("default/deleted");
+		this.controller.start();
+		await().atMost(Duration.ofSeconds(10)).until(() -> seen.containsKey("default/deleted"));
+		assertThat(seen).containsEntry("default/deleted", false);
+	}
+
+	@Test
+	void aResyncQueuesEveryCachedKeyEachPeriod() throws Exception {
+		Map<String, AtomicInteger> reconciles = new ConcurrentHashMap<>();
+		this.server.add("a");
+		this.server.add("b");
+		this.server.releaseList();
+		this.controller = new Controller<>("test", this.informer, (request) -> {
+			reconciles.computeIfAbsent(request.key(), (key) -> new AtomicInteger()).incrementAndGet();
+			return Result.done();
+		}, ControllerOptions.DEFAULTS.withResyncPeriod(Duration.ofMillis(50)), ObservationRegistry.NOOP);
+		this.controller.start();
+		this.informer.start();
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> reconciles.size() == 2 && reconciles.values().stream().allMatch((n) -> n.get() >= 3));
+		assertThat(this.controller.status().failures()).isZero();
+	}
+
+	@Test
+	void aConflictIsRetriedAndCountedAsOneAndEachReconcileIsObserved() throws Exception {
+		List<String> observed = new CopyOnWriteArrayList<>();
+		ObservationRegistry observations = ObservationRegistry.create();
+		observations.observationConfig().observationHandler(new ObservationHandler<>() {
+
+			@Override
+			public void onStop(Observation.Context context) {
+				observed.add(context.getName() + " " + context.getLowCardinalityKeyValue("outcome").getValue() + " "
+						+ context.getHighCardinalityKeyValue("key").getValue());
+			}
+
+			@Override
+			public boolean supportsContext(Observation.Context context) {
+				return true;
+			}
+
+		});
+		AtomicInteger attempts = new AtomicInteger();
+		this.server.add("a");
+		this.server.releaseList();
+		this.controller = new Controller<>("test", this.informer, (request) -> {
+			if (attempts.incrementAndGet() == 1) {
+				throw new IllegalStateException("update failed",
+						new KubernetesApiException(KubernetesApiException.Kind.OTHER, "PUT configmaps default/a",
+								new Status(409, "Conflict", "the object has been modified"), null, null));
+			}
+			return Result.done();
+		}, ControllerOptions.DEFAULTS.withBackoff(Duration.ofMillis(1), Duration.ofSeconds(1)), observations);
+		this.controller.start();
+		this.informer.start();
+		await().atMost(Duration.ofSeconds(10)).until(() -> observed.size() == 2);
+		assertThat(observed).containsExactly("listwatch.reconcile conflict default/a",
+				"listwatch.reconcile success default/a");
+		ControllerStatus status = this.controller.status();
+		assertThat(status.conflicts()).isEqualTo(1);
+		assertThat(status.failures()).isEqualTo(1);
+		assertThat(status.retries()).isEqualTo(1);
+		assertThat(status.failing()).isEmpty();
+		assertThat(status.work()).isPositive();
 	}
 
 	private String version(String key) {
@@ -191,9 +306,10 @@ class ControllerTests {
 	}
 
 	private void start(int workers, Reconciler<KubernetesObject> reconciler) {
-		this.controller = new Controller<>("test", this.informer, reconciler, workers,
-				RateLimiter.exponential(Duration.ofMillis(4), Duration.ofSeconds(1)), Duration.ofMinutes(1),
-				System::nanoTime);
+		this.controller = new Controller<>("test", this.informer, reconciler,
+				ControllerOptions.DEFAULTS.withWorkers(workers)
+					.withBackoff(Duration.ofMillis(4), Duration.ofSeconds(1)),
+				ObservationRegistry.NOOP);
 		this.controller.start();
 	}
 

@@ -70,7 +70,49 @@ class WorkQueueTests {
 		this.queue.add("a");
 		this.queue.done(this.queue.poll());
 		assertThat(this.queue.poll()).isNull();
-		assertThat(this.queue.depth()).isEqualTo(new WorkQueue.Depth(0, 0, 0, 1, 1, false));
+		assertThat(this.queue.depth()).isEqualTo(new WorkQueue.Depth(0, 0, 0, 1, 1, false, 0, 0, 0, 0, 0, 1, 0));
+	}
+
+	@Test
+	void whatAQueueShutDownStillHeldOrWasGivenAfterwardsRemainsForTheNext() {
+		this.queue.add("queued");
+		this.queue.add("processed");
+		this.queue.addAfter("delayed", Duration.ofSeconds(5));
+		assertThat(this.queue.poll()).isEqualTo("queued");
+		assertThat(this.queue.poll()).isEqualTo("processed");
+		this.queue.done("queued");
+		this.queue.shutDown();
+		this.queue.add("late");
+		this.queue.addRateLimited("processed");
+		this.queue.done("processed");
+		assertThat(this.queue.poll()).isNull();
+		assertThat(this.queue.remaining()).containsExactlyInAnyOrder("delayed", "late", "processed");
+	}
+
+	@Test
+	void theQueueTimesHowLongKeysWaitForAWorkerAndHowLongWorkersSpendOnThem() {
+		this.queue.add("a");
+		this.queue.add("b");
+		this.nanos.addAndGet(3_000);
+		assertThat(this.queue.depth().oldestReadyNanos()).isEqualTo(3_000);
+		assertThat(this.queue.poll()).isEqualTo("a");
+		this.nanos.addAndGet(2_000);
+		assertThat(this.queue.poll()).isEqualTo("b");
+		this.nanos.addAndGet(1_000);
+		WorkQueue.Depth working = this.queue.depth();
+		assertThat(working.oldestReadyNanos()).isZero();
+		assertThat(working.longestRunningNanos()).isEqualTo(3_000);
+		assertThat(working.unfinishedNanos()).isEqualTo(3_000 + 1_000);
+		assertThat(working.waitedNanos()).isEqualTo(3_000 + 5_000);
+		this.queue.done("a");
+		this.queue.addRateLimited("b");
+		this.queue.done("b");
+		WorkQueue.Depth done = this.queue.depth();
+		assertThat(done.worked()).isEqualTo(2);
+		assertThat(done.workedNanos()).isEqualTo(3_000 + 1_000);
+		assertThat(done.retries()).isEqualTo(1);
+		assertThat(done.waiting()).isEqualTo(1);
+		assertThat(done.longestRunningNanos()).isZero();
 	}
 
 	@Test

@@ -1,0 +1,64 @@
+package dev.listwatch.controller;
+
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * What one controller is doing and has done, as an immutable snapshot: what health, the
+ * meters and the {@code listwatch} endpoint read. It holds keys and the class and message
+ * of what reconciles threw, never object values.
+ *
+ * @param name the controller's name
+ * @param watch the name of the watch whose keys it reconciles
+ * @param running whether its workers are taking keys
+ * @param workers how many workers it runs
+ * @param ready keys ready for a worker
+ * @param waiting keys waiting out a delay (a backoff, a requeue after)
+ * @param processing keys a worker has now
+ * @param adds keys queued in all (a key queued while it waited not counted again)
+ * @param retries keys queued again after a failure or a requeue, in all
+ * @param reconciles reconciles done, failed ones included
+ * @param failures reconciles that threw
+ * @param conflicts reconciles that threw because an object had changed meanwhile (409
+ * Conflict): also counted in {@code failures}, retried without a warning
+ * @param queueWait the time keys waited ready for a worker, over {@code reconciles}
+ * @param work the time workers spent on keys, over {@code reconciles}
+ * @param oldestReady how long the key longest ready has waited for a worker
+ * @param longestRunning how long the longest-running reconcile under way has run
+ * @param unfinishedWork the time the reconciles under way have run, in all
+ * @param failing the keys whose last reconcile failed, with their failure
+ */
+public record ControllerStatus(String name, String watch, boolean running, int workers, int ready, int waiting,
+		int processing, long adds, long retries, long reconciles, long failures, long conflicts, Duration queueWait,
+		Duration work, Duration oldestReady, Duration longestRunning, Duration unfinishedWork,
+		Map<String, Failure> failing) {
+
+	/**
+	 * Copies the map of failing keys.
+	 */
+	public ControllerStatus {
+		failing = Map.copyOf(failing);
+	}
+
+	/**
+	 * How many keys are queued: ready, or waiting out a delay (client-go's depth counts
+	 * the ready ones).
+	 * @return the depth
+	 */
+	public int depth() {
+		return this.ready + this.waiting;
+	}
+
+	/**
+	 * The last failure of a key that keeps failing.
+	 *
+	 * @param exception the class of what the reconcile threw
+	 * @param message its message (the reconciler's words, which must hold no secret nor
+	 * object values)
+	 * @param inARow how often in a row it failed
+	 */
+	public record Failure(String exception, String message, int inARow) {
+
+	}
+
+}
