@@ -10,6 +10,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 
 import dev.listwatch.KubernetesApiException;
@@ -94,6 +95,9 @@ public final class Controller<T> implements SmartLifecycle {
 	/** The current (or the last) run. */
 	private volatile @Nullable Run run;
 
+	/** What must hold for a start to start anything: see {@link #runOnlyWhen}. */
+	private volatile BooleanSupplier condition = () -> true;
+
 	/**
 	 * Makes a controller; it does nothing until started.
 	 * @param name the controller's name, for logs, threads, meters and health
@@ -145,12 +149,24 @@ public final class Controller<T> implements SmartLifecycle {
 	}
 
 	/**
-	 * Queues every change of the watch, and starts the workers; nothing when running.
+	 * Makes every later start a no-op unless the condition holds when it is called: for a
+	 * controller that runs on the leader only, so that a context start (which starts
+	 * every lifecycle bean) or code that holds the controller cannot start it on a
+	 * follower.
+	 * @param condition what must hold, for example {@code elector::isLeader}
+	 */
+	public void runOnlyWhen(BooleanSupplier condition) {
+		this.condition = condition;
+	}
+
+	/**
+	 * Queues every change of the watch, and starts the workers; nothing when running, or
+	 * when the condition of {@link #runOnlyWhen} does not hold.
 	 */
 	@Override
 	public synchronized void start() {
 		Run current = this.run;
-		if (current != null && !current.stopping) {
+		if ((current != null && !current.stopping) || !this.condition.getAsBoolean()) {
 			return;
 		}
 		WorkQueue<String> queue = new WorkQueue<>(this.limiter, this.options.maxDelay(), this.ticker);

@@ -1,0 +1,216 @@
+package dev.listwatch.autoconfigure.controller;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import dev.listwatch.controller.Controller;
+import dev.listwatch.controller.ControllerOptions;
+import dev.listwatch.controller.Reconciler;
+import dev.listwatch.informer.Informer;
+import io.micrometer.observation.ObservationRegistry;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.beans.factory.NoSuchBeanDefinitionException;
+import org.springframework.beans.factory.config.AutowireCapableBeanFactory;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.beans.factory.support.RootBeanDefinition;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.core.ResolvableType;
+import org.springframework.core.env.Environment;
+
+/**
+ * Makes the bean {@code <name>Controller} of each controller declared under
+ * {@code listwatch.controllers.<name>}: a {@link Controller} on the informer bean
+ * {@code <watch>Informer} that runs the {@link Reconciler} bean named
+ * {@code <name>Reconciler} (or as set), with the options of its properties. The
+ * definitions name a static factory method, so that ahead-of-time processing can generate
+ * them.
+ */
+final class ControllerBeans {
+
+	/** The suffix of a controller's bean name. */
+	static final String CONTROLLER = "Controller";
+
+	/** The suffix of the default reconciler bean name. */
+	static final String RECONCILER = "Reconciler";
+
+	private static final String INFORMER = "Informer";
+
+	private ControllerBeans() {
+	}
+
+	/**
+	 * The controllers declared and enabled, by name, in declaration order.
+	 * @param environment the environment
+	 * @return the declarations
+	 */
+	static Map<String, ControllerProperties.Declaration> declared(Environment environment) {
+		Map<String, ControllerProperties.Declaration> all = Binder.get(environment)
+			.bind("listwatch.controllers", Bindable.mapOf(String.class, ControllerProperties.Declaration.class))
+			.orElse(Map.of());
+		Map<String, ControllerProperties.Declaration> enabled = new LinkedHashMap<>();
+		all.forEach((name, declaration) -> {
+			if (declaration.isEnabled()) {
+				enabled.put(name, declaration);
+			}
+		});
+		return enabled;
+	}
+
+	/**
+	 * The name of the watch a controller reconciles.
+	 * @param name the controller's name
+	 * @param declaration its declaration
+	 * @return the watch's name
+	 */
+	static String watch(String name, ControllerProperties.Declaration declaration) {
+		String watch = declaration.getWatch();
+		return (watch != null && !watch.isBlank()) ? watch : name;
+	}
+
+	/**
+	 * Whether a controller runs on the leader only: declared so, or on a watch declared
+	 * so.
+	 * @param name the controller's name
+	 * @param declaration its declaration
+	 * @param environment the environment
+	 * @return whether it is leader-only
+	 */
+	static boolean leaderOnly(String name, ControllerProperties.Declaration declaration, Environment environment) {
+		return declaration.isLeaderOnly() || Binder.get(environment)
+			.bind("listwatch.watches." + watch(name, declaration) + ".leader-only", Boolean.class)
+			.orElse(false);
+	}
+
+	/**
+	 * A controller's options from its properties.
+	 * @param name the controller's name
+	 * @param declaration its declaration
+	 * @param leaderOnly whether it runs on the leader only
+	 * @return the options
+	 * @throws ControllerDeclarationException naming the property that cannot work
+	 */
+	static ControllerOptions options(String name, ControllerProperties.Declaration declaration, boolean leaderOnly) {
+		check(name, "workers", declaration.getWorkers() >= 1, "is " + declaration.getWorkers(), "Set it to 1 or more.");
+		check(name, "backoff.initial", positive(declaration.getBackoff().getInitial()),
+				"is " + declaration.getBackoff().getInitial(), "Set a positive duration, such as 5ms.");
+		check(name, "backoff.max",
+				declaration.getBackoff().getMax().compareTo(declaration.getBackoff().getInitial()) >= 0,
+				"is shorter than backoff.initial", "Set it to backoff.initial or longer, such as 1000s.");
+		check(name, "retry-rate.per-second", declaration.getRetryRate().getPerSecond() > 0,
+				"is " + declaration.getRetryRate().getPerSecond(), "Set a positive rate, such as 10.");
+		check(name, "retry-rate.burst", declaration.getRetryRate().getBurst() >= 1,
+				"is " + declaration.getRetryRate().getBurst(), "Set it to 1 or more, such as 100.");
+		check(name, "max-delay", positive(declaration.getMaxDelay()), "is " + declaration.getMaxDelay(),
+				"Set a positive duration, such as 1h.");
+		check(name, "resync-period", declaration.getResyncPeriod() == null || positive(declaration.getResyncPeriod()),
+				"is " + declaration.getResyncPeriod(), "Set a positive duration, such as 10m, or remove it.");
+		check(name, "shutdown-timeout", !declaration.getShutdownTimeout().isNegative(),
+				"is " + declaration.getShutdownTimeout(), "Set a duration of 0 or more, such as 30s.");
+		return new ControllerOptions(declaration.getWorkers(), declaration.getBackoff().getInitial(),
+				declaration.getBackoff().getMax(), declaration.getRetryRate().getPerSecond(),
+				declaration.getRetryRate().getBurst(), declaration.getMaxDelay(), declaration.getResyncPeriod(),
+				declaration.getShutdownTimeout(), !leaderOnly);
+	}
+
+	/**
+	 * The definition of a controller's bean.
+	 * @param name the controller's name
+	 * @return the definition
+	 */
+	static RootBeanDefinition definition(String name) {
+		RootBeanDefinition definition = new RootBeanDefinition(ControllerBeans.class);
+		definition.setFactoryMethodName("controller");
+		definition.setTargetType(Controller.class);
+		definition.setAutowireMode(AutowireCapableBeanFactory.AUTOWIRE_CONSTRUCTOR);
+		definition.getConstructorArgumentValues().addIndexedArgumentValue(0, name);
+		return definition;
+	}
+
+	/**
+	 * Makes a declared controller.
+	 * @param name the controller's name
+	 * @param beanFactory the bean factory
+	 * @param environment the environment it is declared in
+	 * @return the controller
+	 * @throws ControllerDeclarationException when its watch or reconciler is missing, or
+	 * they do not fit
+	 */
+	@SuppressWarnings({ "rawtypes", "unchecked" })
+	static Controller<?> controller(String name, ConfigurableListableBeanFactory beanFactory, Environment environment) {
+		ControllerProperties.Declaration declaration = declared(environment).get(name);
+		if (declaration == null) {
+			throw new ControllerDeclarationException(name, null, "is no longer declared",
+					"Declare it under listwatch.controllers." + name + ".");
+		}
+		String watch = watch(name, declaration);
+		Informer<?> informer = informer(name, watch, beanFactory);
+		Reconciler<?> reconciler = reconciler(name, declaration, informer, beanFactory);
+		ObservationRegistry observations = beanFactory.getBeanProvider(ObservationRegistry.class)
+			.getIfAvailable(() -> ObservationRegistry.NOOP);
+		return new Controller(name, informer, reconciler,
+				options(name, declaration, leaderOnly(name, declaration, environment)), observations);
+	}
+
+	private static Informer<?> informer(String name, String watch, ConfigurableListableBeanFactory beanFactory) {
+		try {
+			return beanFactory.getBean(watch + INFORMER, Informer.class);
+		}
+		catch (NoSuchBeanDefinitionException ex) {
+			List<String> watches = Arrays.stream(beanFactory.getBeanNamesForType(Informer.class, false, false))
+				.map((bean) -> bean.endsWith(INFORMER) ? bean.substring(0, bean.length() - INFORMER.length()) : bean)
+				.sorted()
+				.toList();
+			throw new ControllerDeclarationException(name, "watch",
+					"is '" + watch + "', but no watch of that name is declared (no bean " + watch + INFORMER + ")",
+					"Declare the watch under listwatch.watches." + watch + ", or set listwatch.controllers." + name
+							+ ".watch to one of the watches: " + watches + ".");
+		}
+	}
+
+	private static Reconciler<?> reconciler(String name, ControllerProperties.Declaration declaration,
+			Informer<?> informer, ConfigurableListableBeanFactory beanFactory) {
+		String bean = (declaration.getReconciler() != null && !declaration.getReconciler().isBlank())
+				? declaration.getReconciler() : name + RECONCILER;
+		Reconciler<?> reconciler;
+		try {
+			reconciler = beanFactory.getBean(bean, Reconciler.class);
+		}
+		catch (NoSuchBeanDefinitionException ex) {
+			List<String> reconcilers = Arrays.stream(beanFactory.getBeanNamesForType(Reconciler.class, false, false))
+				.sorted()
+				.toList();
+			throw new ControllerDeclarationException(name, "reconciler",
+					(declaration.getReconciler() != null) ? "names the bean '" + bean + "', which is not a Reconciler"
+							: "is not set, and there is no Reconciler bean named '" + bean + "'",
+					"Define a Reconciler<" + informer.type().getSimpleName() + "> bean named '" + bean
+							+ "', or set listwatch.controllers." + name + ".reconciler to the name of one "
+							+ (reconcilers.isEmpty() ? "(there is none)" : "of " + reconcilers) + ".");
+		}
+		@Nullable Class<?> accepts = ResolvableType.forInstance(reconciler).as(Reconciler.class).resolveGeneric(0);
+		if (accepts != null && !accepts.isAssignableFrom(informer.type())) {
+			throw new ControllerDeclarationException(name, "reconciler",
+					"names the bean '" + bean + "', a Reconciler<" + accepts.getSimpleName() + ">, but watch '"
+							+ informer.watch() + "' holds " + informer.type().getSimpleName(),
+					"Make the reconciler a Reconciler<" + informer.type().getSimpleName()
+							+ ">, or set listwatch.watches." + informer.watch() + ".type to " + accepts.getName()
+							+ ".");
+		}
+		return reconciler;
+	}
+
+	private static void check(String name, String property, boolean holds, String problem, String fix) {
+		if (!holds) {
+			throw new ControllerDeclarationException(name, property, problem, fix);
+		}
+	}
+
+	private static boolean positive(@Nullable Duration duration) {
+		return duration != null && !duration.isNegative() && !duration.isZero();
+	}
+
+}

@@ -1,0 +1,233 @@
+package dev.listwatch.autoconfigure.controller;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import dev.listwatch.controller.ControllerOptions;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * The controllers declared under {@code listwatch.controllers.<name>}: each runs a
+ * {@code Reconciler} bean on the keys of a declared watch.
+ */
+@ConfigurationProperties("listwatch")
+public class ControllerProperties {
+
+	/**
+	 * The controllers, by name. The name names the bean {@code <name>Controller}, the
+	 * reconciler bean looked for ({@code <name>Reconciler}, unless set), the worker
+	 * threads, the meters' {@code controller} tag and the health entry.
+	 */
+	private Map<String, Declaration> controllers = new LinkedHashMap<>();
+
+	public Map<String, Declaration> getControllers() {
+		return this.controllers;
+	}
+
+	public void setControllers(Map<String, Declaration> controllers) {
+		this.controllers = controllers;
+	}
+
+	/**
+	 * One controller.
+	 */
+	public static class Declaration {
+
+		/**
+		 * Whether the controller runs.
+		 */
+		private boolean enabled = true;
+
+		/**
+		 * The name of the watch whose keys it reconciles (a watch declared under
+		 * listwatch.watches, or any informer bean named <watch>Informer). Defaults to the
+		 * controller's name.
+		 */
+		private @Nullable String watch;
+
+		/**
+		 * The name of the Reconciler bean it runs. Defaults to <name>Reconciler.
+		 */
+		private @Nullable String reconciler;
+
+		/**
+		 * How many keys are reconciled at once; one key is never reconciled by two
+		 * workers at once.
+		 */
+		private int workers = ControllerOptions.DEFAULTS.workers();
+
+		/**
+		 * Whether the controller runs only on the replica elected leader (needs
+		 * listwatch.leader-election.enabled=true). A controller on a leader-only watch is
+		 * leader-only too.
+		 */
+		private boolean leaderOnly;
+
+		/**
+		 * How often every cached key is queued again (level-triggered polling of what the
+		 * watch does not see). None by default.
+		 */
+		private @Nullable Duration resyncPeriod;
+
+		/**
+		 * The longest any delay may be, a requeue-after asked for by the reconciler
+		 * included.
+		 */
+		private Duration maxDelay = ControllerOptions.DEFAULTS.maxDelay();
+
+		/**
+		 * How long a stop (a shutdown, a lost leadership) waits for the reconciles under
+		 * way.
+		 */
+		private Duration shutdownTimeout = ControllerOptions.DEFAULTS.shutdownTimeout();
+
+		private final Backoff backoff = new Backoff();
+
+		private final RetryRate retryRate = new RetryRate();
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public @Nullable String getWatch() {
+			return this.watch;
+		}
+
+		public void setWatch(@Nullable String watch) {
+			this.watch = watch;
+		}
+
+		public @Nullable String getReconciler() {
+			return this.reconciler;
+		}
+
+		public void setReconciler(@Nullable String reconciler) {
+			this.reconciler = reconciler;
+		}
+
+		public int getWorkers() {
+			return this.workers;
+		}
+
+		public void setWorkers(int workers) {
+			this.workers = workers;
+		}
+
+		public boolean isLeaderOnly() {
+			return this.leaderOnly;
+		}
+
+		public void setLeaderOnly(boolean leaderOnly) {
+			this.leaderOnly = leaderOnly;
+		}
+
+		public @Nullable Duration getResyncPeriod() {
+			return this.resyncPeriod;
+		}
+
+		public void setResyncPeriod(@Nullable Duration resyncPeriod) {
+			this.resyncPeriod = resyncPeriod;
+		}
+
+		public Duration getMaxDelay() {
+			return this.maxDelay;
+		}
+
+		public void setMaxDelay(Duration maxDelay) {
+			this.maxDelay = maxDelay;
+		}
+
+		public Duration getShutdownTimeout() {
+			return this.shutdownTimeout;
+		}
+
+		public void setShutdownTimeout(Duration shutdownTimeout) {
+			this.shutdownTimeout = shutdownTimeout;
+		}
+
+		public Backoff getBackoff() {
+			return this.backoff;
+		}
+
+		public RetryRate getRetryRate() {
+			return this.retryRate;
+		}
+
+	}
+
+	/**
+	 * The per-key backoff after failures: doubling from the initial delay up to the
+	 * maximum.
+	 */
+	public static class Backoff {
+
+		/**
+		 * The delay after a key's first failure.
+		 */
+		private Duration initial = ControllerOptions.DEFAULTS.backoffInitial();
+
+		/**
+		 * The longest delay after failures.
+		 */
+		private Duration max = ControllerOptions.DEFAULTS.backoffMax();
+
+		public Duration getInitial() {
+			return this.initial;
+		}
+
+		public void setInitial(Duration initial) {
+			this.initial = initial;
+		}
+
+		public Duration getMax() {
+			return this.max;
+		}
+
+		public void setMax(Duration max) {
+			this.max = max;
+		}
+
+	}
+
+	/**
+	 * The overall limit on retries after failures, over all keys (a token bucket), so
+	 * that many keys failing at once cannot retry faster.
+	 */
+	public static class RetryRate {
+
+		/**
+		 * Retries a second.
+		 */
+		private double perSecond = ControllerOptions.DEFAULTS.retriesPerSecond();
+
+		/**
+		 * How many retries may go at once before the rate applies.
+		 */
+		private int burst = ControllerOptions.DEFAULTS.retryBurst();
+
+		public double getPerSecond() {
+			return this.perSecond;
+		}
+
+		public void setPerSecond(double perSecond) {
+			this.perSecond = perSecond;
+		}
+
+		public int getBurst() {
+			return this.burst;
+		}
+
+		public void setBurst(int burst) {
+			this.burst = burst;
+		}
+
+	}
+
+}

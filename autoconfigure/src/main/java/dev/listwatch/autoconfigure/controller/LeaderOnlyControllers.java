@@ -1,0 +1,124 @@
+package dev.listwatch.autoconfigure.controller;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import dev.listwatch.controller.Controller;
+import dev.listwatch.leader.LeaderElector;
+import dev.listwatch.leader.LeadershipEvent;
+import dev.listwatch.leader.LeadershipGrantedEvent;
+import dev.listwatch.leader.LeadershipRevokedEvent;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.context.ApplicationListener;
+import org.springframework.core.Ordered;
+import org.springframework.core.env.Environment;
+
+/**
+ * Runs the leader-only controllers on the leader only: they do not start with the
+ * context, start when the {@link LeaderElector} publishes a
+ * {@link LeadershipGrantedEvent}, and stop on its {@link LeadershipRevokedEvent}, before
+ * the leader-only watches stop (this listener comes first), each letting the reconciles
+ * under way finish within its shutdown timeout. Each such controller runs only while this
+ * replica is leader ({@link Controller#runOnlyWhen}), so a context start cannot start it
+ * on a follower. A new term queues every cached key again, and the keys the last term of
+ * this replica left queued.
+ */
+final class LeaderOnlyControllers implements ApplicationListener<LeadershipEvent>, SmartInitializingSingleton, Ordered {
+
+	private static final Log logger = LogFactory.getLog(LeaderOnlyControllers.class);
+
+	private final LeaderElector elector;
+
+	private final List<String> names;
+
+	private final ListableBeanFactory beanFactory;
+
+	LeaderOnlyControllers(LeaderElector elector, List<String> names, ListableBeanFactory beanFactory) {
+		this.elector = elector;
+		this.names = List.copyOf(names);
+		this.beanFactory = beanFactory;
+	}
+
+	/**
+	 * The names of the controllers declared leader-only, or on a leader-only watch.
+	 * @param environment the environment
+	 * @return the names, in declaration order
+	 */
+	static List<String> declared(Environment environment) {
+		List<String> names = new ArrayList<>();
+		ControllerBeans.declared(environment).forEach((name, declaration) -> {
+			if (ControllerBeans.leaderOnly(name, declaration, environment)) {
+				names.add(name);
+			}
+		});
+		return names;
+	}
+
+	@Override
+	public int getOrder() {
+		return Ordered.HIGHEST_PRECEDENCE;
+	}
+
+	@Override
+	public void afterSingletonsInstantiated() {
+		leaderOnly().forEach((controller) -> controller.runOnlyWhen(this.elector::isLeader));
+	}
+
+	@Override
+	public void onApplicationEvent(LeadershipEvent event) {
+		if (event.elector() != this.elector) {
+			return;
+		}
+		List<Controller<?>> leaderOnly = leaderOnly();
+		if (leaderOnly.isEmpty()) {
+			return;
+		}
+		if (event instanceof LeadershipGrantedEvent) {
+			leaderOnly.forEach(Controller::start);
+			logger.info("Leader: started leader-only controllers " + names(leaderOnly));
+		}
+		else if (event instanceof LeadershipRevokedEvent) {
+			stopAll(leaderOnly);
+			logger.info("No longer leader: stopped leader-only controllers " + names(leaderOnly));
+		}
+	}
+
+	/** Stops the controllers together, each within its shutdown timeout. */
+	private void stopAll(List<Controller<?>> leaderOnly) {
+		CountDownLatch stopped = new CountDownLatch(leaderOnly.size());
+		Duration longest = Duration.ZERO;
+		for (Controller<?> controller : leaderOnly) {
+			longest = (controller.options().shutdownTimeout().compareTo(longest) > 0)
+					? controller.options().shutdownTimeout() : longest;
+			controller.stop(stopped::countDown);
+		}
+		try {
+			if (!stopped.await(longest.toMillis() + 1000, TimeUnit.MILLISECONDS)) {
+				logger.warn("Leader-only controllers " + names(leaderOnly) + " did not all stop within " + longest);
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	private List<Controller<?>> leaderOnly() {
+		List<Controller<?>> controllers = new ArrayList<>();
+		for (String name : this.names) {
+			controllers.add(this.beanFactory.getBean(name + ControllerBeans.CONTROLLER, Controller.class));
+		}
+		return controllers;
+	}
+
+	private static List<String> names(List<Controller<?>> controllers) {
+		return controllers.stream().map(Controller::name).toList();
+	}
+
+}

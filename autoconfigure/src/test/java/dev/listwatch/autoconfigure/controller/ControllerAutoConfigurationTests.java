@@ -1,0 +1,233 @@
+package dev.listwatch.autoconfigure.controller;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import dev.listwatch.KubernetesObject;
+import dev.listwatch.ListerWatcher;
+import dev.listwatch.autoconfigure.ListwatchAutoConfiguration;
+import dev.listwatch.autoconfigure.health.FakeListerWatcher;
+import dev.listwatch.controller.Controller;
+import dev.listwatch.controller.ControllerOptions;
+import dev.listwatch.controller.Reconciler;
+import dev.listwatch.controller.Request;
+import dev.listwatch.controller.Result;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationListener;
+import org.springframework.context.event.ContextClosedEvent;
+import org.springframework.core.NestedExceptionUtils;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The controllers' auto-configuration with {@link ApplicationContextRunner}, on a watch
+ * whose lister-watcher is scripted: the bean each declaration makes, its options, its
+ * reconciler found by name, and the declarations that fail startup with the property and
+ * the fix named.
+ */
+class ControllerAutoConfigurationTests {
+
+	@TempDir
+	static Path dir;
+
+	static Path kubeconfig;
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(JacksonAutoConfiguration.class, RestClientAutoConfiguration.class,
+				ListwatchAutoConfiguration.class, ControllerAutoConfiguration.class));
+
+	@BeforeAll
+	static void kubeconfig() throws IOException {
+		int closed;
+		try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+			closed = socket.getLocalPort();
+		}
+		kubeconfig = Files.writeString(dir.resolve("kubeconfig.yaml"), """
+				apiVersion: v1
+				kind: Config
+				clusters:
+				- name: c
+				  cluster:
+				    server: https://127.0.0.1:%d
+				    insecure-skip-tls-verify: true
+				users:
+				- name: u
+				  user:
+				    token: not-a-real-token
+				contexts:
+				- name: x
+				  context:
+				    cluster: c
+				    user: u
+				current-context: x
+				""".formatted(closed));
+	}
+
+	private ApplicationContextRunner watching(String... properties) {
+		FakeListerWatcher server = FakeListerWatcher.open();
+		server.add("a");
+		server.add("b");
+		return this.runner
+			.withPropertyValues("listwatch.kubeconfig=" + kubeconfig, "listwatch.watches.configmaps.api-version=v1",
+					"listwatch.watches.configmaps.kind=ConfigMap")
+			.withBean("configmapsListerWatcher", ListerWatcher.class, () -> server)
+			.withPropertyValues(properties);
+	}
+
+	@Test
+	void aDeclaredControllerRunsItsReconcilerBeanOnTheWatchsKeysWithTheOptionsSet() {
+		Map<String, Boolean> seen = new ConcurrentHashMap<>();
+		watching("listwatch.controllers.copy.watch=configmaps", "listwatch.controllers.copy.workers=3",
+				"listwatch.controllers.copy.backoff.initial=10ms", "listwatch.controllers.copy.backoff.max=1m",
+				"listwatch.controllers.copy.retry-rate.per-second=5", "listwatch.controllers.copy.retry-rate.burst=7",
+				"listwatch.controllers.copy.max-delay=10m", "listwatch.controllers.copy.resync-period=5m",
+				"listwatch.controllers.copy.shutdown-timeout=3s")
+			.withBean("copyReconciler", Reconciler.class, () -> (Reconciler<KubernetesObject>) (request) -> {
+				seen.put(request.key(), request.object().isPresent());
+				return Result.done();
+			})
+			.run((context) -> {
+				assertThat(context).hasNotFailed().hasBean("copyController");
+				Controller<?> controller = context.getBean("copyController", Controller.class);
+				assertThat(controller.options())
+					.isEqualTo(new ControllerOptions(3, Duration.ofMillis(10), Duration.ofMinutes(1), 5, 7,
+							Duration.ofMinutes(10), Duration.ofMinutes(5), Duration.ofSeconds(3), true));
+				assertThat(controller.informer().watch()).isEqualTo("configmaps");
+				assertThat(controller.isRunning()).isTrue();
+				await().atMost(Duration.ofSeconds(10)).until(() -> seen.size() == 2);
+				assertThat(seen).containsEntry("default/a", true).containsEntry("default/b", true);
+			});
+	}
+
+	@Test
+	void theWatchDefaultsToTheControllersNameAndTheReconcilerCanBeNamed() {
+		CountDownLatch reconciled = new CountDownLatch(2);
+		watching("listwatch.controllers.configmaps.reconciler=mirror")
+			.withBean("mirror", Reconciler.class, () -> (Reconciler<KubernetesObject>) (request) -> {
+				reconciled.countDown();
+				return Result.done();
+			})
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context.getBean("configmapsController", Controller.class).options())
+					.isEqualTo(ControllerOptions.DEFAULTS);
+				assertThat(reconciled.await(10, TimeUnit.SECONDS)).isTrue();
+			});
+	}
+
+	@Test
+	void aClosingContextLetsTheReconcileUnderWayFinish() throws Exception {
+		CountDownLatch started = new CountDownLatch(1);
+		CountDownLatch closing = new CountDownLatch(1);
+		CountDownLatch finished = new CountDownLatch(1);
+		watching("listwatch.controllers.configmaps.shutdown-timeout=10s")
+			.withBean("configmapsReconciler", Reconciler.class, () -> (Reconciler<KubernetesObject>) (request) -> {
+				started.countDown();
+				// runs until the context is closing
+				closing.await(10, TimeUnit.SECONDS);
+				finished.countDown();
+				return Result.done();
+			})
+			.withBean(ApplicationListener.class,
+					() -> (ApplicationListener<ContextClosedEvent>) (event) -> closing.countDown())
+			.run((context) -> assertThat(started.await(10, TimeUnit.SECONDS)).isTrue());
+		// the context is closed: the reconcile under way had finished by then
+		assertThat(closing.getCount()).isZero();
+		assertThat(finished.getCount()).isZero();
+	}
+
+	@Test
+	void noControllerWithoutADeclaration() {
+		watching()
+			.withBean("configmapsReconciler", Reconciler.class,
+					() -> (Reconciler<KubernetesObject>) (request) -> Result.done())
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(Controller.class));
+	}
+
+	@Test
+	void aMissingReconcilerFailsStartupNamingThePropertyAndTheBeansThereAre() {
+		watching("listwatch.controllers.copy.watch=configmaps")
+			.withBean("otherReconciler", Reconciler.class,
+					() -> (Reconciler<KubernetesObject>) (request) -> Result.done())
+			.run((context) -> assertFailure(context.getStartupFailure(),
+					"Controller 'copy' cannot work: listwatch.controllers.copy.reconciler is not set, and there is no "
+							+ "Reconciler bean named 'copyReconciler'",
+					"Define a Reconciler<KubernetesObject> bean named 'copyReconciler', or set "
+							+ "listwatch.controllers.copy.reconciler to the name of one of [otherReconciler]."));
+	}
+
+	@Test
+	void anUnknownWatchFailsStartupNamingTheWatchesThereAre() {
+		watching("listwatch.controllers.copy.watch=secrets")
+			.withBean("copyReconciler", Reconciler.class,
+					() -> (Reconciler<KubernetesObject>) (request) -> Result.done())
+			.run((context) -> assertFailure(context.getStartupFailure(),
+					"listwatch.controllers.copy.watch is 'secrets', but no watch of that name is declared",
+					"set listwatch.controllers.copy.watch to one of the watches: [configmaps]."));
+	}
+
+	@Test
+	void aReconcilerOfAnotherTypeFailsStartup() {
+		watching("listwatch.controllers.configmaps.workers=2")
+			.withBean("configmapsReconciler", Reconciler.class, StringReconciler::new)
+			.run((context) -> assertFailure(context.getStartupFailure(),
+					"a Reconciler<String>, but watch 'configmaps' holds KubernetesObject",
+					"Make the reconciler a Reconciler<KubernetesObject>"));
+	}
+
+	@Test
+	void optionsOutOfRangeFailStartupNamingTheProperty() {
+		watching("listwatch.controllers.configmaps.workers=0")
+			.run((context) -> assertFailure(context.getStartupFailure(),
+					"listwatch.controllers.configmaps.workers is 0", "Set it to 1 or more."));
+		watching("listwatch.controllers.configmaps.backoff.initial=1s",
+				"listwatch.controllers.configmaps.backoff.max=10ms")
+			.run((context) -> assertFailure(context.getStartupFailure(),
+					"listwatch.controllers.configmaps.backoff.max is shorter than backoff.initial",
+					"Set it to backoff.initial or longer"));
+	}
+
+	@Test
+	void aLeaderOnlyControllerWithoutLeaderElectionFailsStartup() {
+		watching("listwatch.controllers.configmaps.leader-only=true")
+			.run((context) -> assertFailure(context.getStartupFailure(),
+					"listwatch.controllers.configmaps.leader-only is true, but leader election is not enabled",
+					"Set listwatch.leader-election.enabled=true"));
+	}
+
+	private static void assertFailure(Throwable failure, String message, String fix) {
+		Throwable cause = NestedExceptionUtils.getMostSpecificCause(failure);
+		assertThat(cause).isInstanceOf(ControllerDeclarationException.class);
+		assertThat(cause.getMessage()).contains(message);
+		FailureAnalysis analysis = new ControllerDeclarationException.Analyzer().analyze(failure);
+		assertThat(analysis).isNotNull();
+		assertThat(analysis.getAction()).contains(fix);
+	}
+
+	static final class StringReconciler implements Reconciler<String> {
+
+		@Override
+		public Result reconcile(Request<String> request) {
+			return Result.done();
+		}
+
+	}
+
+}
