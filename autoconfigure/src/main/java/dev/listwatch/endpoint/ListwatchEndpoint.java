@@ -10,6 +10,8 @@ import java.util.TreeMap;
 import dev.listwatch.Resource;
 import dev.listwatch.WatchEvent;
 import dev.listwatch.WatchStatus;
+import dev.listwatch.controller.Controller;
+import dev.listwatch.controller.ControllerStatus;
 import dev.listwatch.informer.Informer;
 import org.jspecify.annotations.Nullable;
 
@@ -22,20 +24,29 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 /**
  * The {@code listwatch} actuator endpoint: every watch with what it watches (resource,
  * selectors, Java type, index names) and how it is doing (its {@link WatchStatus}, the
- * one status health and metrics read too). {@code /actuator/listwatch/<watch>} shows one
- * watch. Never shows objects or credentials.
+ * one status health and metrics read too), and every controller with its queue and the
+ * keys that keep failing (class and message of their last exception).
+ * {@code /actuator/listwatch/<watch>} shows one watch. Never shows objects or
+ * credentials.
  */
 @Endpoint(id = "listwatch")
 public class ListwatchEndpoint {
 
+	/** How many failing keys a controller's entry shows at most. */
+	static final int MAX_FAILING_KEYS = 100;
+
 	private final ObjectProvider<Informer<?>> informers;
+
+	private final ObjectProvider<Controller<?>> controllers;
 
 	/**
 	 * Makes the endpoint.
 	 * @param informers the informers, looked up on every read
+	 * @param controllers the controllers, looked up on every read
 	 */
-	public ListwatchEndpoint(ObjectProvider<Informer<?>> informers) {
+	public ListwatchEndpoint(ObjectProvider<Informer<?>> informers, ObjectProvider<Controller<?>> controllers) {
 		this.informers = informers;
+		this.controllers = controllers;
 	}
 
 	/**
@@ -48,7 +59,26 @@ public class ListwatchEndpoint {
 		this.informers.stream()
 			.sorted(Comparator.comparing(Informer::watch))
 			.forEach((informer) -> watches.put(informer.watch(), describe(informer)));
-		return new WatchesDescriptor(watches);
+		Map<String, ControllerDescriptor> controllers = new LinkedHashMap<>();
+		this.controllers.stream()
+			.sorted(Comparator.comparing(Controller::name))
+			.forEach((controller) -> controllers.put(controller.name(), describe(controller.status())));
+		return new WatchesDescriptor(watches, controllers);
+	}
+
+	private static ControllerDescriptor describe(ControllerStatus status) {
+		Map<String, FailureDescriptor> failing = new TreeMap<>();
+		status.failing()
+			.entrySet()
+			.stream()
+			.sorted(Map.Entry.comparingByKey())
+			.limit(MAX_FAILING_KEYS)
+			.forEach((entry) -> failing.put(entry.getKey(), new FailureDescriptor(entry.getValue().exception(),
+					entry.getValue().message(), entry.getValue().inARow())));
+		return new ControllerDescriptor(status.watch(), status.running(), status.workers(), status.ready(),
+				status.waiting(), status.processing(), status.adds(), status.retries(), status.reconciles(),
+				status.failures(), status.conflicts(), status.oldestReady().toMillis(),
+				status.longestRunning().toMillis(), status.failing().size(), failing);
 	}
 
 	/**
@@ -109,11 +139,49 @@ public class ListwatchEndpoint {
 	}
 
 	/**
-	 * All watches.
+	 * All watches, and the controllers on them.
 	 *
 	 * @param watches the watches by name
+	 * @param controllers the controllers by name
 	 */
-	public record WatchesDescriptor(Map<String, WatchDescriptor> watches) implements OperationResponseBody {
+	public record WatchesDescriptor(Map<String, WatchDescriptor> watches,
+			Map<String, ControllerDescriptor> controllers) implements OperationResponseBody {
+	}
+
+	/**
+	 * One controller: its queue, what it has done, and the keys that keep failing; never
+	 * object values.
+	 *
+	 * @param watch the watch whose keys it reconciles
+	 * @param running whether its workers are taking keys
+	 * @param workers how many workers it runs
+	 * @param ready keys ready for a worker
+	 * @param waiting keys waiting out a backoff or a requeue delay
+	 * @param processing keys a worker has now
+	 * @param adds keys queued in all
+	 * @param retries keys queued again after a failure or a requeue
+	 * @param reconciles reconciles done
+	 * @param failures reconciles that threw
+	 * @param conflicts of those, the ones that met a 409 Conflict
+	 * @param oldestReadyMillis how long the key longest ready has waited for a worker
+	 * @param longestRunningMillis how long the longest reconcile under way has run
+	 * @param failingKeys how many keys' last reconcile failed
+	 * @param failing the first of them (at most 100, by key), with their failure
+	 */
+	public record ControllerDescriptor(String watch, boolean running, int workers, int ready, int waiting,
+			int processing, long adds, long retries, long reconciles, long failures, long conflicts,
+			long oldestReadyMillis, long longestRunningMillis, int failingKeys,
+			Map<String, FailureDescriptor> failing) {
+	}
+
+	/**
+	 * The last failure of a key that keeps failing.
+	 *
+	 * @param exception the class of what the reconcile threw
+	 * @param message its message
+	 * @param inARow how often in a row it failed
+	 */
+	public record FailureDescriptor(String exception, String message, int inARow) {
 	}
 
 	/**

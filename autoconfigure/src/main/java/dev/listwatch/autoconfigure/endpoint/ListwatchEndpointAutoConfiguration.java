@@ -2,6 +2,7 @@ package dev.listwatch.autoconfigure.endpoint;
 
 import dev.listwatch.autoconfigure.ListwatchAutoConfiguration;
 import dev.listwatch.endpoint.ListwatchEndpoint;
+import dev.listwatch.controller.Controller;
 import dev.listwatch.informer.Informer;
 import dev.listwatch.informer.InformerFactory;
 
@@ -33,8 +34,9 @@ public final class ListwatchEndpointAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
-		ListwatchEndpoint listwatchEndpoint(ObjectProvider<Informer<?>> informers) {
-			return new ListwatchEndpoint(informers);
+		ListwatchEndpoint listwatchEndpoint(ObjectProvider<Informer<?>> informers,
+				ObjectProvider<Controller<?>> controllers) {
+			return new ListwatchEndpoint(informers, controllers);
 		}
 
 	}

@@ -108,7 +108,7 @@ public final class ListwatchHealthContributorAutoConfiguration {
 		return merged;
 	}
 
-	private static Status status(String code, Status fallback) {
+	static Status status(String code, Status fallback) {
 		if (!StringUtils.hasText(code)) {
 			return fallback;
 		}

@@ -1,8 +1,10 @@
 package dev.listwatch.autoconfigure.metrics;
 
 import dev.listwatch.autoconfigure.ListwatchAutoConfiguration;
+import dev.listwatch.controller.Controller;
 import dev.listwatch.informer.Informer;
 import dev.listwatch.informer.InformerFactory;
+import dev.listwatch.metrics.ControllerMeterBinder;
 import dev.listwatch.metrics.ListwatchMeterBinder;
 import io.micrometer.core.instrument.MeterRegistry;
 
@@ -14,8 +16,9 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 
 /**
- * Auto-configuration of the listwatch meters ({@link ListwatchMeterBinder}), when
- * Micrometer and a {@link MeterRegistry} are there.
+ * Auto-configuration of the listwatch meters ({@link ListwatchMeterBinder}, and
+ * {@link ControllerMeterBinder} for the controllers), when Micrometer and a
+ * {@link MeterRegistry} are there.
  */
 @AutoConfiguration(after = ListwatchAutoConfiguration.class, afterName = {
 		"org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
@@ -29,6 +32,12 @@ public final class ListwatchMetricsAutoConfiguration {
 	@ConditionalOnMissingBean
 	ListwatchMeterBinder listwatchMeterBinder(ObjectProvider<Informer<?>> informers, InformerFactory runtime) {
 		return new ListwatchMeterBinder(informers, runtime.clock());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	ControllerMeterBinder listwatchControllerMeterBinder(ObjectProvider<Controller<?>> controllers) {
+		return new ControllerMeterBinder(controllers);
 	}
 
 }

@@ -24,7 +24,19 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import dev.listwatch.autoconfigure.endpoint.ListwatchEndpointAutoConfiguration;
+import dev.listwatch.autoconfigure.health.ControllersHealthContributorAutoConfiguration;
+import dev.listwatch.autoconfigure.metrics.ListwatchMetricsAutoConfiguration;
+import dev.listwatch.endpoint.ListwatchEndpoint;
+import io.micrometer.core.instrument.MeterRegistry;
+
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.health.contributor.CompositeHealthContributor;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration;
@@ -210,6 +222,59 @@ class ControllerAutoConfigurationTests {
 			.run((context) -> assertFailure(context.getStartupFailure(),
 					"listwatch.controllers.configmaps.leader-only is true, but leader election is not enabled",
 					"Set listwatch.leader-election.enabled=true"));
+	}
+
+	@Test
+	void metersHealthAndTheEndpointShowEachControllerAndItsFailingKeysWithoutValues() {
+		watching("listwatch.controllers.copy.watch=configmaps", "listwatch.controllers.copy.backoff.initial=1ms",
+				"listwatch.controllers.copy.backoff.max=5ms")
+			.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
+					SimpleMetricsExportAutoConfiguration.class, ListwatchMetricsAutoConfiguration.class,
+					ControllersHealthContributorAutoConfiguration.class, ListwatchEndpointAutoConfiguration.class))
+			.withPropertyValues("management.endpoints.web.exposure.include=listwatch")
+			.withBean("copyReconciler", Reconciler.class, () -> (Reconciler<KubernetesObject>) (request) -> {
+				if (request.key().equals("default/b")) {
+					throw new IllegalStateException("the target namespace is full");
+				}
+				return Result.done();
+			})
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				MeterRegistry registry = context.getBean(MeterRegistry.class);
+				await().atMost(Duration.ofSeconds(10))
+					.until(() -> registry.get("listwatch.controller.failures")
+						.tags("controller", "copy", "watch", "configmaps")
+						.functionCounter()
+						.count() >= 3);
+				assertThat(registry.get("listwatch.controller.reconciles").functionCounter().count()).isGreaterThan(3);
+				assertThat(registry.get("listwatch.controller.adds").functionCounter().count()).isGreaterThan(2);
+				assertThat(registry.get("listwatch.controller.retries").functionCounter().count()).isGreaterThan(2);
+				assertThat(registry.get("listwatch.controller.failing").gauge().value()).isEqualTo(1);
+				assertThat(registry.get("listwatch.controller.work.duration").functionTimer().count()).isPositive();
+				assertThat(registry.find("listwatch.controller.depth").gauge()).isNotNull();
+				assertThat(registry.find("listwatch.controller.longest.running").timeGauge()).isNotNull();
+				CompositeHealthContributor health = context.getBean("listwatchControllersHealthContributor",
+						CompositeHealthContributor.class);
+				Health copy = ((HealthIndicator) health.getContributor("copy")).health();
+				assertThat(copy.getStatus()).isEqualTo(Status.UP);
+				assertThat(copy.getDetails()).containsEntry("failingKeys", 1);
+				ListwatchEndpoint.ControllerDescriptor described = context.getBean(ListwatchEndpoint.class)
+					.watches()
+					.controllers()
+					.get("copy");
+				assertThat(described.watch()).isEqualTo("configmaps");
+				assertThat(described.failing()).containsOnlyKeys("default/b");
+				assertThat(described.failing().get("default/b").exception())
+					.isEqualTo(IllegalStateException.class.getName());
+				assertThat(described.failing().get("default/b").message()).isEqualTo("the target namespace is full");
+			});
+	}
+
+	@Test
+	void noControllersHealthWithoutAController() {
+		watching().withConfiguration(AutoConfigurations.of(ControllersHealthContributorAutoConfiguration.class))
+			.run((context) -> assertThat(context).hasNotFailed()
+				.doesNotHaveBean("listwatchControllersHealthContributor"));
 	}
 
 	private static void assertFailure(Throwable failure, String message, String fix) {

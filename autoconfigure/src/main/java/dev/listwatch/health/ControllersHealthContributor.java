@@ -1,0 +1,110 @@
+package dev.listwatch.health;
+
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.stream.Stream;
+
+import dev.listwatch.controller.Controller;
+import dev.listwatch.controller.ControllerStatus;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.health.contributor.CompositeHealthContributor;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthContributor;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
+
+/**
+ * The {@code listwatchControllers} health contributor: one indicator per controller,
+ * named after it ({@code /actuator/health/listwatchControllers/<controller>}), computed
+ * from its {@link ControllerStatus} and nothing else. DOWN (or the status set) when a
+ * reconcile has run longer than {@code stuck-after} (a worker is stuck: on a call without
+ * a timeout, a lock) or when a key has waited ready for a worker longer than
+ * {@code max-queue-wait} (the workers cannot keep up, or are all stuck); UP otherwise,
+ * keys that keep failing included: they are retried after their backoff, and the details
+ * count them (the {@code listwatch} endpoint lists them). A controller that is not
+ * running (a leader-only one on a follower, one stopped) is UP with {@code running:
+ * false}. Details hold counts and durations, never object values.
+ */
+public final class ControllersHealthContributor implements CompositeHealthContributor {
+
+	private final ObjectProvider<Controller<?>> controllers;
+
+	private final Duration stuckAfter;
+
+	private final Duration maxQueueWait;
+
+	private final Status unhealthy;
+
+	/**
+	 * Makes the contributor.
+	 * @param controllers the controllers, looked up on every call
+	 * @param stuckAfter how long a reconcile may run before its controller is unhealthy
+	 * @param maxQueueWait how long a key may wait ready for a worker before its
+	 * controller is unhealthy
+	 * @param unhealthy the status of an unhealthy controller (Boot's default: DOWN)
+	 */
+	public ControllersHealthContributor(ObjectProvider<Controller<?>> controllers, Duration stuckAfter,
+			Duration maxQueueWait, Status unhealthy) {
+		this.controllers = controllers;
+		this.stuckAfter = stuckAfter;
+		this.maxQueueWait = maxQueueWait;
+		this.unhealthy = unhealthy;
+	}
+
+	@Override
+	public @Nullable HealthContributor getContributor(String name) {
+		return controllers().filter((controller) -> controller.name().equals(name))
+			.findFirst()
+			.map(this::indicator)
+			.orElse(null);
+	}
+
+	@Override
+	public Stream<Entry> stream() {
+		return controllers().map((controller) -> new Entry(controller.name(), indicator(controller)));
+	}
+
+	private Stream<Controller<?>> controllers() {
+		return this.controllers.stream().sorted(Comparator.comparing(Controller::name));
+	}
+
+	private HealthIndicator indicator(Controller<?> controller) {
+		return () -> health(controller.status());
+	}
+
+	Health health(ControllerStatus status) {
+		Map<String, Object> details = new LinkedHashMap<>();
+		details.put("watch", status.watch());
+		details.put("running", status.running());
+		details.put("workers", status.workers());
+		details.put("ready", status.ready());
+		details.put("waiting", status.waiting());
+		details.put("processing", status.processing());
+		details.put("reconciles", status.reconciles());
+		details.put("failures", status.failures());
+		details.put("failingKeys", status.failing().size());
+		Status state = Status.UP;
+		if (status.longestRunning().compareTo(this.stuckAfter) > 0) {
+			state = this.unhealthy;
+			details.put("reason", "a reconcile has run for " + seconds(status.longestRunning())
+					+ ", longer than stuck-after (" + seconds(this.stuckAfter) + ")");
+		}
+		else if (status.oldestReady().compareTo(this.maxQueueWait) > 0) {
+			state = this.unhealthy;
+			details.put("reason", "a key has waited " + seconds(status.oldestReady())
+					+ " for a worker, longer than max-queue-wait (" + seconds(this.maxQueueWait) + ")");
+		}
+		details.put("longestRunning", seconds(status.longestRunning()));
+		details.put("oldestReady", seconds(status.oldestReady()));
+		return Health.status(state).withDetails(details).build();
+	}
+
+	private static String seconds(Duration duration) {
+		return (duration.toMillis() / 1000.0) + " s";
+	}
+
+}
