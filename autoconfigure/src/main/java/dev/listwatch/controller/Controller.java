@@ -2,18 +2,25 @@ package dev.listwatch.controller;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 
 import dev.listwatch.KubernetesApiException;
+import dev.listwatch.event.ResourceEvent;
 import dev.listwatch.informer.Informer;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
@@ -95,6 +102,12 @@ public final class Controller<T> implements SmartLifecycle {
 	/** The current (or the last) run. */
 	private volatile @Nullable Run run;
 
+	/** Which of the watch's changes queue their key: see {@link #filter}. */
+	private volatile Predicate<? super ResourceEvent<T>> filter = (event) -> true;
+
+	/** The secondary watches, and how their objects map to keys: see {@link #watch}. */
+	private final List<Secondary<?>> secondaries = new CopyOnWriteArrayList<>();
+
 	/** What must hold for a start to start anything: see {@link #runOnlyWhen}. */
 	private volatile BooleanSupplier condition = () -> true;
 
@@ -146,6 +159,34 @@ public final class Controller<T> implements SmartLifecycle {
 	 */
 	public ControllerOptions options() {
 		return this.options;
+	}
+
+	/**
+	 * Queues only the changes of the watch that a predicate passes, for example
+	 * {@link Relations#generationChanged()}. A start after a stop, a {@link #resync()}, a
+	 * secondary watch and {@link #enqueue} queue keys whatever the predicate says. Takes
+	 * effect at the next start.
+	 * @param predicate which changes queue their key
+	 * @return this controller
+	 */
+	public Controller<T> filter(Predicate<? super ResourceEvent<T>> predicate) {
+		this.filter = predicate;
+		return this;
+	}
+
+	/**
+	 * Queues keys of this controller when the objects of another watch change: the keys a
+	 * function maps each object to (those of its old state too, for a modification), for
+	 * example its owners ({@link Relations#owners}). The objects the secondary watch
+	 * holds when this controller starts are mapped too. Takes effect at the next start.
+	 * @param <S> the Java type of the secondary watch's objects
+	 * @param secondary the secondary watch
+	 * @param keys the keys of this controller an object of it maps to
+	 * @return this controller
+	 */
+	public <S> Controller<T> watch(Informer<S> secondary, Function<? super S, ? extends Collection<String>> keys) {
+		this.secondaries.add(new Secondary<>(secondary, keys));
+		return this;
 	}
 
 	/**
@@ -367,6 +408,29 @@ public final class Controller<T> implements SmartLifecycle {
 		return "Controller[" + this.name + " on " + this.informer.watch() + "]";
 	}
 
+	/**
+	 * A secondary watch, and how its objects map to keys.
+	 *
+	 * @param <S> the Java type of its objects
+	 */
+	private record Secondary<S>(Informer<S> informer, Function<? super S, ? extends Collection<String>> keys) {
+
+		Informer.Registration listen(WorkQueue<String> queue) {
+			return this.informer.addListener((event) -> {
+				S old = event.oldObject();
+				if (old == null) {
+					this.keys.apply(event.object()).forEach(queue::add);
+					return;
+				}
+				// the keys of both states, each once
+				Set<String> keys = new LinkedHashSet<>(this.keys.apply(event.object()));
+				keys.addAll(this.keys.apply(old));
+				keys.forEach(queue::add);
+			});
+		}
+
+	}
+
 	/** One run, from a start to its stop: its queue, listener, workers and resync. */
 	private final class Run {
 
@@ -375,6 +439,8 @@ public final class Controller<T> implements SmartLifecycle {
 		private final List<Thread> threads = new ArrayList<>();
 
 		private Informer.@Nullable Registration registration;
+
+		private final List<Informer.Registration> secondaries = new ArrayList<>();
 
 		private @Nullable ScheduledExecutorService resync;
 
@@ -385,7 +451,15 @@ public final class Controller<T> implements SmartLifecycle {
 		}
 
 		void start() {
-			this.registration = Controller.this.informer.addListener((event) -> this.queue.add(event.key()));
+			Predicate<? super ResourceEvent<T>> passes = Controller.this.filter;
+			this.registration = Controller.this.informer.addListener((event) -> {
+				if (event.initialList() || passes.test(event)) {
+					this.queue.add(event.key());
+				}
+			});
+			for (Secondary<?> secondary : Controller.this.secondaries) {
+				this.secondaries.add(secondary.listen(this.queue));
+			}
 			for (int i = 0; i < Controller.this.options.workers(); i++) {
 				Thread thread = new Thread(this::work, "listwatch-controller-" + Controller.this.name + "-" + (i + 1));
 				thread.setDaemon(true);
@@ -418,6 +492,7 @@ public final class Controller<T> implements SmartLifecycle {
 			if (listening != null) {
 				listening.remove();
 			}
+			this.secondaries.forEach(Informer.Registration::remove);
 			ScheduledExecutorService resyncs = this.resync;
 			if (resyncs != null) {
 				resyncs.shutdownNow();

@@ -7,8 +7,9 @@
  * {@link dev.listwatch.controller.Request} and returning a
  * {@link dev.listwatch.controller.Result}; a {@link dev.listwatch.controller.Controller}
  * runs it on a watch's keys, as {@link dev.listwatch.controller.ControllerOptions} say,
- * and reports a {@link dev.listwatch.controller.ControllerStatus}. The queue and its rate
- * limiters are package-private.
+ * and reports a {@link dev.listwatch.controller.ControllerStatus};
+ * {@link dev.listwatch.controller.Relations} maps owned objects to their owners' keys.
+ * The queue and its rate limiters are package-private.
  */
 @NullMarked
 package dev.listwatch.controller;

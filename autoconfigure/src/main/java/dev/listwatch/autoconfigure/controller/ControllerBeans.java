@@ -2,13 +2,18 @@ package dev.listwatch.autoconfigure.controller;
 
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
+import dev.listwatch.ListerWatcher;
+import dev.listwatch.Resource;
 import dev.listwatch.controller.Controller;
 import dev.listwatch.controller.ControllerOptions;
 import dev.listwatch.controller.Reconciler;
+import dev.listwatch.controller.Relations;
 import dev.listwatch.informer.Informer;
 import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
@@ -148,15 +153,41 @@ final class ControllerBeans {
 					"Declare it under listwatch.controllers." + name + ".");
 		}
 		String watch = watch(name, declaration);
-		Informer<?> informer = informer(name, watch, beanFactory);
+		Informer<?> informer = informer(name, "watch", watch, beanFactory);
 		Reconciler<?> reconciler = reconciler(name, declaration, informer, beanFactory);
 		ObservationRegistry observations = beanFactory.getBeanProvider(ObservationRegistry.class)
 			.getIfAvailable(() -> ObservationRegistry.NOOP);
-		return new Controller(name, informer, reconciler,
+		Controller controller = new Controller(name, informer, reconciler,
 				options(name, declaration, leaderOnly(name, declaration, environment)), observations);
+		if (declaration.getFilter() == ControllerProperties.Filter.GENERATION_CHANGED) {
+			controller.filter(Relations.generationChanged());
+		}
+		if (!declaration.getOwns().isEmpty()) {
+			Resource primary = informer.listerWatcher().resource();
+			String kind = (primary.kind() != null) ? primary.kind()
+					: Binder.get(environment).bind("listwatch.watches." + watch + ".kind", String.class).orElse(null);
+			if (kind == null) {
+				throw new ControllerDeclarationException(name, "owns",
+						"is set, but the kind of watch '" + watch
+								+ "' is not known, so owner references cannot be matched",
+						"Set listwatch.watches." + watch + ".kind.");
+			}
+			// the primary's scope is known once its resource is resolved, by its first
+			// list
+			ListerWatcher<?> primaryCalls = informer.listerWatcher();
+			Function<Object, Collection<String>> namespacedOwners = Relations.owners(kind, false);
+			Function<Object, Collection<String>> clusterOwners = Relations.owners(kind, true);
+			Function<Object, Collection<String>> owners = (object) -> primaryCalls.resource().namespaced()
+					? namespacedOwners.apply(object) : clusterOwners.apply(object);
+			for (String owned : declaration.getOwns()) {
+				controller.watch(informer(name, "owns", owned, beanFactory), owners);
+			}
+		}
+		return controller;
 	}
 
-	private static Informer<?> informer(String name, String watch, ConfigurableListableBeanFactory beanFactory) {
+	private static Informer<?> informer(String name, String property, String watch,
+			ConfigurableListableBeanFactory beanFactory) {
 		try {
 			return beanFactory.getBean(watch + INFORMER, Informer.class);
 		}
@@ -165,10 +196,10 @@ final class ControllerBeans {
 				.map((bean) -> bean.endsWith(INFORMER) ? bean.substring(0, bean.length() - INFORMER.length()) : bean)
 				.sorted()
 				.toList();
-			throw new ControllerDeclarationException(name, "watch",
-					"is '" + watch + "', but no watch of that name is declared (no bean " + watch + INFORMER + ")",
-					"Declare the watch under listwatch.watches." + watch + ", or set listwatch.controllers." + name
-							+ ".watch to one of the watches: " + watches + ".");
+			throw new ControllerDeclarationException(name, property,
+					"names '" + watch + "', but no watch of that name is declared (no bean " + watch + INFORMER + ")",
+					"Declare the watch under listwatch.watches." + watch + ", or name in listwatch.controllers." + name
+							+ "." + property + " one of the watches: " + watches + ".");
 		}
 	}
 

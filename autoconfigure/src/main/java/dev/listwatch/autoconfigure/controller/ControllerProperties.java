@@ -1,7 +1,9 @@
 package dev.listwatch.autoconfigure.controller;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import dev.listwatch.controller.ControllerOptions;
@@ -84,6 +86,20 @@ public class ControllerProperties {
 		 */
 		private Duration shutdownTimeout = ControllerOptions.DEFAULTS.shutdownTimeout();
 
+		/**
+		 * Secondary watches: names of declared watches whose objects, when they change,
+		 * queue the key of their owner of the controller's kind
+		 * (metadata.ownerReferences), as a change of a Pod queues its ReplicaSet.
+		 */
+		private List<String> owns = new ArrayList<>();
+
+		/**
+		 * Which changes of the watch queue their key: any (the default), or
+		 * generation-changed (a modification only when metadata.generation changed, so a
+		 * status update alone does not reconcile again).
+		 */
+		private Filter filter = Filter.ANY;
+
 		private final Backoff backoff = new Backoff();
 
 		private final RetryRate retryRate = new RetryRate();
@@ -152,6 +168,22 @@ public class ControllerProperties {
 			this.shutdownTimeout = shutdownTimeout;
 		}
 
+		public List<String> getOwns() {
+			return this.owns;
+		}
+
+		public void setOwns(List<String> owns) {
+			this.owns = owns;
+		}
+
+		public Filter getFilter() {
+			return this.filter;
+		}
+
+		public void setFilter(Filter filter) {
+			this.filter = filter;
+		}
+
 		public Backoff getBackoff() {
 			return this.backoff;
 		}
@@ -159,6 +191,19 @@ public class ControllerProperties {
 		public RetryRate getRetryRate() {
 			return this.retryRate;
 		}
+
+	}
+
+	/**
+	 * Which changes of a controller's watch queue their key.
+	 */
+	public enum Filter {
+
+		/** Every change. */
+		ANY,
+
+		/** A modification only when metadata.generation changed; every other change. */
+		GENERATION_CHANGED
 
 	}
 

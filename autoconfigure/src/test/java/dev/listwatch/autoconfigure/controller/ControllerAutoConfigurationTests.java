@@ -191,8 +191,8 @@ class ControllerAutoConfigurationTests {
 			.withBean("copyReconciler", Reconciler.class,
 					() -> (Reconciler<KubernetesObject>) (request) -> Result.done())
 			.run((context) -> assertFailure(context.getStartupFailure(),
-					"listwatch.controllers.copy.watch is 'secrets', but no watch of that name is declared",
-					"set listwatch.controllers.copy.watch to one of the watches: [configmaps]."));
+					"listwatch.controllers.copy.watch names 'secrets', but no watch of that name is declared",
+					"or name in listwatch.controllers.copy.watch one of the watches: [configmaps]."));
 	}
 
 	@Test
