@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
 
 import dev.listwatch.KubernetesApiException;
 import dev.listwatch.KubernetesApiException.Kind;
@@ -19,6 +20,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.web.client.RestClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -307,6 +310,25 @@ class ResourceWriterTests {
 			.isEqualTo(new Resource("apps", "v1", "deployments", "Deployment", true, "prod"));
 		assertThat(this.server.requests()).containsExactly("/apis/apps/v1",
 				"/apis/apps/v1/namespaces/prod/deployments/web");
+	}
+
+	@Test
+	void aWriteThatMeetsA401IsSentOnceMoreWithRefreshedCredentialsAndTheSameBody() {
+		AtomicReference<String> token = new AtomicReference<>("Bearer old");
+		List<String> bodies = new CopyOnWriteArrayList<>();
+		this.server.on(ITEM, (exchange) -> {
+			bodies.add(new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
+			boolean fresh = "Bearer new".equals(exchange.getRequestHeaders().getFirst("Authorization"));
+			TestApiServer.respond(exchange, fresh ? 200 : 401, (fresh ? APP : "").getBytes(StandardCharsets.UTF_8));
+		});
+		ApiServerClient refreshing = this.server.client(RestClient.builder()
+			.requestInterceptor(new AuthorizationInterceptor(token::get, () -> token.getAndSet("Bearer new") != null)),
+				Clock.systemUTC());
+		String patch = "{\"data\":{\"color\":\"red\"}}";
+		KubernetesObject patched = refreshing.writer(CONFIG_MAPS, KubernetesObject.class)
+			.patch(null, "app", Patch.merge(patch));
+		assertThat(patched.key()).isEqualTo("default/app");
+		assertThat(bodies).containsExactly(patch, patch);
 	}
 
 	@Test
