@@ -46,6 +46,15 @@ public class KubernetesApiException extends RuntimeException {
 		/** 404: no such resource (or namespace). */
 		NOT_FOUND,
 		/**
+		 * 409: a write that conflicts with the object's current state: an update or
+		 * delete whose {@code resourceVersion} (or uid) precondition no longer holds, a
+		 * create of an object that exists ({@code AlreadyExists}), a server-side apply
+		 * that would take fields another field manager owns (without {@code force}). An
+		 * update that fails so is retried on the object read again: a controller
+		 * requeues.
+		 */
+		CONFLICT,
+		/**
 		 * 410, or an ERROR event with reason Expired/Gone: the resourceVersion is too
 		 * old; relist.
 		 */
@@ -71,6 +80,7 @@ public class KubernetesApiException extends RuntimeException {
 				case 401 -> UNAUTHORIZED;
 				case 403 -> FORBIDDEN;
 				case 404 -> NOT_FOUND;
+				case 409 -> CONFLICT;
 				case 410 -> GONE;
 				case 422 -> INVALID;
 				case 429 -> TOO_MANY_REQUESTS;

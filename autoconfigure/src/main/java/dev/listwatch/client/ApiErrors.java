@@ -6,6 +6,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
+import java.util.List;
 
 import dev.listwatch.KubernetesApiException;
 import dev.listwatch.KubernetesApiException.Kind;
@@ -52,20 +53,69 @@ final class ApiErrors {
 		}
 		byte[] body = new byte[0];
 		try (InputStream in = response.getBody()) {
-			body = in.readNBytes(MAX_ERROR_BODY);
+			body = readErrorBody(in);
 		}
 		catch (IOException ex) {
 			// the status code is enough
 		}
+		return fromBody(request, code, body, retryAfter(response.getHeaders(), clock));
+	}
+
+	/**
+	 * Reads what of an error response's body is kept: at most 64 KiB.
+	 * @param in the body
+	 * @return its first bytes
+	 * @throws IOException when reading fails
+	 */
+	static byte[] readErrorBody(InputStream in) throws IOException {
+		return in.readNBytes(MAX_ERROR_BODY);
+	}
+
+	/**
+	 * The exception for an error status and what was read of its body.
+	 * @param request the request, for example {@code GET /api/v1/configmaps}
+	 * @param code the status code
+	 * @param body the body's first bytes (a {@code Status}, or anything)
+	 * @param retryAfter the delay the server asked for, or {@code null}
+	 * @return the exception
+	 */
+	static KubernetesApiException fromBody(String request, int code, byte[] body, @Nullable Duration retryAfter) {
+		return of(request, status(code, body), retryAfter);
+	}
+
+	/**
+	 * The exception for a failed write, whose message never quotes the object's values:
+	 * the server's message as it is, except for 400 Bad Request and 422 Invalid, whose
+	 * messages quote them (a decoding error quotes the body, a validation error the
+	 * invalid value); of those it keeps the reason and the fields each cause names,
+	 * without the causes' messages. The exception's
+	 * {@link KubernetesApiException#status()} holds that message too.
+	 * @param request what was asked, for example {@code update configmaps.v1 default/app}
+	 * @param code the status code
+	 * @param body the body's first bytes
+	 * @param retryAfter the delay the server asked for, or {@code null}
+	 * @return the exception
+	 */
+	static KubernetesApiException ofWrite(String request, int code, byte[] body, @Nullable Duration retryAfter) {
+		Status status = status(code, body);
+		if (code == 400 || code == 422) {
+			List<String> causes = StatusDecoder.causes(body, 0, body.length);
+			String fields = causes.isEmpty() ? "the server's message is not shown: it may quote the object's values"
+					: "invalid fields: " + String.join(", ", causes);
+			status = new Status(status.code(), status.reason(), fields);
+		}
+		return of(request, status, retryAfter);
+	}
+
+	private static Status status(int code, byte[] body) {
 		Status status = StatusDecoder.decode(body, 0, body.length);
 		if (status == null || (status.reason() == null && status.message() == null)) {
-			status = new Status(code, null, snippet(body));
+			return new Status(code, null, snippet(body));
 		}
-		else if (status.code() == 0) {
-			status = new Status(code, status.reason(), status.message());
+		if (status.code() == 0) {
+			return new Status(code, status.reason(), status.message());
 		}
-		Duration retryAfter = retryAfter(response.getHeaders(), clock);
-		return of(request, status, retryAfter);
+		return status;
 	}
 
 	static KubernetesApiException of(String request, Status status, @Nullable Duration retryAfter) {

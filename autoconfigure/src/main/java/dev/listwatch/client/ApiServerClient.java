@@ -93,6 +93,9 @@ public final class ApiServerClient implements AutoCloseable {
 
 	};
 
+	/** The requests of the writers this client makes (see {@link ApiRequest}). */
+	private final ApiRequest writes = this::send;
+
 	/**
 	 * Makes a client on a rest client that brings its own transport (tests).
 	 * @param restClient the client that sends the requests (authentication and TLS set
@@ -238,6 +241,44 @@ public final class ApiServerClient implements AutoCloseable {
 	private <T> ObjectDecoder<T> decoder(Class<T> type, Decoding decoding) {
 		return new ObjectDecoder<>(type, this.mapper, decoding.keepManagedFields(), decoding.metadataOnly(),
 				decoding.compressObjects() ? ObjectCompressor.learning() : null);
+	}
+
+	/**
+	 * A writer of a resource known already (no discovery): reads, creates, updates,
+	 * patches, applies and deletes its objects through this client (the watches'
+	 * connection, credentials, TLS and proxy), one request per call, on the caller's
+	 * thread. Making it sends no request. A namespace of {@code resource} is the default
+	 * of objects and calls that give none.
+	 * @param <T> the Java type
+	 * @param resource the resource, with its plural name and scope
+	 * @param type the Java type of the objects: {@code KubernetesObject} (written as its
+	 * JSON) or a type Jackson writes and binds with this client's mapper; answers are
+	 * bound as the lister-watchers bind list items
+	 * @return the writer, without a default field manager (see
+	 * {@link ResourceWriter#withFieldManager(String)}), thread-safe
+	 */
+	public <T> ResourceWriter<T> writer(Resource resource, Class<T> type) {
+		Objects.requireNonNull(resource, "resource");
+		return new ResourceWriter<>(this.writes, () -> resource, this.mapper, decoder(type, Decoding.DEFAULTS), null);
+	}
+
+	/**
+	 * A writer of a declared resource, found through discovery on its first request, as
+	 * {@link #listerWatcher(Target, Class, Decoding)} finds it (a resource the cluster
+	 * does not serve fails that request with a {@link KubernetesApiException} of kind
+	 * {@code NOT_FOUND}); see {@link #writer(Resource, Class)}.
+	 * @param <T> the Java type
+	 * @param target the resource; its namespace, if any, is the default namespace
+	 * @param type the Java type of the objects
+	 * @return the writer, without a default field manager, thread-safe
+	 */
+	public <T> ResourceWriter<T> writer(Target target, Class<T> type) {
+		Objects.requireNonNull(target, "target");
+		Objects.requireNonNull((target.resource() != null) ? target.resource() : target.kind(),
+				"a Target gives a kind or a resource");
+		return new ResourceWriter<>(this.writes,
+				() -> resolve(target.apiVersion(), target.kind(), target.resource(), target.namespace()), this.mapper,
+				decoder(type, Decoding.DEFAULTS), null);
 	}
 
 	/**
@@ -565,22 +606,41 @@ public final class ApiServerClient implements AutoCloseable {
 	 * the body
 	 */
 	public byte[] exchangeJson(HttpMethod method, String pathAndQuery, byte @Nullable [] json) {
+		ApiRequest.Reply reply = send(method, pathAndQuery, (json != null) ? MediaType.APPLICATION_JSON_VALUE : null,
+				json);
+		if (!reply.ok()) {
+			throw ApiErrors.fromBody(method.name() + " " + pathAndQuery, reply.code(), reply.body(),
+					reply.retryAfter());
+		}
+		return reply.body();
+	}
+
+	/**
+	 * Sends one request and reads its answer whatever its status (see
+	 * {@link ApiRequest}): what {@link #exchangeJson} and the writers send.
+	 */
+	private ApiRequest.Reply send(HttpMethod method, String pathAndQuery, @Nullable String contentType,
+			byte @Nullable [] body) {
 		String request = method.name() + " " + pathAndQuery;
 		try {
 			RestClient.RequestBodySpec spec = this.restClient.method(method)
 				.uri(URI.create(this.server + pathAndQuery))
 				.header(HttpHeaders.ACCEPT, MediaType.APPLICATION_JSON_VALUE);
-			if (json != null) {
-				spec = spec.contentType(MediaType.APPLICATION_JSON).body(json);
+			if (body != null && contentType != null) {
+				spec = spec.contentType(MediaType.parseMediaType(contentType)).body(body);
 			}
 			return spec.exchange((req, response) -> {
-				if (!response.getStatusCode().is2xxSuccessful()) {
-					throw ApiErrors.fromResponse(request, response, this.clock);
-				}
+				int code = response.getStatusCode().value();
+				boolean ok = code >= 200 && code < 300;
+				Duration retryAfter = ok ? null : ApiErrors.retryAfter(response.getHeaders(), this.clock);
 				try (InputStream in = response.getBody()) {
-					return in.readAllBytes();
+					return new ApiRequest.Reply(code, ok ? in.readAllBytes() : ApiErrors.readErrorBody(in), retryAfter);
 				}
 				catch (IOException ex) {
+					if (!ok) {
+						// the status code is enough
+						return new ApiRequest.Reply(code, new byte[0], retryAfter);
+					}
 					throw ApiErrors.connection(request, ex);
 				}
 			}, true);

@@ -256,6 +256,31 @@ final class ObjectDecoder<T> {
 	}
 
 	/**
+	 * Decodes one object, such as the answer to a write, as a list item is decoded: its
+	 * metadata scanned, its bytes kept without {@code managedFields} unless asked to keep
+	 * them, bound to the Java type.
+	 * @param buf the object's bytes, whole
+	 * @return the object
+	 * @throws DecodeException when the bytes are not one JSON object
+	 * @throws ObjectBinder.NotBindable when it does not bind to the Java type (what
+	 * failed and where, without the value)
+	 */
+	T decodeObject(byte[] buf) {
+		ObjectScan object = new ObjectScan(this.interner);
+		JsonScanner json = new JsonScanner(buf, 0, buf.length);
+		try {
+			object.readObject(json);
+			object.end = json.position();
+			json.expectEnd();
+		}
+		catch (DecodeException ex) {
+			// including Incomplete: the object is whole or it is not JSON
+			throw new DecodeException("an object is not valid JSON: " + ex.getMessage(), ex);
+		}
+		return this.binder.bind(object, object.meta(), buf, 0);
+	}
+
+	/**
 	 * Decodes one page of a list held in memory, without a size limit on its items.
 	 * @param buf the bytes
 	 * @param off where the list starts

@@ -3,11 +3,13 @@
  * {@code ListerWatcher} per resource (paged lists, streamed watches, API discovery) on
  * Boot's {@code RestClient}, over a transport it builds from a {@code Cluster} value and
  * owns (the JDK HTTP client with the cluster's TLS and proxy, a few response threads, the
- * proxy relay), and releases on {@code close()}.
+ * proxy relay), and releases on {@code close()}; and a
+ * {@link dev.listwatch.client.ResourceWriter} per resource, through which reconcilers
+ * read and change objects on the same connection.
  *
  * <p>
- * Everything but {@code ApiServerClient} is package-private. Values are non-null unless
- * annotated {@code @Nullable}.
+ * Everything but {@code ApiServerClient} and {@code ResourceWriter} is package-private.
+ * Values are non-null unless annotated {@code @Nullable}.
  */
 @NullMarked
 package dev.listwatch.client;

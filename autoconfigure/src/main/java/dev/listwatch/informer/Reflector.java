@@ -355,7 +355,8 @@ final class Reflector<T> implements Runnable {
 				if (isStopped()) {
 					throw new Stopped();
 				}
-				if (!this.reading && ex.kind() != Kind.DECODE && ex.kind() != Kind.OTHER) {
+				if (!this.reading && ex.kind() != Kind.DECODE && ex.kind() != Kind.OTHER
+						&& ex.kind() != Kind.CONFLICT) {
 					// the server cannot be reached or refuses (throttled, 5xx,
 					// credentials): a list at once would only add to it; the backoff
 					// paces the next attempt
