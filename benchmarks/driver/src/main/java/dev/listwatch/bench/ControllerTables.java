@@ -155,12 +155,14 @@ final class ControllerTables {
 				+ " spell of the machine that hits one round hits both sides. dispatch = the threads that run the"
 				+ " handler (or Spring's multicaster) and the controller's listener, which queues keys; controller ="
 				+ " the workers; own threads = dispatch + controller, the queue's own work without the JIT and GC"
-				+ " that the process figure also holds.");
+				+ " that the process figure also holds; waits = voluntary context switches of all the JVM's threads"
+				+ " per 1,000 events, to drained (a thread that waited, mostly until another woke it).");
 		this.driver.print("");
 		this.driver.print("| variant | CPU µs / event, stream | CPU µs / event, to drained | vs listener alone |"
 				+ " queue's cost, process µs / event | queue's cost, own threads µs / event |"
-				+ " wall µs / event, to drained | watch µs | dispatch µs | controller µs | gc µs | jit µs |");
-		this.driver.print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+				+ " wall µs / event, to drained | watch µs | dispatch µs | controller µs | gc µs | jit µs |"
+				+ " waits / 1k events |");
+		this.driver.print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
 		ToDoubleFunction<Map<String, String>> process = (r) -> number(r, "totalCpuUsPerEvent");
 		ToDoubleFunction<Map<String, String>> own = (r) -> number(r, "dispatchTotalUs")
 				+ number(r, "controllerTotalUs");

@@ -179,6 +179,7 @@ final class ControllerBench {
 			long t0 = System.nanoTime();
 			long cpu0 = BenchMain.processCpuNanos();
 			ThreadCpu threads0 = ThreadCpu.now();
+			long switches0 = BenchMain.voluntarySwitches();
 			long calls0 = calls.sum();
 			ControllerStatus s0 = (controller != null) ? controller.status() : null;
 			await(finals, "the handler", calls);
@@ -197,13 +198,14 @@ final class ControllerBench {
 				threads2 = ThreadCpu.now();
 				s2 = controller.status();
 			}
-			List<Object> kv = new ArrayList<>(
-					List.of("variant", variant.name(), "boot", variant.boot(), "workers", variant.workers(), "sleepMs",
-							variant.sleepMs(), "round", round, "warmup", warmup, "events", events, "eventsPerSec",
-							f0(events / seconds(t1 - t0)), "streamSeconds", String.format("%.3f", seconds(t1 - t0)),
-							"streamCpuUsPerEvent", f2((cpu1 - cpu0) / 1e3 / events), "totalCpuUsPerEvent",
-							f2((cpu2 - cpu0) / 1e3 / events), "wallUsPerEvent", f2((t2 - t0) / 1e3 / events),
-							"handlerCalls", calls.sum() - calls0, "syncCpuMs", (cpu0 - cpuStart) / 1_000_000));
+			long switches = BenchMain.voluntarySwitches() - switches0;
+			List<Object> kv = new ArrayList<>(List.of("variant", variant.name(), "boot", variant.boot(), "workers",
+					variant.workers(), "sleepMs", variant.sleepMs(), "round", round, "warmup", warmup, "events", events,
+					"eventsPerSec", f0(events / seconds(t1 - t0)), "streamSeconds",
+					String.format("%.3f", seconds(t1 - t0)), "streamCpuUsPerEvent", f2((cpu1 - cpu0) / 1e3 / events),
+					"totalCpuUsPerEvent", f2((cpu2 - cpu0) / 1e3 / events), "wallUsPerEvent",
+					f2((t2 - t0) / 1e3 / events), "waitsPer1kEvents", f1(switches * 1000.0 / events), "handlerCalls",
+					calls.sum() - calls0, "syncCpuMs", (cpu0 - cpuStart) / 1_000_000));
 			if (controller != null) {
 				// the round's totals once nothing is queued or reconciled any more
 				ControllerStatus s3 = idle(controller);
