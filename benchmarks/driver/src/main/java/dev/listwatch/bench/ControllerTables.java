@@ -180,7 +180,7 @@ final class ControllerTables {
 					+ Driver.f2(Driver.median(r, "dispatchTotalUs")) + " | "
 					+ Driver.f2(Driver.median(r, "controllerTotalUs")) + " | "
 					+ Driver.f2(Driver.median(r, "gcTotalUs")) + " | " + Driver.f2(Driver.median(r, "jitTotalUs"))
-					+ " |");
+					+ " | " + Driver.f0(Driver.median(r, "waitsPer1kEvents")) + " |");
 		}
 		this.driver.print("");
 	}
