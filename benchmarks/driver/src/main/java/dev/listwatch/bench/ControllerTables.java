@@ -91,7 +91,7 @@ final class ControllerTables {
 							+ Driver.f1(Driver.median(r, "drainMs")) + " | " + Driver.f0(Driver.median(r, "reconciles"))
 							+ " | " + Driver.f2(Driver.median(r, "changesPerReconcile")) + " | "
 							+ Driver.f2(Driver.median(r, "queueWaitUs") / 1000) + " | "
-							+ Driver.f1(Driver.median(r, "workUs")) + " |" : " | | | | | | | |"));
+							+ Driver.f1(Driver.median(r, "workUs")) + " |" : " | | | | | | |"));
 		}
 		this.driver.print("");
 		scaling(byVariant, "slow");
