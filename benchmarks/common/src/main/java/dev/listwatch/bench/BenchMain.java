@@ -307,7 +307,7 @@ public final class BenchMain {
 	 * thread that waited, mostly to be woken by another: a hand-over), or 0 where /proc
 	 * is not there.
 	 */
-	private static long voluntarySwitches() {
+	static long voluntarySwitches() {
 		long sum = 0;
 		try (java.nio.file.DirectoryStream<java.nio.file.Path> tasks = java.nio.file.Files
 			.newDirectoryStream(java.nio.file.Path.of("/proc/self/task"))) {

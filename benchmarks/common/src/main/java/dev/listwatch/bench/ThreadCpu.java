@@ -21,7 +21,7 @@ final class ThreadCpu {
 	/**
 	 * Roles, in report order; a thread's role comes from its (15-character) Linux name.
 	 */
-	static final List<String> ROLES = List.of("watch", "dispatch", "http", "gc", "jit", "other");
+	static final List<String> ROLES = List.of("watch", "dispatch", "controller", "http", "gc", "jit", "other");
 
 	/**
 	 * USER_HZ: Linux reports thread times in these ticks (100 per second everywhere in
@@ -111,6 +111,10 @@ final class ThreadCpu {
 	static String role(String name) {
 		if (name.startsWith("listwatch-dispa")) {
 			return "dispatch";
+		}
+		if (name.startsWith("listwatch-contr")) {
+			// a controller's workers (listwatch-controller-<name>-<n>)
+			return "controller";
 		}
 		if (name.startsWith("listwatch-")) {
 			// a watch's reading thread is named after its watch while it runs (and the

@@ -30,7 +30,7 @@ import dev.listwatch.testsupport.LocalEtcd;
 /**
  * Runs the benchmarks: for each client one JVM (same flags for all) against the same
  * server, then prints the tables in Markdown.
- * {@code Driver <all|throughput,sync,latency,requests,startup,metadata,etcd,bigcache> [key=value...]};
+ * {@code Driver <all|throughput,sync,latency,requests,startup,metadata,etcd,bigcache,controller> [key=value...]};
  * see README.md for the keys.
  */
 public final class Driver {
@@ -97,6 +97,9 @@ public final class Driver {
 		this.opts.put("bigReads", "1000000");
 		this.opts.put("bigPeers", "client-java");
 		this.opts.put("bigPeerPods", "100000");
+		this.opts.put("controllerWorkers", "1,4,16");
+		this.opts.put("controllerSlowMs", "1");
+		this.opts.put("controllerPaths", "direct,boot");
 		for (int i = 1; i < args.length; i++) {
 			int eq = args[i].indexOf('=');
 			if (eq < 0) {
@@ -112,7 +115,7 @@ public final class Driver {
 	public static void main(String[] args) throws Exception {
 		if (args.length == 0) {
 			System.err.println(
-					"usage: Driver <all|throughput,sync,latency,requests,startup,metadata,etcd,bigcache> [key=value...]");
+					"usage: Driver <all|throughput,sync,latency,requests,startup,metadata,etcd,bigcache,controller> [key=value...]");
 			System.exit(2);
 		}
 		Driver driver = new Driver(args);
@@ -130,6 +133,7 @@ public final class Driver {
 				case "metadata" -> driver.metadata();
 				case "etcd" -> driver.etcd();
 				case "bigcache" -> driver.bigcache();
+				case "controller" -> ControllerTables.run(driver);
 				default -> throw new IllegalArgumentException("unknown benchmark " + bench);
 			}
 		}

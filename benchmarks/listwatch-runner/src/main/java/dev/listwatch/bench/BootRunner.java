@@ -28,6 +28,12 @@ public class BootRunner implements Subject<KubernetesObject> {
 	static volatile Consumer<KubernetesObject> sink = (o) -> {
 	};
 
+	/**
+	 * The context {@link #start} last ran (the controller benchmark takes the watch's
+	 * informer from it).
+	 */
+	static volatile ConfigurableApplicationContext lastContext;
+
 	public static void main(String[] args) throws Exception {
 		if (args[0].equals("startup")) {
 			startup(args);
@@ -135,6 +141,7 @@ public class BootRunner implements Subject<KubernetesObject> {
 			args.add("--listwatch.defaults.backoff-jitter=0.2");
 		}
 		ConfigurableApplicationContext context = app().run(args.toArray(new String[0]));
+		lastContext = context;
 		@SuppressWarnings("unchecked")
 		Lister<KubernetesObject> lister = context.getBean("wLister", Lister.class);
 		return new Running() {

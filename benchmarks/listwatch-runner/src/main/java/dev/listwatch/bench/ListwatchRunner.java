@@ -29,7 +29,8 @@ import org.springframework.web.client.RestClient;
  * instead of an application context.
  * <p>
  * {@code main(benchmark, key=value...)}; also {@code tokenize} and {@code decode} (see
- * {@link Decode}).
+ * {@link Decode}), {@code bigcache} ({@link BigCache}) and {@code controller}
+ * ({@link ControllerBench}).
  */
 public final class ListwatchRunner implements Subject<KubernetesObject> {
 
@@ -37,6 +38,7 @@ public final class ListwatchRunner implements Subject<KubernetesObject> {
 		switch (args[0]) {
 			case "tokenize", "decode", "decode-typed" -> dev.listwatch.client.Decode.main(args);
 			case "bigcache" -> BigCache.run(args);
+			case "controller" -> ControllerBench.run(args);
 			default -> BenchMain.run(new ListwatchRunner(), args);
 		}
 	}
