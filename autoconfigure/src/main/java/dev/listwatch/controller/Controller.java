@@ -389,7 +389,8 @@ public final class Controller<T> implements SmartLifecycle {
 
 	private static boolean isConflict(Throwable ex) {
 		for (Throwable cause = ex; cause != null; cause = (cause.getCause() != cause) ? cause.getCause() : null) {
-			if (cause instanceof KubernetesApiException api && api.code() == 409) {
+			if (cause instanceof KubernetesApiException api
+					&& (api.kind() == KubernetesApiException.Kind.CONFLICT || api.code() == 409)) {
 				return true;
 			}
 		}

@@ -40,7 +40,13 @@ final class WorkQueue<K> {
 
 	private final ReentrantLock lock = new ReentrantLock();
 
+	/**
+	 * Signalled when a key is ready or due, and at the shutdown: what workers wait for.
+	 */
 	private final Condition changed = this.lock.newCondition();
+
+	/** Signalled when the last key being processed is done: what a stop waits for. */
+	private final Condition drained = this.lock.newCondition();
 
 	private final LongSupplier ticker;
 
@@ -246,8 +252,9 @@ final class WorkQueue<K> {
 			if (this.dirty.contains(key) && !this.shuttingDown) {
 				ready(key, now);
 			}
-			else if (this.processing.isEmpty()) {
-				this.changed.signalAll();
+			if (this.processing.isEmpty()) {
+				// wakes a stop waiting for the keys in flight, not the idle workers
+				this.drained.signalAll();
 			}
 		}
 		finally {
@@ -284,7 +291,7 @@ final class WorkQueue<K> {
 				if (left <= 0) {
 					return false;
 				}
-				left = this.changed.awaitNanos(left);
+				left = this.drained.awaitNanos(left);
 			}
 			return true;
 		}
