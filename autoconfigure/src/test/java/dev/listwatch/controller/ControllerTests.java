@@ -148,12 +148,14 @@ class ControllerTests {
 		});
 		this.informer.start();
 		assertThat(firstStarted.await(10, TimeUnit.SECONDS)).isTrue();
+		long first = Long.parseLong(versions.get(0));
 		for (int i = 0; i < 100; i++) {
 			this.server.add("a");
 		}
+		// each add takes the next resourceVersion
 		String last = await().atMost(Duration.ofSeconds(10))
 			.until(() -> this.informer.lister().get("default/a").orElseThrow().metadata().resourceVersion(),
-					(version) -> Long.parseLong(version) >= 201);
+					(version) -> Long.parseLong(version) >= first + 100);
 		release.countDown();
 		// the last change is reconciled, in a handful of reconciles rather than a hundred
 		await().atMost(Duration.ofSeconds(10)).until(() -> versions.contains(last));
