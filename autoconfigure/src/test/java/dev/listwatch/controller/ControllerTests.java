@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import dev.listwatch.KubernetesApiException;
 import dev.listwatch.KubernetesObject;
 import dev.listwatch.Status;
+import dev.listwatch.WatchStatus;
 import dev.listwatch.autoconfigure.health.FakeListerWatcher;
 import dev.listwatch.informer.Informer;
 import dev.listwatch.informer.InformerFactory;
@@ -149,6 +150,9 @@ class ControllerTests {
 		this.informer.start();
 		assertThat(firstStarted.await(10, TimeUnit.SECONDS)).isTrue();
 		long first = Long.parseLong(versions.get(0));
+		// the scripted server sends changes to an open watch only
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> this.informer.status().state() == WatchStatus.State.WATCHING);
 		for (int i = 0; i < 100; i++) {
 			this.server.add("a");
 		}
