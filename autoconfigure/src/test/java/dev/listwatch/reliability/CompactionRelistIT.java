@@ -181,7 +181,7 @@ class CompactionRelistIT {
 	 * Waits until the watch has noticed that it is cut off.
 	 * @return the resourceVersion it will resume from
 	 */
-	private static String cutOff(Informer<?> informer) {
+	static String cutOff(Informer<?> informer) {
 		await().atMost(Duration.ofSeconds(30)).until(() -> informer.status().consecutiveFailures() > 0);
 		return informer.status().lastResourceVersion();
 	}
@@ -192,7 +192,7 @@ class CompactionRelistIT {
 	 * may still be served from there after etcd compacted): a watch from there then gets
 	 * 410.
 	 */
-	private static void compactPast(ApiWriter writer, String path, String resourceVersion, String fillerPrefix) {
+	static void compactPast(ApiWriter writer, String path, String resourceVersion, String fillerPrefix) {
 		long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
 		boolean compacted = false;
 		boolean watchGone = false;
