@@ -19,9 +19,9 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 public class ControllerProperties {
 
 	/**
-	 * The controllers, by name. The name names the bean {@code <name>Controller}, the
-	 * reconciler bean looked for ({@code <name>Reconciler}, unless set), the worker
-	 * threads, the meters' {@code controller} tag and the health entry.
+	 * The controllers, by name. The name names the bean <name>Controller, the reconciler
+	 * bean looked for (<name>Reconciler, unless set), the worker threads, the meters'
+	 * controller tag and the health entry.
 	 */
 	private Map<String, Declaration> controllers = new LinkedHashMap<>();
 
