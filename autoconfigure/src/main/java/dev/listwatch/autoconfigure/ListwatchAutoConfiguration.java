@@ -68,9 +68,13 @@ public final class ListwatchAutoConfiguration {
 	@ConditionalOnMissingBean
 	ApiServerClient listwatchApiServerClient(Cluster cluster, ConfigurableListableBeanFactory beanFactory,
 			ObjectProvider<RestClient.Builder> restClientBuilder, ObjectProvider<RestClientCustomizer> customizers,
-			ObjectProvider<JsonMapper> jsonMapper) {
-		return ApiServerClient.create(cluster, restClientBuilder(beanFactory, restClientBuilder, customizers),
+			ObjectProvider<JsonMapper> jsonMapper, Environment environment) {
+		ApiServerClient client = ApiServerClient.create(cluster,
+				restClientBuilder(beanFactory, restClientBuilder, customizers),
 				jsonMapper.getIfAvailable(JsonMapper::shared), Clock.systemUTC());
+		// the field manager of server-side applies and writes, as kubectl names itself
+		client.setDefaultFieldManager(environment.getProperty("spring.application.name"));
+		return client;
 	}
 
 	/**

@@ -96,6 +96,9 @@ public final class ApiServerClient implements AutoCloseable {
 	/** The requests of the writers this client makes (see {@link ApiRequest}). */
 	private final ApiRequest writes = this::send;
 
+	/** The field manager of writers made from now on: {@link #setDefaultFieldManager}. */
+	private volatile @Nullable String fieldManager;
+
 	/**
 	 * Makes a client on a rest client that brings its own transport (tests).
 	 * @param restClient the client that sends the requests (authentication and TLS set
@@ -254,12 +257,22 @@ public final class ApiServerClient implements AutoCloseable {
 	 * @param type the Java type of the objects: {@code KubernetesObject} (written as its
 	 * JSON) or a type Jackson writes and binds with this client's mapper; answers are
 	 * bound as the lister-watchers bind list items
-	 * @return the writer, without a default field manager (see
-	 * {@link ResourceWriter#withFieldManager(String)}), thread-safe
+	 * @return the writer, with the {@linkplain #setDefaultFieldManager default field
+	 * manager} (see {@link ResourceWriter#withFieldManager(String)}), thread-safe
 	 */
 	public <T> ResourceWriter<T> writer(Resource resource, Class<T> type) {
 		Objects.requireNonNull(resource, "resource");
-		return new ResourceWriter<>(this.writes, () -> resource, this.mapper, decoder(type, Decoding.DEFAULTS), null);
+		return new ResourceWriter<>(this.writes, () -> resource, this.mapper, decoder(type, Decoding.DEFAULTS),
+				this.fieldManager);
+	}
+
+	/**
+	 * Sets the field manager of the writers made from now on, as their default; the
+	 * auto-configuration sets {@code spring.application.name}.
+	 * @param fieldManager the field manager, or {@code null} for none
+	 */
+	public void setDefaultFieldManager(@Nullable String fieldManager) {
+		this.fieldManager = fieldManager;
 	}
 
 	/**
@@ -270,7 +283,7 @@ public final class ApiServerClient implements AutoCloseable {
 	 * @param <T> the Java type
 	 * @param target the resource; its namespace, if any, is the default namespace
 	 * @param type the Java type of the objects
-	 * @return the writer, without a default field manager, thread-safe
+	 * @return the writer, with the default field manager, thread-safe
 	 */
 	public <T> ResourceWriter<T> writer(Target target, Class<T> type) {
 		Objects.requireNonNull(target, "target");
@@ -278,7 +291,7 @@ public final class ApiServerClient implements AutoCloseable {
 				"a Target gives a kind or a resource");
 		return new ResourceWriter<>(this.writes,
 				() -> resolve(target.apiVersion(), target.kind(), target.resource(), target.namespace()), this.mapper,
-				decoder(type, Decoding.DEFAULTS), null);
+				decoder(type, Decoding.DEFAULTS), this.fieldManager);
 	}
 
 	/**
@@ -382,7 +395,6 @@ public final class ApiServerClient implements AutoCloseable {
 	/**
 	 * What a lister-watcher asks the API server for and how it holds the objects: one
 	 * value instead of a parameter each.
-	 *
 	 * <p>
 	 * {@code metadataOnly}: lists and watches ask for the objects' metadata alone, as
 	 * client-go's metadata informer does ({@code Accept:
@@ -395,10 +407,8 @@ public final class ApiServerClient implements AutoCloseable {
 	 * {@code spec} never reaches the process. No other media type is offered: a server
 	 * that cannot serve metadata alone (some aggregated API servers) answers
 	 * {@code 406 Not Acceptable} rather than whole objects, and a list or event whose
-	 * object is of another kind fails as {@code DECODE}. Annotations are kept, among them
-	 * kubectl's {@code last-applied-configuration}, which for an object written with
-	 * {@code kubectl apply} holds its whole body.
-	 *
+	 * object is of another kind fails as {@code DECODE}. Annotations are kept, kubectl's
+	 * {@code last-applied-configuration} (the whole body) among them.
 	 * <p>
 	 * {@code compressObjects}: {@link dev.listwatch.KubernetesObject}s hold their JSON
 	 * compressed with a dictionary learned from the lister-watcher's first objects (see

@@ -27,9 +27,16 @@ public record WebConfig(Metadata metadata, Map<String, String> data) {
 	 * @param name the name
 	 * @param resourceVersion the resourceVersion
 	 * @param labels the labels
+	 * @param annotations the annotations (empty when it has none), among them the one
+	 * {@link WebStatusReconciler} writes
 	 */
 	@JsonIgnoreProperties(ignoreUnknown = true)
-	public record Metadata(String namespace, String name, String resourceVersion, Map<String, String> labels) {
+	public record Metadata(String namespace, String name, String resourceVersion, Map<String, String> labels,
+			Map<String, String> annotations) {
+
+		public Metadata {
+			annotations = (annotations != null) ? annotations : Map.of();
+		}
 
 	}
 

@@ -21,6 +21,7 @@ import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.core.ParameterizedTypeReference;
 import org.springframework.http.HttpStatusCode;
@@ -35,7 +36,8 @@ import static org.awaitility.Awaitility.await;
  * {@code java -Dspring.aot.enabled=true -jar}, in a JVM of its own, against a real
  * kube-apiserver. The beans come from the generated code, so this shows that the
  * per-watch beans, their generic types (a listener of {@code ResourceEvent<WebConfig>}),
- * indexes and the watch declared in code work without the registrar registering them.
+ * indexes, the watch declared in code and the controller {@code web-status} work without
+ * the registrars registering them.
  */
 class AotSampleApplicationIT {
 
@@ -108,10 +110,11 @@ class AotSampleApplicationIT {
 		assertThat(health).containsEntry("status", "UP");
 		assertThat(health.get("components")).asInstanceOf(InstanceOfAssertFactories.MAP)
 			.containsOnlyKeys("configmaps", "deployments", "labeled", "secrets", "services");
+		assertThat(get("/actuator/health/listwatchControllers/web-status")).containsEntry("status", "UP");
 	}
 
 	@Test
-	void servesAndHearsAConfigMapThroughTheGeneratedBeans() throws IOException {
+	void servesAndHearsAConfigMapThroughTheGeneratedBeans() throws Exception {
 		String name = "aot-" + UUID.randomUUID().toString().substring(0, 8);
 		ApiWriter writer = LocalApiServer.shared().writer();
 		writer.create("/api/v1/namespaces/default/configmaps",
@@ -127,6 +130,15 @@ class AotSampleApplicationIT {
 			.until(() -> events().stream()
 				.anyMatch((event) -> "web-config".equals(event.get("listener")) && "labeled".equals(event.get("watch"))
 						&& ("default/" + name).equals(event.get("key"))));
+		// the controller (a bean of the generated code) and its reconciler
+		String digest = WebStatusReconciler.digest(Map.of("colour", "green"));
+		await().atMost(WAIT)
+			.until(() -> JsonMapper.shared()
+				.readTree(writer.get("/api/v1/namespaces/default/configmaps/" + name))
+				.path("metadata")
+				.path("annotations")
+				.path(WebStatusReconciler.ANNOTATION)
+				.asString(), digest::equals);
 		// metadata-only: no data of a Secret in the cache
 		writer.create("/api/v1/namespaces/default/secrets", TestSampleApplication.secret(name, "web"));
 		await().atMost(WAIT).until(() -> http.get().uri("/secrets").retrieve().body(String.class).contains(name));

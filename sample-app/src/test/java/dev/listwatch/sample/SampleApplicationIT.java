@@ -6,8 +6,11 @@ import java.util.UUID;
 
 import dev.listwatch.testsupport.ApiWriter;
 import dev.listwatch.testsupport.LocalApiServer;
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -113,6 +116,54 @@ class SampleApplicationIT {
 		assertThat(this.events.entries())
 			.anyMatch((entry) -> entry.listener().equals("catalog") && entry.initialList());
 		assertThat(get("/actuator/health/listwatch/services")).containsEntry("status", "UP");
+	}
+
+	@Test
+	void theReconcilerMarksWebConfigMapsWithADigestOfTheirData() throws Exception {
+		String name = "it-" + UUID.randomUUID().toString().substring(0, 8);
+		String path = "/api/v1/namespaces/default/configmaps/" + name;
+		ApiWriter writer = LocalApiServer.shared().writer();
+		writer.create("/api/v1/namespaces/default/configmaps",
+				TestSampleApplication.configMap(name, "web", "colour", "blue"));
+
+		String blue = WebStatusReconciler.digest(Map.of("colour", "blue"));
+		await().atMost(WAIT).until(() -> annotation(writer, path), blue::equals);
+		// it converges: its own write comes back to it and is not written again
+		String marked = read(writer, path).at("/metadata/resourceVersion").stringValue();
+		await().during(Duration.ofSeconds(1))
+			.atMost(WAIT)
+			.until(() -> read(writer, path).at("/metadata/resourceVersion").stringValue(), marked::equals);
+		// new data: marked again
+		writer.patch(path, "{\"data\":{\"colour\":\"green\"}}");
+		String green = WebStatusReconciler.digest(Map.of("colour", "green"));
+		await().atMost(WAIT).until(() -> annotation(writer, path), green::equals);
+		// deleted: reconciled without an object, which does nothing
+		long reconciles = controller().path("reconciles").asLong();
+		writer.delete(path);
+		await().atMost(WAIT).until(() -> controller().path("reconciles").asLong() > reconciles);
+
+		JsonNode controller = controller();
+		assertThat(controller.path("watch").stringValue()).isEqualTo("labeled");
+		assertThat(controller.path("running").booleanValue()).isTrue();
+		assertThat(controller.path("failingKeys").intValue()).isZero();
+		assertThat(get("/actuator/health/listwatchControllers/web-status")).containsEntry("status", "UP");
+		assertThat(get("/actuator/health").get("components")).asInstanceOf(InstanceOfAssertFactories.MAP)
+			.containsKey("listwatchControllers");
+	}
+
+	/** The controller's entry in {@code /actuator/listwatch}. */
+	private JsonNode controller() {
+		String body = this.http.get().uri("/actuator/listwatch").retrieve().body(String.class);
+		return JsonMapper.shared().readTree(body).path("controllers").path("web-status");
+	}
+
+	private static String annotation(ApiWriter writer, String path) {
+		return read(writer, path).path("metadata").path("annotations").path(WebStatusReconciler.ANNOTATION).asString();
+	}
+
+	/** The object as the API server has it now (not as a cache has it). */
+	private static JsonNode read(ApiWriter writer, String path) {
+		return JsonMapper.shared().readTree(writer.get(path));
 	}
 
 	private boolean recorded(String listener, String watch, String type, String key) {

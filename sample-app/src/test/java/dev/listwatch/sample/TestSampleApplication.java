@@ -58,6 +58,8 @@ public class TestSampleApplication {
 				  kubeconfig: %2$s
 				  try:  kubectl --kubeconfig %2$s create configmap x --from-literal=a=b
 				        kubectl --kubeconfig %2$s label configmap x app=web
+				        kubectl --kubeconfig %2$s get configmap x -o yaml
+				                 (the controller web-status has annotated it: listwatch.dev/reconciled)
 				        kubectl --kubeconfig %2$s delete configmap x
 				        curl localhost:%3$s/configmaps   (also /configmaps/x, /configmaps?selector=app=web,
 				                                          /configmaps/by-app/web, /secrets, /services,

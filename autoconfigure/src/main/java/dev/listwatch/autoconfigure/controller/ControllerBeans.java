@@ -206,7 +206,7 @@ final class ControllerBeans {
 	private static Reconciler<?> reconciler(String name, ControllerProperties.Declaration declaration,
 			Informer<?> informer, ConfigurableListableBeanFactory beanFactory) {
 		String bean = (declaration.getReconciler() != null && !declaration.getReconciler().isBlank())
-				? declaration.getReconciler() : name + RECONCILER;
+				? declaration.getReconciler() : defaultReconciler(name, beanFactory);
 		Reconciler<?> reconciler;
 		try {
 			reconciler = beanFactory.getBean(bean, Reconciler.class);
@@ -232,6 +232,28 @@ final class ControllerBeans {
 							+ ".");
 		}
 		return reconciler;
+	}
+
+	/**
+	 * The default reconciler bean of a controller: {@code <name>Reconciler}, or, for a
+	 * name in kebab case such as {@code web-status}, {@code webStatusReconciler} (the
+	 * name a {@code @Component} class {@code WebStatusReconciler} gets) when only that
+	 * one exists.
+	 */
+	static String defaultReconciler(String name, ConfigurableListableBeanFactory beanFactory) {
+		String plain = name + RECONCILER;
+		StringBuilder camel = new StringBuilder(name.length());
+		boolean upper = false;
+		for (char c : name.toCharArray()) {
+			if (c == '-' || c == '_') {
+				upper = true;
+				continue;
+			}
+			camel.append(upper ? Character.toUpperCase(c) : c);
+			upper = false;
+		}
+		String camelCase = camel + RECONCILER;
+		return (!beanFactory.containsBean(plain) && beanFactory.containsBean(camelCase)) ? camelCase : plain;
 	}
 
 	private static void check(String name, String property, boolean holds, String problem, String fix) {

@@ -51,7 +51,8 @@ public class ControllerProperties {
 		private @Nullable String watch;
 
 		/**
-		 * The name of the Reconciler bean it runs. Defaults to <name>Reconciler.
+		 * The name of the Reconciler bean it runs. Defaults to <name>Reconciler (for a
+		 * name such as web-status, webStatusReconciler also).
 		 */
 		private @Nullable String reconciler;
 

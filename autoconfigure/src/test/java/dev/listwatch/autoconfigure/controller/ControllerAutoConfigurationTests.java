@@ -13,7 +13,10 @@ import java.util.concurrent.TimeUnit;
 
 import dev.listwatch.KubernetesObject;
 import dev.listwatch.ListerWatcher;
+import dev.listwatch.Resource;
 import dev.listwatch.autoconfigure.ListwatchAutoConfiguration;
+import dev.listwatch.client.ApiServerClient;
+import dev.listwatch.client.ResourceWriter;
 import dev.listwatch.autoconfigure.health.FakeListerWatcher;
 import dev.listwatch.controller.Controller;
 import dev.listwatch.controller.ControllerOptions;
@@ -142,6 +145,30 @@ class ControllerAutoConfigurationTests {
 					.isEqualTo(ControllerOptions.DEFAULTS);
 				assertThat(reconciled.await(10, TimeUnit.SECONDS)).isTrue();
 			});
+	}
+
+	@Test
+	void aControllerNamedInKebabCaseFindsTheReconcilerAComponentClassNamesItselfAfter() {
+		CountDownLatch reconciled = new CountDownLatch(2);
+		watching("listwatch.controllers.config-maps.watch=configmaps")
+			.withBean("configMapsReconciler", Reconciler.class, () -> (Reconciler<KubernetesObject>) (request) -> {
+				reconciled.countDown();
+				return Result.done();
+			})
+			.run((context) -> {
+				assertThat(context).hasNotFailed().hasBean("config-mapsController");
+				assertThat(reconciled.await(10, TimeUnit.SECONDS)).isTrue();
+			});
+	}
+
+	@Test
+	void writersOfTheApplicationsClientApplyAsTheApplication() {
+		watching("spring.application.name=orders").run((context) -> {
+			ResourceWriter<KubernetesObject> writer = context.getBean(ApiServerClient.class)
+				.writer(new Resource("", "v1", "configmaps", "ConfigMap", true, null), KubernetesObject.class);
+			assertThat(writer.fieldManager()).isEqualTo("orders");
+			assertThat(writer.withFieldManager("other").fieldManager()).isEqualTo("other");
+		});
 	}
 
 	@Test
