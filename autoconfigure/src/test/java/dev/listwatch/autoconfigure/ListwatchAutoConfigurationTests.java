@@ -66,7 +66,7 @@ import static org.awaitility.Awaitility.await;
  * {@link ListerWatcher}.
  */
 @ExtendWith(OutputCaptureExtension.class)
-class ListwatchAutoConfigurationTests {
+public class ListwatchAutoConfigurationTests {
 
 	@TempDir
 	static Path dir;
@@ -385,7 +385,7 @@ class ListwatchAutoConfigurationTests {
 		return all;
 	}
 
-	static Path writeKubeconfig(Path file, String server) {
+	public static Path writeKubeconfig(Path file, String server) {
 		try {
 			Files.writeString(file, """
 					apiVersion: v1
@@ -417,7 +417,7 @@ class ListwatchAutoConfigurationTests {
 		return ConnectionOptions.builder().kubeconfig(kubeconfig.toString()).environment(Map.of()).build();
 	}
 
-	static int closedPort() throws IOException {
+	public static int closedPort() throws IOException {
 		try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
 			return socket.getLocalPort();
 		}

@@ -1,9 +1,6 @@
 package dev.listwatch.autoconfigure.controller;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -15,6 +12,7 @@ import dev.listwatch.KubernetesObject;
 import dev.listwatch.ListerWatcher;
 import dev.listwatch.Resource;
 import dev.listwatch.autoconfigure.ListwatchAutoConfiguration;
+import dev.listwatch.autoconfigure.ListwatchAutoConfigurationTests;
 import dev.listwatch.client.ApiServerClient;
 import dev.listwatch.client.ResourceWriter;
 import dev.listwatch.autoconfigure.health.FakeListerWatcher;
@@ -70,29 +68,8 @@ class ControllerAutoConfigurationTests {
 
 	@BeforeAll
 	static void kubeconfig() throws IOException {
-		int closed;
-		try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-			closed = socket.getLocalPort();
-		}
-		kubeconfig = Files.writeString(dir.resolve("kubeconfig.yaml"), """
-				apiVersion: v1
-				kind: Config
-				clusters:
-				- name: c
-				  cluster:
-				    server: https://127.0.0.1:%d
-				    insecure-skip-tls-verify: true
-				users:
-				- name: u
-				  user:
-				    token: not-a-real-token
-				contexts:
-				- name: x
-				  context:
-				    cluster: c
-				    user: u
-				current-context: x
-				""".formatted(closed));
+		kubeconfig = ListwatchAutoConfigurationTests.writeKubeconfig(dir.resolve("kubeconfig.yaml"),
+				"https://127.0.0.1:" + ListwatchAutoConfigurationTests.closedPort());
 	}
 
 	private ApplicationContextRunner watching(String... properties) {
