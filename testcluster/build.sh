@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Builds kube-apiserver and etcd from their Go modules into the layout that
+# Builds kube-apiserver, etcd and kubectl from their Go modules into the layout that
 # io.fabric8:kube-api-test reads: ~/.kubeapitest/k8s/<version>-linux-amd64/{kube-apiserver,etcd,kubectl}.
+# Needs Go and nothing else: kubectl is built from the same k8s.io/kubernetes release as kube-apiserver
+# (kube-api-test requires the file and runs it to configure and probe the server).
 # Idempotent: does nothing when the binaries are there. Go's module and build caches are reused.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -8,10 +10,10 @@ version="$(sed -n 's/^\tk8s.io\/kubernetes v\(.*\)$/\1/p' "$here/go.mod" | head 
 : "${version:?cannot read the k8s.io/kubernetes version from go.mod}"
 dir="${KUBEAPITEST_DIR:-$HOME/.kubeapitest}/k8s/${version}-linux-amd64"
 if [[ -x "$dir/kube-apiserver" && -x "$dir/etcd" && -x "$dir/kubectl" ]]; then
-  echo "testcluster: kube-apiserver $version and etcd are in $dir"
+  echo "testcluster: kube-apiserver $version, etcd and kubectl are in $dir"
   exit 0
 fi
-command -v go >/dev/null || { echo "testcluster: Go is needed to build kube-apiserver (https://go.dev/doc/install)" >&2; exit 1; }
+command -v go >/dev/null || { echo "testcluster: Go is needed to build kube-apiserver, etcd and kubectl (https://go.dev/doc/install)" >&2; exit 1; }
 mkdir -p "$dir"
 tmp="$(mktemp -d "$dir/.build.XXXX")"
 trap 'rm -rf "$tmp"' EXIT
@@ -24,14 +26,8 @@ for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
 done
 cd "$here"
 start=$SECONDS
-echo "testcluster: building kube-apiserver v$version and etcd (the first build takes several minutes)"
-CGO_ENABLED=0 go build -trimpath -ldflags "$ld" -o "$tmp/kube-apiserver" ./cmd/kube-apiserver
+echo "testcluster: building kube-apiserver v$version, kubectl v$version and etcd (the first build takes several minutes)"
+CGO_ENABLED=0 go build -trimpath -ldflags "$ld" -o "$tmp/" ./cmd/kube-apiserver ./cmd/kubectl
 CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$tmp/etcd" ./cmd/etcd
-kubectl_bin="$(command -v kubectl || true)"
-for candidate in "$(dirname "$(readlink -f "${kubectl_bin:-/nonexistent}")")/kubectl.1.33" "$kubectl_bin"; do
-  if [[ -x "$candidate" ]]; then kubectl_bin="$candidate"; break; fi
-done
-[[ -x "$kubectl_bin" ]] || { echo "testcluster: kubectl is not on the PATH" >&2; exit 1; }
-cp "$kubectl_bin" "$tmp/kubectl"
 mv "$tmp/kube-apiserver" "$tmp/etcd" "$tmp/kubectl" "$dir/"
 echo "testcluster: built in $((SECONDS - start)) s into $dir"

@@ -23,12 +23,12 @@ import org.slf4j.LoggerFactory;
  * {@code testcluster/build.sh} when they are missing.
  * <p>
  * The binaries are looked for in kube-api-test's layout under {@code $KUBEAPITEST_DIR}
- * (else {@code ~/.kubeapitest}). When they are missing and Go is on the PATH, they are
- * built from the {@code testcluster} Go module: the folder named by
- * {@value #TESTCLUSTER_DIR_PROPERTY}, else the repository's {@code testcluster/} above
- * the working directory, else the copy of its sources that this jar carries (under
- * {@value #RESOURCES}), extracted next to the binaries. So a project outside this
- * repository builds them too.
+ * (else {@code ~/.kubeapitest}). When they are missing and Go is on the PATH, all three
+ * are built from the {@code testcluster} Go module, so nothing else needs installing: the
+ * folder named by {@value #TESTCLUSTER_DIR_PROPERTY}, else the repository's
+ * {@code testcluster/} above the working directory, else the copy of its sources that
+ * this jar carries (under {@value #RESOURCES}), extracted next to the binaries. So a
+ * project outside this repository builds them too.
  */
 final class ApiServerBinaries {
 
@@ -45,7 +45,7 @@ final class ApiServerBinaries {
 
 	/** The files of the {@code testcluster} Go module, relative to its folder. */
 	static final List<String> SOURCES = List.of("build.sh", "go.mod", "go.sum", "cmd/kube-apiserver/main.go",
-			"cmd/etcd/main.go");
+			"cmd/etcd/main.go", "cmd/kubectl/main.go");
 
 	private static final Logger logger = LoggerFactory.getLogger(ApiServerBinaries.class);
 
@@ -245,8 +245,8 @@ final class ApiServerBinaries {
 	 */
 	static String missingMessage() {
 		return "kube-apiserver " + VERSION + " is not in " + versionDir() + " and Go is not on the PATH to build it."
-				+ " Either install Go 1.24 or later (https://go.dev/doc/install) and kubectl, and rerun: the"
-				+ " kube-apiserver and etcd binaries are built from their Go modules (several minutes the first time);"
+				+ " Either install Go 1.24 or later (https://go.dev/doc/install) and rerun: kube-apiserver, etcd"
+				+ " and kubectl are built from their Go modules (several minutes the first time);"
 				+ " or put kube-apiserver " + VERSION + ", etcd 3.6 and kubectl, executable, into " + versionDir()
 				+ " (io.fabric8:kube-api-test's layout: set KUBEAPITEST_DIR to use another folder than ~/.kubeapitest)";
 	}

@@ -22,7 +22,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * packaged test-support jar in a JVM of its own, whose working directory is outside the
  * repository, with {@code listwatch.testcluster.dir} unset and an empty
  * {@code KUBEAPITEST_DIR}. It extracts the {@code testcluster} sources from the jar,
- * builds the binaries there (seconds with Go's build cache warm), and starts a server.
+ * builds the binaries there (kube-apiserver, etcd and kubectl: seconds with Go's build
+ * cache warm), and starts a server.
  */
 class ProvisioningOutsideTheRepositoryIT {
 
@@ -82,6 +83,14 @@ class ProvisioningOutsideTheRepositoryIT {
 		for (String binary : List.of("kube-apiserver", "etcd", "kubectl")) {
 			assertThat(binaries.resolve(binary)).isExecutable();
 		}
+		// kubectl is built from testcluster/go.mod too, not taken from the PATH
+		Process kubectl = new ProcessBuilder(binaries.resolve("kubectl").toString(), "version", "--client", "-o",
+				"json")
+			.redirectErrorStream(true)
+			.start();
+		String version = new String(kubectl.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+		assertThat(kubectl.waitFor()).as(version).isZero();
+		assertThat(version).contains("\"gitVersion\": \"v" + ApiServerBinaries.VERSION + "\"");
 	}
 
 	/**
