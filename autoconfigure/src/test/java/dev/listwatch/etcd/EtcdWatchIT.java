@@ -121,10 +121,14 @@ class EtcdWatchIT {
 			Informer<?> informer = informer(context);
 			await().atMost(Duration.ofSeconds(30)).until(() -> informer.status().synced());
 			Recorder recorder = context.getBean(Recorder.class);
+			// each change once the one before was delivered: changes of one object that
+			// wait for listeners together fold into one (README, How events behave)
 			long created = etcd.put("/order/flags/dark-mode",
 					"{\"metadata\":{\"labels\":{\"team\":\"web\"}},\"on\":false}");
+			await().atMost(Duration.ofSeconds(10)).until(() -> recorder.changes().size() == 1);
 			long updated = etcd.put("/order/flags/dark-mode",
 					"{\"metadata\":{\"labels\":{\"team\":\"web\"}},\"on\":true}");
+			await().atMost(Duration.ofSeconds(10)).until(() -> recorder.changes().size() == 2);
 			long deleted = etcd.delete("/order/flags/dark-mode");
 			etcd.put("/order/global", "{\"on\":true}");
 			await().atMost(Duration.ofSeconds(10)).until(() -> recorder.changes().size() == 4);
