@@ -144,7 +144,8 @@ final class DeclaredWatches {
 				// source: etcd -> no streaming list (etcd lists with a range read)
 				defaults.isStreamingList() && !"etcd".equalsIgnoreCase(String.valueOf(watch.getSource()).trim()),
 				defaults.getMinWatchTimeout(), defaults.getMaxWatchTimeout(), defaults.getIdleTimeout(), backoff,
-				resyncPeriod, autoStartup);
+				resyncPeriod, autoStartup,
+				(watch.getOnRefusal() != null) ? watch.getOnRefusal() : defaults.getOnRefusal());
 	}
 
 	/**

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import dev.listwatch.informer.InformerOptions.OnRefusal;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -366,6 +367,21 @@ public class ListwatchProperties {
 		 */
 		private boolean autoStartup = true;
 
+		/**
+		 * What a watch does when the API server refuses it in a way that retrying will
+		 * not mend (401 after the credentials were refreshed, 403, 404 of the resource):
+		 * retry with backoff, or fail (the watch stops, FAILED, and health says DOWN).
+		 */
+		private OnRefusal onRefusal = OnRefusal.RETRY;
+
+		public OnRefusal getOnRefusal() {
+			return this.onRefusal;
+		}
+
+		public void setOnRefusal(OnRefusal onRefusal) {
+			this.onRefusal = onRefusal;
+		}
+
 		public Duration getResyncPeriod() {
 			return this.resyncPeriod;
 		}
@@ -634,6 +650,12 @@ public class ListwatchProperties {
 		private @Nullable Boolean autoStartup;
 
 		/**
+		 * What the watch does when refused in a way that retrying will not mend: retry or
+		 * fail. Default: listwatch.defaults.on-refusal.
+		 */
+		private @Nullable OnRefusal onRefusal;
+
+		/**
 		 * Whether the watch is declared at all: false declares no beans for it.
 		 */
 		private boolean enabled = true;
@@ -690,6 +712,14 @@ public class ListwatchProperties {
 
 		public void setAutoStartup(@Nullable Boolean autoStartup) {
 			this.autoStartup = autoStartup;
+		}
+
+		public @Nullable OnRefusal getOnRefusal() {
+			return this.onRefusal;
+		}
+
+		public void setOnRefusal(@Nullable OnRefusal onRefusal) {
+			this.onRefusal = onRefusal;
 		}
 
 		public boolean isEnabled() {

@@ -19,6 +19,7 @@ import dev.listwatch.Resource;
 import dev.listwatch.UnbindableObject;
 import dev.listwatch.WatchStatus;
 import dev.listwatch.event.ResourceEvent;
+import dev.listwatch.event.WatchStateChangedEvent;
 import dev.listwatch.event.WatchSyncedEvent;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -62,8 +63,13 @@ import org.springframework.context.SmartLifecycle;
  * receives each of them as ADDED with {@link ResourceEvent#initialList()} true, then
  * every change made after that; none is missed or repeated. While the informer is stopped
  * its listeners stay registered and receive nothing; what waited for them is delivered
- * after the next {@link #start()}. Consecutive changes of one object that wait for a busy
- * listener reach it folded into one MODIFIED event (first old state, latest new state).
+ * after the next {@link #start()}.
+ * <p>
+ * <b>States.</b> Each transition of the watch (synced, failing, recovered, failed after a
+ * refusal under {@link InformerOptions.OnRefusal#FAIL}, stopped) is published once as a
+ * {@link WatchStateChangedEvent}, on the dispatch threads, also while stopped.
+ * Consecutive changes of one object that wait for a busy listener reach it folded into
+ * one MODIFIED event (first old state, latest new state).
  *
  * @param <T> the Java type of the objects
  */
@@ -96,6 +102,9 @@ public final class Informer<T> implements SmartLifecycle {
 
 	/** Writes the cache and queues the events; under {@link #changes}. */
 	private final CacheWriter<T> writer;
+
+	/** Publishes its {@link WatchStateChangedEvent}s. */
+	private final StateEvents states;
 
 	private final ReentrantLock lifecycle = new ReentrantLock();
 
@@ -144,6 +153,9 @@ public final class Informer<T> implements SmartLifecycle {
 		store.syncedBy(this::hasSynced);
 		this.listeners = new Listeners<>(watch, runtime);
 		this.writer = new CacheWriter<>(this, watch, type, store, this.listeners, this::hasSynced);
+		this.states = new StateEvents(this, watch, this.feeds.stream().map((feed) -> feed.status).toList(),
+				this::hasSynced, this::status, runtime);
+		this.feeds.forEach((feed) -> feed.status.observe(this.states));
 	}
 
 	/**
@@ -402,8 +414,9 @@ public final class Informer<T> implements SmartLifecycle {
 	/**
 	 * Stops the watch without waiting: the reflector's writes end before this returns
 	 * (the gate closes), its open watch is closed and a request in flight aborted;
-	 * {@code callback} runs once its thread has ended. Events waiting for listeners stay
-	 * queued for a later {@link #start()}.
+	 * {@code callback} runs once its thread has ended and the
+	 * {@link WatchStateChangedEvent} STOPPED has been published. Events waiting for
+	 * listeners stay queued for a later {@link #start()}.
 	 * @param callback what to run once stopped, on the watch's thread or this one
 	 */
 	@Override
@@ -449,7 +462,13 @@ public final class Informer<T> implements SmartLifecycle {
 				this.changes.unlock();
 			}
 		}
-		run.whenFinished(callback);
+		run.whenFinished(() -> {
+			for (int i = 0; i < this.feeds.size(); i++) {
+				// a reflector that ended FAILED (a refusal) is STOPPED now
+				this.feeds.get(i).status.stopped(run.reflectors.get(i));
+			}
+			this.states.stopped(callback);
+		});
 	}
 
 	/**
@@ -524,6 +543,8 @@ public final class Informer<T> implements SmartLifecycle {
 			// a dispatch the executor could not run: its events are not left waiting for
 			// the next one
 			this.listeners.retry();
+			// a stream held open for a second since is progress: RECOVERED
+			this.states.failingChanged();
 		}
 	}
 

@@ -25,10 +25,12 @@ import org.jspecify.annotations.Nullable;
  * {@code null} or zero for never
  * @param autoStartup whether the application context starts the informer ({@code false}:
  * the application calls {@link Informer#start()} itself)
+ * @param onRefusal what the watch does when the API server refuses it in a way that
+ * retrying will not mend (see {@link OnRefusal})
  */
 public record InformerOptions(@Nullable String labelSelector, @Nullable String fieldSelector, @Nullable Long pageSize,
 		boolean streamingList, Duration minWatchTimeout, Duration maxWatchTimeout, Duration idleTimeout,
-		BackoffPolicy backoff, @Nullable Duration resyncPeriod, boolean autoStartup) {
+		BackoffPolicy backoff, @Nullable Duration resyncPeriod, boolean autoStartup, OnRefusal onRefusal) {
 
 	/**
 	 * Makes options.
@@ -67,6 +69,30 @@ public record InformerOptions(@Nullable String labelSelector, @Nullable String f
 		if (pageSize != null && pageSize <= 0) {
 			throw new IllegalArgumentException("pageSize must be positive, or null for one page, not " + pageSize);
 		}
+		if (onRefusal == null) {
+			onRefusal = OnRefusal.RETRY;
+		}
+	}
+
+	/**
+	 * Makes options that retry every refusal ({@link OnRefusal#RETRY}).
+	 * @param labelSelector the label selector, or {@code null}
+	 * @param fieldSelector the field selector, or {@code null}
+	 * @param pageSize the page size of lists, or {@code null} for one page
+	 * @param streamingList whether to try a streaming list first
+	 * @param minWatchTimeout the shortest server-side watch timeout
+	 * @param maxWatchTimeout the longest server-side watch timeout
+	 * @param idleTimeout how long a watch may deliver nothing before it is replaced
+	 * @param backoff the backoff between failed attempts
+	 * @param resyncPeriod how often the cache is delivered again, or {@code null}
+	 * @param autoStartup whether the application context starts the informer
+	 * @throws IllegalArgumentException as the canonical constructor
+	 */
+	public InformerOptions(@Nullable String labelSelector, @Nullable String fieldSelector, @Nullable Long pageSize,
+			boolean streamingList, Duration minWatchTimeout, Duration maxWatchTimeout, Duration idleTimeout,
+			BackoffPolicy backoff, @Nullable Duration resyncPeriod, boolean autoStartup) {
+		this(labelSelector, fieldSelector, pageSize, streamingList, minWatchTimeout, maxWatchTimeout, idleTimeout,
+				backoff, resyncPeriod, autoStartup, OnRefusal.RETRY);
 	}
 
 	/**
@@ -79,7 +105,7 @@ public record InformerOptions(@Nullable String labelSelector, @Nullable String f
 	public InformerOptions withLabelSelector(@Nullable String labelSelector) {
 		return new InformerOptions(labelSelector, this.fieldSelector, this.pageSize, this.streamingList,
 				this.minWatchTimeout, this.maxWatchTimeout, this.idleTimeout, this.backoff, this.resyncPeriod,
-				this.autoStartup);
+				this.autoStartup, this.onRefusal);
 	}
 
 	/**
@@ -92,7 +118,7 @@ public record InformerOptions(@Nullable String labelSelector, @Nullable String f
 	public InformerOptions withFieldSelector(@Nullable String fieldSelector) {
 		return new InformerOptions(this.labelSelector, fieldSelector, this.pageSize, this.streamingList,
 				this.minWatchTimeout, this.maxWatchTimeout, this.idleTimeout, this.backoff, this.resyncPeriod,
-				this.autoStartup);
+				this.autoStartup, this.onRefusal);
 	}
 
 	/**
@@ -104,7 +130,7 @@ public record InformerOptions(@Nullable String labelSelector, @Nullable String f
 	public InformerOptions withResyncPeriod(@Nullable Duration resyncPeriod) {
 		return new InformerOptions(this.labelSelector, this.fieldSelector, this.pageSize, this.streamingList,
 				this.minWatchTimeout, this.maxWatchTimeout, this.idleTimeout, this.backoff, resyncPeriod,
-				this.autoStartup);
+				this.autoStartup, this.onRefusal);
 	}
 
 	/**
@@ -115,7 +141,18 @@ public record InformerOptions(@Nullable String labelSelector, @Nullable String f
 	public InformerOptions withAutoStartup(boolean autoStartup) {
 		return new InformerOptions(this.labelSelector, this.fieldSelector, this.pageSize, this.streamingList,
 				this.minWatchTimeout, this.maxWatchTimeout, this.idleTimeout, this.backoff, this.resyncPeriod,
-				autoStartup);
+				autoStartup, this.onRefusal);
+	}
+
+	/**
+	 * These options with another policy for refusals that retrying will not mend.
+	 * @param onRefusal the policy
+	 * @return the options
+	 */
+	public InformerOptions withOnRefusal(OnRefusal onRefusal) {
+		return new InformerOptions(this.labelSelector, this.fieldSelector, this.pageSize, this.streamingList,
+				this.minWatchTimeout, this.maxWatchTimeout, this.idleTimeout, this.backoff, this.resyncPeriod,
+				this.autoStartup, onRefusal);
 	}
 
 	/**
@@ -130,12 +167,42 @@ public record InformerOptions(@Nullable String labelSelector, @Nullable String f
 	 * client-go's defaults: pages of 500, watches of 5 to 10 minutes, its backoff,
 	 * streaming lists where served, and a watch silent for 90 seconds (the API server
 	 * sends a bookmark about every minute) taken for dead; no resync; started with the
-	 * application context.
+	 * application context; every refusal retried.
 	 * @return the defaults
 	 */
 	public static InformerOptions defaults() {
 		return new InformerOptions(null, null, 500L, true, Duration.ofMinutes(5), Duration.ofMinutes(10),
-				Duration.ofSeconds(90), BackoffPolicy.CLIENT_GO, null, true);
+				Duration.ofSeconds(90), BackoffPolicy.CLIENT_GO, null, true, OnRefusal.RETRY);
+	}
+
+	/**
+	 * What a watch does when the API server refuses its list or watch in a way that
+	 * retrying will not mend: 401 (the client refreshes its credentials and sends the
+	 * request once more before it sees one, so a 401 here persists after the refresh),
+	 * 403 (RBAC forbids it), or 404 (the resource does not exist, for example a custom
+	 * resource whose definition is missing). Failures of any other kind (the server
+	 * cannot be reached, 5xx, 429, credentials that cannot be obtained) are always
+	 * retried.
+	 */
+	public enum OnRefusal {
+
+		/**
+		 * Back off and try again, as for any failure (client-go's behaviour): the watch
+		 * is failing, and health says DOWN once that lasts past its grace period; it
+		 * recovers by itself once the refusal is lifted (a role binding added).
+		 */
+		RETRY,
+
+		/**
+		 * Stop the watch: its thread ends, its state is
+		 * {@link dev.listwatch.WatchStatus.State#FAILED} (health DOWN), and a
+		 * {@link dev.listwatch.event.WatchStateChangedEvent} {@code FAILED} carries the
+		 * refusal. Its cache keeps what it held. Other watches go on; for a namespace
+		 * set, the namespace refused stops and the others go on. A stop and a start of
+		 * the informer try again.
+		 */
+		FAIL
+
 	}
 
 	/**

@@ -40,7 +40,7 @@ import org.jspecify.annotations.Nullable;
  * {@link Restarts}' decision; a streaming list that fails falls back to a paged list
  * ({@link StreamingLists}); an {@link Error} on the loop's thread (OutOfMemoryError, a
  * LinkageError from user code) marks the watch {@link State#FAILED} until a sync
- * completes.
+ * completes; a refusal under {@link InformerOptions.OnRefusal#FAIL} ends the loop.
  * <p>
  * {@link #run()} runs the loop on the calling thread until {@link #stop()}; the handler
  * is called on that thread only, never with part of a list. A call that had begun when
@@ -70,7 +70,7 @@ final class Reflector<T> implements Runnable {
 	private final Backoff backoff;
 
 	/** Decides how the loop goes on after each turn. */
-	private final Restarts restarts = new Restarts();
+	private final Restarts restarts;
 
 	private final RestartLog restartLog;
 
@@ -108,16 +108,10 @@ final class Reflector<T> implements Runnable {
 	 */
 	private @Nullable String cachedResourceVersion;
 
-	/**
-	 * Whether the next turn of the loop must sync (list) first; read by the informer at a
-	 * stop.
-	 */
+	/** Whether the next turn must sync (list) first; read by the informer at a stop. */
 	private volatile boolean needSync = true;
 
-	/**
-	 * Whether the last stream to end had been held open (see
-	 * {@link ReflectorStatus#HELD}).
-	 */
+	/** Whether the last stream to end was held open ({@link ReflectorStatus#HELD}). */
 	private boolean lastStreamHeld;
 
 	/**
@@ -146,6 +140,7 @@ final class Reflector<T> implements Runnable {
 		this.random = random;
 		this.status = status;
 		this.backoff = new Backoff(options.backoff(), ticker, random);
+		this.restarts = new Restarts(options.onRefusal());
 		this.restartLog = new RestartLog(name, options.idleTimeout());
 		this.watchdog = new Watchdog<>(ticker, options.idleTimeout().toNanos(), this::isStopped);
 		this.streaming = new StreamingLists(name, options.streamingList());
@@ -270,6 +265,14 @@ final class Reflector<T> implements Runnable {
 						+ "; it is FAILED until a resync succeeds", ex);
 				restart = this.restarts.fatal();
 			}
+			if (restart.next() == Restarts.Next.FAIL) {
+				// a refusal retrying will not mend (on-refusal: fail): FAILED, not
+				// STOPPED
+				this.status.refused(Objects.requireNonNull(restart.error(), "a refusal has its error"),
+						restart.reason());
+				this.restartLog.restarted(restart, null, this.lastResourceVersion, this.status.consecutiveFailures());
+				return;
+			}
 			if (restart.next() != Restarts.Next.GO_ON) {
 				this.needSync = true;
 				afterGone |= restart.next() == Restarts.Next.RELIST;
@@ -292,7 +295,7 @@ final class Reflector<T> implements Runnable {
 		}
 		KubernetesApiException error = restart.error();
 		if (restart.failing() && error != null) {
-			this.status.failed(error, restart.afterConnect());
+			this.status.failed(error, restart.reason(), restart.afterConnect());
 		}
 		this.status.restarted(restart.reason());
 		if (restart.what() == Restarts.What.GONE) {

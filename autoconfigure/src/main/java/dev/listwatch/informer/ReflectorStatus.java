@@ -75,6 +75,9 @@ final class ReflectorStatus {
 
 	private volatile WatchStatus.@Nullable Failure lastError;
 
+	/** The restart reason of {@link #lastError}, or {@code null}. */
+	private volatile @Nullable RestartReason lastFailureReason;
+
 	private volatile @Nullable Instant failingSince;
 
 	/** {@link Ticker} time of {@link #failingSince}; meaningful while it is not null. */
@@ -132,6 +135,9 @@ final class ReflectorStatus {
 
 	private final Map<WatchEvent.Type, LongAdder> events = new EnumMap<>(WatchEvent.Type.class);
 
+	/** Told of the transitions, on the thread that makes them. */
+	private volatile Observer observer = Observer.NONE;
+
 	/**
 	 * Makes a status.
 	 * @param clock the wall clock, for the instants shown
@@ -144,6 +150,14 @@ final class ReflectorStatus {
 		for (WatchEvent.Type type : WatchEvent.Type.values()) {
 			this.events.put(type, new LongAdder());
 		}
+	}
+
+	/**
+	 * Sets what is told of this status's transitions (the informer's state events).
+	 * @param observer the observer
+	 */
+	void observe(Observer observer) {
+		this.observer = observer;
 	}
 
 	/**
@@ -204,6 +218,7 @@ final class ReflectorStatus {
 		this.synced.countDown();
 		this.streaming = streamingList;
 		progress();
+		this.observer.synced();
 	}
 
 	void relisted() {
@@ -218,19 +233,43 @@ final class ReflectorStatus {
 	 * A failure: counted, kept as the last error, and the start of a failing period if
 	 * none is under way.
 	 * @param failure the failure (its message never holds secrets)
+	 * @param reason its restart reason
 	 * @param afterConnect whether it happened on an open stream, after the server had
 	 * answered
 	 */
-	void failed(KubernetesApiException failure, boolean afterConnect) {
+	void failed(KubernetesApiException failure, RestartReason reason, boolean afterConnect) {
+		if (recordFailure(failure, reason, afterConnect)) {
+			this.observer.failingChanged();
+		}
+	}
+
+	/** Records a failure; returns whether it began a failing period. */
+	private boolean recordFailure(KubernetesApiException failure, RestartReason reason, boolean afterConnect) {
 		this.consecutiveFailures.incrementAndGet();
 		this.lastError = new WatchStatus.Failure(failure.reason(), failure.getMessage(), failure.code());
+		this.lastFailureReason = reason;
 		// sticky until progress: a failure to reach the server between failures on open
 		// streams does not make reconnecting count as progress
 		this.lastFailureAfterConnect |= afterConnect;
-		if (this.failingSince == null) {
-			this.failingSinceNanos = this.ticker.nanoTime();
-			this.failingSince = this.clock.instant();
+		if (this.failingSince != null) {
+			return false;
 		}
+		this.failingSinceNanos = this.ticker.nanoTime();
+		this.failingSince = this.clock.instant();
+		return true;
+	}
+
+	/**
+	 * A refusal that retrying will not mend, under a policy that fails: counted as a
+	 * failure, and the watch is {@link State#FAILED}; its loop ends.
+	 * @param refusal the refusal (its message never holds secrets)
+	 * @param reason its restart reason
+	 */
+	void refused(KubernetesApiException refusal, RestartReason reason) {
+		// failing, and failed at once: the observer hears of the end only
+		recordFailure(refusal, reason, false);
+		state(State.FAILED);
+		this.observer.refused();
 	}
 
 	/**
@@ -241,7 +280,7 @@ final class ReflectorStatus {
 	 */
 	void fatal(Throwable error) {
 		failed(new KubernetesApiException(KubernetesApiException.Kind.OTHER,
-				"The watch's thread failed with " + error.getClass().getName(), null), true);
+				"The watch's thread failed with " + error.getClass().getName(), null), RestartReason.FATAL, true);
 		state(State.FAILED);
 	}
 
@@ -250,8 +289,16 @@ final class ReflectorStatus {
 	 */
 	void progress() {
 		this.consecutiveFailures.set(0);
-		this.failingSince = null;
 		this.lastFailureAfterConnect = false;
+		endFailing();
+	}
+
+	/** Ends a failing period, if one was under way, and tells the observer. */
+	private void endFailing() {
+		if (this.failingSince != null) {
+			this.failingSince = null;
+			this.observer.failingChanged();
+		}
 	}
 
 	/**
@@ -261,9 +308,9 @@ final class ReflectorStatus {
 	 * replacement that cannot connect.
 	 */
 	void streamHeld() {
-		this.failingSince = null;
 		this.lastFailureAfterConnect = false;
 		this.consecutiveFailures.set(0);
+		endFailing();
 	}
 
 	/**
@@ -277,7 +324,7 @@ final class ReflectorStatus {
 		this.streamOpenedNanos = now;
 		this.streamOpen = true;
 		if (!this.lastFailureAfterConnect) {
-			this.failingSince = null;
+			endFailing();
 		}
 	}
 
@@ -304,6 +351,31 @@ final class ReflectorStatus {
 
 	State state() {
 		return this.state;
+	}
+
+	/**
+	 * The last failure, as the status shows it.
+	 * @return the failure, or {@code null}
+	 */
+	WatchStatus.@Nullable Failure lastError() {
+		return this.lastError;
+	}
+
+	/**
+	 * The restart reason of the last failure.
+	 * @return the reason, or {@code null}
+	 */
+	@Nullable RestartReason lastFailureReason() {
+		return this.lastFailureReason;
+	}
+
+	/**
+	 * Whether the watch is failing now, as a snapshot would say: a failing period is
+	 * under way, and no stream is held open.
+	 * @return whether it is failing
+	 */
+	boolean failing() {
+		return this.failingSince != null && !(this.streamOpen && held(this.ticker.nanoTime()));
 	}
 
 	/**
@@ -522,6 +594,30 @@ final class ReflectorStatus {
 			return b;
 		}
 		return (b == null || a.isAfter(b)) ? a : b;
+	}
+
+	/**
+	 * Told of a status's transitions, on the thread that makes them (the watch's): must
+	 * be quick and must not block.
+	 */
+	interface Observer {
+
+		/** Tells nothing. */
+		Observer NONE = new Observer() {
+		};
+
+		/** A failing period began or ended. */
+		default void failingChanged() {
+		}
+
+		/** A sync completed. */
+		default void synced() {
+		}
+
+		/** A refusal ended the watch's loop, FAILED. */
+		default void refused() {
+		}
+
 	}
 
 }

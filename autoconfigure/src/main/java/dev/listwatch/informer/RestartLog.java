@@ -81,6 +81,8 @@ final class RestartLog {
 					logger.debug(message);
 				}
 			}
+			case REFUSED -> logger.error("Watch " + this.name + " was refused, which retrying will not mend; it "
+					+ "stops, FAILED (on-refusal: fail): " + error);
 			default -> {
 				// ENDED is routine; HANDLER and FATAL are logged where they are caught,
 				// with their cause

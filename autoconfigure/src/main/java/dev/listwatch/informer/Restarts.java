@@ -32,7 +32,11 @@ import org.jspecify.annotations.Nullable;
  * relists;</li>
  * <li>any other failure backs off ({@code Retry-After} honoured) and goes on; after a
  * connection broke on a watch that had been delivering, the backoff starts over;</li>
- * <li>a failure of the handler, or an {@link Error}, backs off and resyncs.</li>
+ * <li>a failure of the handler, or an {@link Error}, backs off and resyncs;</li>
+ * <li>a refusal that retrying will not mend (a request answered 401, which persists after
+ * the client refreshed its credentials, 403, or 404 of the resource) backs off and goes
+ * on like any failure under {@link InformerOptions.OnRefusal#RETRY}, and ends the loop
+ * for good ({@link Next#FAIL}) under {@link InformerOptions.OnRefusal#FAIL}.</li>
  * </ul>
  * Not thread-safe: the reflector's loop uses it alone.
  */
@@ -46,6 +50,22 @@ final class Restarts {
 
 	/** The resourceVersion a watch last failed to decode from, or {@code null}. */
 	private @Nullable String undecodableAt;
+
+	/** What a refusal that retrying will not mend does. */
+	private final InformerOptions.OnRefusal onRefusal;
+
+	/** Restarts that retry every refusal. */
+	Restarts() {
+		this(InformerOptions.OnRefusal.RETRY);
+	}
+
+	/**
+	 * Restarts with a policy for refusals.
+	 * @param onRefusal what a refusal that retrying will not mend does
+	 */
+	Restarts(InformerOptions.OnRefusal onRefusal) {
+		this.onRefusal = onRefusal;
+	}
 
 	/**
 	 * The watch ended without an error.
@@ -98,6 +118,10 @@ final class Restarts {
 			this.gonesInARow++;
 			return new Restart(What.GONE, RestartReason.EXPIRED, Next.RELIST, this.gonesInARow > 1, false, false,
 					failure, false, afterConnect);
+		}
+		if (this.onRefusal == InformerOptions.OnRefusal.FAIL && isRefusal(failure, turn)) {
+			// retrying cannot mend it: the watch ends, FAILED
+			return new Restart(What.REFUSED, reason(failure), Next.FAIL, false, false, false, failure, true, false);
 		}
 		Next next = Next.GO_ON;
 		What what = What.FAILED;
@@ -159,6 +183,22 @@ final class Restarts {
 		return message != null && message.toLowerCase(Locale.ROOT).contains("too large resource version");
 	}
 
+	/**
+	 * A request answered with a refusal that retrying will not mend: 401 (the client has
+	 * refreshed its credentials and sent the request once more already), 403, or 404 of
+	 * the resource. Not an ERROR event on an open stream, which the server sent while it
+	 * served the watch.
+	 */
+	static boolean isRefusal(KubernetesApiException failure, Turn turn) {
+		if (turn.reading()) {
+			return false;
+		}
+		return switch (failure.kind()) {
+			case UNAUTHORIZED, FORBIDDEN, NOT_FOUND -> true;
+			default -> false;
+		};
+	}
+
 	private static RestartReason reason(KubernetesApiException ex) {
 		return switch (ex.kind()) {
 			case CONNECTION -> RestartReason.DISCONNECTED;
@@ -213,7 +253,10 @@ final class Restarts {
 		HANDLER,
 
 		/** An {@link Error} struck the loop. */
-		FATAL
+		FATAL,
+
+		/** A refusal that retrying will not mend, under a policy that fails: the end. */
+		REFUSED
 
 	}
 
@@ -230,7 +273,13 @@ final class Restarts {
 		RESYNC,
 
 		/** With a fresh list (consistent, from scratch). */
-		RELIST
+		RELIST,
+
+		/**
+		 * Nowhere: the loop ends and the watch is FAILED (a refusal under
+		 * {@link InformerOptions.OnRefusal#FAIL}).
+		 */
+		FAIL
 
 	}
 

@@ -1,6 +1,7 @@
 package dev.listwatch.informer;
 
 import java.time.Duration;
+import java.util.List;
 
 import dev.listwatch.KubernetesApiException;
 import dev.listwatch.KubernetesApiException.Kind;
@@ -194,6 +195,60 @@ class RestartsTests {
 		assertThat(fatal.backsOff()).isTrue();
 		// the reflector reports the Error itself, with its class
 		assertThat(fatal.failing()).isFalse();
+	}
+
+	@Test
+	void aRefusalThatRetryingWillNotMendBacksOffAndGoesOnByDefault() {
+		for (int code : new int[] { 401, 403, 404 }) {
+			Restart restart = this.restarts.failed(refusal(code), syncing());
+			assertThat(restart.next()).as("%d", code).isEqualTo(Next.GO_ON);
+			assertThat(restart.backsOff()).isTrue();
+			assertThat(restart.failing()).isTrue();
+		}
+		assertThat(this.restarts.failed(refusal(403), syncing()).reason()).isEqualTo(RestartReason.FORBIDDEN);
+	}
+
+	@Test
+	void aRefusalThatRetryingWillNotMendEndsTheLoopWhenThePolicyFails() {
+		Restarts failing = new Restarts(InformerOptions.OnRefusal.FAIL);
+		for (int code : new int[] { 401, 403, 404 }) {
+			// the list refused, and the watch refused after a sync
+			for (Turn turn : new Turn[] { syncing(), new Turn(false, false, true, false, false, "7") }) {
+				Restart restart = failing.failed(refusal(code), turn);
+				assertThat(restart.next()).as("%d", code).isEqualTo(Next.FAIL);
+				assertThat(restart.what()).isEqualTo(What.REFUSED);
+				assertThat(restart.backsOff()).isFalse();
+				assertThat(restart.failing()).isTrue();
+				assertThat(restart.error().code()).isEqualTo(code);
+			}
+		}
+		assertThat(failing.failed(refusal(401), syncing()).reason()).isEqualTo(RestartReason.UNAUTHORIZED);
+		assertThat(failing.failed(refusal(403), syncing()).reason()).isEqualTo(RestartReason.FORBIDDEN);
+	}
+
+	@Test
+	void underAPolicyThatFailsEveryOtherFailureIsRetried() {
+		Restarts failing = new Restarts(InformerOptions.OnRefusal.FAIL);
+		KubernetesApiException throttled = KubernetesApiException.of("GET /api/v1/pods",
+				new Status(429, "TooManyRequests", null), null);
+		KubernetesApiException unavailable = KubernetesApiException.of("GET /api/v1/pods",
+				new Status(503, "ServiceUnavailable", null), null);
+		KubernetesApiException noCredentials = new KubernetesApiException(Kind.CREDENTIALS,
+				"GET /api/v1/pods: the exec plugin failed", null);
+		for (KubernetesApiException failure : List.of(throttled, unavailable, noCredentials, cut(), undecodable())) {
+			assertThat(failing.failed(failure, syncing()).next()).as(failure.getMessage()).isNotEqualTo(Next.FAIL);
+		}
+		// an ERROR event that says 403 on an open stream: the server served the watch
+		KubernetesApiException forbiddenEvent = KubernetesApiException.of("watch pods",
+				new Status(403, "Forbidden", "no"), null);
+		assertThat(failing.failed(forbiddenEvent, watching("7")).next()).isNotEqualTo(Next.FAIL);
+		assertThat(failing.failed(gone(), syncing()).next()).isEqualTo(Next.RELIST);
+	}
+
+	private static KubernetesApiException refusal(int code) {
+		return KubernetesApiException.of("GET /api/v1/namespaces/ns/pods",
+				new Status(code, (code == 404) ? "NotFound" : (code == 403) ? "Forbidden" : "Unauthorized", "refused"),
+				null);
 	}
 
 	private static KubernetesApiException cut() {
