@@ -27,7 +27,7 @@ METADATA = ROOT / "autoconfigure/target/classes/META-INF/spring-configuration-me
 START, END = "<!-- properties:start -->", "<!-- properties:end -->"
 WATCH_START, WATCH_END = "<!-- watch-keys:start -->", "<!-- watch-keys:end -->"
 PROPERTIES_SOURCE = ROOT / "autoconfigure/src/main/java/dev/listwatch/autoconfigure/ListwatchProperties.java"
-FIELD = re.compile(r"/\*\*(?P<doc>.*?)\*/\s*private\s+(?P<type>[\w<>, ]+?)\s+(?P<name>\w+)(?:\s*=\s*(?P<init>[^;]+))?;",
+FIELD = re.compile(r"/\*\*(?P<doc>(?:(?!\*/).)*?)\*/\s*private\s+(?:@\w+\s+)?(?P<type>[\w<>, ]+?)\s+(?P<name>\w+)(?:\s*=\s*(?P<init>[^;]+))?;",
                    re.S)
 
 
