@@ -267,8 +267,7 @@ public final class ApiServerClient implements AutoCloseable {
 	}
 
 	/**
-	 * Sets the field manager of the writers made from now on, as their default; the
-	 * auto-configuration sets {@code spring.application.name}.
+	 * Sets the default field manager of writers made from now on (the application's name).
 	 * @param fieldManager the field manager, or {@code null} for none
 	 */
 	public void setDefaultFieldManager(@Nullable String fieldManager) {
