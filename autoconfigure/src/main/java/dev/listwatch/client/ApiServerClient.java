@@ -267,7 +267,7 @@ public final class ApiServerClient implements AutoCloseable {
 	}
 
 	/**
-	 * Sets the default field manager of writers made from now on (the application's name).
+	 * Sets the default field manager of the writers made from now on.
 	 * @param fieldManager the field manager, or {@code null} for none
 	 */
 	public void setDefaultFieldManager(@Nullable String fieldManager) {
