@@ -108,6 +108,9 @@ public final class Controller<T> implements SmartLifecycle {
 	/** The secondary watches, and how their objects map to keys: see {@link #watch}. */
 	private final List<Secondary<?>> secondaries = new CopyOnWriteArrayList<>();
 
+	/** Which keys this replica reconciles now: see {@link #onlyKeys}. */
+	private volatile Predicate<String> keys = (key) -> true;
+
 	/** What must hold for a start to start anything: see {@link #runOnlyWhen}. */
 	private volatile BooleanSupplier condition = () -> true;
 
@@ -320,6 +323,44 @@ public final class Controller<T> implements SmartLifecycle {
 		}
 	}
 
+	/**
+	 * Reconciles only the keys a predicate passes from now on, as when this replica owns
+	 * some shards of the keys: a key taken that it does not pass is dropped without a
+	 * reconcile (its failures kept), and comes back with {@link #enqueueCached}. A
+	 * reconcile under way is not stopped: {@link #busyWith} tells when none of the keys
+	 * given up is being reconciled any more.
+	 * @param allowed the keys to reconcile
+	 */
+	void onlyKeys(Predicate<String> allowed) {
+		this.keys = allowed;
+	}
+
+	/**
+	 * Queues every cached key a predicate passes: the keys of shards this replica has
+	 * just taken over.
+	 * @param which the keys
+	 */
+	void enqueueCached(Predicate<String> which) {
+		Run current = this.run;
+		if (current != null) {
+			for (String key : this.informer.lister().keys()) {
+				if (which.test(key)) {
+					current.queue.add(key);
+				}
+			}
+		}
+	}
+
+	/**
+	 * Whether a worker is reconciling a key a predicate passes.
+	 * @param which the keys
+	 * @return whether one of them is being reconciled now
+	 */
+	boolean busyWith(Predicate<String> which) {
+		Run current = this.run;
+		return current != null && current.queue.processingAny(which);
+	}
+
 	/** Wakes the workers waiting for a delayed key (for a ticker that tests move). */
 	void wakeUp() {
 		Run current = this.run;
@@ -526,7 +567,14 @@ public final class Controller<T> implements SmartLifecycle {
 				}
 				String key;
 				while ((key = this.queue.take()) != null) {
-					reconcile(this.queue, key);
+					// checked once the key is marked processing, so that busyWith sees a
+					// key taken before the gate closed
+					if (Controller.this.keys.test(key)) {
+						reconcile(this.queue, key);
+					}
+					else {
+						this.queue.done(key);
+					}
 				}
 			}
 			catch (InterruptedException ex) {

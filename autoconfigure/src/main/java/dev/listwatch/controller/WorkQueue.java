@@ -10,6 +10,7 @@ import java.util.Set;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 
 import org.jspecify.annotations.Nullable;
 
@@ -294,6 +295,26 @@ final class WorkQueue<K> {
 				left = this.drained.awaitNanos(left);
 			}
 			return true;
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	/**
+	 * Whether a worker has a key a predicate passes.
+	 * @param which the keys
+	 * @return whether one of them is being processed
+	 */
+	boolean processingAny(Predicate<? super K> which) {
+		this.lock.lock();
+		try {
+			for (K key : this.processing.keySet()) {
+				if (which.test(key)) {
+					return true;
+				}
+			}
+			return false;
 		}
 		finally {
 			this.lock.unlock();
