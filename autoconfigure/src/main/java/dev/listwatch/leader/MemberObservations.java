@@ -1,0 +1,105 @@
+package dev.listwatch.leader;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SortedSet;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * What one member saw of the others' Leases: each with when its resourceVersion was first
+ * seen, on the member's monotonic clock. A Lease is expired once unchanged for strictly
+ * more than its lease duration since then (the elector's rule); a Lease gone from the
+ * list counts as unchanged. Not thread-safe: the membership's thread only.
+ */
+final class MemberObservations {
+
+	private final String ownName;
+
+	private final long defaultLeaseNanos;
+
+	private Map<String, Seen> seen = new HashMap<>();
+
+	MemberObservations(String ownName, long defaultLeaseNanos) {
+		this.ownName = ownName;
+		this.defaultLeaseNanos = defaultLeaseNanos;
+	}
+
+	/**
+	 * Takes in a list of the group.
+	 * @param group the group's Leases, this member's own skipped
+	 * @param now when the list answered, on the ticker
+	 */
+	void observe(List<MemberLease> group, long now) {
+		Map<String, Seen> next = new HashMap<>();
+		for (MemberLease lease : group) {
+			if (lease.name().equals(this.ownName)) {
+				continue;
+			}
+			Seen before = this.seen.get(lease.name());
+			long at = now;
+			if (before != null && before.lease().resourceVersion().equals(lease.resourceVersion())) {
+				at = before.at();
+			}
+			next.put(lease.name(), new Seen(lease, at));
+		}
+		this.seen.forEach((name, before) -> {
+			if (!next.containsKey(name) && !expired(before, now)) {
+				next.put(name, before);
+			}
+		});
+		this.seen = next;
+	}
+
+	/**
+	 * The holders of the live Leases.
+	 * @param now the time, on the ticker
+	 * @return their identities
+	 */
+	SortedSet<String> liveHolders(long now) {
+		SortedSet<String> live = new TreeSet<>();
+		for (Seen other : this.seen.values()) {
+			String holder = other.lease().holderIdentity();
+			if (!expired(other, now) && other.lease().held() && holder != null) {
+				live.add(holder);
+			}
+		}
+		return live;
+	}
+
+	/**
+	 * The shards listed on the others' Leases.
+	 * @param now the time, on the ticker
+	 * @param liveOnly whether to skip the expired Leases
+	 * @return the shards
+	 */
+	SortedSet<Integer> listed(long now, boolean liveOnly) {
+		SortedSet<Integer> shards = new TreeSet<>();
+		for (Seen other : this.seen.values()) {
+			if (!liveOnly || !expired(other, now)) {
+				shards.addAll(other.lease().shards());
+			}
+		}
+		return shards;
+	}
+
+	/**
+	 * How long others wait before they count a Lease gone: its own lease duration, or the
+	 * default when it has none.
+	 * @param lease the Lease
+	 * @return nanoseconds
+	 */
+	long durationNanos(MemberLease lease) {
+		return (lease.leaseDurationSeconds() > 0) ? TimeUnit.SECONDS.toNanos(lease.leaseDurationSeconds())
+				: this.defaultLeaseNanos;
+	}
+
+	private boolean expired(Seen seen, long now) {
+		return now - (seen.at() + durationNanos(seen.lease())) > 0;
+	}
+
+	private record Seen(MemberLease lease, long at) {
+	}
+
+}

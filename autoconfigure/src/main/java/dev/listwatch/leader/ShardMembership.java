@@ -1,0 +1,696 @@
+package dev.listwatch.leader;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.SortedSet;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
+
+import dev.listwatch.KubernetesApiException;
+import dev.listwatch.KubernetesApiException.Kind;
+import dev.listwatch.client.ApiServerClient;
+import dev.listwatch.leader.MemberLeaseStore.MemberRecord;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * This replica's membership in a shard group: which of the group's shards it runs, on one
+ * {@code coordination.k8s.io/v1} Lease per member, with the clock rules of
+ * {@link LeaderElector}.
+ *
+ * <h2>A step</h2> Every {@code retryPeriod} the membership writes its own Lease (the
+ * resourceVersion last written as the precondition; on 409 Conflict it reads the Lease
+ * and writes again, a second conflict fails the step, which is counted and retried) with
+ * the shards it lists (annotation {@code listwatch.dev/shards}), then lists the group's
+ * Leases. A step succeeds when both answered before {@code renewDeadline} after the start
+ * of its write. On success:
+ * <ul>
+ * <li>Another member is live while its Lease changed (a new resourceVersion) within its
+ * lease duration of when this replica saw it change, on this replica's monotonic clock; a
+ * Lease gone from the list counts as unchanged. Wall clocks are never compared. The live
+ * members are this replica and the holders of the live Leases; the shards go to them by
+ * {@link ShardAssignment#assign}.</li>
+ * <li>A shard assigned to it that it does not run is <em>claimed</em>: listed in the next
+ * write. A claimed shard is started only in a step whose write listed it and whose list
+ * shows it on no other live member's Lease (an expired member's list is ignored). Since
+ * the list is read after the write, of two members claiming a shard at once at least one
+ * sees the other's claim and neither starts it until one withdraws: a claim is withdrawn
+ * as soon as the shard is not assigned to the member.</li>
+ * <li>A running shard no longer assigned to it is reported stopped at once; it stays
+ * listed until {@link ShardListener#drained(int)} answers true (asked at the start of
+ * every step) or {@code renewDeadline} has passed since, and the next write drops
+ * it.</li>
+ * </ul>
+ *
+ * <h2>The fence</h2> A member runs its shards only until {@code renewDeadline} after the
+ * start of the write of its last successful step; requests are cut off at that deadline
+ * and, when it passes, every shard is reported stopped at once (a self-fence) and kept
+ * listed until drained as above. Another member ignores its list no earlier than
+ * {@code leaseDuration} after it saw that write's resourceVersion, itself after the
+ * write's start: the margin {@code leaseDuration - renewDeadline} (5 s by default) covers
+ * the time the listener takes to stop and the rate skew of the monotonic clocks, as for
+ * leader election. A member frozen (a GC pause), cut off or killed stops writing, so the
+ * same argument holds; one that comes back lists its running shards again only through a
+ * new claim. A new incarnation that finds shards listed on its Lease keeps them listed,
+ * unrun, for a lease duration.
+ *
+ * <h2>Threads</h2> One thread ({@code listwatch-shards-<prefix>}) runs the steps and
+ * calls the listener, one call at a time; requests run on helper threads so that they can
+ * be cut off. {@link #owns(int)} and {@link #status()} may be called from any thread.
+ */
+final class ShardMembership implements AutoCloseable {
+
+	private static final Log logger = LogFactory.getLog(ShardMembership.class);
+
+	private static final DateTimeFormatter MICRO_TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSSSSXXX")
+		.withZone(ZoneOffset.UTC);
+
+	/** How often a stopping membership asks whether its shards are drained. */
+	private static final long DRAIN_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+
+	private static final AtomicInteger memberships = new AtomicInteger();
+
+	private final ShardMembershipOptions options;
+
+	private final MemberLeaseStore store;
+
+	private final ShardListener listener;
+
+	private final Clock clock;
+
+	private final LongSupplier ticker;
+
+	private final String name;
+
+	private final int leaseSeconds;
+
+	private final long leaseNanos;
+
+	private final long renewNanos;
+
+	private final long retryNanos;
+
+	private final LeaseRequests requests;
+
+	private final ReentrantLock lock = new ReentrantLock();
+
+	private final Condition wake = this.lock.newCondition();
+
+	/** Guarded by {@link #lock}. */
+	private @Nullable Thread thread;
+
+	/** Guarded by {@link #lock}. */
+	private CountDownLatch done = new CountDownLatch(0);
+
+	/** Guarded by {@link #lock}. */
+	private boolean stopRequested;
+
+	/** Guarded by {@link #lock}. */
+	private boolean halted;
+
+	// written by the loop's thread only (or a test driving the steps)
+
+	/** This replica's Lease as last written or read; {@code null} before the first. */
+	private @Nullable MemberLease own;
+
+	private final SortedSet<Integer> running = new TreeSet<>();
+
+	private final SortedSet<Integer> claimed = new TreeSet<>();
+
+	/** Shards reported stopped and still listed, by when they were stopped. */
+	private final SortedMap<Integer, Long> releasing = new TreeMap<>();
+
+	/** Shards a former incarnation listed, kept listed until the time given. */
+	private final SortedMap<Integer, Long> inherited = new TreeMap<>();
+
+	/** Claimed shards another member listed when claimed: a start is a hand-over. */
+	private final Set<Integer> contested = new TreeSet<>();
+
+	/** The others' Leases, with when their resourceVersion was first seen. */
+	private final MemberObservations observations;
+
+	/** Whether a step succeeded and its deadline has not passed. */
+	private boolean active;
+
+	/** The renew deadline, on {@link #ticker}; meaningful while {@link #active}. */
+	private long fenceUntil;
+
+	private boolean failing;
+
+	// read by any thread
+
+	private volatile View view = new View(false, 0, Collections.emptySortedSet());
+
+	private volatile List<String> members = List.of();
+
+	private volatile SortedSet<Integer> listed = Collections.emptySortedSet();
+
+	private volatile @Nullable String lastError;
+
+	private volatile @Nullable Instant failingSince;
+
+	private final AtomicLong handOvers = new AtomicLong();
+
+	private final AtomicLong fences = new AtomicLong();
+
+	private final AtomicLong conflicts = new AtomicLong();
+
+	private final AtomicLong failures = new AtomicLong();
+
+	ShardMembership(ShardMembershipOptions options, MemberLeaseStore store, ShardListener listener, Clock clock,
+			LongSupplier ticker) {
+		this.options = Objects.requireNonNull(options, "options");
+		this.store = Objects.requireNonNull(store, "store");
+		this.listener = Objects.requireNonNull(listener, "listener");
+		this.clock = Objects.requireNonNull(clock, "clock");
+		this.ticker = Objects.requireNonNull(ticker, "ticker");
+		this.name = options.leaseName();
+		this.leaseSeconds = (int) options.leaseDuration().toSeconds();
+		this.leaseNanos = options.leaseDuration().toNanos();
+		this.renewNanos = options.renewDeadline().toNanos();
+		this.retryNanos = options.retryPeriod().toNanos();
+		this.observations = new MemberObservations(this.name, this.leaseNanos);
+		this.requests = new LeaseRequests(options.namespace() + "/" + this.name,
+				"listwatch-shards-" + memberships.incrementAndGet() + "-request-", ticker);
+	}
+
+	/**
+	 * Makes a membership on the API server of a client. Sends no request until
+	 * {@link #start()}.
+	 * @param client the client
+	 * @param mapper the mapper that reads and writes the Leases
+	 * @param options the group, identity, shards and durations
+	 * @param listener the controller side
+	 * @return the membership, not started
+	 */
+	static ShardMembership create(ApiServerClient client, JsonMapper mapper, ShardMembershipOptions options,
+			ShardListener listener) {
+		return new ShardMembership(options, new HttpMemberLeaseStore(client, mapper, options), listener,
+				Clock.systemUTC(), System::nanoTime);
+	}
+
+	/**
+	 * Whether this replica runs a shard now: started and fewer than {@code renewDeadline}
+	 * have passed since the start of its last successful write. Turns false at that
+	 * deadline even before the listener hears it.
+	 * @param shard a shard
+	 * @return whether its keys may be reconciled here now
+	 */
+	boolean owns(int shard) {
+		View current = this.view;
+		return current.active() && current.running().contains(shard) && this.ticker.getAsLong() - current.until() < 0;
+	}
+
+	/**
+	 * A snapshot of the membership.
+	 * @return the snapshot
+	 */
+	ShardStatus status() {
+		View current = this.view;
+		boolean live = current.active() && this.ticker.getAsLong() - current.until() < 0;
+		return new ShardStatus(this.options.identity(), this.members,
+				live ? current.running() : Collections.emptySortedSet(), this.listed, this.handOvers.get(),
+				this.fences.get(), this.conflicts.get(), this.failures.get(), this.lastError, this.failingSince);
+	}
+
+	// ---------------------------------------------------------------- lifecycle
+
+	/** Starts the membership's thread: a step at once, then every retry period. */
+	void start() {
+		this.lock.lock();
+		try {
+			if (this.thread != null) {
+				return;
+			}
+			this.stopRequested = false;
+			this.halted = false;
+			CountDownLatch finished = new CountDownLatch(1);
+			this.done = finished;
+			Thread loop = new Thread(() -> run(finished), "listwatch-shards-" + this.options.prefix());
+			loop.setDaemon(true);
+			this.thread = loop;
+			loop.start();
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	/**
+	 * Stops and waits: reports every running shard stopped, waits for them to drain (at
+	 * most the renew deadline), then writes its Lease with no holder and no shard, so the
+	 * others take its shards at their next step.
+	 */
+	void stop() {
+		stop(false);
+	}
+
+	/** Stops as a killed process would: no report, no release (for tests). */
+	void halt() {
+		stop(true);
+	}
+
+	private void stop(boolean halt) {
+		CountDownLatch finished;
+		Thread loop;
+		this.lock.lock();
+		try {
+			loop = this.thread;
+			if (loop == null) {
+				return;
+			}
+			this.stopRequested = true;
+			this.halted = halt;
+			this.requests.abort();
+			this.wake.signalAll();
+			finished = this.done;
+		}
+		finally {
+			this.lock.unlock();
+		}
+		try {
+			if (loop != Thread.currentThread()
+					&& !finished.await(3 * this.renewNanos + TimeUnit.SECONDS.toNanos(5), TimeUnit.NANOSECONDS)) {
+				logger.warn("Shard membership in " + this.options.group() + " did not stop in time");
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		this.lock.lock();
+		try {
+			if (this.thread == loop && finished.getCount() == 0) {
+				this.thread = null;
+			}
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	boolean isRunning() {
+		this.lock.lock();
+		try {
+			return this.thread != null;
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	@Override
+	public void close() {
+		stop();
+		this.requests.close();
+	}
+
+	private void run(CountDownLatch finished) {
+		try {
+			logger.info("Shard membership in " + this.options.group() + " started as " + this.options.identity()
+					+ " on Lease " + this.name);
+			while (!asked(false)) {
+				checkDeadline();
+				step();
+				if (!awaitNext(nextDelayNanos())) {
+					break;
+				}
+			}
+		}
+		catch (Throwable ex) {
+			this.lastError = "The membership stopped unexpectedly: " + ex;
+			logger.error("Shard membership in " + this.options.group() + " stopped unexpectedly", ex);
+		}
+		finally {
+			try {
+				if (!asked(true)) {
+					release();
+				}
+			}
+			finally {
+				finished.countDown();
+			}
+		}
+	}
+
+	/** Whether stop (or, with {@code halt}, halt) was asked for. */
+	private boolean asked(boolean halt) {
+		this.lock.lock();
+		try {
+			return halt ? this.halted : this.stopRequested;
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	/** Waits; returns false when asked to stop. */
+	private boolean awaitNext(long nanos) throws InterruptedException {
+		this.lock.lock();
+		try {
+			long left = nanos;
+			while (!this.stopRequested && left > 0) {
+				left = this.wake.awaitNanos(left);
+			}
+			return !this.stopRequested;
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	/**
+	 * The retry period, but no later than the renew deadline while active, so that the
+	 * fence is on time.
+	 * @return nanoseconds
+	 */
+	long nextDelayNanos() {
+		if (this.active) {
+			return Math.max(0, Math.min(this.retryNanos, this.fenceUntil - this.ticker.getAsLong()));
+		}
+		return this.retryNanos;
+	}
+
+	// ---------------------------------------------------------------- the step
+
+	/**
+	 * Stops every shard if the renew deadline passed (the self-fence): they stay listed
+	 * until drained, the claims are dropped.
+	 */
+	void checkDeadline() {
+		if (!this.active || this.ticker.getAsLong() - this.fenceUntil < 0) {
+			return;
+		}
+		this.active = false;
+		this.fences.incrementAndGet();
+		long now = this.ticker.getAsLong();
+		SortedSet<Integer> stopped = new TreeSet<>(this.running);
+		stopped.forEach((shard) -> this.releasing.put(shard, now));
+		this.running.clear();
+		this.claimed.clear();
+		this.contested.clear();
+		publishView();
+		logger.warn(this.options.identity() + " stops all its shards in " + this.options.group() + " " + stopped
+				+ ": no successful step within the renew deadline"
+				+ ((this.lastError != null) ? ": " + this.lastError : ""));
+		report(false, stopped);
+	}
+
+	/**
+	 * One step: settles the releases, writes this replica's Lease, lists the group,
+	 * decides. Every failure is counted and reported in the status, none escapes.
+	 */
+	void step() {
+		long now = this.ticker.getAsLong();
+		long deadline = this.active ? this.fenceUntil : now + this.renewNanos;
+		settle(now);
+		SortedSet<Integer> listing = new TreeSet<>(this.running);
+		listing.addAll(this.claimed);
+		listing.addAll(this.releasing.keySet());
+		listing.addAll(this.inherited.keySet());
+		try {
+			long start = this.ticker.getAsLong();
+			MemberLease written = writeOwn(listing, deadline);
+			List<MemberLease> group = this.requests.call(this.store::list, deadline);
+			if (this.ticker.getAsLong() - (start + this.renewNanos) >= 0) {
+				throw new KubernetesApiException(Kind.CONNECTION,
+						"The step answered after the renew deadline: too late to act on", null);
+			}
+			succeeded(start, written, listing, group);
+			if (this.failing) {
+				this.failing = false;
+				logger.info("Shard membership in " + this.options.group() + " reaches the API server again");
+			}
+			this.lastError = null;
+			this.failingSince = null;
+		}
+		catch (RuntimeException ex) {
+			failed(ex);
+		}
+		checkDeadline();
+	}
+
+	/** Drops the released shards that are drained (or past their deadline). */
+	private void settle(long now) {
+		this.inherited.values().removeIf((until) -> now - until >= 0);
+		this.releasing.entrySet().removeIf((entry) -> {
+			int shard = entry.getKey();
+			if (drained(shard)) {
+				return true;
+			}
+			if (now - entry.getValue() - this.renewNanos >= 0) {
+				logger.warn("Shard " + shard + " of " + this.options.group()
+						+ " did not drain within the renew deadline: released with reconciles in flight");
+				return true;
+			}
+			return false;
+		});
+	}
+
+	private boolean drained(int shard) {
+		try {
+			return this.listener.drained(shard);
+		}
+		catch (RuntimeException ex) {
+			logger.error("The shard listener failed to tell whether shard " + shard + " is drained", ex);
+			return false;
+		}
+	}
+
+	/**
+	 * Writes this replica's Lease: reads it first when it is not known (a former
+	 * incarnation's shards are inherited), creates it when there is none, reads it again
+	 * once on a conflict.
+	 */
+	private MemberLease writeOwn(SortedSet<Integer> listing, long deadline) {
+		MemberLease known = this.own;
+		if (known == null) {
+			known = this.requests.call(this.store::get, deadline);
+			if (known != null) {
+				inherit(known, listing);
+			}
+		}
+		MemberRecord record = new MemberRecord(this.options.identity(), this.leaseSeconds,
+				MICRO_TIME.format(this.clock.instant()), Collections.unmodifiableSortedSet(new TreeSet<>(listing)));
+		return write(known, record, deadline);
+	}
+
+	private MemberLease write(@Nullable MemberLease known, MemberRecord record, long deadline) {
+		if (known == null) {
+			return this.requests.call(() -> this.store.create(record), deadline);
+		}
+		try {
+			return this.requests.call(() -> this.store.update(known, record), deadline);
+		}
+		catch (KubernetesApiException ex) {
+			if (ex.code() == 409) {
+				this.conflicts.incrementAndGet();
+			}
+			else if (ex.code() != 404) {
+				throw ex;
+			}
+			if (logger.isDebugEnabled()) {
+				logger.debug("Writing Lease " + this.name + " failed, reading it again: " + ex.getMessage());
+			}
+		}
+		MemberLease current = this.requests.call(this.store::get, deadline);
+		if (current == null) {
+			return this.requests.call(() -> this.store.create(record), deadline);
+		}
+		return this.requests.call(() -> this.store.update(current, record), deadline);
+	}
+
+	/** Keeps listed, unrun, what a former incarnation's Lease lists, for a lease. */
+	private void inherit(MemberLease lease, SortedSet<Integer> listing) {
+		long until = this.ticker.getAsLong() + this.observations.durationNanos(lease);
+		for (int shard : lease.shards()) {
+			if (!listing.contains(shard)) {
+				this.inherited.put(shard, until);
+				listing.add(shard);
+			}
+		}
+		if (!this.inherited.isEmpty()) {
+			logger.info(this.options.identity() + " found shards " + this.inherited.keySet() + " on Lease " + this.name
+					+ ": kept listed, not run, for a lease duration");
+		}
+	}
+
+	private void succeeded(long start, MemberLease written, SortedSet<Integer> listing, List<MemberLease> group) {
+		long now = this.ticker.getAsLong();
+		this.own = written;
+		this.active = true;
+		this.fenceUntil = start + this.renewNanos;
+		String me = this.options.identity();
+		this.observations.observe(group, now);
+		SortedSet<String> live = this.observations.liveHolders(now);
+		live.add(me);
+		SortedSet<Integer> takenByOthers = this.observations.listed(now, true);
+		SortedSet<Integer> listedByOthers = this.observations.listed(now, false);
+		String[] owners = ShardAssignment.assign(live, this.options.shards());
+		SortedSet<Integer> toStart = new TreeSet<>();
+		for (int shard : this.claimed) {
+			if (me.equals(owners[shard]) && listing.contains(shard) && !takenByOthers.contains(shard)) {
+				toStart.add(shard);
+			}
+		}
+		this.claimed.removeIf((shard) -> !me.equals(owners[shard]) || toStart.contains(shard));
+		SortedSet<Integer> toStop = new TreeSet<>();
+		for (int shard : this.running) {
+			if (!me.equals(owners[shard])) {
+				toStop.add(shard);
+				this.releasing.put(shard, now);
+				this.handOvers.incrementAndGet();
+			}
+		}
+		this.running.removeAll(toStop);
+		this.running.addAll(toStart);
+		for (int shard : toStart) {
+			if (this.contested.remove(shard)) {
+				this.handOvers.incrementAndGet();
+			}
+		}
+		this.contested.retainAll(this.claimed);
+		for (int shard : ShardAssignment.shardsOf(owners, me)) {
+			if (!this.running.contains(shard) && !this.releasing.containsKey(shard)
+					&& !this.inherited.containsKey(shard) && this.claimed.add(shard)
+					&& listedByOthers.contains(shard)) {
+				this.contested.add(shard);
+			}
+		}
+		this.members = List.copyOf(live);
+		this.listed = Collections.unmodifiableSortedSet(new TreeSet<>(listing));
+		publishView();
+		if (!toStop.isEmpty()) {
+			logger.info(me + " hands over shards " + toStop + " of " + this.options.group());
+		}
+		if (!toStart.isEmpty()) {
+			logger.info(me + " starts shards " + toStart + " of " + this.options.group());
+		}
+		report(false, toStop);
+		report(true, toStart);
+	}
+
+	private void publishView() {
+		this.view = new View(this.active, this.fenceUntil,
+				Collections.unmodifiableSortedSet(new TreeSet<>(this.running)));
+	}
+
+	private void report(boolean started, SortedSet<Integer> shards) {
+		if (shards.isEmpty()) {
+			return;
+		}
+		Set<Integer> copy = Collections.unmodifiableSet(new TreeSet<>(shards));
+		try {
+			if (started) {
+				this.listener.started(copy);
+			}
+			else {
+				this.listener.stopped(copy);
+			}
+		}
+		catch (RuntimeException ex) {
+			logger.error("The shard listener failed on " + (started ? "started " : "stopped ") + copy, ex);
+		}
+	}
+
+	private void failed(RuntimeException ex) {
+		String message = (ex.getMessage() != null) ? ex.getMessage() : ex.getClass().getName();
+		this.lastError = message;
+		if (this.failingSince == null) {
+			this.failingSince = this.clock.instant();
+		}
+		if (ex instanceof KubernetesApiException api && api.code() == 409) {
+			this.conflicts.incrementAndGet();
+			return;
+		}
+		this.failures.incrementAndGet();
+		if (asked(false)) {
+			return;
+		}
+		if (!this.failing) {
+			this.failing = true;
+			logger.warn("Shard membership in " + this.options.group() + " failed, retrying every "
+					+ this.options.retryPeriod().toMillis() + " ms: " + message);
+		}
+		else if (logger.isDebugEnabled()) {
+			logger.debug("Shard membership in " + this.options.group() + " failed again: " + message);
+		}
+	}
+
+	/**
+	 * Leaves the group: reports every running shard stopped, waits for them to drain (at
+	 * most the renew deadline), then writes its Lease with no holder and only the shards
+	 * it must still list. A failure is logged: the others then take over once it expires.
+	 */
+	void release() {
+		long now = this.ticker.getAsLong();
+		SortedSet<Integer> stopped = new TreeSet<>(this.running);
+		stopped.forEach((shard) -> this.releasing.put(shard, now));
+		this.running.clear();
+		this.claimed.clear();
+		this.active = false;
+		publishView();
+		report(false, stopped);
+		long waited = 0;
+		while (true) {
+			settle(this.ticker.getAsLong());
+			if (this.releasing.isEmpty() || waited >= this.renewNanos) {
+				break;
+			}
+			waited += DRAIN_POLL_NANOS;
+			this.lock.lock();
+			try {
+				this.wake.awaitNanos(DRAIN_POLL_NANOS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				break;
+			}
+			finally {
+				this.lock.unlock();
+			}
+		}
+		SortedSet<Integer> listing = new TreeSet<>(this.releasing.keySet());
+		listing.addAll(this.inherited.keySet());
+		MemberLease known = this.own;
+		if (known == null) {
+			return;
+		}
+		MemberRecord record = new MemberRecord("", 1, MICRO_TIME.format(this.clock.instant()),
+				Collections.unmodifiableSortedSet(listing));
+		try {
+			this.own = write(known, record, this.ticker.getAsLong() + this.renewNanos);
+			this.listed = record.shards();
+			logger.info(this.options.identity() + " left shard group " + this.options.group());
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not release Lease " + this.name + " of " + this.options.group()
+					+ "; the others take its shards once it expires: " + ex.getMessage());
+		}
+	}
+
+	@Override
+	public String toString() {
+		return "ShardMembership[" + this.options.identity() + " in " + this.options.group() + "]";
+	}
+
+	/** What other threads read: running shards and until when. */
+	private record View(boolean active, long until, SortedSet<Integer> running) {
+	}
+
+}

@@ -1,0 +1,30 @@
+package dev.listwatch.leader;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.SortedSet;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A snapshot of a {@link ShardMembership}.
+ *
+ * @param identity this replica's identity
+ * @param members the live members seen at the last successful step, this replica
+ * included, sorted
+ * @param running the shards this replica runs now
+ * @param listed the shards its Lease lists (running, claimed or being released)
+ * @param handOvers how many shards it started after another member had listed them, plus
+ * how many it released to another
+ * @param fences how many times it stopped all its shards because its renew deadline
+ * passed
+ * @param conflicts how many writes met 409 Conflict (retried, never fatal)
+ * @param failures how many steps failed otherwise
+ * @param lastError the error of the last step, {@code null} when it succeeded
+ * @param failingSince when the steps started failing (wall clock, shown only),
+ * {@code null} when the last one succeeded
+ */
+record ShardStatus(String identity, List<String> members, SortedSet<Integer> running, SortedSet<Integer> listed,
+		long handOvers, long fences, long conflicts, long failures, @Nullable String lastError,
+		@Nullable Instant failingSince) {
+}
