@@ -5,12 +5,9 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.Objects;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.random.RandomGenerator;
@@ -118,21 +115,8 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 	/** Its requests on the Lease, each cut off at a deadline. */
 	private final LeaseRequests requests;
 
-	private final ReentrantLock lock = new ReentrantLock();
-
-	private final Condition wake = this.lock.newCondition();
-
-	/** The loop's thread, {@code null} when not running; guarded by {@link #lock}. */
-	private @Nullable Thread thread;
-
-	/** Counted down when the loop's thread has ended; guarded by {@link #lock}. */
-	private CountDownLatch done = new CountDownLatch(0);
-
-	/** Guarded by {@link #lock}. */
-	private boolean stopRequested;
-
-	/** Stop without revoke and release (a killed process); guarded by {@link #lock}. */
-	private boolean halted;
+	/** Its thread: start, stop, the wait between steps. */
+	private final LeaseLoop loop;
 
 	// written by the loop's thread only (or a test driving the steps)
 
@@ -182,6 +166,9 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 		this.retryNanos = options.retryPeriod().toNanos();
 		this.requests = new LeaseRequests(options.lease(),
 				"listwatch-leader-" + electors.incrementAndGet() + "-request-", ticker);
+		this.loop = new LeaseLoop(logger, "Leader election on Lease " + options.lease(),
+				"listwatch-leader-" + options.leaseName(), 2 * this.renewNanos + TimeUnit.SECONDS.toNanos(5),
+				this.requests, new Loop());
 	}
 
 	/**
@@ -239,27 +226,7 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 	 */
 	@Override
 	public void start() {
-		this.lock.lock();
-		try {
-			if (this.thread != null) {
-				return;
-			}
-			this.stopRequested = false;
-			this.halted = false;
-			this.observed = null;
-			this.failing = false;
-			this.leading = false;
-			CountDownLatch finished = new CountDownLatch(1);
-			this.done = finished;
-			Thread loop = new Thread(() -> run(finished), "listwatch-leader-" + this.options.leaseName());
-			loop.setDaemon(true);
-			this.thread = loop;
-			this.running = true;
-			loop.start();
-		}
-		finally {
-			this.lock.unlock();
-		}
+		this.loop.start();
 	}
 
 	/**
@@ -271,7 +238,7 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 	 */
 	@Override
 	public void stop() {
-		stop(false);
+		this.loop.stop();
 	}
 
 	/**
@@ -279,58 +246,12 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 	 * leader).
 	 */
 	void halt() {
-		stop(true);
-	}
-
-	private void stop(boolean halt) {
-		CountDownLatch finished;
-		Thread loop;
-		this.lock.lock();
-		try {
-			loop = this.thread;
-			if (loop == null) {
-				return;
-			}
-			this.stopRequested = true;
-			this.halted = halt;
-			this.requests.abort();
-			this.wake.signalAll();
-			finished = this.done;
-		}
-		finally {
-			this.lock.unlock();
-		}
-		try {
-			if (loop != Thread.currentThread()
-					&& !finished.await(2 * this.renewNanos + TimeUnit.SECONDS.toNanos(5), TimeUnit.NANOSECONDS)) {
-				logger.warn("Leader election on Lease " + this.options.lease() + " did not stop in time");
-			}
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
-		this.lock.lock();
-		try {
-			// a loop that did not end in time stays registered: start() must not run a
-			// second one
-			if (this.thread == loop && finished.getCount() == 0) {
-				this.thread = null;
-			}
-		}
-		finally {
-			this.lock.unlock();
-		}
+		this.loop.halt();
 	}
 
 	@Override
 	public boolean isRunning() {
-		this.lock.lock();
-		try {
-			return this.thread != null;
-		}
-		finally {
-			this.lock.unlock();
-		}
+		return this.loop.isRunning();
 	}
 
 	@Override
@@ -343,81 +264,10 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 	 */
 	@Override
 	public void close() {
-		stop();
-		this.requests.close();
+		this.loop.close();
 	}
 
 	// ---------------------------------------------------------------- the loop
-
-	private void run(CountDownLatch finished) {
-		try {
-			logger.info("Leader election on Lease " + this.options.lease() + " started as " + this.options.identity());
-			while (!stopRequested()) {
-				checkDeadline();
-				step();
-				checkDeadline();
-				if (!awaitNext(nextDelayNanos())) {
-					break;
-				}
-			}
-		}
-		catch (Throwable ex) {
-			this.lastError = "The elector stopped unexpectedly: " + ex;
-			logger.error("Leader election on Lease " + this.options.lease() + " stopped unexpectedly", ex);
-		}
-		finally {
-			try {
-				if (!isHalted()) {
-					if (this.leading) {
-						revoke(Reason.STOPPED);
-					}
-					release();
-				}
-			}
-			finally {
-				this.running = false;
-				finished.countDown();
-			}
-		}
-	}
-
-	private boolean stopRequested() {
-		this.lock.lock();
-		try {
-			return this.stopRequested;
-		}
-		finally {
-			this.lock.unlock();
-		}
-	}
-
-	private boolean isHalted() {
-		this.lock.lock();
-		try {
-			return this.halted;
-		}
-		finally {
-			this.lock.unlock();
-		}
-	}
-
-	/**
-	 * Waits for the next attempt.
-	 * @return false when the elector is asked to stop
-	 */
-	private boolean awaitNext(long nanos) throws InterruptedException {
-		this.lock.lock();
-		try {
-			long left = nanos;
-			while (!this.stopRequested && left > 0) {
-				left = this.wake.awaitNanos(left);
-			}
-			return !this.stopRequested;
-		}
-		finally {
-			this.lock.unlock();
-		}
-	}
 
 	/**
 	 * How long to wait before the next attempt: the retry period, but no later than the
@@ -473,7 +323,7 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 		}
 		this.failures.incrementAndGet();
 		this.lastError = message;
-		if (stopRequested()) {
+		if (this.loop.stopRequested()) {
 			// a request aborted by stop(): nothing to warn about
 			return;
 		}
@@ -653,6 +503,57 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 	@Override
 	public String toString() {
 		return "LeaderElector[" + this.options.identity() + " on " + this.options.lease() + "]";
+	}
+
+	/** What the loop's thread does: steps between deadline checks; revoke and release. */
+	private final class Loop implements LeaseLoop.Steps {
+
+		@Override
+		public void reset() {
+			LeaderElector.this.observed = null;
+			LeaderElector.this.failing = false;
+			LeaderElector.this.leading = false;
+			LeaderElector.this.running = true;
+		}
+
+		@Override
+		public void started() {
+			logger.info("Leader election on Lease " + LeaderElector.this.options.lease() + " started as "
+					+ LeaderElector.this.options.identity());
+		}
+
+		@Override
+		public void step() {
+			checkDeadline();
+			LeaderElector.this.step();
+			checkDeadline();
+		}
+
+		@Override
+		public long nextDelayNanos() {
+			return LeaderElector.this.nextDelayNanos();
+		}
+
+		@Override
+		public void crashed(Throwable ex) {
+			LeaderElector.this.lastError = "The elector stopped unexpectedly: " + ex;
+		}
+
+		@Override
+		public void finish(boolean halted) {
+			try {
+				if (!halted) {
+					if (LeaderElector.this.leading) {
+						revoke(Reason.STOPPED);
+					}
+					release();
+				}
+			}
+			finally {
+				LeaderElector.this.running = false;
+			}
+		}
+
 	}
 
 }

@@ -12,12 +12,9 @@ import java.util.SortedMap;
 import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
 
 import dev.listwatch.KubernetesApiException;
@@ -108,21 +105,8 @@ final class ShardMembership implements AutoCloseable {
 
 	private final LeaseRequests requests;
 
-	private final ReentrantLock lock = new ReentrantLock();
-
-	private final Condition wake = this.lock.newCondition();
-
-	/** Guarded by {@link #lock}. */
-	private @Nullable Thread thread;
-
-	/** Guarded by {@link #lock}. */
-	private CountDownLatch done = new CountDownLatch(0);
-
-	/** Guarded by {@link #lock}. */
-	private boolean stopRequested;
-
-	/** Guarded by {@link #lock}. */
-	private boolean halted;
+	/** Its thread: start, stop, the wait between steps. */
+	private final LeaseLoop loop;
 
 	// written by the loop's thread only (or a test driving the steps)
 
@@ -188,6 +172,9 @@ final class ShardMembership implements AutoCloseable {
 		this.observations = new MemberObservations(this.name, this.leaseNanos);
 		this.requests = new LeaseRequests(options.namespace() + "/" + this.name,
 				"listwatch-shards-" + memberships.incrementAndGet() + "-request-", ticker);
+		this.loop = new LeaseLoop(logger, "Shard membership in " + options.group(),
+				"listwatch-shards-" + options.prefix(), 3 * this.renewNanos + TimeUnit.SECONDS.toNanos(5),
+				this.requests, new Loop());
 	}
 
 	/**
@@ -233,23 +220,7 @@ final class ShardMembership implements AutoCloseable {
 
 	/** Starts the membership's thread: a step at once, then every retry period. */
 	void start() {
-		this.lock.lock();
-		try {
-			if (this.thread != null) {
-				return;
-			}
-			this.stopRequested = false;
-			this.halted = false;
-			CountDownLatch finished = new CountDownLatch(1);
-			this.done = finished;
-			Thread loop = new Thread(() -> run(finished), "listwatch-shards-" + this.options.prefix());
-			loop.setDaemon(true);
-			this.thread = loop;
-			loop.start();
-		}
-		finally {
-			this.lock.unlock();
-		}
+		this.loop.start();
 	}
 
 	/**
@@ -258,120 +229,21 @@ final class ShardMembership implements AutoCloseable {
 	 * others take its shards at their next step.
 	 */
 	void stop() {
-		stop(false);
+		this.loop.stop();
 	}
 
 	/** Stops as a killed process would: no report, no release (for tests). */
 	void halt() {
-		stop(true);
-	}
-
-	private void stop(boolean halt) {
-		CountDownLatch finished;
-		Thread loop;
-		this.lock.lock();
-		try {
-			loop = this.thread;
-			if (loop == null) {
-				return;
-			}
-			this.stopRequested = true;
-			this.halted = halt;
-			this.requests.abort();
-			this.wake.signalAll();
-			finished = this.done;
-		}
-		finally {
-			this.lock.unlock();
-		}
-		try {
-			if (loop != Thread.currentThread()
-					&& !finished.await(3 * this.renewNanos + TimeUnit.SECONDS.toNanos(5), TimeUnit.NANOSECONDS)) {
-				logger.warn("Shard membership in " + this.options.group() + " did not stop in time");
-			}
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
-		this.lock.lock();
-		try {
-			if (this.thread == loop && finished.getCount() == 0) {
-				this.thread = null;
-			}
-		}
-		finally {
-			this.lock.unlock();
-		}
+		this.loop.halt();
 	}
 
 	boolean isRunning() {
-		this.lock.lock();
-		try {
-			return this.thread != null;
-		}
-		finally {
-			this.lock.unlock();
-		}
+		return this.loop.isRunning();
 	}
 
 	@Override
 	public void close() {
-		stop();
-		this.requests.close();
-	}
-
-	private void run(CountDownLatch finished) {
-		try {
-			logger.info("Shard membership in " + this.options.group() + " started as " + this.options.identity()
-					+ " on Lease " + this.name);
-			while (!asked(false)) {
-				checkDeadline();
-				step();
-				if (!awaitNext(nextDelayNanos())) {
-					break;
-				}
-			}
-		}
-		catch (Throwable ex) {
-			this.lastError = "The membership stopped unexpectedly: " + ex;
-			logger.error("Shard membership in " + this.options.group() + " stopped unexpectedly", ex);
-		}
-		finally {
-			try {
-				if (!asked(true)) {
-					release();
-				}
-			}
-			finally {
-				finished.countDown();
-			}
-		}
-	}
-
-	/** Whether stop (or, with {@code halt}, halt) was asked for. */
-	private boolean asked(boolean halt) {
-		this.lock.lock();
-		try {
-			return halt ? this.halted : this.stopRequested;
-		}
-		finally {
-			this.lock.unlock();
-		}
-	}
-
-	/** Waits; returns false when asked to stop. */
-	private boolean awaitNext(long nanos) throws InterruptedException {
-		this.lock.lock();
-		try {
-			long left = nanos;
-			while (!this.stopRequested && left > 0) {
-				left = this.wake.awaitNanos(left);
-			}
-			return !this.stopRequested;
-		}
-		finally {
-			this.lock.unlock();
-		}
+		this.loop.close();
 	}
 
 	/**
@@ -619,7 +491,7 @@ final class ShardMembership implements AutoCloseable {
 			return;
 		}
 		this.failures.incrementAndGet();
-		if (asked(false)) {
+		if (this.loop.stopRequested()) {
 			return;
 		}
 		if (!this.failing) {
@@ -653,16 +525,12 @@ final class ShardMembership implements AutoCloseable {
 				break;
 			}
 			waited += DRAIN_POLL_NANOS;
-			this.lock.lock();
 			try {
-				this.wake.awaitNanos(DRAIN_POLL_NANOS);
+				this.loop.pause(DRAIN_POLL_NANOS);
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
 				break;
-			}
-			finally {
-				this.lock.unlock();
 			}
 		}
 		SortedSet<Integer> listing = new TreeSet<>(this.releasing.keySet());
@@ -687,6 +555,45 @@ final class ShardMembership implements AutoCloseable {
 	@Override
 	public String toString() {
 		return "ShardMembership[" + this.options.identity() + " in " + this.options.group() + "]";
+	}
+
+	/** What the loop's thread does: a step; the release. */
+	private final class Loop implements LeaseLoop.Steps {
+
+		@Override
+		public void reset() {
+			// nothing: a membership keeps its state across a restart
+		}
+
+		@Override
+		public void started() {
+			logger.info("Shard membership in " + ShardMembership.this.options.group() + " started as "
+					+ ShardMembership.this.options.identity() + " on Lease " + ShardMembership.this.name);
+		}
+
+		@Override
+		public void step() {
+			checkDeadline();
+			ShardMembership.this.step();
+		}
+
+		@Override
+		public long nextDelayNanos() {
+			return ShardMembership.this.nextDelayNanos();
+		}
+
+		@Override
+		public void crashed(Throwable ex) {
+			ShardMembership.this.lastError = "The membership stopped unexpectedly: " + ex;
+		}
+
+		@Override
+		public void finish(boolean halted) {
+			if (!halted) {
+				release();
+			}
+		}
+
 	}
 
 	/** What other threads read: running shards and until when. */
