@@ -2,9 +2,6 @@ package dev.listwatch.leader;
 
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -12,7 +9,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
 
 import dev.listwatch.KubernetesApiException;
-import dev.listwatch.Status;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -22,12 +18,9 @@ import tools.jackson.databind.json.JsonMapper;
  * and a log of what happened in order (writes and events of every replica). Each replica
  * talks to it through its own {@link Connection}, which can be cut off.
  */
-final class FakeLeases {
+final class FakeLeases extends FakeLeaseServer {
 
 	static final String LEASE = "ns/app";
-
-	/** The true time, in nanoseconds; each replica reads it with an offset of its own. */
-	final AtomicLong nanos = new AtomicLong(1_000_000_000L);
 
 	/**
 	 * What happened, in order: "granted a", "revoked a RENEW_DEADLINE_PASSED", "write a
@@ -54,10 +47,6 @@ final class FakeLeases {
 		return List.copyOf(this.log);
 	}
 
-	void advance(Duration duration) {
-		this.nanos.addAndGet(duration.toNanos());
-	}
-
 	/**
 	 * Someone else writes the Lease (kubectl, another controller): a new resourceVersion.
 	 */
@@ -77,26 +66,7 @@ final class FakeLeases {
 	 */
 	Replica replica(String identity, LeaderElectionOptions durations, Duration wallSkew, long tickerOffset) {
 		Connection connection = new Connection(identity);
-		Instant origin = Instant.parse("2025-01-01T00:00:00Z").plus(wallSkew);
-		long start = this.nanos.get();
-		Clock wall = new Clock() {
-
-			@Override
-			public Instant instant() {
-				return origin.plusNanos(FakeLeases.this.nanos.get() - start);
-			}
-
-			@Override
-			public ZoneId getZone() {
-				return ZoneOffset.UTC;
-			}
-
-			@Override
-			public Clock withZone(ZoneId zone) {
-				throw new UnsupportedOperationException();
-			}
-
-		};
+		Clock wall = wall(wallSkew);
 		LeaderElectionOptions options = new LeaderElectionOptions("app", "ns", identity, durations.leaseDuration(),
 				durations.renewDeadline(), durations.retryPeriod());
 		LeaderElector elector = new LeaderElector(options, connection, (event) -> log(describe(event)), wall,
@@ -156,7 +126,7 @@ final class FakeLeases {
 			check("POST");
 			synchronized (FakeLeases.this) {
 				if (FakeLeases.this.lease != null) {
-					throw conflict("POST", "AlreadyExists");
+					throw conflict("POST " + LEASE, "AlreadyExists");
 				}
 				overwrite(record);
 				log("write " + this.identity + " holder=" + record.holderIdentity());
@@ -175,7 +145,7 @@ final class FakeLeases {
 			synchronized (FakeLeases.this) {
 				if (FakeLeases.this.lease == null
 						|| !FakeLeases.this.lease.resourceVersion().equals(previous.resourceVersion())) {
-					throw conflict("PUT", "Conflict");
+					throw conflict("PUT " + LEASE, "Conflict");
 				}
 				overwrite(record);
 				log("write " + this.identity + " holder=" + record.holderIdentity());
@@ -203,11 +173,6 @@ final class FakeLeases {
 				throw new KubernetesApiException(KubernetesApiException.Kind.CONNECTION,
 						method + " " + LEASE + " failed: Connection refused", null);
 			}
-		}
-
-		private KubernetesApiException conflict(String method, String reason) {
-			return KubernetesApiException.of(method + " " + LEASE,
-					new Status(409, reason, "the object has been modified"), null);
 		}
 
 	}

@@ -2,9 +2,6 @@ package dev.listwatch.leader;
 
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -12,10 +9,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.concurrent.atomic.AtomicLong;
 
 import dev.listwatch.KubernetesApiException;
-import dev.listwatch.Status;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -25,12 +20,9 @@ import tools.jackson.databind.json.JsonMapper;
  * tests move by hand, and, for every replica, a listener that records the shards it
  * starts and stops with the time, and whose shards drain when the test says so.
  */
-final class FakeMemberLeases {
+final class FakeMemberLeases extends FakeLeaseServer {
 
 	static final int SHARDS = 12;
-
-	/** The true time, in nanoseconds; each replica reads it with an offset of its own. */
-	final AtomicLong nanos = new AtomicLong(1_000_000_000L);
 
 	private final Map<String, MemberLease> leases = new TreeMap<>();
 
@@ -38,10 +30,6 @@ final class FakeMemberLeases {
 
 	/** Every start and stop: (time, identity, started, shards). */
 	final List<Change> changes = Collections.synchronizedList(new ArrayList<>());
-
-	void advance(Duration duration) {
-		this.nanos.addAndGet(duration.toNanos());
-	}
 
 	synchronized @Nullable MemberLease lease(String name) {
 		return this.leases.get(name);
@@ -68,26 +56,7 @@ final class FakeMemberLeases {
 	 */
 	Replica replica(String identity, Duration wallSkew, long tickerOffset) {
 		ShardMembershipOptions options = ShardMembershipOptions.of("orders", "ns", identity, SHARDS);
-		Instant origin = Instant.parse("2025-01-01T00:00:00Z").plus(wallSkew);
-		long start = this.nanos.get();
-		Clock wall = new Clock() {
-
-			@Override
-			public Instant instant() {
-				return origin.plusNanos(FakeMemberLeases.this.nanos.get() - start);
-			}
-
-			@Override
-			public ZoneId getZone() {
-				return ZoneOffset.UTC;
-			}
-
-			@Override
-			public Clock withZone(ZoneId zone) {
-				throw new UnsupportedOperationException();
-			}
-
-		};
+		Clock wall = wall(wallSkew);
 		Connection connection = new Connection(options.leaseName());
 		Recorder recorder = new Recorder(identity);
 		ShardMembership membership = new ShardMembership(options, connection, recorder, wall,
@@ -194,7 +163,7 @@ final class FakeMemberLeases {
 			check("POST");
 			synchronized (FakeMemberLeases.this) {
 				if (FakeMemberLeases.this.leases.containsKey(this.name)) {
-					throw conflict("POST", "AlreadyExists");
+					throw conflict("POST ns/orders", "AlreadyExists");
 				}
 				return put(toLease(record));
 			}
@@ -211,7 +180,7 @@ final class FakeMemberLeases {
 			synchronized (FakeMemberLeases.this) {
 				MemberLease current = FakeMemberLeases.this.leases.get(this.name);
 				if (current == null || !current.resourceVersion().equals(previous.resourceVersion())) {
-					throw conflict("PUT", "Conflict");
+					throw conflict("PUT ns/orders", "Conflict");
 				}
 				return put(toLease(record));
 			}
@@ -240,11 +209,6 @@ final class FakeMemberLeases {
 				throw new KubernetesApiException(KubernetesApiException.Kind.CONNECTION,
 						method + " ns/orders failed: Connection refused", null);
 			}
-		}
-
-		private KubernetesApiException conflict(String method, String reason) {
-			return KubernetesApiException.of(method + " ns/orders",
-					new Status(409, reason, "the object has been modified"), null);
 		}
 
 	}
