@@ -80,7 +80,9 @@ public final class ListwatchSyncedHealthIndicator implements HealthIndicator {
 			}
 			else if (status.state() == State.FAILED) {
 				verdict = this.notSynced;
-				entry.put("reason", "its thread failed; ready again once a resync succeeds");
+				entry.put("reason", WatchHealthIndicator.refused(status.lastError())
+						? "refused by the API server and stopped (on-refusal: fail); ready again once started and synced"
+						: "its thread failed; ready again once a resync succeeds");
 			}
 			Duration failingFor = status.failingFor();
 			if (failingFor != null) {

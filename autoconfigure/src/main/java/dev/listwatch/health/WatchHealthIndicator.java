@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 import java.util.function.Supplier;
 
@@ -99,6 +100,11 @@ final class WatchHealthIndicator implements HealthIndicator {
 		else if (!snapshot.running() || snapshot.state() == State.STOPPED) {
 			verdict = this.notSynced;
 			reason = "not running";
+		}
+		else if (snapshot.state() == State.FAILED && refused(snapshot.lastError())) {
+			verdict = this.unhealthy;
+			reason = "the API server refused it (" + Objects.requireNonNull(snapshot.lastError()).message()
+					+ "), and on-refusal is fail: it stays stopped until its informer is started again";
 		}
 		else if (snapshot.state() == State.FAILED) {
 			verdict = this.unhealthy;
@@ -216,6 +222,15 @@ final class WatchHealthIndicator implements HealthIndicator {
 	private static @Nullable String truncate(@Nullable String message) {
 		return (message == null || message.length() <= MAX_MESSAGE) ? message
 				: message.substring(0, MAX_MESSAGE) + "...";
+	}
+
+	/**
+	 * Whether a FAILED watch stopped after a refusal that retrying will not mend
+	 * ({@code on-refusal: fail}) rather than after an error on its thread: its last error
+	 * is the refusal's 401, 403 or 404 (an error on the thread has no HTTP code).
+	 */
+	static boolean refused(WatchStatus.@Nullable Failure error) {
+		return error != null && (error.code() == 401 || error.code() == 403 || error.code() == 404);
 	}
 
 	private static String seconds(Duration duration) {

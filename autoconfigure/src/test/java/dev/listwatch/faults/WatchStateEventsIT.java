@@ -11,6 +11,7 @@ import dev.listwatch.WatchStatus.RestartReason;
 import dev.listwatch.autoconfigure.ListwatchAutoConfiguration;
 import dev.listwatch.event.WatchStateChangedEvent;
 import dev.listwatch.event.WatchStateChangedEvent.State;
+import dev.listwatch.health.ListwatchHealthContributor;
 import dev.listwatch.informer.Informer;
 import dev.listwatch.testsupport.LocalApiServer;
 import dev.listwatch.testsupport.LocalApiServerExtension;
@@ -19,7 +20,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -113,6 +118,15 @@ class WatchStateEventsIT {
 				assertThat(strictStatus.running()).isTrue();
 				assertThat(strictStatus.totalRestarts()).as("never retried").isZero();
 				assertThat(strictStatus.lists().count()).isZero();
+				@SuppressWarnings({ "unchecked", "rawtypes" })
+				ObjectProvider<Informer<?>> informers = (ObjectProvider) context.getBeanProvider(Informer.class);
+				Health health = ((HealthIndicator) new ListwatchHealthContributor(informers, Duration.ofMinutes(1),
+						Status.DOWN, Status.OUT_OF_SERVICE, Status.UP)
+					.getContributor("strict")).health();
+				assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+				assertThat(health.getDetails().get("reason").toString()).contains("refused it (")
+					.contains("403")
+					.contains("on-refusal is fail");
 
 				assertThat(recorder.states("patient")).as("failing once, never failed").containsExactly(State.FAILING);
 				assertThat(recorder.of("patient").get(0).reason()).isEqualTo(RestartReason.FORBIDDEN);
