@@ -180,7 +180,7 @@ public class ListwatchProperties {
 		/**
 		 * Requests this connection may send at once before qps holds it to its rate
 		 * (client-go's Burst); at least 1 while qps is positive. 100 (client-go: 10) lets
-		 * the start of a hundred watches through without waiting.
+		 * fifty watches list and start watching, or relist, without waiting.
 		 */
 		private int burst = 100;
 
