@@ -4,6 +4,7 @@ import java.time.Clock;
 import java.time.Duration;
 
 import dev.listwatch.client.ApiServerClient;
+import dev.listwatch.client.RequestBudget;
 import dev.listwatch.cluster.Cluster;
 import dev.listwatch.informer.Informer;
 import dev.listwatch.informer.InformerFactory;
@@ -68,12 +69,14 @@ public final class ListwatchAutoConfiguration {
 	@ConditionalOnMissingBean
 	ApiServerClient listwatchApiServerClient(Cluster cluster, ConfigurableListableBeanFactory beanFactory,
 			ObjectProvider<RestClient.Builder> restClientBuilder, ObjectProvider<RestClientCustomizer> customizers,
-			ObjectProvider<JsonMapper> jsonMapper, Environment environment) {
+			ObjectProvider<JsonMapper> jsonMapper, Environment environment, ListwatchProperties properties) {
 		ApiServerClient client = ApiServerClient.create(cluster,
 				restClientBuilder(beanFactory, restClientBuilder, customizers),
 				jsonMapper.getIfAvailable(JsonMapper::shared), Clock.systemUTC());
 		// the field manager of server-side applies and writes, as kubectl names itself
 		client.setDefaultFieldManager(environment.getProperty("spring.application.name"));
+		ListwatchProperties.Connection connection = properties.getConnection();
+		client.setRequestBudget(RequestBudget.of(connection.getQps(), connection.getBurst()));
 		return client;
 	}
 

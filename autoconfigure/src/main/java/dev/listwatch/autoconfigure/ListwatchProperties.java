@@ -166,6 +166,24 @@ public class ListwatchProperties {
 		 */
 		private Duration execTimeout = Duration.ofSeconds(30);
 
+		/**
+		 * Requests per second this connection sends at most, over a burst (client-go's
+		 * QPS): list pages, watch starts, discovery, reads and writes each take a token,
+		 * the bytes of an open watch none; a request without a token waits for one and
+		 * never fails for it. So many watches relisting at once after an outage, or many
+		 * replicas restarting, cannot flood the API server. 50 (client-go: 5) holds up no
+		 * normal use: a few dozen watches relist within the burst, and only a storm of
+		 * relists or bulk writes waits. 0 turns the limit off.
+		 */
+		private double qps = 50;
+
+		/**
+		 * Requests this connection may send at once before qps holds it to its rate
+		 * (client-go's Burst); at least 1 while qps is positive. 100 (client-go: 10) lets
+		 * fifty watches list and start watching, or relist, without waiting.
+		 */
+		private int burst = 100;
+
 		public @Nullable String getServer() {
 			return this.server;
 		}
@@ -244,6 +262,22 @@ public class ListwatchProperties {
 
 		public void setExecTimeout(Duration execTimeout) {
 			this.execTimeout = execTimeout;
+		}
+
+		public double getQps() {
+			return this.qps;
+		}
+
+		public void setQps(double qps) {
+			this.qps = qps;
+		}
+
+		public int getBurst() {
+			return this.burst;
+		}
+
+		public void setBurst(int burst) {
+			this.burst = burst;
 		}
 
 		@Override

@@ -20,6 +20,7 @@ import dev.listwatch.ListerWatcher;
 import dev.listwatch.ObjectCompressor;
 import dev.listwatch.Resource;
 import dev.listwatch.cluster.Cluster;
+import dev.listwatch.client.Discovery.ApiResource;
 import dev.listwatch.cluster.Credentials;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
@@ -98,6 +99,9 @@ public final class ApiServerClient implements AutoCloseable {
 
 	/** The field manager of writers made from now on: {@link #setDefaultFieldManager}. */
 	private volatile @Nullable String fieldManager;
+
+	/** What each request takes a token from: {@link #setRequestBudget}. */
+	private volatile RequestBudget budget = RequestBudget.unlimited();
 
 	/**
 	 * Makes a client on a rest client that brings its own transport (tests).
@@ -272,6 +276,24 @@ public final class ApiServerClient implements AutoCloseable {
 	 */
 	public void setDefaultFieldManager(@Nullable String fieldManager) {
 		this.fieldManager = fieldManager;
+	}
+
+	/**
+	 * Sets the budget that every request from now on takes a token from (list pages,
+	 * watch starts, discovery, reads and writes; not the bytes of an open watch). None
+	 * until set: the auto-configuration sets {@code listwatch.connection.qps/burst}.
+	 * @param budget the budget, e.g. {@link RequestBudget#of(double, int)}
+	 */
+	public void setRequestBudget(RequestBudget budget) {
+		this.budget = Objects.requireNonNull(budget, "budget");
+	}
+
+	/**
+	 * The budget of this client's requests: its counters are what the meters read.
+	 * @return the budget; one without a limit until one is set
+	 */
+	public RequestBudget requestBudget() {
+		return this.budget;
 	}
 
 	/**
@@ -570,6 +592,7 @@ public final class ApiServerClient implements AutoCloseable {
 	 */
 	<R> R exchange(String pathAndQuery, String accept, ApiExchange.ResponseHandler<R> handler, boolean close) {
 		String request = "GET " + pathAndQuery;
+		this.budget.acquire(request);
 		try {
 			return this.restClient.get()
 				.uri(URI.create(this.server + pathAndQuery))
@@ -631,6 +654,7 @@ public final class ApiServerClient implements AutoCloseable {
 	private ApiRequest.Reply send(HttpMethod method, String pathAndQuery, @Nullable String contentType,
 			byte @Nullable [] body) {
 		String request = method.name() + " " + pathAndQuery;
+		this.budget.acquire(request);
 		try {
 			RestClient.RequestBodySpec spec = this.restClient.method(method)
 				.uri(URI.create(this.server + pathAndQuery))
@@ -667,34 +691,6 @@ public final class ApiServerClient implements AutoCloseable {
 
 	private static @Nullable String emptyToNull(@Nullable String value) {
 		return (value == null || value.isEmpty()) ? null : value;
-	}
-
-	private record ApiResource(String name, String kind, boolean namespaced) {
-	}
-
-	/**
-	 * What a group/version serves, as discovered at a time. Compared by identity, so that
-	 * a refresh is claimed by exactly one thread.
-	 */
-	private static final class Discovery {
-
-		private final List<ApiResource> resources;
-
-		private final Instant at;
-
-		Discovery(List<ApiResource> resources, Instant at) {
-			this.resources = resources;
-			this.at = at;
-		}
-
-		List<ApiResource> resources() {
-			return this.resources;
-		}
-
-		Instant at() {
-			return this.at;
-		}
-
 	}
 
 }

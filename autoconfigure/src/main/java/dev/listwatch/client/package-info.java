@@ -5,11 +5,13 @@
  * owns (the JDK HTTP client with the cluster's TLS and proxy, a few response threads, the
  * proxy relay), and releases on {@code close()}; and a
  * {@link dev.listwatch.client.ResourceWriter} per resource, through which reconcilers
- * read and change objects on the same connection.
+ * read and change objects on the same connection; each request takes a token of the
+ * connection's {@link dev.listwatch.client.RequestBudget} first.
  *
  * <p>
- * Everything but {@code ApiServerClient} and {@code ResourceWriter} is package-private.
- * Values are non-null unless annotated {@code @Nullable}.
+ * Everything but {@code ApiServerClient}, {@code ResourceWriter} and
+ * {@code RequestBudget} is package-private. Values are non-null unless annotated
+ * {@code @Nullable}.
  */
 @NullMarked
 package dev.listwatch.client;

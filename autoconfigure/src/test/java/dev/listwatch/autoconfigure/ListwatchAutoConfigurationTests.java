@@ -27,6 +27,7 @@ import dev.listwatch.WatchEvent;
 import dev.listwatch.WatchStatus;
 import dev.listwatch.WatchStream;
 import dev.listwatch.client.ApiServerClient;
+import dev.listwatch.client.RequestBudget;
 import dev.listwatch.cluster.Cluster;
 import dev.listwatch.cluster.ConnectionOptions;
 import dev.listwatch.cluster.Credentials;
@@ -152,6 +153,24 @@ public class ListwatchAutoConfigurationTests {
 				assertThat(context.getBean(ApiServerClient.class))
 					.hasToString("ApiServerClient[https://127.0.0.1:" + closedPort + "]");
 			});
+	}
+
+	@Test
+	void theConnectionsRequestBudgetIsFiftyQpsAndABurstOfAHundredUnlessSet() {
+		this.runner.withPropertyValues(base()).run((context) -> {
+			RequestBudget budget = context.getBean(ApiServerClient.class).requestBudget();
+			assertThat(budget.enabled()).isTrue();
+			assertThat(budget.qps()).isEqualTo(50);
+			assertThat(budget.burst()).isEqualTo(100);
+		});
+		this.runner.withPropertyValues(base("listwatch.connection.qps=7.5", "listwatch.connection.burst=3"))
+			.run((context) -> {
+				RequestBudget budget = context.getBean(ApiServerClient.class).requestBudget();
+				assertThat(budget.qps()).isEqualTo(7.5);
+				assertThat(budget.burst()).isEqualTo(3);
+			});
+		this.runner.withPropertyValues(base("listwatch.connection.qps=0"))
+			.run((context) -> assertThat(context.getBean(ApiServerClient.class).requestBudget().enabled()).isFalse());
 	}
 
 	@Test

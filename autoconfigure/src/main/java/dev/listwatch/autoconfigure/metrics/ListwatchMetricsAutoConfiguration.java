@@ -1,11 +1,13 @@
 package dev.listwatch.autoconfigure.metrics;
 
 import dev.listwatch.autoconfigure.ListwatchAutoConfiguration;
+import dev.listwatch.client.ApiServerClient;
 import dev.listwatch.controller.Controller;
 import dev.listwatch.informer.Informer;
 import dev.listwatch.informer.InformerFactory;
 import dev.listwatch.metrics.ControllerMeterBinder;
 import dev.listwatch.metrics.ListwatchMeterBinder;
+import dev.listwatch.metrics.RequestBudgetMeterBinder;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -16,7 +18,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 
 /**
- * Auto-configuration of the listwatch meters ({@link ListwatchMeterBinder}, and
+ * Auto-configuration of the listwatch meters ({@link ListwatchMeterBinder},
+ * {@link RequestBudgetMeterBinder} for the connection's request budget, and
  * {@link ControllerMeterBinder} for the controllers), when Micrometer and a
  * {@link MeterRegistry} are there.
  */
@@ -32,6 +35,13 @@ public final class ListwatchMetricsAutoConfiguration {
 	@ConditionalOnMissingBean
 	ListwatchMeterBinder listwatchMeterBinder(ObjectProvider<Informer<?>> informers, InformerFactory runtime) {
 		return new ListwatchMeterBinder(informers, runtime.clock());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBean(ApiServerClient.class)
+	RequestBudgetMeterBinder listwatchRequestBudgetMeterBinder(ApiServerClient client) {
+		return new RequestBudgetMeterBinder(client.requestBudget());
 	}
 
 	@Bean

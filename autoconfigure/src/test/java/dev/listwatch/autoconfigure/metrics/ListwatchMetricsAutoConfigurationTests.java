@@ -6,7 +6,10 @@ import java.util.concurrent.TimeUnit;
 import dev.listwatch.autoconfigure.ListwatchAutoConfiguration;
 import dev.listwatch.autoconfigure.health.FakeListerWatcher;
 import dev.listwatch.autoconfigure.health.FakeWatchConfiguration;
+import dev.listwatch.client.ApiServerClient;
+import dev.listwatch.client.RequestBudget;
 import dev.listwatch.metrics.ListwatchMeterBinder;
+import dev.listwatch.metrics.RequestBudgetMeterBinder;
 import dev.listwatch.testsupport.MutableClock;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
@@ -111,6 +114,24 @@ class ListwatchMetricsAutoConfigurationTests {
 						.allSatisfy((tag) -> assertThat(tag.getKey()).isIn("watch", "type", "reason"));
 				}
 			}
+		});
+	}
+
+	@Test
+	void theRequestBudgetsMetersReadItsCounters() {
+		this.runner.withPropertyValues("listwatch.connection.qps=1", "listwatch.connection.burst=1").run((context) -> {
+			assertThat(context).hasNotFailed().hasSingleBean(RequestBudgetMeterBinder.class);
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			RequestBudget budget = context.getBean(ApiServerClient.class).requestBudget();
+			assertThat(budget.qps()).isEqualTo(1);
+			assertThat(registry.get("listwatch.client.requests").functionCounter().count())
+				.isEqualTo(budget.requests());
+			assertThat(registry.get("listwatch.client.throttled").functionCounter().count())
+				.isEqualTo(budget.throttled());
+			FunctionTimer waited = registry.get("listwatch.client.throttle.duration").functionTimer();
+			assertThat(waited.count()).isEqualTo(budget.throttled());
+			assertThat(waited.totalTime(TimeUnit.NANOSECONDS)).isEqualTo(budget.waited().toNanos());
+			assertThat(registry.get("listwatch.client.requests").meter().getId().getTags()).isEmpty();
 		});
 	}
 
