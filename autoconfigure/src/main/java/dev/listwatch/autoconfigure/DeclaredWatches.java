@@ -10,6 +10,7 @@ import java.util.Objects;
 import java.util.WeakHashMap;
 
 import dev.listwatch.KubernetesObject;
+import dev.listwatch.ObjectTransform;
 import dev.listwatch.informer.InformerOptions;
 import dev.listwatch.informer.WatchDeclaration;
 import org.jspecify.annotations.Nullable;
@@ -95,6 +96,7 @@ final class DeclaredWatches {
 			type = validate(name, watch, classLoader);
 		}
 		boolean metadataOnly = !etcd && metadataOnly(name, watch, type, defaults.isMetadataOnly());
+		pathTransform(name, watch, type);
 		WatchDeclaration<?> declaration = etcd ? null : declaration(watch, type, metadataOnly, defaults);
 		return new Resolved(watch, type, declaration);
 	}
@@ -146,6 +148,46 @@ final class DeclaredWatches {
 				defaults.getMinWatchTimeout(), defaults.getMaxWatchTimeout(), defaults.getIdleTimeout(), backoff,
 				resyncPeriod, autoStartup,
 				(watch.getOnRefusal() != null) ? watch.getOnRefusal() : defaults.getOnRefusal());
+	}
+
+	/**
+	 * The transform of a watch's {@code keep} and {@code drop} paths.
+	 * @param name the watch's name
+	 * @param watch the declaration
+	 * @param type its Java type
+	 * @return the transform, or {@code null} when neither is set
+	 * @throws WatchDeclarationException when a path is invalid, or the type is not
+	 * KubernetesObject
+	 */
+	static @Nullable ObjectTransform<KubernetesObject> pathTransform(String name, ListwatchProperties.Watch watch,
+			Class<?> type) {
+		List<String> keep = watch.getKeep();
+		List<String> drop = watch.getDrop();
+		if (keep.isEmpty() && drop.isEmpty()) {
+			return null;
+		}
+		String property = "listwatch.watches." + name + (keep.isEmpty() ? ".drop" : ".keep");
+		if (type != KubernetesObject.class && type != Object.class) {
+			throw new WatchDeclarationException(name, keep.isEmpty() ? "drop" : "keep",
+					"is set, but the watch's type is " + type.getName()
+							+ ": keep and drop rewrite the JSON of dev.listwatch.KubernetesObject only",
+					"Remove " + property + " (a WatchTransform bean reshapes objects of any type), or remove "
+							+ "listwatch.watches." + name + ".type to cache KubernetesObjects.",
+					null);
+		}
+		try {
+			ObjectTransform<KubernetesObject> kept = keep.isEmpty() ? null : ObjectTransform.keeping(keep);
+			ObjectTransform<KubernetesObject> dropped = drop.isEmpty() ? null : ObjectTransform.dropping(drop);
+			if (kept == null) {
+				return dropped;
+			}
+			return (dropped == null) ? kept : (object) -> dropped.transform(kept.transform(object));
+		}
+		catch (IllegalArgumentException ex) {
+			throw new WatchDeclarationException(name, keep.isEmpty() ? "drop" : "keep",
+					"has a path that cannot work: " + ex.getMessage(),
+					"Give dot-separated paths of object fields, for example status or spec.template.", ex);
+		}
 	}
 
 	/**

@@ -716,6 +716,34 @@ public class ListwatchProperties {
 		 */
 		private @Nullable String keyPrefix;
 
+		/**
+		 * JSON paths to keep of each object, for example "spec.template" (apiVersion,
+		 * kind and metadata are always kept); only for dev.listwatch.KubernetesObject.
+		 */
+		private List<String> keep = new ArrayList<>();
+
+		/**
+		 * JSON paths to drop of each object before it is cached, for example "status";
+		 * only for dev.listwatch.KubernetesObject.
+		 */
+		private List<String> drop = new ArrayList<>();
+
+		public List<String> getKeep() {
+			return this.keep;
+		}
+
+		public void setKeep(List<String> keep) {
+			this.keep = keep;
+		}
+
+		public List<String> getDrop() {
+			return this.drop;
+		}
+
+		public void setDrop(List<String> drop) {
+			this.drop = drop;
+		}
+
 		public @Nullable String getSource() {
 			return this.source;
 		}

@@ -8,7 +8,9 @@ import java.util.TreeSet;
 
 import dev.listwatch.Lister;
 import dev.listwatch.ListerWatcher;
+import dev.listwatch.ObjectTransform;
 import dev.listwatch.WatchIndex;
+import dev.listwatch.WatchTransform;
 import dev.listwatch.informer.Informer;
 import dev.listwatch.informer.InformerFactory;
 import dev.listwatch.informer.InformerOptions;
@@ -193,8 +195,46 @@ final class WatchBeans {
 		}
 		InformerFactory factory = beanFactory.getBean(InformerFactory.class);
 		Informer informer = factory.informer(name, (Class) type, (List) listerWatchers, options, indexes);
+		informer.setTransform(transform(beanFactory, name, watch, type, declared));
 		return shared ? factory.share((WatchDeclaration) Objects.requireNonNull(declaration,
 				"only a watch with a declaration is shared (WatchBeanRegistrar)"), informer) : informer;
+	}
+
+	/**
+	 * The transform of a watch: its {@code keep} and {@code drop} paths, then its
+	 * {@link WatchTransform} bean.
+	 * @throws WatchDeclarationException when a transform bean names no declared watch, or
+	 * two name this one
+	 */
+	@SuppressWarnings({ "unchecked", "rawtypes" })
+	private static @Nullable ObjectTransform<?> transform(ConfigurableListableBeanFactory beanFactory, String name,
+			ListwatchProperties.Watch watch, Class<?> type, Set<String> declared) {
+		ObjectTransform paths = DeclaredWatches.pathTransform(name, watch, type);
+		ObjectTransform bean = null;
+		for (WatchTransform<?> transform : (List<WatchTransform<?>>) (List) beanFactory
+			.getBeanProvider(WatchTransform.class)
+			.orderedStream()
+			.toList()) {
+			if (!declared.contains(transform.watch())) {
+				throw new WatchDeclarationException(transform.watch(), null,
+						"a WatchTransform is declared for it, but no watch of that name is declared under "
+								+ "listwatch.watches (declared: " + String.join(", ", new TreeSet<>(declared)) + ")",
+						"Name one of the declared watches in WatchTransform.of(...), or declare the watch.", null);
+			}
+			if (transform.watch().equals(name)) {
+				if (bean != null) {
+					throw new WatchDeclarationException(name, null, "has two WatchTransform beans",
+							"Declare one WatchTransform per watch; compose the functions in it.", null);
+				}
+				bean = transform.transform();
+			}
+		}
+		if (paths == null || bean == null) {
+			return (paths != null) ? paths : bean;
+		}
+		ObjectTransform first = paths;
+		ObjectTransform then = bean;
+		return (object) -> then.transform(first.transform(object));
 	}
 
 	private static DeclaredWatches.Resolved resolve(String name, Environment environment) {

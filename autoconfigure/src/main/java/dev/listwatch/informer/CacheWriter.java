@@ -13,6 +13,7 @@ import java.util.stream.Collectors;
 
 import dev.listwatch.ObjectList.Item;
 import dev.listwatch.ObjectMeta;
+import dev.listwatch.ObjectTransform;
 import dev.listwatch.UnbindableObject;
 import dev.listwatch.WatchEvent;
 import dev.listwatch.WatchStatus;
@@ -60,6 +61,9 @@ final class CacheWriter<T> {
 	 */
 	private final Map<String, UnbindableObject> unbindable = new ConcurrentHashMap<>();
 
+	/** What reshapes each object before it is cached, or {@code null}. */
+	private volatile @Nullable ObjectTransform<T> transform;
+
 	/** Whether the watch's first sync was announced ({@link WatchSyncedEvent}). */
 	private boolean syncAnnounced;
 
@@ -97,6 +101,22 @@ final class CacheWriter<T> {
 	void replace(Feed<T> feed, List<Item<T>> items, List<UnbindableObject> unbindable, boolean initial) {
 		// after a stop and start the cache is whole already: this is a relist
 		boolean first = initial && !feed.status.hasSynced();
+		ObjectTransform<T> transform = this.transform;
+		if (transform != null) {
+			List<Item<T>> transformed = new ArrayList<>(items.size());
+			List<UnbindableObject> failed = new ArrayList<>(unbindable);
+			for (Item<T> item : items) {
+				Object result = transform(transform, item.meta(), item.object());
+				if (result instanceof UnbindableObject cannotHold) {
+					failed.add(cannotHold);
+				}
+				else {
+					transformed.add(new Item<>(item.meta(), this.type.cast(result)));
+				}
+			}
+			items = transformed;
+			unbindable = failed;
+		}
 		if (!unbindable.isEmpty()) {
 			// the server has them: keep the last state that could be held, so none is
 			// taken for deleted
@@ -185,6 +205,16 @@ final class CacheWriter<T> {
 					return;
 				}
 				T object = Objects.requireNonNull(event.object(), "an event not unbindable has its object");
+				ObjectTransform<T> transform = this.transform;
+				if (transform != null) {
+					Object result = transform(transform, meta, object);
+					if (result instanceof UnbindableObject cannotHold) {
+						// as one that does not bind: keep the last state, publish nothing
+						this.unbindable.put(key, cannotHold);
+						return;
+					}
+					object = this.type.cast(result);
+				}
 				T old = this.store.upsert(meta, object);
 				reportIndexFailures();
 				publish((old == null) ? ResourceEvent.Type.ADDED : ResourceEvent.Type.MODIFIED, object, old, meta,
@@ -198,7 +228,7 @@ final class CacheWriter<T> {
 					// sent again by a watch resumed from before its revision
 					return;
 				}
-				T last = (event.object() != null) ? event.object() : old;
+				T last = (event.object() != null) ? transformDeleted(event.object(), meta, old) : old;
 				if (last != null) {
 					publish(ResourceEvent.Type.DELETED, last, null, meta, false, false, hold);
 				}
@@ -206,6 +236,50 @@ final class CacheWriter<T> {
 			default -> {
 			}
 		}
+	}
+
+	/**
+	 * Sets the transform applied to each object before it is cached; before the informer
+	 * starts.
+	 * @param transform the transform, or {@code null} for none
+	 */
+	void transform(@Nullable ObjectTransform<T> transform) {
+		this.transform = transform;
+	}
+
+	/**
+	 * Transforms an object.
+	 * @return the object transformed, or the {@link UnbindableObject} that reports the
+	 * transform's failure
+	 */
+	private Object transform(ObjectTransform<T> transform, ObjectMeta meta, T object) {
+		String failure;
+		try {
+			T result = transform.transform(object);
+			if (result != null && this.type.isInstance(result)) {
+				return result;
+			}
+			failure = (result == null) ? "the transform returned null"
+					: "the transform returned a " + result.getClass().getName();
+		}
+		catch (RuntimeException | LinkageError | StackOverflowError ex) {
+			// the class alone: a message may quote the object's values
+			failure = "the transform threw " + ex.getClass().getName();
+		}
+		UnbindableObject cannotHold = new UnbindableObject(meta, "", this.type.getName(), failure);
+		logger.warn("Watch " + this.watch + ": " + cannotHold.key() + " (resourceVersion " + meta.resourceVersion()
+				+ ") is not cached in its new state: " + failure);
+		return cannotHold;
+	}
+
+	/** The last state of a deleted object, transformed; the cached one if that fails. */
+	private @Nullable T transformDeleted(T object, ObjectMeta meta, @Nullable T old) {
+		ObjectTransform<T> transform = this.transform;
+		if (transform == null) {
+			return object;
+		}
+		Object result = transform(transform, meta, object);
+		return (result instanceof UnbindableObject) ? old : this.type.cast(result);
 	}
 
 	/**

@@ -15,6 +15,7 @@ import java.util.function.Consumer;
 
 import dev.listwatch.Lister;
 import dev.listwatch.ListerWatcher;
+import dev.listwatch.ObjectTransform;
 import dev.listwatch.Resource;
 import dev.listwatch.UnbindableObject;
 import dev.listwatch.WatchStatus;
@@ -277,6 +278,25 @@ public final class Informer<T> implements SmartLifecycle {
 	 */
 	public void runOnlyWhen(BooleanSupplier condition) {
 		this.runCondition = condition;
+	}
+
+	/**
+	 * Reshapes or strips every object before it is cached and published (client-go's
+	 * {@code SetTransform}); see {@link ObjectTransform}. Call before the first start.
+	 * @param transform the transform, or {@code null} for none
+	 * @throws IllegalStateException when the informer runs
+	 */
+	public void setTransform(@Nullable ObjectTransform<T> transform) {
+		this.lifecycle.lock();
+		try {
+			if (this.current != null) {
+				throw new IllegalStateException("Watch " + this.watch + " runs: set its transform before it starts");
+			}
+			this.writer.transform(transform);
+		}
+		finally {
+			this.lifecycle.unlock();
+		}
 	}
 
 	/**
