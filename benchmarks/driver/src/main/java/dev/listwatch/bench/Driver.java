@@ -683,10 +683,24 @@ public final class Driver {
 	// heap
 
 	/**
-	 * The sync benchmark for listwatch twice, caching whole Pods and caching their
+	 * The sync benchmark for listwatch three times, caching whole Pods, caching their
 	 * PartialObjectMetadata only ({@code -Dbench.metadataOnly=true}: the client asks for
-	 * {@code PartialObjectMetadataList}, which the server counts).
+	 * {@code PartialObjectMetadataList}, which the server counts), and caching whole Pods
+	 * through a transform that keeps about a quarter of each ({@code -Dbench.keep}).
 	 */
+	/**
+	 * The paths the metadata benchmark's keep variant keeps: about a quarter of a Pod.
+	 */
+	static final String KEEP = "spec.nodeName,spec.serviceAccountName,spec.dnsPolicy,spec.schedulerName,"
+			+ "spec.tolerations,status.phase,status.hostIP,status.podIP,status.startTime,status.qosClass";
+
+	/**
+	 * The JSON bytes of the template Pod (without managedFields) that {@link #KEEP}
+	 * keeps, as the transform writes them (measured once; the driver does not link the
+	 * library).
+	 */
+	static final int KEPT_BYTES = 1213;
+
 	void metadata() throws Exception {
 		int pods = i("syncPods");
 		int rounds = i("syncRounds");
@@ -695,13 +709,15 @@ public final class Driver {
 		int[] partial = new Pods().metadataSizes();
 		Map<String, List<Map<String, String>>> all = new LinkedHashMap<>();
 		Map<String, Map<String, String>> counters = new LinkedHashMap<>();
-		for (boolean metadataOnly : new boolean[] { false, true }) {
-			String mode = metadataOnly ? "metadata-only" : "whole";
+		for (String mode : List.of("whole", "metadata-only", "keep")) {
+			boolean metadataOnly = mode.equals("metadata-only");
+			List<String> flags = mode.equals("keep") ? List.of("-Dbench.keep=" + KEEP)
+					: List.of("-Dbench.metadataOnly=" + metadataOnly);
 			try (FakeApiServer server = new FakeApiServer(new FakeApiServer.Scenario(pods, 0, 0, 0, true))) {
 				List<Map<String, String>> results = new ArrayList<>();
 				for (int round = 0; round < rounds; round++) {
-					Run run = launch("sync", "listwatch", List.of("-Dbench.metadataOnly=" + metadataOnly),
-							"url=" + server.url(), "pods=" + pods, "page=" + page, "rounds=1");
+					Run run = launch("sync", "listwatch", flags, "url=" + server.url(), "pods=" + pods, "page=" + page,
+							"rounds=1");
 					run.waitFor(3600);
 					results.addAll(run.results);
 				}
@@ -712,16 +728,19 @@ public final class Driver {
 		}
 		double wholeRetained = median(all.get("whole"), "retainedBytesPerObject");
 		double partialRetained = median(all.get("metadata-only"), "retainedBytesPerObject");
-		print("## 6. Heap per cached object, metadata-only against whole");
+		print("## 6. Heap per cached object, metadata-only and a keep transform against whole");
 		print("");
-		print("The sync benchmark for listwatch, twice: " + pods + " Pods listed in pages of " + page + ", caching"
+		print("The sync benchmark for listwatch, three times: " + pods + " Pods listed in pages of " + page
+				+ ", caching"
 				+ " whole Pods, then with metadata-only (the client asks for PartialObjectMetadataList and the"
 				+ " server answers each Pod's kind, apiVersion and whole metadata, managedFields included, as"
-				+ " kube-apiserver does); median of " + rounds + " rounds, each in a fresh JVM. Retained = used heap"
-				+ " after 3× System.gc() with the informer running minus before it started, per cached object."
-				+ " managedFields are dropped in both (the default). JSON as served: a Pod " + whole[0] + " bytes ("
-				+ whole[1] + " without managedFields), its PartialObjectMetadata " + partial[0] + " bytes ("
-				+ partial[1] + " without managedFields).");
+				+ " kube-apiserver does), then whole Pods through a transform that keeps about a quarter of each"
+				+ " (-Dbench.keep, ObjectTransform.keeping); median of " + rounds
+				+ " rounds, each in a fresh JVM. Retained = used heap after 3× System.gc() with the informer running"
+				+ " minus before it started, per cached object."
+				+ " managedFields are dropped in all three (the default). JSON as served: a Pod " + whole[0]
+				+ " bytes (" + whole[1] + " without managedFields), its PartialObjectMetadata " + partial[0]
+				+ " bytes (" + partial[1] + " without managedFields).");
 		print("");
 		print("| watch | synced ms | CPU ms | pages / round (metadata-only) | retained bytes / object | ÷ JSON kept | vs whole |");
 		print("|---|---:|---:|---:|---:|---:|---:|");
@@ -729,7 +748,7 @@ public final class Driver {
 			List<Map<String, String>> r = all.get(mode);
 			double retained = median(r, "retainedBytesPerObject");
 			Map<String, String> c = counters.get(mode);
-			int kept = mode.equals("whole") ? whole[1] : partial[1];
+			int kept = mode.equals("whole") ? whole[1] : mode.equals("keep") ? KEPT_BYTES : partial[1];
 			print("| " + mode + " | " + f0(median(r, "syncedMs")) + " | " + f0(median(r, "cpuMs")) + " | "
 					+ f1(Double.parseDouble(c.get("listPages")) / rounds) + " ("
 					+ f1(Double.parseDouble(c.get("metadataPages")) / rounds) + ") | " + f0(retained) + " | "
@@ -738,6 +757,11 @@ public final class Driver {
 		print("");
 		print("metadata-only retained / whole: **" + ratio(partialRetained, wholeRetained) + "** ("
 				+ f0(partialRetained) + " vs " + f0(wholeRetained) + " bytes per Pod).");
+		print("");
+		double keptRetained = median(all.get("keep"), "retainedBytesPerObject");
+		print("keep (a transform keeping " + KEEP + ", with metadata, apiVersion and kind: " + KEPT_BYTES
+				+ " of the Pod's " + whole[1] + " JSON bytes) retained / whole: **" + ratio(keptRetained, wholeRetained)
+				+ "** (" + f0(keptRetained) + " vs " + f0(wholeRetained) + " bytes per Pod).");
 		print("");
 	}
 

@@ -4,12 +4,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 
 import dev.listwatch.KubernetesObject;
 import dev.listwatch.ListerWatcher;
+import dev.listwatch.ObjectTransform;
 import dev.listwatch.Resource;
 import dev.listwatch.client.ApiServerClient;
 import dev.listwatch.cluster.Cluster;
@@ -95,6 +97,14 @@ public final class ListwatchRunner implements Subject<KubernetesObject> {
 			}
 		}, 2, Duration.ofSeconds(10));
 		Informer<T> informer = runtime.informer(target.resource(), type, listerWatcher, options(target), List.of());
+		// -Dbench.keep=<paths> (the metadata benchmark's keep variant): cache only those
+		// paths of each object, with the built-in transform of listwatch.watches.*.keep
+		String keep = System.getProperty("bench.keep", "");
+		if (!keep.isBlank() && type == KubernetesObject.class) {
+			@SuppressWarnings("unchecked")
+			Informer<KubernetesObject> objects = (Informer<KubernetesObject>) informer;
+			objects.setTransform(ObjectTransform.keeping(Arrays.asList(keep.split(","))));
+		}
 		informer.start();
 		return new Running() {
 
