@@ -66,7 +66,14 @@ final class ConfiguredDeclarations implements InformerFactory.Declarations {
 	@Override
 	public @Nullable Informer<?> configured(WatchDeclaration<?> declaration) {
 		String name = this.shareable.configured(declaration);
-		return (name != null) ? this.beanFactory.getBean(name + DeclaredWatches.INFORMER, Informer.class) : null;
+		if (name == null || DeclaredWatches.transforms(this.beanFactory)
+			.stream()
+			.anyMatch((transform) -> transform.watch().equals(name))) {
+			// none, or one whose objects a WatchTransform bean reshapes: code gets its
+			// own
+			return null;
+		}
+		return this.beanFactory.getBean(name + DeclaredWatches.INFORMER, Informer.class);
 	}
 
 	@Override

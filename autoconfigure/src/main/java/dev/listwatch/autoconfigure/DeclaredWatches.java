@@ -11,10 +11,12 @@ import java.util.WeakHashMap;
 
 import dev.listwatch.KubernetesObject;
 import dev.listwatch.ObjectTransform;
+import dev.listwatch.WatchTransform;
 import dev.listwatch.informer.InformerOptions;
 import dev.listwatch.informer.WatchDeclaration;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.core.env.ConfigurableEnvironment;
@@ -148,6 +150,16 @@ final class DeclaredWatches {
 				defaults.getMinWatchTimeout(), defaults.getMaxWatchTimeout(), defaults.getIdleTimeout(), backoff,
 				resyncPeriod, autoStartup,
 				(watch.getOnRefusal() != null) ? watch.getOnRefusal() : defaults.getOnRefusal());
+	}
+
+	/**
+	 * The application's {@link WatchTransform} beans.
+	 * @param beanFactory the bean factory
+	 * @return the beans, in order
+	 */
+	@SuppressWarnings({ "unchecked", "rawtypes" })
+	static List<WatchTransform<?>> transforms(ListableBeanFactory beanFactory) {
+		return (List) beanFactory.getBeanProvider(WatchTransform.class).orderedStream().toList();
 	}
 
 	/**

@@ -111,7 +111,10 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 		// a leader-only watch is not shared with code: code that starts an equal
 		// declaration's informer would run it on followers, and a revoke would stop
 		// code's informer
-		boolean shareable = !own && declaration != null && !watch.isLeaderOnly();
+		// nor is a watch whose keep or drop strips its objects: code that declares the
+		// same expects whole objects (a WatchTransform bean is seen by WatchBeans)
+		boolean shareable = !own && declaration != null && !watch.isLeaderOnly() && watch.getKeep().isEmpty()
+				&& watch.getDrop().isEmpty();
 		if (shareable && declaration != null) {
 			// of several watches that declare the same, code shares the first
 			this.shareable.offer(declaration, name);

@@ -172,13 +172,7 @@ final class WatchBeans {
 		}
 		List<WatchIndex<?>> indexes = (List) beanFactory.getBeanProvider(WatchIndex.class).orderedStream().toList();
 		for (WatchIndex<?> index : indexes) {
-			if (!declared.contains(index.watch())) {
-				throw new WatchDeclarationException(index.watch(), null,
-						"a WatchIndex named '" + index.name()
-								+ "' is declared for it, but no watch of that name is declared under listwatch.watches "
-								+ "(declared: " + String.join(", ", new TreeSet<>(declared)) + ")",
-						"Name one of the declared watches in WatchIndex.of(...), or declare the watch.", null);
-			}
+			requireDeclared(index.watch(), "a WatchIndex named '" + index.name() + "'", "WatchIndex.of(...)", declared);
 		}
 		InformerOptions options;
 		try {
@@ -195,32 +189,25 @@ final class WatchBeans {
 		}
 		InformerFactory factory = beanFactory.getBean(InformerFactory.class);
 		Informer informer = factory.informer(name, (Class) type, (List) listerWatchers, options, indexes);
-		informer.setTransform(transform(beanFactory, name, watch, type, declared));
-		return shared ? factory.share((WatchDeclaration) Objects.requireNonNull(declaration,
+		ObjectTransform<?> bean = transformBean(beanFactory, name, declared);
+		informer.setTransform(then(DeclaredWatches.pathTransform(name, watch, type), bean));
+		// a watch whose objects a transform reshapes is not what code that declares the
+		// same expects: not shared (keep and drop are known to the registrar already)
+		return (shared && bean == null) ? factory.share((WatchDeclaration) Objects.requireNonNull(declaration,
 				"only a watch with a declaration is shared (WatchBeanRegistrar)"), informer) : informer;
 	}
 
 	/**
-	 * The transform of a watch: its {@code keep} and {@code drop} paths, then its
-	 * {@link WatchTransform} bean.
+	 * The transform of a watch's {@link WatchTransform} bean.
+	 * @return the transform, or {@code null} without such a bean
 	 * @throws WatchDeclarationException when a transform bean names no declared watch, or
 	 * two name this one
 	 */
-	@SuppressWarnings({ "unchecked", "rawtypes" })
-	private static @Nullable ObjectTransform<?> transform(ConfigurableListableBeanFactory beanFactory, String name,
-			ListwatchProperties.Watch watch, Class<?> type, Set<String> declared) {
-		ObjectTransform paths = DeclaredWatches.pathTransform(name, watch, type);
-		ObjectTransform bean = null;
-		for (WatchTransform<?> transform : (List<WatchTransform<?>>) (List) beanFactory
-			.getBeanProvider(WatchTransform.class)
-			.orderedStream()
-			.toList()) {
-			if (!declared.contains(transform.watch())) {
-				throw new WatchDeclarationException(transform.watch(), null,
-						"a WatchTransform is declared for it, but no watch of that name is declared under "
-								+ "listwatch.watches (declared: " + String.join(", ", new TreeSet<>(declared)) + ")",
-						"Name one of the declared watches in WatchTransform.of(...), or declare the watch.", null);
-			}
+	private static @Nullable ObjectTransform<?> transformBean(ConfigurableListableBeanFactory beanFactory, String name,
+			Set<String> declared) {
+		ObjectTransform<?> bean = null;
+		for (WatchTransform<?> transform : DeclaredWatches.transforms(beanFactory)) {
+			requireDeclared(transform.watch(), "a WatchTransform", "WatchTransform.of(...)", declared);
 			if (transform.watch().equals(name)) {
 				if (bean != null) {
 					throw new WatchDeclarationException(name, null, "has two WatchTransform beans",
@@ -229,12 +216,32 @@ final class WatchBeans {
 				bean = transform.transform();
 			}
 		}
-		if (paths == null || bean == null) {
-			return (paths != null) ? paths : bean;
+		return bean;
+	}
+
+	/** {@code first}, then {@code then}, either of which may be missing. */
+	@SuppressWarnings({ "unchecked", "rawtypes" })
+	private static @Nullable ObjectTransform<?> then(@Nullable ObjectTransform<?> first,
+			@Nullable ObjectTransform<?> then) {
+		if (first == null || then == null) {
+			return (first != null) ? first : then;
 		}
-		ObjectTransform first = paths;
-		ObjectTransform then = bean;
-		return (object) -> then.transform(first.transform(object));
+		ObjectTransform before = first;
+		ObjectTransform after = then;
+		return (object) -> after.transform(before.transform(object));
+	}
+
+	/**
+	 * Fails a bean that names a watch not declared.
+	 * @throws WatchDeclarationException naming the watch, the bean and the declared ones
+	 */
+	private static void requireDeclared(String watch, String bean, String factory, Set<String> declared) {
+		if (!declared.contains(watch)) {
+			throw new WatchDeclarationException(watch, null,
+					bean + " is declared for it, but no watch of that name is declared under listwatch.watches "
+							+ "(declared: " + String.join(", ", new TreeSet<>(declared)) + ")",
+					"Name one of the declared watches in " + factory + ", or declare the watch.", null);
+		}
 	}
 
 	private static DeclaredWatches.Resolved resolve(String name, Environment environment) {

@@ -1,6 +1,5 @@
 package dev.listwatch.autoconfigure;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -13,10 +12,15 @@ import dev.listwatch.ObjectTransform;
 import dev.listwatch.Resource;
 import dev.listwatch.WatchStream;
 import dev.listwatch.WatchTransform;
+import dev.listwatch.informer.Informer;
+import dev.listwatch.informer.InformerFactory;
+import dev.listwatch.informer.WatchDeclaration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -35,15 +39,8 @@ class WatchTransformDeclarationTests {
 
 	@Test
 	void aTransformBeanForAnUndeclaredWatchFailsStartup() throws Exception {
-		Path kubeconfig = this.dir.resolve("config");
-		Files.writeString(kubeconfig, """
-				apiVersion: v1
-				kind: Config
-				clusters: [{name: c, cluster: {server: "http://127.0.0.1:9"}}]
-				users: [{name: u, user: {}}]
-				contexts: [{name: x, context: {cluster: c, user: u}}]
-				current-context: x
-				""");
+		Path kubeconfig = ListwatchAutoConfigurationTests.writeKubeconfig(this.dir.resolve("config"),
+				"https://127.0.0.1:" + ListwatchAutoConfigurationTests.closedPort());
 		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(ListwatchAutoConfiguration.class))
 			.withUserConfiguration(Beans.class)
 			.withPropertyValues("listwatch.kubeconfig=" + kubeconfig, "listwatch.watches.configmaps.api-version=v1",
@@ -58,6 +55,34 @@ class WatchTransformDeclarationTests {
 					.hasMessageContaining("Watch 'configmap' cannot work")
 					.hasMessageContaining("a WatchTransform is declared for it")
 					.hasMessageContaining("declared: configmaps");
+			});
+	}
+
+	@Test
+	void aWatchWhoseObjectsATransformReshapesIsNotSharedWithCodeThatDeclaresTheSame() throws Exception {
+		Path kubeconfig = ListwatchAutoConfigurationTests.writeKubeconfig(this.dir.resolve("config"),
+				"https://127.0.0.1:" + ListwatchAutoConfigurationTests.closedPort());
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(JacksonAutoConfiguration.class, RestClientAutoConfiguration.class,
+					ListwatchAutoConfiguration.class))
+			.withBean("reshapedTransform", WatchTransform.class,
+					() -> WatchTransform.of("reshaped", ObjectTransform.dropping(List.of("data"))))
+			.withPropertyValues("listwatch.kubeconfig=" + kubeconfig, "listwatch.watches.stripped.api-version=v1",
+					"listwatch.watches.stripped.kind=ConfigMap", "listwatch.watches.stripped.drop=data",
+					"listwatch.watches.reshaped.api-version=v1", "listwatch.watches.reshaped.kind=Secret",
+					"listwatch.watches.plain.api-version=v1", "listwatch.watches.plain.kind=Pod")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				InformerFactory factory = context.getBean(InformerFactory.class);
+				assertThat(factory.informer("myConfigMaps", WatchDeclaration.of("v1", "ConfigMap")))
+					.as("code's own informer of whole objects, not the one that drops data")
+					.isNotSameAs(context.getBean("strippedInformer", Informer.class));
+				assertThat(factory.informer("mySecrets", WatchDeclaration.of("v1", "Secret")))
+					.as("nor the one a WatchTransform bean reshapes")
+					.isNotSameAs(context.getBean("reshapedInformer", Informer.class));
+				assertThat(factory.informer("myPods", WatchDeclaration.of("v1", "Pod")))
+					.as("a watch without a transform is shared")
+					.isSameAs(context.getBean("plainInformer", Informer.class));
 			});
 	}
 
