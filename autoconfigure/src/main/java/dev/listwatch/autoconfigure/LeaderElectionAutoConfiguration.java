@@ -60,8 +60,8 @@ public final class LeaderElectionAutoConfiguration {
 			ApplicationEventPublisher publisher) {
 		Cluster connection = cluster.getIfAvailable();
 		LeaderElectionOptions options = options(properties, environment.getProperty("spring.application.name"),
-				(connection != null) ? connection.namespace() : "default", () -> defaultIdentity(System.getenv(),
-						LeaderElectionAutoConfiguration::hostName, RandomGenerator.getDefault()));
+				(connection != null) ? connection.namespace() : "default",
+				LeaderElectionAutoConfiguration::replicaIdentity);
 		return LeaderElector.create(client, jsonMapper.getIfAvailable(JsonMapper::shared), options, publisher);
 	}
 
@@ -155,6 +155,17 @@ public final class LeaderElectionAutoConfiguration {
 			throw new InvalidConfigurationPropertyValueException(PREFIX + property, value,
 					"It must be a positive duration. Set " + PREFIX + property + ", or remove it for the default.");
 		}
+	}
+
+	/**
+	 * This replica's identity when none is configured, from this process's environment:
+	 * see {@link #defaultIdentity(Map, Supplier, RandomGenerator)}. Shard memberships of
+	 * controllers take theirs from it too.
+	 * @return the identity
+	 */
+	public static String replicaIdentity() {
+		return defaultIdentity(System.getenv(), LeaderElectionAutoConfiguration::hostName,
+				RandomGenerator.getDefault());
 	}
 
 	/**

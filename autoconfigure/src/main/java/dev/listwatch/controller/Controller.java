@@ -3,6 +3,9 @@ package dev.listwatch.controller;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -15,6 +18,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
@@ -22,12 +26,16 @@ import java.util.function.Predicate;
 import dev.listwatch.KubernetesApiException;
 import dev.listwatch.event.ResourceEvent;
 import dev.listwatch.informer.Informer;
+import dev.listwatch.leader.ShardListener;
+import dev.listwatch.leader.ShardMembership;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.ApplicationEventPublisherAware;
 import org.springframework.context.SmartLifecycle;
 
 /**
@@ -57,7 +65,7 @@ import org.springframework.context.SmartLifecycle;
  *
  * @param <T> the Java type of the watch's objects
  */
-public final class Controller<T> implements SmartLifecycle {
+public final class Controller<T> implements SmartLifecycle, ApplicationEventPublisherAware {
 
 	/** The phase of controllers: after the informers' ({@link Informer#PHASE}). */
 	public static final int PHASE = Informer.PHASE + 1024;
@@ -110,6 +118,15 @@ public final class Controller<T> implements SmartLifecycle {
 
 	/** Which keys this replica reconciles now: see {@link #onlyKeys}. */
 	private volatile Predicate<String> keys = (key) -> true;
+
+	/** What is told of a key dropped by {@link #keys}. */
+	private volatile Consumer<String> refused = (key) -> {
+	};
+
+	/** The sharding across replicas: see {@link #shardBy}. */
+	private volatile @Nullable Shards shards;
+
+	private volatile @Nullable ApplicationEventPublisher publisher;
 
 	/** What must hold for a start to start anything: see {@link #runOnlyWhen}. */
 	private volatile BooleanSupplier condition = () -> true;
@@ -204,6 +221,53 @@ public final class Controller<T> implements SmartLifecycle {
 	}
 
 	/**
+	 * Shares this controller's keys out among the replicas that run it, each key
+	 * reconciled on one replica at a time: the key's shard ({@code namespace/name}
+	 * hashed, modulo the number of shards) is run by the one member of a
+	 * {@link ShardMembership} it is assigned to. A start starts the membership after the
+	 * workers, a stop stops it first (its shards drained and released) and then the
+	 * workers. A shard started here has every cached key of it queued, and the deletions
+	 * of it that the replicas may have dropped while it moved. Call once, before the
+	 * first start; not with {@link #runOnlyWhen}.
+	 * @param membership makes the membership from the listener it must tell, for example
+	 * {@code (listener) -> ShardMembership.create(client, mapper, options, listener)}
+	 * @return this controller
+	 * @throws IllegalStateException when it is sharded already
+	 */
+	public synchronized Controller<T> shardBy(Function<ShardListener, ShardMembership> membership) {
+		if (this.shards != null) {
+			throw new IllegalStateException("Controller " + this.name + " is sharded already");
+		}
+		Shards sharding = new Shards(new Keys(), this, membership, this.ticker);
+		onlyKeys(sharding::owns, sharding::refused);
+		this.shards = sharding;
+		return this;
+	}
+
+	/**
+	 * The shard membership of a sharded controller.
+	 * @return the membership, or empty when the controller runs on every replica
+	 */
+	public Optional<ShardMembership> shardMembership() {
+		Shards sharding = this.shards;
+		return (sharding != null) ? Optional.of(sharding.membership()) : Optional.empty();
+	}
+
+	/**
+	 * Publishes a {@link ShardsChangedEvent} on each change of this replica's shards,
+	 * when sharded.
+	 * @param publisher where the events go
+	 */
+	@Override
+	public void setApplicationEventPublisher(ApplicationEventPublisher publisher) {
+		this.publisher = publisher;
+		Shards sharding = this.shards;
+		if (sharding != null) {
+			sharding.publishTo(publisher);
+		}
+	}
+
+	/**
 	 * Queues every change of the watch, and starts the workers; nothing when running, or
 	 * when the condition of {@link #runOnlyWhen} does not hold.
 	 */
@@ -223,6 +287,11 @@ public final class Controller<T> implements SmartLifecycle {
 		Run next = new Run(queue);
 		this.run = next;
 		next.start();
+		Shards sharding = this.shards;
+		if (sharding != null) {
+			sharding.publishTo(this.publisher);
+			sharding.start();
+		}
 		logger.debug("Controller " + this.name + " started with " + this.options.workers() + " workers on watch "
 				+ this.informer.watch());
 	}
@@ -263,6 +332,12 @@ public final class Controller<T> implements SmartLifecycle {
 		if (current == null || current.stopping) {
 			return true;
 		}
+		Shards sharding = this.shards;
+		if (sharding != null) {
+			// its shards drained and released first, so that the others take them over
+			// at once
+			sharding.stop();
+		}
 		return current.stop(timeout);
 	}
 
@@ -290,12 +365,14 @@ public final class Controller<T> implements SmartLifecycle {
 		Run current = this.run;
 		WorkQueue.Depth depth = (current != null) ? sum(this.before, current.queue.depth()) : this.before;
 		boolean running = current != null && !current.stopping;
+		Shards sharding = this.shards;
 		return new ControllerStatus(this.name, this.informer.watch(), running, this.options.workers(),
 				running ? depth.ready() : 0, running ? depth.waiting() : 0, depth.processing(), depth.adds(),
 				depth.retries(), this.reconciles.get(), this.failures.get(), this.conflicts.get(),
 				Duration.ofNanos(depth.waitedNanos()), Duration.ofNanos(depth.workedNanos()),
 				Duration.ofNanos(depth.oldestReadyNanos()), Duration.ofNanos(depth.longestRunningNanos()),
-				Duration.ofNanos(depth.unfinishedNanos()), this.failing);
+				Duration.ofNanos(depth.unfinishedNanos()), this.failing, (sharding != null) ? sharding.status() : null,
+				(sharding != null) ? sharding.queuedByShard() : Collections.emptySortedMap());
 	}
 
 	/**
@@ -326,12 +403,14 @@ public final class Controller<T> implements SmartLifecycle {
 	/**
 	 * Reconciles only the keys a predicate passes from now on, as when this replica owns
 	 * some shards of the keys: a key taken that it does not pass is dropped without a
-	 * reconcile (its failures kept), and comes back with {@link #enqueueCached}. A
-	 * reconcile under way is not stopped: {@link #busyWith} tells when none of the keys
-	 * given up is being reconciled any more.
+	 * reconcile (its failures kept) and told to the consumer given, and comes back with
+	 * {@link #enqueueCached}. A reconcile under way is not stopped: {@link #busyWith}
+	 * tells when none of the keys given up is being reconciled any more.
 	 * @param allowed the keys to reconcile
+	 * @param dropped told each key taken and dropped, after it was dropped
 	 */
-	void onlyKeys(Predicate<String> allowed) {
+	void onlyKeys(Predicate<String> allowed, Consumer<String> dropped) {
+		this.refused = dropped;
 		this.keys = allowed;
 	}
 
@@ -361,6 +440,27 @@ public final class Controller<T> implements SmartLifecycle {
 		return current != null && current.queue.processingAny(which);
 	}
 
+	/**
+	 * Interrupts the workers reconciling a key a predicate passes (the reconcile then
+	 * fails, or ends as it handles the interrupt; the key is queued again by the usual
+	 * rules).
+	 * @param which the keys
+	 * @return how many workers were interrupted
+	 */
+	int interrupt(Predicate<String> which) {
+		Run current = this.run;
+		return (current != null) ? current.interrupt(which) : 0;
+	}
+
+	/**
+	 * The keys queued now: ready, or waiting out a delay.
+	 * @return the keys
+	 */
+	Set<String> queuedKeys() {
+		Run current = this.run;
+		return (current != null) ? current.queue.remaining() : Set.of();
+	}
+
 	/** Wakes the workers waiting for a delayed key (for a ticker that tests move). */
 	void wakeUp() {
 		Run current = this.run;
@@ -380,7 +480,7 @@ public final class Controller<T> implements SmartLifecycle {
 			.highCardinalityKeyValue("key", key)
 			.start();
 		try (Observation.Scope scope = observation.openScope()) {
-			Result result = this.reconciler.reconcile(new Request<>(key, object, failed));
+			Result result = this.reconciler.reconcile(new Request<>(key, object, failed, () -> stillOwned(key)));
 			this.reconciles.incrementAndGet();
 			observation.lowCardinalityKeyValue("outcome", result.retry() ? "requeue" : "success");
 			if (result.retry()) {
@@ -404,18 +504,32 @@ public final class Controller<T> implements SmartLifecycle {
 		}
 	}
 
+	private boolean stillOwned(String key) {
+		return this.keys.test(key) && this.condition.getAsBoolean();
+	}
+
 	private void failed(WorkQueue<String> queue, String key, int failed, Throwable ex, Observation observation) {
 		this.reconciles.incrementAndGet();
 		this.failures.incrementAndGet();
 		boolean conflict = isConflict(ex);
 		observation.lowCardinalityKeyValue("outcome", conflict ? "conflict" : "error");
+		if (conflict) {
+			this.conflicts.incrementAndGet();
+		}
+		if (!stillOwned(key)) {
+			// given up meanwhile (a shard handed over, a leadership lost): the owner now
+			// reconciles it
+			this.failing.remove(key);
+			logger.info("Controller " + this.name + " gave up " + key + " while reconciling it (" + ex
+					+ "); it is reconciled where it is owned now");
+			return;
+		}
 		this.failing.put(key,
 				new ControllerStatus.Failure(ex.getClass().getName(), String.valueOf(ex.getMessage()), failed + 1));
 		Duration delay = queue.addRateLimited(key);
 		String message = "Controller " + this.name + " failed to reconcile " + key + " (" + (failed + 1)
 				+ " in a row); retrying in " + delay.toMillis() + " ms";
 		if (conflict) {
-			this.conflicts.incrementAndGet();
 			if (logger.isDebugEnabled()) {
 				logger.debug(message + ": the object changed meanwhile (409 Conflict)");
 			}
@@ -479,6 +593,12 @@ public final class Controller<T> implements SmartLifecycle {
 		private final WorkQueue<String> queue;
 
 		private final List<Thread> threads = new ArrayList<>();
+
+		/** The key each worker reconciles now (guarded by itself). */
+		private final Map<Thread, String> slots = new HashMap<>();
+
+		/** The workers interrupted by {@link #interrupt} (guarded by {@link #slots}). */
+		private final Set<Thread> abandoned = new HashSet<>();
 
 		private Informer.@Nullable Registration registration;
 
@@ -558,6 +678,38 @@ public final class Controller<T> implements SmartLifecycle {
 			return drained;
 		}
 
+		private void reconcileInSlot(String key) {
+			Thread me = Thread.currentThread();
+			synchronized (this.slots) {
+				this.slots.put(me, key);
+			}
+			try {
+				reconcile(this.queue, key);
+			}
+			finally {
+				synchronized (this.slots) {
+					this.slots.remove(me);
+					if (this.abandoned.remove(me)) {
+						// the interrupt was for that reconcile only
+						Thread.interrupted();
+					}
+				}
+			}
+		}
+
+		int interrupt(Predicate<String> which) {
+			int interrupted = 0;
+			synchronized (this.slots) {
+				for (Map.Entry<Thread, String> slot : this.slots.entrySet()) {
+					if (which.test(slot.getValue()) && this.abandoned.add(slot.getKey())) {
+						slot.getKey().interrupt();
+						interrupted++;
+					}
+				}
+			}
+			return interrupted;
+		}
+
 		private void work() {
 			try {
 				while (!Controller.this.informer.awaitSynced(SYNC_POLL)) {
@@ -570,16 +722,57 @@ public final class Controller<T> implements SmartLifecycle {
 					// checked once the key is marked processing, so that busyWith sees a
 					// key taken before the gate closed
 					if (Controller.this.keys.test(key)) {
-						reconcile(this.queue, key);
+						reconcileInSlot(key);
 					}
 					else {
 						this.queue.done(key);
+						Controller.this.refused.accept(key);
 					}
 				}
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
 			}
+		}
+
+	}
+
+	/** The controller's side of its sharding. */
+	private final class Keys implements ShardedKeys {
+
+		@Override
+		public String name() {
+			return Controller.this.name;
+		}
+
+		@Override
+		public boolean cached(String key) {
+			return Controller.this.informer.lister().get(key).isPresent();
+		}
+
+		@Override
+		public void enqueue(String key) {
+			Controller.this.enqueue(key);
+		}
+
+		@Override
+		public void enqueueCached(Predicate<String> which) {
+			Controller.this.enqueueCached(which);
+		}
+
+		@Override
+		public boolean busyWith(Predicate<String> which) {
+			return Controller.this.busyWith(which);
+		}
+
+		@Override
+		public int interrupt(Predicate<String> which) {
+			return Controller.this.interrupt(which);
+		}
+
+		@Override
+		public Set<String> queued() {
+			return Controller.this.queuedKeys();
 		}
 
 	}

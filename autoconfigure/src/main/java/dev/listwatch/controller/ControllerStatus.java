@@ -1,7 +1,13 @@
 package dev.listwatch.controller;
 
 import java.time.Duration;
+import java.util.Collections;
 import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+import dev.listwatch.leader.ShardStatus;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What one controller is doing and has done, as an immutable snapshot: what health, the
@@ -27,17 +33,22 @@ import java.util.Map;
  * @param longestRunning how long the longest-running reconcile under way has run
  * @param unfinishedWork the time the reconciles under way have run, in all
  * @param failing the keys whose last reconcile failed, with their failure
+ * @param shards the shard membership of a sharded controller (see
+ * {@link Controller#shardBy}), {@code null} when it runs on every replica
+ * @param queuedByShard the keys queued here by shard, of the shards this replica runs
+ * (empty when not sharded)
  */
 public record ControllerStatus(String name, String watch, boolean running, int workers, int ready, int waiting,
 		int processing, long adds, long retries, long reconciles, long failures, long conflicts, Duration queueWait,
 		Duration work, Duration oldestReady, Duration longestRunning, Duration unfinishedWork,
-		Map<String, Failure> failing) {
+		Map<String, Failure> failing, @Nullable ShardStatus shards, SortedMap<Integer, Integer> queuedByShard) {
 
 	/**
-	 * Copies the map of failing keys.
+	 * Copies the map of failing keys and the queued keys by shard.
 	 */
 	public ControllerStatus {
 		failing = Map.copyOf(failing);
+		queuedByShard = Collections.unmodifiableSortedMap(new TreeMap<>(queuedByShard));
 	}
 
 	/**

@@ -1,6 +1,8 @@
 package dev.listwatch.controller;
 
+import java.util.Objects;
 import java.util.Optional;
+import java.util.function.BooleanSupplier;
 
 import dev.listwatch.ObjectMeta;
 
@@ -9,12 +11,77 @@ import dev.listwatch.ObjectMeta;
  * starts.
  *
  * @param <T> the Java type of the watch's objects
- * @param key the object's key: {@code namespace/name}, or {@code name} for a
- * cluster-scoped object
- * @param object the object as cached now; empty when it is gone (deleted, or never there)
- * @param failures how often the reconcile of this key failed in a row before this one
  */
-public record Request<T>(String key, Optional<T> object, int failures) {
+public final class Request<T> {
+
+	private static final BooleanSupplier ALWAYS = () -> true;
+
+	private final String key;
+
+	private final Optional<T> object;
+
+	private final int failures;
+
+	private final BooleanSupplier owned;
+
+	/**
+	 * Makes a request, for a reconcile outside a controller (a test).
+	 * @param key the object's key: {@code namespace/name}, or {@code name} for a
+	 * cluster-scoped object
+	 * @param object the object as cached now; empty when it is gone (deleted, or never
+	 * there)
+	 * @param failures how often the reconcile of this key failed in a row before this one
+	 */
+	public Request(String key, Optional<T> object, int failures) {
+		this(key, object, failures, ALWAYS);
+	}
+
+	Request(String key, Optional<T> object, int failures, BooleanSupplier owned) {
+		this.key = Objects.requireNonNull(key, "key");
+		this.object = Objects.requireNonNull(object, "object");
+		this.failures = failures;
+		this.owned = owned;
+	}
+
+	/**
+	 * The object's key.
+	 * @return {@code namespace/name}, or {@code name} for a cluster-scoped object
+	 */
+	public String key() {
+		return this.key;
+	}
+
+	/**
+	 * The object as the cache held it when the reconcile started.
+	 * @return the object; empty when it is gone (deleted, or never there)
+	 */
+	public Optional<T> object() {
+		return this.object;
+	}
+
+	/**
+	 * How often the reconcile of this key failed in a row before this one.
+	 * @return the count, 0 for a key not failing
+	 */
+	public int failures() {
+		return this.failures;
+	}
+
+	/**
+	 * Whether this replica still reconciles this key now. True for the whole reconcile of
+	 * a controller that runs everywhere. False, from the moment it happens, once a
+	 * sharded controller's replica has given up the key's shard or passed its renew
+	 * deadline (another replica may then take the shard over once the lease's margin has
+	 * passed), or a leader-only controller's replica is no longer leader. Ask it just
+	 * before an effect that must not happen on two replicas at once, and give up (return
+	 * or throw) when it is false: an effect that starts after a true answer started
+	 * before any other replica could take the key over, on this machine's monotonic
+	 * clock, even if this process was frozen (a long GC pause) before the question.
+	 * @return whether the key is still this replica's
+	 */
+	public boolean stillOwned() {
+		return this.owned.getAsBoolean();
+	}
 
 	/**
 	 * The namespace of the key.
@@ -42,6 +109,12 @@ public record Request<T>(String key, Optional<T> object, int failures) {
 	static String keyOf(ObjectMeta meta) {
 		String name = meta.name();
 		return ObjectMeta.key(meta.namespace(), (name != null) ? name : "");
+	}
+
+	@Override
+	public String toString() {
+		return "Request[" + this.key + ", " + (this.object.isPresent() ? "cached" : "gone") + ", failures "
+				+ this.failures + "]";
 	}
 
 }

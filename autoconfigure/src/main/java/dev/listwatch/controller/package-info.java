@@ -8,8 +8,11 @@
  * {@link dev.listwatch.controller.Result}; a {@link dev.listwatch.controller.Controller}
  * runs it on a watch's keys, as {@link dev.listwatch.controller.ControllerOptions} say,
  * and reports a {@link dev.listwatch.controller.ControllerStatus};
- * {@link dev.listwatch.controller.Relations} maps owned objects to their owners' keys.
- * The queue and its rate limiters are package-private.
+ * {@link dev.listwatch.controller.Relations} maps owned objects to their owners' keys. A
+ * controller sharded across replicas ({@code Controller.shardBy}) reconciles the keys of
+ * the shards its {@code dev.listwatch.leader.ShardMembership} runs, and publishes a
+ * {@link dev.listwatch.controller.ShardsChangedEvent} when they change. The queue, its
+ * rate limiters and the sharding's bookkeeping are package-private.
  */
 @NullMarked
 package dev.listwatch.controller;

@@ -5,6 +5,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 import dev.listwatch.Resource;
@@ -12,6 +13,7 @@ import dev.listwatch.WatchEvent;
 import dev.listwatch.WatchStatus;
 import dev.listwatch.controller.Controller;
 import dev.listwatch.controller.ControllerStatus;
+import dev.listwatch.leader.ShardStatus;
 import dev.listwatch.informer.Informer;
 import org.jspecify.annotations.Nullable;
 
@@ -78,7 +80,16 @@ public class ListwatchEndpoint {
 		return new ControllerDescriptor(status.watch(), status.running(), status.workers(), status.ready(),
 				status.waiting(), status.processing(), status.adds(), status.retries(), status.reconciles(),
 				status.failures(), status.conflicts(), status.oldestReady().toMillis(),
-				status.longestRunning().toMillis(), status.failing().size(), failing);
+				status.longestRunning().toMillis(), status.failing().size(), failing,
+				describe(status.shards(), status.queuedByShard()));
+	}
+
+	private static @Nullable ShardsDescriptor describe(@Nullable ShardStatus shards, Map<Integer, Integer> queued) {
+		if (shards == null) {
+			return null;
+		}
+		return new ShardsDescriptor(shards.identity(), shards.members(), shards.running(), shards.listed(), queued,
+				shards.handOvers(), shards.fences(), shards.failures(), shards.lastError());
 	}
 
 	/**
@@ -167,11 +178,32 @@ public class ListwatchEndpoint {
 	 * @param longestRunningMillis how long the longest reconcile under way has run
 	 * @param failingKeys how many keys' last reconcile failed
 	 * @param failing the first of them (at most 100, by key), with their failure
+	 * @param shards what this replica runs of a sharded controller's keys, {@code null}
+	 * when it runs on every replica
 	 */
 	public record ControllerDescriptor(String watch, boolean running, int workers, int ready, int waiting,
 			int processing, long adds, long retries, long reconciles, long failures, long conflicts,
-			long oldestReadyMillis, long longestRunningMillis, int failingKeys,
-			Map<String, FailureDescriptor> failing) {
+			long oldestReadyMillis, long longestRunningMillis, int failingKeys, Map<String, FailureDescriptor> failing,
+			@Nullable ShardsDescriptor shards) {
+	}
+
+	/**
+	 * The shards of a sharded controller on this replica.
+	 *
+	 * @param identity this replica's identity in the shard group
+	 * @param members the live members it sees, itself included
+	 * @param running the shards it runs
+	 * @param listed the shards its Lease lists (running, claimed, or being handed over)
+	 * @param queued the keys queued here, by shard it runs
+	 * @param handOvers shards started after another replica had them, plus shards handed
+	 * to another
+	 * @param fences how often it stopped all its shards because it could not renew its
+	 * Lease within the renew deadline
+	 * @param failures renewals that failed
+	 * @param lastError the error of the last renewal, {@code null} when it succeeded
+	 */
+	public record ShardsDescriptor(String identity, List<String> members, Set<Integer> running, Set<Integer> listed,
+			Map<Integer, Integer> queued, long handOvers, long fences, long failures, @Nullable String lastError) {
 	}
 
 	/**

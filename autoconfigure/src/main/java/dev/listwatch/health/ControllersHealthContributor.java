@@ -8,6 +8,7 @@ import java.util.stream.Stream;
 
 import dev.listwatch.controller.Controller;
 import dev.listwatch.controller.ControllerStatus;
+import dev.listwatch.leader.ShardStatus;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -27,7 +28,11 @@ import org.springframework.boot.health.contributor.Status;
  * keys that keep failing included: they are retried after their backoff, and the details
  * count them (the {@code listwatch} endpoint lists them). A controller that is not
  * running (a leader-only one on a follower, one stopped) is UP with {@code running:
- * false}. Details hold counts and durations, never object values.
+ * false}. A sharded controller's details show its shards here (running, members seen,
+ * hand-overs, self-fences, and the last error of its Lease renewals while they fail):
+ * owning no shard is no fault (more replicas than shards, or a replica cut off from the
+ * API server, whose watches' health tells). Details hold counts and durations, never
+ * object values.
  */
 public final class ControllersHealthContributor implements CompositeHealthContributor {
 
@@ -100,6 +105,20 @@ public final class ControllersHealthContributor implements CompositeHealthContri
 		}
 		details.put("longestRunning", seconds(status.longestRunning()));
 		details.put("oldestReady", seconds(status.oldestReady()));
+		ShardStatus shards = status.shards();
+		if (shards != null) {
+			Map<String, Object> sharding = new LinkedHashMap<>();
+			sharding.put("identity", shards.identity());
+			sharding.put("running", shards.running());
+			sharding.put("members", shards.members().size());
+			sharding.put("handOvers", shards.handOvers());
+			sharding.put("fences", shards.fences());
+			if (shards.lastError() != null) {
+				sharding.put("failingSince", String.valueOf(shards.failingSince()));
+				sharding.put("lastError", shards.lastError());
+			}
+			details.put("shards", sharding);
+		}
 		return Health.status(state).withDetails(details).build();
 	}
 

@@ -6,7 +6,7 @@ import java.util.Set;
  * The controller side of a {@link ShardMembership}: told on the membership's thread, one
  * call at a time, which shards this replica starts and stops running.
  */
-interface ShardListener {
+public interface ShardListener {
 
 	/**
 	 * This replica runs these shards from now on: queue every key of theirs. No other

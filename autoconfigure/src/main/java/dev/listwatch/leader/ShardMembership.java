@@ -71,7 +71,7 @@ import tools.jackson.databind.json.JsonMapper;
  * calls the listener, one call at a time; requests run on helper threads so that they can
  * be cut off. {@link #owns(int)} and {@link #status()} may be called from any thread.
  */
-final class ShardMembership implements AutoCloseable {
+public final class ShardMembership implements AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(ShardMembership.class);
 
@@ -186,7 +186,7 @@ final class ShardMembership implements AutoCloseable {
 	 * @param listener the controller side
 	 * @return the membership, not started
 	 */
-	static ShardMembership create(ApiServerClient client, JsonMapper mapper, ShardMembershipOptions options,
+	public static ShardMembership create(ApiServerClient client, JsonMapper mapper, ShardMembershipOptions options,
 			ShardListener listener) {
 		return new ShardMembership(options, new HttpMemberLeaseStore(client, mapper, options), listener,
 				Clock.systemUTC(), System::nanoTime);
@@ -199,16 +199,24 @@ final class ShardMembership implements AutoCloseable {
 	 * @param shard a shard
 	 * @return whether its keys may be reconciled here now
 	 */
-	boolean owns(int shard) {
+	public boolean owns(int shard) {
 		View current = this.view;
 		return current.active() && current.running().contains(shard) && this.ticker.getAsLong() - current.until() < 0;
+	}
+
+	/**
+	 * The group, identity, number of shards and durations of this membership.
+	 * @return the options
+	 */
+	public ShardMembershipOptions options() {
+		return this.options;
 	}
 
 	/**
 	 * A snapshot of the membership.
 	 * @return the snapshot
 	 */
-	ShardStatus status() {
+	public ShardStatus status() {
 		View current = this.view;
 		boolean live = current.active() && this.ticker.getAsLong() - current.until() < 0;
 		return new ShardStatus(this.options.identity(), this.members,
@@ -219,7 +227,7 @@ final class ShardMembership implements AutoCloseable {
 	// ---------------------------------------------------------------- lifecycle
 
 	/** Starts the membership's thread: a step at once, then every retry period. */
-	void start() {
+	public void start() {
 		this.loop.start();
 	}
 
@@ -228,7 +236,7 @@ final class ShardMembership implements AutoCloseable {
 	 * most the renew deadline), then writes its Lease with no holder and no shard, so the
 	 * others take its shards at their next step.
 	 */
-	void stop() {
+	public void stop() {
 		this.loop.stop();
 	}
 
@@ -237,7 +245,7 @@ final class ShardMembership implements AutoCloseable {
 		this.loop.halt();
 	}
 
-	boolean isRunning() {
+	public boolean isRunning() {
 		return this.loop.isRunning();
 	}
 

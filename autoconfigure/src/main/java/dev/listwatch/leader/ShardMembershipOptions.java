@@ -24,19 +24,23 @@ import java.util.regex.Pattern;
  * step, from the start of the last successful write, default 10 s
  * @param retryPeriod how often a member writes its Lease and lists the group, default 2 s
  */
-record ShardMembershipOptions(String prefix, String namespace, String identity, int shards, Duration leaseDuration,
-		Duration renewDeadline, Duration retryPeriod) {
+public record ShardMembershipOptions(String prefix, String namespace, String identity, int shards,
+		Duration leaseDuration, Duration renewDeadline, Duration retryPeriod) {
 
 	/** The label that puts a Lease in a group; its value is the prefix. */
-	static final String GROUP_LABEL = "listwatch.dev/shard-group";
+	public static final String GROUP_LABEL = "listwatch.dev/shard-group";
 
 	/** The annotation that lists the shards a member runs or claims: {@code 0,3,7}. */
-	static final String SHARDS_ANNOTATION = "listwatch.dev/shards";
+	public static final String SHARDS_ANNOTATION = "listwatch.dev/shards";
 
 	/** 52 characters, a dash and 10 hex digits: 63, a DNS label. */
 	private static final Pattern PREFIX = Pattern.compile("[a-z0-9]([-a-z0-9]{0,50}[a-z0-9])?");
 
-	ShardMembershipOptions {
+	/**
+	 * Checks the options.
+	 * @throws IllegalArgumentException naming the value that cannot work
+	 */
+	public ShardMembershipOptions {
 		Objects.requireNonNull(prefix, "prefix");
 		// the same rules as leader election's, checked by its options
 		new LeaderElectionOptions(prefix, namespace, identity, leaseDuration, renewDeadline, retryPeriod);
@@ -57,7 +61,7 @@ record ShardMembershipOptions(String prefix, String namespace, String identity, 
 	 * @param shards the number of shards
 	 * @return the options
 	 */
-	static ShardMembershipOptions of(String prefix, String namespace, String identity, int shards) {
+	public static ShardMembershipOptions of(String prefix, String namespace, String identity, int shards) {
 		return new ShardMembershipOptions(prefix, namespace, identity, shards,
 				LeaderElectionOptions.DEFAULT_LEASE_DURATION, LeaderElectionOptions.DEFAULT_RENEW_DEADLINE,
 				LeaderElectionOptions.DEFAULT_RETRY_PERIOD);
@@ -70,7 +74,7 @@ record ShardMembershipOptions(String prefix, String namespace, String identity, 
 	 * @param retryPeriod the retry period
 	 * @return new options
 	 */
-	ShardMembershipOptions withDurations(Duration leaseDuration, Duration renewDeadline, Duration retryPeriod) {
+	public ShardMembershipOptions withDurations(Duration leaseDuration, Duration renewDeadline, Duration retryPeriod) {
 		return new ShardMembershipOptions(this.prefix, this.namespace, this.identity, this.shards, leaseDuration,
 				renewDeadline, retryPeriod);
 	}
@@ -81,15 +85,25 @@ record ShardMembershipOptions(String prefix, String namespace, String identity, 
 	 * name).
 	 * @return e.g. {@code orders-3f2a9c01b7}
 	 */
-	String leaseName() {
+	public String leaseName() {
 		return this.prefix + "-" + HexFormat.of().toHexDigits(ShardAssignment.hash(this.identity)).substring(0, 10);
+	}
+
+	/**
+	 * The shard of a key, the same on every replica and JVM: a stable hash of the key
+	 * (FNV-1a over its UTF-8 bytes, mixed), modulo the number of shards.
+	 * @param key the key, {@code namespace/name} or {@code name}
+	 * @return the shard, from 0 to {@code shards - 1}
+	 */
+	public int shardOf(String key) {
+		return ShardAssignment.shardOf(key, this.shards);
 	}
 
 	/**
 	 * Names the group, for logs.
 	 * @return {@code <namespace>/<prefix>}
 	 */
-	String group() {
+	public String group() {
 		return this.namespace + "/" + this.prefix;
 	}
 

@@ -24,7 +24,7 @@ import org.jspecify.annotations.Nullable;
  * @param failingSince when the steps started failing (wall clock, shown only),
  * {@code null} when the last one succeeded
  */
-record ShardStatus(String identity, List<String> members, SortedSet<Integer> running, SortedSet<Integer> listed,
+public record ShardStatus(String identity, List<String> members, SortedSet<Integer> running, SortedSet<Integer> listed,
 		long handOvers, long fences, long conflicts, long failures, @Nullable String lastError,
 		@Nullable Instant failingSince) {
 }

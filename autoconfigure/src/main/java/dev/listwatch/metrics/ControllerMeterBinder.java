@@ -4,6 +4,7 @@ import java.util.concurrent.TimeUnit;
 
 import dev.listwatch.controller.Controller;
 import dev.listwatch.controller.ControllerStatus;
+import dev.listwatch.leader.ShardMembership;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
@@ -39,8 +40,13 @@ import org.springframework.beans.factory.ObjectProvider;
  * <li>{@code listwatch.controller.failing} (gauge): keys whose last reconcile
  * failed.</li>
  * </ul>
- * The reconciles are also observed ({@code listwatch.reconcile}), which makes a timer per
- * outcome where Boot's observation handlers are set up.
+ * A sharded controller also has {@code listwatch.controller.shards.owned} (gauge),
+ * {@code listwatch.controller.shards.members} (gauge),
+ * {@code listwatch.controller.shards.handovers} (counter),
+ * {@code listwatch.controller.shards.fences} (counter: self-fences) and
+ * {@code listwatch.controller.shard.queued} (gauge, tagged {@code shard}: keys queued
+ * here by shard). The reconciles are also observed ({@code listwatch.reconcile}), which
+ * makes a timer per outcome where Boot's observation handlers are set up.
  */
 public final class ControllerMeterBinder implements MeterBinder {
 
@@ -122,6 +128,39 @@ public final class ControllerMeterBinder implements MeterBinder {
 			.baseUnit("keys")
 			.tags(tags)
 			.register(registry);
+		controller.shardMembership().ifPresent((membership) -> bindShards(controller, membership, tags, registry));
+	}
+
+	private static void bindShards(Controller<?> controller, ShardMembership membership, Tags tags,
+			MeterRegistry registry) {
+		Gauge.builder("listwatch.controller.shards.owned", membership, (m) -> m.status().running().size())
+			.description("Shards of the controller's keys this replica runs")
+			.baseUnit("shards")
+			.tags(tags)
+			.register(registry);
+		Gauge.builder("listwatch.controller.shards.members", membership, (m) -> m.status().members().size())
+			.description("Live replicas in the controller's shard group, as this replica sees them")
+			.tags(tags)
+			.register(registry);
+		FunctionCounter.builder("listwatch.controller.shards.handovers", membership, (m) -> m.status().handOvers())
+			.description("Shards started after another replica had them, plus shards handed to another")
+			.baseUnit("shards")
+			.tags(tags)
+			.register(registry);
+		FunctionCounter.builder("listwatch.controller.shards.fences", membership, (m) -> m.status().fences())
+			.description("Times this replica stopped all its shards, unable to renew its Lease in time")
+			.tags(tags)
+			.register(registry);
+		for (int shard = 0; shard < membership.options().shards(); shard++) {
+			int which = shard;
+			Gauge
+				.builder("listwatch.controller.shard.queued", controller,
+						(c) -> c.status().queuedByShard().getOrDefault(which, 0))
+				.description("Keys queued on this replica, by shard (0 for shards it does not run)")
+				.baseUnit("keys")
+				.tags(tags.and("shard", Integer.toString(shard)))
+				.register(registry);
+		}
 	}
 
 }

@@ -9,6 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.listwatch.KubernetesApiException;
@@ -310,6 +311,8 @@ class ControllerTests {
 	@Test
 	void keysOutsideTheGateAreDroppedUntilTheirShardComesBackAndABusyKeyIsSeen() throws Exception {
 		Map<String, AtomicInteger> reconciles = new ConcurrentHashMap<>();
+		List<String> dropped = new CopyOnWriteArrayList<>();
+		List<Boolean> owned = new CopyOnWriteArrayList<>();
 		CountDownLatch holding = new CountDownLatch(1);
 		CountDownLatch release = new CountDownLatch(1);
 		this.server.add("a");
@@ -318,29 +321,66 @@ class ControllerTests {
 		this.controller = new Controller<>("test", this.informer, (request) -> {
 			reconciles.computeIfAbsent(request.key(), (key) -> new AtomicInteger()).incrementAndGet();
 			if (request.key().equals("default/a")) {
+				owned.add(request.stillOwned());
 				holding.countDown();
 				release.await(10, TimeUnit.SECONDS);
+				owned.add(request.stillOwned());
 			}
 			return Result.done();
 		}, ControllerOptions.DEFAULTS.withWorkers(2), ObservationRegistry.NOOP);
-		this.controller.onlyKeys((key) -> key.equals("default/a"));
+		this.controller.onlyKeys((key) -> key.equals("default/a"), dropped::add);
 		this.controller.start();
 		this.informer.start();
 		assertThat(holding.await(10, TimeUnit.SECONDS)).isTrue();
-		// b taken and dropped by the other worker
+		// b taken and dropped by the other worker, and told
 		await().atMost(Duration.ofSeconds(10))
 			.until(() -> this.controller.status().ready() == 0 && this.controller.status().processing() == 1
-					&& this.controller.status().adds() == 2);
-		// a key given up while its reconcile runs is still seen busy
-		this.controller.onlyKeys((key) -> key.equals("default/b"));
+					&& this.controller.status().adds() == 2 && dropped.contains("default/b"));
+		// a key given up while its reconcile runs is still seen busy, and no longer owned
+		this.controller.onlyKeys((key) -> key.equals("default/b"), dropped::add);
 		assertThat(this.controller.busyWith((key) -> key.equals("default/a"))).isTrue();
 		release.countDown();
 		await().atMost(Duration.ofSeconds(10)).until(() -> !this.controller.busyWith((key) -> key.equals("default/a")));
+		assertThat(owned).containsExactly(true, false);
 		// b was dropped while the gate was closed to it; it comes back with its shard
 		assertThat(reconciles).doesNotContainKey("default/b");
 		this.controller.enqueueCached((key) -> key.equals("default/b"));
 		await().atMost(Duration.ofSeconds(10)).until(() -> reconciles.containsKey("default/b"));
 		assertThat(reconciles.get("default/a")).hasValue(1);
+	}
+
+	@Test
+	void aReconcileOfAKeyGivenUpIsInterruptedAndNeitherRetriedNorKeptFailing() throws Exception {
+		CountDownLatch holding = new CountDownLatch(1);
+		AtomicInteger reconciles = new AtomicInteger();
+		this.server.add("a");
+		this.server.releaseList();
+		this.controller = new Controller<>("test", this.informer, (request) -> {
+			reconciles.incrementAndGet();
+			holding.countDown();
+			Thread.sleep(Duration.ofSeconds(30).toMillis());
+			return Result.done();
+		}, ControllerOptions.DEFAULTS.withBackoff(Duration.ofMillis(4), Duration.ofSeconds(1)),
+				ObservationRegistry.NOOP);
+		AtomicBoolean gate = new AtomicBoolean(true);
+		this.controller.onlyKeys((key) -> gate.get(), (key) -> {
+		});
+		this.controller.start();
+		this.informer.start();
+		assertThat(holding.await(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(this.controller.interrupt((key) -> key.equals("default/other"))).isZero();
+		gate.set(false);
+		assertThat(this.controller.interrupt((key) -> key.equals("default/a"))).isOne();
+		await().atMost(Duration.ofSeconds(10)).until(() -> !this.controller.busyWith((key) -> true));
+		ControllerStatus status = this.controller.status();
+		assertThat(status.failing()).isEmpty();
+		assertThat(status.waiting()).isZero();
+		assertThat(status.failures()).isOne();
+		assertThat(reconciles).hasValue(1);
+		// the worker's interrupt was for that reconcile only: it takes keys again
+		gate.set(true);
+		this.controller.enqueue("default/a");
+		await().atMost(Duration.ofSeconds(10)).until(() -> reconciles.get() == 2);
 	}
 
 	private String version(String key) {

@@ -2,6 +2,7 @@ package dev.listwatch.health;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.TreeMap;
 
 import dev.listwatch.controller.Controller;
 import dev.listwatch.controller.ControllerStatus;
@@ -59,7 +60,7 @@ class ControllersHealthContributorTests {
 	private static ControllerStatus status(Duration longestRunning, Duration oldestReady,
 			Map<String, ControllerStatus.Failure> failing) {
 		return new ControllerStatus("copy", "configmaps", true, 2, 5, 1, 2, 100, 4, 90, 4, 0, Duration.ofSeconds(1),
-				Duration.ofSeconds(9), oldestReady, longestRunning, longestRunning, failing);
+				Duration.ofSeconds(9), oldestReady, longestRunning, longestRunning, failing, null, new TreeMap<>());
 	}
 
 }

@@ -5,18 +5,28 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.function.Supplier;
+import java.util.regex.Pattern;
 
 import dev.listwatch.ListerWatcher;
 import dev.listwatch.Resource;
+import dev.listwatch.autoconfigure.LeaderElectionAutoConfiguration;
+import dev.listwatch.client.ApiServerClient;
+import dev.listwatch.cluster.Cluster;
 import dev.listwatch.controller.Controller;
 import dev.listwatch.controller.ControllerOptions;
 import dev.listwatch.controller.Reconciler;
 import dev.listwatch.controller.Relations;
 import dev.listwatch.informer.Informer;
+import dev.listwatch.leader.ShardListener;
+import dev.listwatch.leader.ShardMembership;
+import dev.listwatch.leader.ShardMembershipOptions;
 import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.NoSuchBeanDefinitionException;
 import org.springframework.beans.factory.config.AutowireCapableBeanFactory;
@@ -44,6 +54,9 @@ final class ControllerBeans {
 	static final String RECONCILER = "Reconciler";
 
 	private static final String INFORMER = "Informer";
+
+	/** A DNS label of at most 52 characters: what a shard group's prefix must be. */
+	private static final Pattern PREFIX = Pattern.compile("[a-z0-9]([-a-z0-9]{0,50}[a-z0-9])?");
 
 	private ControllerBeans() {
 	}
@@ -123,6 +136,70 @@ final class ControllerBeans {
 	}
 
 	/**
+	 * The shard membership options of a controller declared sharded.
+	 * @param name the controller's name
+	 * @param declaration its declaration
+	 * @param leaderOnly whether it runs on the leader only
+	 * @param environment the environment (spring.application.name)
+	 * @param namespace the connection's namespace, the default of the Leases'
+	 * @param identity the default identity of this replica
+	 * @return the options, or {@code null} when it is not sharded
+	 * @throws ControllerDeclarationException naming the property that cannot work
+	 */
+	static @Nullable ShardMembershipOptions sharding(String name, ControllerProperties.Declaration declaration,
+			boolean leaderOnly, Environment environment, String namespace, Supplier<String> identity) {
+		ControllerProperties.Sharding sharding = declaration.getSharding();
+		if (!sharding.isEnabled()) {
+			return null;
+		}
+		check(name, "sharding.enabled", !leaderOnly,
+				"is true, but the controller is leader-only"
+						+ (declaration.isLeaderOnly() ? "" : " (its watch '" + watch(name, declaration) + "' is)"),
+				"A leader-only controller runs on one replica; a sharded one on all of them, each with a share of "
+						+ "the keys. Remove leader-only, or sharding.enabled.");
+		check(name, "sharding.shards", sharding.getShards() >= 1, "is " + sharding.getShards(),
+				"Set it to 1 or more, the same on every replica, such as 16.");
+		String prefix = trimmed(sharding.getLeasePrefix());
+		if (prefix == null) {
+			String application = trimmed(environment.getProperty("spring.application.name"));
+			check(name, "sharding.lease-prefix", application != null,
+					"is not set, and spring.application.name (the first part of its default) is not set either",
+					"Set listwatch.controllers." + name + ".sharding.lease-prefix to a name that only this "
+							+ "application's controller uses, such as '" + suggestedPrefix("my-app-" + name) + "'.");
+			prefix = application + "-" + name;
+		}
+		check(name, "sharding.lease-prefix", PREFIX.matcher(prefix).matches(),
+				"is '" + prefix + "', which is not a lowercase DNS label of at most 52 characters"
+						+ ((sharding.getLeasePrefix() == null) ? " (the default: <spring.application.name>-<name>)"
+								: ""),
+				"Set listwatch.controllers." + name + ".sharding.lease-prefix to letters, digits and '-', such as '"
+						+ suggestedPrefix(prefix) + "'.");
+		String leaseNamespace = trimmed(sharding.getLeaseNamespace());
+		String id = trimmed(sharding.getIdentity());
+		try {
+			return new ShardMembershipOptions(prefix, (leaseNamespace != null) ? leaseNamespace : namespace,
+					(id != null) ? id : identity.get(), sharding.getShards(), sharding.getLeaseDuration(),
+					sharding.getRenewDeadline(), sharding.getRetryPeriod());
+		}
+		catch (IllegalArgumentException ex) {
+			throw new ControllerDeclarationException(name, "sharding", "cannot work: " + ex.getMessage(),
+					"Set listwatch.controllers." + name + ".sharding.lease-duration (whole seconds), renew-deadline "
+							+ "and retry-period so that lease-duration > renew-deadline > retry-period * 1.2 "
+							+ "(defaults: 15s, 10s, 2s), and identity and lease-namespace to non-blank values.");
+		}
+	}
+
+	private static @Nullable String trimmed(@Nullable String value) {
+		return (value == null || value.isBlank()) ? null : value.trim();
+	}
+
+	private static String suggestedPrefix(String prefix) {
+		String suggested = prefix.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9-]+", "-").replaceAll("^-+|-+$", "");
+		suggested = (suggested.length() > 52) ? suggested.substring(0, 52).replaceAll("-+$", "") : suggested;
+		return suggested.isEmpty() ? "my-app-controller" : suggested;
+	}
+
+	/**
 	 * The definition of a controller's bean.
 	 * @param name the controller's name
 	 * @return the definition
@@ -159,6 +236,17 @@ final class ControllerBeans {
 			.getIfAvailable(() -> ObservationRegistry.NOOP);
 		Controller controller = new Controller(name, informer, reconciler,
 				options(name, declaration, leaderOnly(name, declaration, environment)), observations);
+		Cluster connection = beanFactory.getBeanProvider(Cluster.class).getIfAvailable();
+		ShardMembershipOptions sharding = sharding(name, declaration, leaderOnly(name, declaration, environment),
+				environment, (connection != null) ? connection.namespace() : "default",
+				LeaderElectionAutoConfiguration::replicaIdentity);
+		if (sharding != null) {
+			ApiServerClient client = beanFactory.getBean(ApiServerClient.class);
+			JsonMapper mapper = beanFactory.getBeanProvider(JsonMapper.class).getIfAvailable(JsonMapper::shared);
+			Function<ShardListener, ShardMembership> membership = (listener) -> ShardMembership.create(client, mapper,
+					sharding, listener);
+			controller.shardBy(membership);
+		}
 		if (declaration.getFilter() == ControllerProperties.Filter.GENERATION_CHANGED) {
 			controller.filter(Relations.generationChanged());
 		}

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 
 import dev.listwatch.controller.ControllerOptions;
+import dev.listwatch.leader.LeaderElectionOptions;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -105,6 +106,8 @@ public class ControllerProperties {
 
 		private final RetryRate retryRate = new RetryRate();
 
+		private final Sharding sharding = new Sharding();
+
 		public boolean isEnabled() {
 			return this.enabled;
 		}
@@ -193,6 +196,10 @@ public class ControllerProperties {
 			return this.retryRate;
 		}
 
+		public Sharding getSharding() {
+			return this.sharding;
+		}
+
 	}
 
 	/**
@@ -272,6 +279,129 @@ public class ControllerProperties {
 
 		public void setBurst(int burst) {
 			this.burst = burst;
+		}
+
+	}
+
+	/**
+	 * How a controller's keys are shared out among the replicas, on one Lease per
+	 * replica.
+	 */
+	public static class Sharding {
+
+		/**
+		 * Whether the replicas share the keys out: each key (namespace/name) belongs to
+		 * one of a fixed number of shards, each shard is run by one live replica at a
+		 * time. Not with leader-only.
+		 */
+		private boolean enabled;
+
+		/**
+		 * How many shards the keys are hashed into: the same on every replica, and more
+		 * than the replicas expected (the shares differ by one shard at most).
+		 */
+		private int shards = 16;
+
+		/**
+		 * The name of the group: the prefix of the replicas' Lease names and the value of
+		 * their label listwatch.dev/shard-group (a lowercase DNS label of at most 52
+		 * characters). Default: <spring.application.name>-<controller name>.
+		 */
+		private @Nullable String leasePrefix;
+
+		/**
+		 * Namespace of the Leases. Default: the connection's namespace (the kubeconfig
+		 * context's, or the pod's in-cluster).
+		 */
+		private @Nullable String leaseNamespace;
+
+		/**
+		 * Identity of this replica, unique among the replicas. Default: $POD_NAME, else
+		 * $HOSTNAME in a pod, else the host name with a random suffix.
+		 */
+		private @Nullable String identity;
+
+		/**
+		 * How long the others wait, from when they see a replica's Lease change, before
+		 * they take its shards over: whole seconds, longer than renew-deadline.
+		 */
+		private Duration leaseDuration = LeaderElectionOptions.DEFAULT_LEASE_DURATION;
+
+		/**
+		 * How long a replica keeps running its shards without renewing its Lease, from
+		 * the start of its last successful renewal: shorter than lease-duration (the
+		 * difference is the margin in which its reconciles in flight must end) and longer
+		 * than retry-period * 1.2.
+		 */
+		private Duration renewDeadline = LeaderElectionOptions.DEFAULT_RENEW_DEADLINE;
+
+		/**
+		 * How often a replica renews its Lease and reads the others'.
+		 */
+		private Duration retryPeriod = LeaderElectionOptions.DEFAULT_RETRY_PERIOD;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public int getShards() {
+			return this.shards;
+		}
+
+		public void setShards(int shards) {
+			this.shards = shards;
+		}
+
+		public @Nullable String getLeasePrefix() {
+			return this.leasePrefix;
+		}
+
+		public void setLeasePrefix(@Nullable String leasePrefix) {
+			this.leasePrefix = leasePrefix;
+		}
+
+		public @Nullable String getLeaseNamespace() {
+			return this.leaseNamespace;
+		}
+
+		public void setLeaseNamespace(@Nullable String leaseNamespace) {
+			this.leaseNamespace = leaseNamespace;
+		}
+
+		public @Nullable String getIdentity() {
+			return this.identity;
+		}
+
+		public void setIdentity(@Nullable String identity) {
+			this.identity = identity;
+		}
+
+		public Duration getLeaseDuration() {
+			return this.leaseDuration;
+		}
+
+		public void setLeaseDuration(Duration leaseDuration) {
+			this.leaseDuration = leaseDuration;
+		}
+
+		public Duration getRenewDeadline() {
+			return this.renewDeadline;
+		}
+
+		public void setRenewDeadline(Duration renewDeadline) {
+			this.renewDeadline = renewDeadline;
+		}
+
+		public Duration getRetryPeriod() {
+			return this.retryPeriod;
+		}
+
+		public void setRetryPeriod(Duration retryPeriod) {
+			this.retryPeriod = retryPeriod;
 		}
 
 	}
