@@ -85,6 +85,24 @@ final class MemberObservations {
 	}
 
 	/**
+	 * When the next of the live Leases that matter (held, or listing shards) expires if
+	 * it does not change before.
+	 * @param now the time, on the ticker
+	 * @return the time on the ticker, or {@code now + Long.MAX_VALUE / 2} when none
+	 */
+	long nextExpiry(long now) {
+		long next = now + Long.MAX_VALUE / 2;
+		for (Seen other : this.seen.values()) {
+			long expiry = other.at() + durationNanos(other.lease());
+			if (!expired(other, now) && (other.lease().held() || !other.lease().shards().isEmpty())
+					&& expiry - next < 0) {
+				next = expiry;
+			}
+		}
+		return next;
+	}
+
+	/**
 	 * How long others wait before they count a Lease gone: its own lease duration, or the
 	 * default when it has none.
 	 * @param lease the Lease

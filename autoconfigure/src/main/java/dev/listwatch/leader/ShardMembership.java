@@ -78,6 +78,9 @@ public final class ShardMembership implements AutoCloseable {
 	private static final DateTimeFormatter MICRO_TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSSSSXXX")
 		.withZone(ZoneOffset.UTC);
 
+	/** How long after a Lease's expiry the step that looks at it runs. */
+	private static final long EXPIRY_SLACK_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+
 	/** How often a stopping membership asks whether its shards are drained. */
 	private static final long DRAIN_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
@@ -136,6 +139,9 @@ public final class ShardMembership implements AutoCloseable {
 	private long fenceUntil;
 
 	private boolean failing;
+
+	/** Whether the last step claimed shards its write did not list yet. */
+	private boolean unwrittenClaims;
 
 	// read by any thread
 
@@ -255,15 +261,24 @@ public final class ShardMembership implements AutoCloseable {
 	}
 
 	/**
-	 * The retry period, but no later than the renew deadline while active, so that the
-	 * fence is on time.
+	 * The retry period; no later than the renew deadline while active, so that the fence
+	 * is on time; just after the next of the others' Leases would expire, so that its
+	 * shards are claimed without waiting for the retry period; and at once after a step
+	 * that claimed shards, so that the claim is written and the shards started one step
+	 * later rather than one retry period.
 	 * @return nanoseconds
 	 */
 	long nextDelayNanos() {
-		if (this.active) {
-			return Math.max(0, Math.min(this.retryNanos, this.fenceUntil - this.ticker.getAsLong()));
+		long now = this.ticker.getAsLong();
+		long delay = this.retryNanos;
+		if (this.unwrittenClaims) {
+			return 0;
 		}
-		return this.retryNanos;
+		if (this.active) {
+			delay = Math.min(delay, this.fenceUntil - now);
+			delay = Math.min(delay, this.observations.nextExpiry(now) + EXPIRY_SLACK_NANOS - now);
+		}
+		return Math.max(0, delay);
 	}
 
 	// ---------------------------------------------------------------- the step
@@ -277,6 +292,7 @@ public final class ShardMembership implements AutoCloseable {
 			return;
 		}
 		this.active = false;
+		this.unwrittenClaims = false;
 		this.fences.incrementAndGet();
 		long now = this.ticker.getAsLong();
 		SortedSet<Integer> stopped = new TreeSet<>(this.running);
@@ -452,6 +468,7 @@ public final class ShardMembership implements AutoCloseable {
 				this.contested.add(shard);
 			}
 		}
+		this.unwrittenClaims = !listing.containsAll(this.claimed);
 		this.members = List.copyOf(live);
 		this.listed = Collections.unmodifiableSortedSet(new TreeSet<>(listing));
 		publishView();
@@ -489,6 +506,7 @@ public final class ShardMembership implements AutoCloseable {
 	}
 
 	private void failed(RuntimeException ex) {
+		this.unwrittenClaims = false;
 		String message = (ex.getMessage() != null) ? ex.getMessage() : ex.getClass().getName();
 		this.lastError = message;
 		if (this.failingSince == null) {
