@@ -21,7 +21,10 @@ import dev.listwatch.controller.ControllerOptions;
 import dev.listwatch.controller.Reconciler;
 import dev.listwatch.controller.Request;
 import dev.listwatch.controller.Result;
+import dev.listwatch.leader.ShardMembership;
+import dev.listwatch.leader.ShardMembershipOptions;
 import org.junit.jupiter.api.BeforeAll;
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -226,6 +229,73 @@ class ControllerAutoConfigurationTests {
 			.run((context) -> assertFailure(context.getStartupFailure(),
 					"listwatch.controllers.configmaps.leader-only is true, but leader election is not enabled",
 					"Set listwatch.leader-election.enabled=true"));
+	}
+
+	@Test
+	void aShardedControllerTakesItsMembershipFromItsPropertiesAndShowsItsShards() {
+		watching("spring.application.name=orders", "listwatch.controllers.copy.watch=configmaps",
+				"listwatch.controllers.copy.sharding.enabled=true", "listwatch.controllers.copy.sharding.shards=8",
+				"listwatch.controllers.copy.sharding.identity=replica-7",
+				"listwatch.controllers.copy.sharding.lease-duration=6s",
+				"listwatch.controllers.copy.sharding.renew-deadline=4s",
+				"listwatch.controllers.copy.sharding.retry-period=1s")
+			.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
+					SimpleMetricsExportAutoConfiguration.class, ListwatchMetricsAutoConfiguration.class,
+					ControllersHealthContributorAutoConfiguration.class, ListwatchEndpointAutoConfiguration.class))
+			.withPropertyValues("management.endpoints.web.exposure.include=listwatch")
+			.withBean("copyReconciler", Reconciler.class,
+					() -> (Reconciler<KubernetesObject>) (request) -> Result.done())
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				Controller<?> controller = context.getBean("copyController", Controller.class);
+				ShardMembership membership = controller.shardMembership().orElseThrow();
+				assertThat(membership.options()).isEqualTo(new ShardMembershipOptions("orders-copy", "default",
+						"replica-7", 8, Duration.ofSeconds(6), Duration.ofSeconds(4), Duration.ofSeconds(1)));
+				assertThat(membership.isRunning()).isTrue();
+				// the API server is not there: it owns nothing, and says why
+				await().atMost(Duration.ofSeconds(10)).until(() -> membership.status().lastError() != null);
+				assertThat(controller.status().shards()).isNotNull();
+				assertThat(controller.status().shards().running()).isEmpty();
+				MeterRegistry registry = context.getBean(MeterRegistry.class);
+				assertThat(registry.get("listwatch.controller.shards.owned").gauge().value()).isZero();
+				assertThat(registry.get("listwatch.controller.shard.queued").gauges()).hasSize(8);
+				Health copy = ((HealthIndicator) context
+					.getBean("listwatchControllersHealthContributor", CompositeHealthContributor.class)
+					.getContributor("copy")).health();
+				assertThat(copy.getStatus()).isEqualTo(Status.UP);
+				assertThat(copy.getDetails().get("shards")).asInstanceOf(InstanceOfAssertFactories.MAP)
+					.containsEntry("identity", "replica-7")
+					.containsKey("lastError");
+				ListwatchEndpoint.ShardsDescriptor shards = context.getBean(ListwatchEndpoint.class)
+					.watches()
+					.controllers()
+					.get("copy")
+					.shards();
+				assertThat(shards).isNotNull();
+				assertThat(shards.identity()).isEqualTo("replica-7");
+			});
+	}
+
+	@Test
+	void shardingThatCannotWorkFailsStartupNamingThePropertyAndTheFix() {
+		String sharded = "listwatch.controllers.configmaps.sharding.enabled=true";
+		watching(sharded).run((context) -> assertFailure(context.getStartupFailure(),
+				"listwatch.controllers.configmaps.sharding.lease-prefix is not set, and spring.application.name",
+				"Set listwatch.controllers.configmaps.sharding.lease-prefix"));
+		watching(sharded, "spring.application.name=Orders_App")
+			.run((context) -> assertFailure(context.getStartupFailure(),
+					"sharding.lease-prefix is 'Orders_App-configmaps', which is not",
+					"such as 'orders-app-configmaps'"));
+		watching(sharded, "spring.application.name=orders", "listwatch.controllers.configmaps.sharding.shards=0").run(
+				(context) -> assertFailure(context.getStartupFailure(), "sharding.shards is 0", "Set it to 1 or more"));
+		watching(sharded, "spring.application.name=orders",
+				"listwatch.controllers.configmaps.sharding.renew-deadline=20s")
+			.run((context) -> assertFailure(context.getStartupFailure(), "listwatch.controllers.configmaps.sharding",
+					"lease-duration > renew-deadline > retry-period * 1.2"));
+		watching(sharded, "spring.application.name=orders", "listwatch.controllers.configmaps.leader-only=true")
+			.run((context) -> assertFailure(context.getStartupFailure(),
+					"sharding.enabled is true, but the controller is leader-only",
+					"Remove leader-only, or sharding.enabled."));
 	}
 
 	@Test
