@@ -61,7 +61,12 @@ import org.springframework.context.SmartLifecycle;
  * waiting, those of objects deleted meanwhile included, so no key is lost across a stop
  * and start, as when leadership moves between the replicas of one application. (A
  * deletion that happens while no replica runs the controller is seen by none: an object
- * whose deletion must be acted on carries a finalizer, as with client-go.) Thread-safe.
+ * whose deletion must be acted on carries a finalizer, as with client-go.)
+ * <p>
+ * Run on several replicas, a controller either runs on the elected leader only
+ * ({@link #runOnlyWhen}) or shares its keys out among them ({@link #shardBy}): each key's
+ * shard runs on one replica at a time, and {@link Request#stillOwned()} tells a reconcile
+ * whether its key is still this replica's. Thread-safe.
  *
  * @param <T> the Java type of the watch's objects
  */

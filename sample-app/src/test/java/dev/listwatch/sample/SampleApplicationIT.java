@@ -146,6 +146,9 @@ class SampleApplicationIT {
 		assertThat(controller.path("watch").stringValue()).isEqualTo("labeled");
 		assertThat(controller.path("running").booleanValue()).isTrue();
 		assertThat(controller.path("failingKeys").intValue()).isZero();
+		// sharded, and alone: it runs every shard
+		assertThat(controller.path("shards").path("running").size()).isEqualTo(4);
+		assertThat(controller.path("shards").path("members").size()).isEqualTo(1);
 		assertThat(get("/actuator/health/listwatchControllers/web-status")).containsEntry("status", "UP");
 		assertThat(get("/actuator/health").get("components")).asInstanceOf(InstanceOfAssertFactories.MAP)
 			.containsKey("listwatchControllers");
