@@ -89,6 +89,25 @@ final class HttpMemberLeaseStore implements MemberLeaseStore {
 	}
 
 	@Override
+	public boolean delete(MemberLease expired) {
+		ObjectNode options = this.mapper.createObjectNode();
+		options.put("apiVersion", "v1");
+		options.put("kind", "DeleteOptions");
+		options.putObject("preconditions").put("resourceVersion", expired.resourceVersion());
+		String path = this.collection + "/" + expired.name();
+		try {
+			this.client.exchangeJson(HttpMethod.DELETE, path, this.mapper.writeValueAsBytes(options));
+			return true;
+		}
+		catch (KubernetesApiException ex) {
+			if (ex.code() == 404 || ex.code() == 409) {
+				return false;
+			}
+			throw ex;
+		}
+	}
+
+	@Override
 	public List<MemberLease> list() {
 		String selector = ShardMembershipOptions.GROUP_LABEL + "=" + this.options.prefix();
 		String request = this.collection + "?labelSelector=" + URLEncoder.encode(selector, StandardCharsets.UTF_8);

@@ -40,6 +40,17 @@ interface MemberLeaseStore {
 	MemberLease update(MemberLease previous, MemberRecord record);
 
 	/**
+	 * Deletes another member's Lease that this replica counts expired, on the condition
+	 * that it is still at the resourceVersion seen: the member stopped renewing more than
+	 * a lease duration ago, so it has fenced itself, and its Lease would otherwise keep
+	 * its shards from a replica that joins later (which has not yet seen it unchanged for
+	 * a lease duration) and stay behind forever.
+	 * @param expired the Lease as last listed
+	 * @return whether it was deleted; {@code false} when it changed or went meanwhile
+	 */
+	boolean delete(MemberLease expired);
+
+	/**
 	 * Lists the group's Leases, this replica's included, as the API server has them now
 	 * (a consistent read).
 	 * @return the Leases

@@ -1,5 +1,6 @@
 package dev.listwatch.leader;
 
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -82,6 +83,21 @@ final class MemberObservations {
 			}
 		}
 		return shards;
+	}
+
+	/**
+	 * The others' Leases listed last and expired now.
+	 * @param now the time, on the ticker
+	 * @return the Leases as last listed
+	 */
+	List<MemberLease> expired(long now) {
+		List<MemberLease> expired = new ArrayList<>();
+		for (Seen other : this.seen.values()) {
+			if (expired(other, now)) {
+				expired.add(other.lease());
+			}
+		}
+		return expired;
 	}
 
 	/**

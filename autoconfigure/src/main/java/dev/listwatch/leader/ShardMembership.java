@@ -328,6 +328,7 @@ public final class ShardMembership implements AutoCloseable {
 						"The step answered after the renew deadline: too late to act on", null);
 			}
 			succeeded(start, written, listing, group);
+			deleteExpired(deadline);
 			if (this.failing) {
 				this.failing = false;
 				logger.info("Shard membership in " + this.options.group() + " reaches the API server again");
@@ -339,6 +340,28 @@ public final class ShardMembership implements AutoCloseable {
 			failed(ex);
 		}
 		checkDeadline();
+	}
+
+	/**
+	 * Deletes the others' Leases that are expired (their members fenced themselves a
+	 * lease's margin ago at least), each on the condition that it is unchanged, so that a
+	 * replica joining later need not wait a lease duration to count them gone, and the
+	 * group keeps no Lease of a replica gone for good. A failure waits for the next step.
+	 */
+	private void deleteExpired(long deadline) {
+		for (MemberLease expired : this.observations.expired(this.ticker.getAsLong())) {
+			try {
+				if (this.requests.call(() -> this.store.delete(expired), deadline)) {
+					logger.info(this.options.identity() + " deleted the expired Lease " + expired.name() + " of "
+							+ (expired.held() ? expired.holderIdentity() : "a member that left") + " in "
+							+ this.options.group());
+				}
+			}
+			catch (RuntimeException ex) {
+				logger.debug("Could not delete the expired Lease " + expired.name() + ": " + ex.getMessage());
+				return;
+			}
+		}
 	}
 
 	/** Drops the released shards that are drained (or past their deadline). */

@@ -28,6 +28,9 @@ final class FakeMemberLeases extends FakeLeaseServer {
 
 	private long resourceVersion = 100;
 
+	/** The names of the Leases deleted, in order. */
+	final List<String> deletions = Collections.synchronizedList(new ArrayList<>());
+
 	/** Every start and stop: (time, identity, started, shards). */
 	final List<Change> changes = Collections.synchronizedList(new ArrayList<>());
 
@@ -183,6 +186,20 @@ final class FakeMemberLeases extends FakeLeaseServer {
 					throw conflict("PUT ns/orders", "Conflict");
 				}
 				return put(toLease(record));
+			}
+		}
+
+		@Override
+		public boolean delete(MemberLease expired) {
+			check("DELETE");
+			synchronized (FakeMemberLeases.this) {
+				MemberLease current = FakeMemberLeases.this.leases.get(expired.name());
+				if (current == null || !current.resourceVersion().equals(expired.resourceVersion())) {
+					return false;
+				}
+				FakeMemberLeases.this.leases.remove(expired.name());
+				FakeMemberLeases.this.deletions.add(expired.name());
+				return true;
 			}
 		}
 

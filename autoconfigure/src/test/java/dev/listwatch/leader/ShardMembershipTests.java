@@ -126,8 +126,11 @@ class ShardMembershipTests {
 		run(Duration.ofSeconds(15).minus(RETRY).minusMillis(100));
 		assertThat(b.running()).hasSize(6);
 		assertThat(b.membership().status().members()).containsExactly("a", "b");
-		run(Duration.ofSeconds(7));
 		assertThat(this.server.lease(aLease).resourceVersion()).isEqualTo(lastVersion);
+		run(Duration.ofSeconds(7));
+		// b deleted the expired Lease, unchanged since the kill
+		assertThat(this.server.lease(aLease)).isNull();
+		assertThat(this.server.deletions).containsExactly(aLease);
 		assertThat(b.running()).isEqualTo(ALL);
 		assertThat(b.membership().status().members()).containsExactly("b");
 		long took = this.server.changes.stream()
@@ -137,10 +140,33 @@ class ShardMembershipTests {
 			.orElseThrow() - killed;
 		// b last saw a's Lease change at most a retry period before or after the kill; it
 		// looks again just after 15 s from then, claims, and starts at the step right
-		// after:
-		// within a lease duration and a retry period of the kill
+		// after: within a lease duration and a retry period of the kill
 		assertThat(Duration.ofNanos(took)).isBetween(Duration.ofSeconds(15).minus(RETRY),
 				Duration.ofSeconds(15).plus(RETRY));
+	}
+
+	@Test
+	void aMemberJoiningAfterAKillTakesItsShareAtOnceNotALeaseDurationLater() {
+		Replica a = join("a");
+		Replica b = join("b");
+		Replica c = join("c");
+		run(RETRY.multipliedBy(4));
+		assertCover(a, b, c);
+		kill(a);
+		run(Duration.ofSeconds(20));
+		assertCover(b, c);
+		long joined = this.server.nanos.get();
+		Replica d = join("d");
+		// the survivors deleted a's Lease: d never sees it, so nothing waits on it
+		run(RETRY.multipliedBy(3));
+		assertCover(b, c, d);
+		assertThat(d.running()).hasSize(4);
+		long started = this.server.changes.stream()
+			.filter((change) -> change.started() && change.identity().equals("d"))
+			.mapToLong(Change::nanos)
+			.max()
+			.orElseThrow();
+		assertThat(Duration.ofNanos(started - joined)).isLessThanOrEqualTo(RETRY.multipliedBy(3));
 	}
 
 	@Test

@@ -34,6 +34,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -161,8 +163,20 @@ class ShardedControllerChurnIT {
 		// the event's delivery on this loaded machine
 		assertThat(handOver).isLessThanOrEqualTo(LEASE.plus(RETRY).plus(RETRY));
 		assertEvenShares(live);
+		// the Leases of the replica that left and of the one killed were deleted once
+		// expired: only the live replicas' remain
+		await().atMost(WAIT).until(() -> leaseHolders(writer), List.of("r3", "r4", "r5")::equals);
 		System.out.println("Sharded churn: " + all.size() + " reconciles over " + round.get() + " rounds of " + KEYS
 				+ " keys, " + unowned + " ended no longer owned, 0 overlaps; hand-over after the kill " + handOver);
+	}
+
+	private static List<String> leaseHolders(ApiWriter writer) {
+		JsonNode leases = JsonMapper.shared()
+			.readTree(writer.get("/apis/coordination.k8s.io/v1/namespaces/" + NAMESPACE + "/leases"));
+		List<String> holders = new ArrayList<>();
+		leases.path("items").forEach((lease) -> holders.add(lease.path("spec").path("holderIdentity").asString()));
+		holders.sort(Comparator.naturalOrder());
+		return holders;
 	}
 
 	private Replica start(String identity) throws IOException {
