@@ -52,9 +52,10 @@ final class ShardTables {
 		DEFAULTS.put("shardsWork", "sleep");
 		DEFAULTS.put("shardsWorkMs", "5");
 		DEFAULTS.put("shardsRounds", "3");
-		DEFAULTS.put("shardsWriters", "8");
+		DEFAULTS.put("shardsWriters", "32");
 		DEFAULTS.put("shardsDurations", "15s/10s/2s,4s/3s/500ms");
 		DEFAULTS.put("shardsKills", "2");
+		DEFAULTS.put("shardsHandOvers", "true");
 		DEFAULTS.put("shardsQps", "50");
 		DEFAULTS.put("shardsBurst", "100");
 		DEFAULTS.put("shardsHeap", "512m");
@@ -118,7 +119,7 @@ final class ShardTables {
 				int replicas = Integer.parseInt(count.trim());
 				for (int d = 0; d < this.durations.size(); d++) {
 					// keys per second under the first setting; hand-overs need two
-					if (d == 0 || replicas >= 2) {
+					if (d == 0 || (replicas >= 2 && Boolean.parseBoolean(this.driver.opts.get("shardsHandOvers")))) {
 						configuration(replicas, d);
 					}
 				}
@@ -155,7 +156,7 @@ final class ShardTables {
 					this.rounds.add(round(live, true));
 				}
 			}
-			if (replicas >= 2) {
+			if (replicas >= 2 && Boolean.parseBoolean(this.driver.opts.get("shardsHandOvers"))) {
 				handOvers(prefix, dur, live, h);
 			}
 		}
@@ -196,12 +197,14 @@ final class ShardTables {
 		double keysDone = 0;
 		double reconciles = 0;
 		double work = 0;
+		double worked = 0;
 		long last = 0;
 		for (Replica r : live) {
 			Result done = r.await("shards-done", ofRound, 600);
 			keysDone += done.number("keys");
 			reconciles += done.number("reconciles");
-			work += done.number("workUs") * done.number("reconciles");
+			work += done.number("workUs") * done.number("worked");
+			worked += done.number("worked");
 			last = Math.max(last, (long) done.number("last"));
 		}
 		Cpu cpu1 = Cpu.now(live);
@@ -216,7 +219,7 @@ final class ShardTables {
 		r.put("writtenMs", (written - t0) / 1e6);
 		r.put("reconciledMs", (last - from) / 1e6);
 		r.put("reconciles", reconciles);
-		r.put("workUs", work / Math.max(1, reconciles));
+		r.put("workUs", work / Math.max(1, worked));
 		r.put("machinePct", 100.0 * (cpu1.busyTicks - cpu0.busyTicks) / Math.max(1, cpu1.totalTicks - cpu0.totalTicks)
 				* Runtime.getRuntime().availableProcessors());
 		r.put("apiserverPct", 100.0 * (cpu1.apiserver - cpu0.apiserver) / window);
@@ -260,6 +263,9 @@ final class ShardTables {
 		leaver.send("leave");
 		long covered = awaitCovered(live, its, t, dur);
 		h.leaveCoverMs = (covered - t) / 1e6;
+		List<Replica> all = new ArrayList<>(live);
+		all.add(leaver);
+		h.leaveGapMs = longestGap(all, t, covered);
 		h.leaveStopMs = leaver.await("shards-left", (m) -> true, 60).number("ms");
 		leaver.run.waitFor(60);
 		awaitSettled(live, dur);
@@ -297,6 +303,7 @@ final class ShardTables {
 		live.add(joiner);
 		long settled = awaitSettled(live, dur);
 		h.joinMs.add((settled - joiner.startedAt()) / 1e6);
+		h.joinGapMs.add(longestGap(live, joiner.startedAt(), settled));
 		log(prefix + ": " + joiner.identity + " joined; even shares " + Driver.f0(h.joinMs.get(h.joinMs.size() - 1))
 				+ " ms after its controller started");
 	}
@@ -402,6 +409,58 @@ final class ShardTables {
 		throw new IllegalStateException("shards " + shards + " did not start elsewhere in time");
 	}
 
+	/**
+	 * The longest time between two instants that some shard was run by none of the
+	 * replicas, from their events (each event gives the replica's shards from then on).
+	 */
+	private double longestGap(List<Replica> replicas, long since, long until) {
+		record Change(long at, int replica, SortedSet<Integer> running) {
+		}
+		List<Change> changes = new ArrayList<>();
+		int[] owners = new int[this.shards];
+		List<SortedSet<Integer>> state = new ArrayList<>();
+		for (int i = 0; i < replicas.size(); i++) {
+			SortedSet<Integer> running = new TreeSet<>();
+			for (Result e : replicas.get(i).results("shards-event", (m) -> true)) {
+				long at = (long) e.number("at");
+				if (at <= since) {
+					running = shardsOf(e.get("running"));
+				}
+				else if (at <= until) {
+					changes.add(new Change(at, i, shardsOf(e.get("running"))));
+				}
+			}
+			running.forEach((shard) -> owners[shard]++);
+			state.add(running);
+		}
+		changes.sort(Comparator.comparingLong(Change::at));
+		long[] unownedSince = new long[this.shards];
+		for (int shard = 0; shard < this.shards; shard++) {
+			unownedSince[shard] = (owners[shard] == 0) ? since : -1;
+		}
+		long longest = 0;
+		for (Change c : changes) {
+			for (int shard : state.get(c.replica())) {
+				if (--owners[shard] == 0) {
+					unownedSince[shard] = c.at();
+				}
+			}
+			for (int shard : c.running()) {
+				if (owners[shard]++ == 0 && unownedSince[shard] >= 0) {
+					longest = Math.max(longest, c.at() - unownedSince[shard]);
+					unownedSince[shard] = -1;
+				}
+			}
+			state.set(c.replica(), c.running());
+		}
+		for (long from : unownedSince) {
+			if (from >= 0) {
+				longest = Math.max(longest, until - from);
+			}
+		}
+		return longest / 1e6;
+	}
+
 	/** Three lease durations and 30 s: time enough for any hand-over that works. */
 	private static long timeout(long[] dur) {
 		return (3 * dur[0] + 30_000) * 1_000_000;
@@ -483,19 +542,25 @@ final class ShardTables {
 				+ " controller's start until the shares are even again. Kill: `destroyForcibly` (SIGKILL: nothing"
 				+ " is released), from the kill until the others have started all its shards; since renew = how"
 				+ " long before the kill its Lease was last written (its `renewTime`). Each leave and kill comes"
-				+ " one to two retry periods (at random) after the shares settled. Starts are the replicas'"
-				+ " `ShardsChangedEvent`s, stamped with `System.nanoTime()`.");
+				+ " one to two retry periods (at random) after the shares settled. The first join follows the"
+				+ " graceful leave (whose Lease was released), the others follow a kill (whose Lease still names its"
+				+ " holder and shards). Longest unowned = the longest time some shard was run by no replica (from"
+				+ " its stop on one to its start on another), from the leave's command or the joiner's start until"
+				+ " the others run all the leaver's shards or the shares are even. Starts and stops are the"
+				+ " replicas' `ShardsChangedEvent`s, stamped with `System.nanoTime()`.");
 		d.print("");
 		d.print("| lease / renew / retry | replicas | all started: to even shares ms | graceful leave: stop ms |"
-				+ " graceful leave: its shards started elsewhere ms | join: to even shares ms |"
-				+ " kill: its shards started elsewhere ms | kill: since its last renew ms |" + " lease + retry ms |");
-		d.print("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+				+ " graceful leave: its shards started elsewhere ms | graceful leave: longest unowned ms |"
+				+ " join: to even shares ms | join: longest unowned ms | kill: its shards started elsewhere ms |"
+				+ " kill: since its last renew ms | lease + retry ms |");
+		d.print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
 		for (HandOvers h : this.handOvers) {
-			boolean any = h.replicas >= 2;
+			boolean any = !h.joinMs.isEmpty();
 			d.print("| " + seconds(h.dur[0]) + " / " + seconds(h.dur[1]) + " / " + seconds(h.dur[2]) + " | "
 					+ h.replicas + " | " + Driver.f0(h.startMs) + " | " + (any ? Driver.f0(h.leaveStopMs) : "") + " | "
-					+ (any ? Driver.f0(h.leaveCoverMs) : "") + " | " + joined(h.joinMs) + " | " + joined(h.killCoverMs)
-					+ " | " + joined(h.sinceRenewMs) + " | " + Driver.f0(h.dur[0] + h.dur[2]) + " |");
+					+ (any ? Driver.f0(h.leaveCoverMs) : "") + " | " + (any ? Driver.f0(h.leaveGapMs) : "") + " | "
+					+ joined(h.joinMs) + " | " + joined(h.joinGapMs) + " | " + joined(h.killCoverMs) + " | "
+					+ joined(h.sinceRenewMs) + " | " + (any ? Driver.f0(h.dur[0] + h.dur[2]) : "") + " |");
 		}
 		d.print("");
 	}
@@ -574,6 +639,10 @@ final class ShardTables {
 		double leaveCoverMs = Double.NaN;
 
 		final List<Double> joinMs = new ArrayList<>();
+
+		double leaveGapMs = Double.NaN;
+
+		final List<Double> joinGapMs = new ArrayList<>();
 
 		final List<Double> killCoverMs = new ArrayList<>();
 

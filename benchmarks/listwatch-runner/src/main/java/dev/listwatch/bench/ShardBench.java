@@ -16,6 +16,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.Collectors;
 
 import dev.listwatch.KubernetesObject;
@@ -179,6 +180,7 @@ final class ShardBench {
 			// held until the driver says go (a backlog round); open otherwise
 			current.gate.await();
 		}
+		long started = System.nanoTime();
 		if (this.workMode.equals("patch")) {
 			if (!gen.equals(object.labels().get("done"))) {
 				this.writer.patch(object.namespace(), object.name(),
@@ -189,7 +191,7 @@ final class ShardBench {
 			Thread.sleep(this.workMs);
 		}
 		if (measured) {
-			current.reconciled(request.key());
+			current.reconciled(request.key(), System.nanoTime() - started);
 		}
 		return Result.done();
 	}
@@ -294,6 +296,10 @@ final class ShardBench {
 
 		final AtomicInteger finished = new AtomicInteger();
 
+		final LongAdder work = new LongAdder();
+
+		final LongAdder worked = new LongAdder();
+
 		/** What the reconciles of this change wait for: open unless held. */
 		final CountDownLatch gate;
 
@@ -304,8 +310,13 @@ final class ShardBench {
 			this.gate = new CountDownLatch(hold ? 1 : 0);
 		}
 
-		/** A reconcile of a key at this change number ended now. */
-		void reconciled(String key) {
+		/**
+		 * A reconcile of a key at this change number ended now, after its work took
+		 * {@code workNanos} (the held wait of a backlog round not included).
+		 */
+		void reconciled(String key, long workNanos) {
+			this.work.add(workNanos);
+			this.worked.increment();
 			if (!this.done.add(key)) {
 				return;
 			}
@@ -341,11 +352,11 @@ final class ShardBench {
 		private void report(ControllerStatus after) {
 			long cpu = BenchMain.processCpuNanos() - this.cpu0;
 			long reconciles = after.reconciles() - this.before.reconciles();
-			long workNanos = after.work().toNanos() - this.before.work().toNanos();
 			BenchMain.result("shards-done", ShardBench.this.identity, "gen", this.gen, "keys", this.done.size(),
 					"expected", this.expected.size(), "first",
 					(this.first.get() == Long.MAX_VALUE) ? 0 : this.first.get(), "last", this.last.get(), "reconciles",
-					reconciles, "workUs", String.format("%.1f", workNanos / 1e3 / Math.max(1, reconciles)), "cpuMs",
+					reconciles, "worked", this.worked.sum(), "workUs",
+					String.format("%.1f", this.work.sum() / 1e3 / Math.max(1, this.worked.sum())), "cpuMs",
 					String.format("%.0f", cpu / 1e6), "failures", after.failures() - this.before.failures());
 		}
 
