@@ -30,8 +30,8 @@ import dev.listwatch.testsupport.LocalEtcd;
 /**
  * Runs the benchmarks: for each client one JVM (same flags for all) against the same
  * server, then prints the tables in Markdown.
- * {@code Driver <all|throughput,sync,latency,requests,startup,metadata,etcd,bigcache,controller> [key=value...]};
- * see README.md for the keys.
+ * {@code Driver <all|throughput,sync,latency,requests,startup,metadata,etcd,bigcache,controller,shards>
+ * [key=value...]}; see README.md for the keys.
  */
 public final class Driver {
 
@@ -53,6 +53,10 @@ public final class Driver {
 		CLIENTS.put("listwatch-etcd", new String[] { "listwatch-runner", "dev.listwatch.bench.EtcdRunner", null });
 		CLIENTS.put("fabric8", new String[] { "fabric8-runner", "dev.listwatch.bench.Fabric8Runner", null });
 		CLIENTS.put("client-java", new String[] { "clientjava-runner", "dev.listwatch.bench.ClientJavaRunner", null });
+		// one replica of the shards benchmark (ShardTables launches several, one log
+		// each)
+		CLIENTS.put("shard-replica",
+				new String[] { "listwatch-runner", "dev.listwatch.bench.ListwatchRunner", "shards" });
 	}
 
 	static final List<String> PEERS = List.of("fabric8", "client-java");
@@ -100,6 +104,7 @@ public final class Driver {
 		this.opts.put("controllerWorkers", "1,4,16");
 		this.opts.put("controllerSlowMs", "1");
 		this.opts.put("controllerPaths", "direct,boot");
+		this.opts.putAll(ShardTables.DEFAULTS);
 		for (int i = 1; i < args.length; i++) {
 			int eq = args[i].indexOf('=');
 			if (eq < 0) {
@@ -115,7 +120,7 @@ public final class Driver {
 	public static void main(String[] args) throws Exception {
 		if (args.length == 0) {
 			System.err.println(
-					"usage: Driver <all|throughput,sync,latency,requests,startup,metadata,etcd,bigcache,controller> [key=value...]");
+					"usage: Driver <all|throughput,sync,latency,requests,startup,metadata,etcd,bigcache,controller,shards> [key=value...]");
 			System.exit(2);
 		}
 		Driver driver = new Driver(args);
@@ -134,6 +139,7 @@ public final class Driver {
 				case "etcd" -> driver.etcd();
 				case "bigcache" -> driver.bigcache();
 				case "controller" -> ControllerTables.run(driver);
+				case "shards" -> ShardTables.run(driver);
 				default -> throw new IllegalArgumentException("unknown benchmark " + bench);
 			}
 		}

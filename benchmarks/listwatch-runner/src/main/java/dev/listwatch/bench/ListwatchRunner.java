@@ -31,8 +31,8 @@ import org.springframework.web.client.RestClient;
  * instead of an application context.
  * <p>
  * {@code main(benchmark, key=value...)}; also {@code tokenize} and {@code decode} (see
- * {@link Decode}), {@code bigcache} ({@link BigCache}) and {@code controller}
- * ({@link ControllerBench}).
+ * {@link Decode}), {@code bigcache} ({@link BigCache}), {@code controller}
+ * ({@link ControllerBench}) and {@code shards} ({@link ShardBench}).
  */
 public final class ListwatchRunner implements Subject<KubernetesObject> {
 
@@ -41,6 +41,7 @@ public final class ListwatchRunner implements Subject<KubernetesObject> {
 			case "tokenize", "decode", "decode-typed" -> dev.listwatch.client.Decode.main(args);
 			case "bigcache" -> BigCache.run(args);
 			case "controller" -> ControllerBench.run(args);
+			case "shards" -> ShardBench.run(args);
 			default -> BenchMain.run(new ListwatchRunner(), args);
 		}
 	}
