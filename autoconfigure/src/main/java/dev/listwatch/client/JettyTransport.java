@@ -44,6 +44,7 @@ import org.eclipse.jetty.io.ClientConnector;
 import org.eclipse.jetty.util.ssl.SslContextFactory;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.eclipse.jetty.util.thread.ScheduledExecutorScheduler;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslOptions;
@@ -101,10 +102,12 @@ final class JettyTransport {
 	 * Builds and starts Jetty's client for a cluster behind a proxy.
 	 * @param cluster the cluster
 	 * @param proxy its proxy
-	 * @return the transport, to be closed by its owner
+	 * @param serverTls for an {@code https} server: the bundle with the trust managers
+	 * and SSL context the cluster asks for (see {@code Transport.sslBundle}); else
+	 * {@code null}
+	 * @return the request factory and how to stop the client, which its owner must do
 	 */
-	static Transport create(Cluster cluster, Cluster.Proxy proxy) {
-		boolean https = "https".equalsIgnoreCase(cluster.server().getScheme());
+	static Started create(Cluster cluster, Cluster.Proxy proxy, @Nullable SslBundle serverTls) {
 		QueuedThreadPool threads = new QueuedThreadPool(200, 1, 60_000);
 		threads.setName("listwatch-proxied");
 		threads.setDaemon(true);
@@ -116,8 +119,8 @@ final class JettyTransport {
 		connector.setSelectors(1);
 		connector.setConnectTimeout(cluster.connectTimeout());
 		connector.setIdleTimeout(java.time.Duration.ZERO);
-		if (https) {
-			connector.setSslContextFactory(serverTls(cluster));
+		if (serverTls != null) {
+			connector.setSslContextFactory(serverTls(serverTls));
 		}
 		HttpClient client = new HttpClient(new HttpClientTransportOverHTTP(connector));
 		client.setExecutor(threads);
@@ -149,8 +152,16 @@ final class JettyTransport {
 		}
 		// bodies as the server sends them, as on the JDK client (no Accept-Encoding)
 		client.getContentDecoderFactories().clear();
-		return new Transport(cluster.server(), new RequestFactory(client, proxy), null, () -> stop(client),
-				"via " + proxy + " (Jetty)");
+		return new Started(new RequestFactory(client, proxy), () -> stop(client));
+	}
+
+	/**
+	 * A started client.
+	 *
+	 * @param requestFactory its request factory
+	 * @param stop stops it (idempotent)
+	 */
+	record Started(ClientHttpRequestFactory requestFactory, Runnable stop) {
 	}
 
 	private static void stop(HttpClient client) {
@@ -179,8 +190,7 @@ final class JettyTransport {
 	}
 
 	/** TLS to the API server: the JDK transport's bundle, managers and SNI. */
-	private static SslContextFactory.Client serverTls(Cluster cluster) {
-		SslBundle bundle = Transport.sslBundle(cluster);
+	private static SslContextFactory.Client serverTls(SslBundle bundle) {
 		SslContextFactory.Client tls = new SslContextFactory.Client();
 		tls.setSslContext(bundle.createSslContext());
 		SslOptions options = bundle.getOptions();

@@ -64,8 +64,8 @@ final class Transport implements AutoCloseable {
 
 	private final String description;
 
-	Transport(URI server, ClientHttpRequestFactory requestFactory, @Nullable InlineExecutor executor, Runnable stop,
-			String description) {
+	private Transport(URI server, ClientHttpRequestFactory requestFactory, @Nullable InlineExecutor executor,
+			Runnable stop, String description) {
 		this.server = server;
 		this.requestFactory = requestFactory;
 		this.executor = executor;
@@ -84,14 +84,16 @@ final class Transport implements AutoCloseable {
 	 */
 	static Transport create(Cluster cluster) {
 		Cluster.Proxy proxy = cluster.proxy();
+		boolean https = "https".equalsIgnoreCase(cluster.server().getScheme());
 		if (proxy != null && JettyTransport.needed(cluster)) {
 			if (!JETTY_PRESENT) {
 				throw new IllegalStateException(JettyTransport.missingMessage(cluster));
 			}
-			return JettyTransport.create(cluster, proxy);
+			JettyTransport.Started jetty = JettyTransport.create(cluster, proxy, https ? sslBundle(cluster) : null);
+			return new Transport(cluster.server(), jetty.requestFactory(), null, jetty.stop(),
+					"via " + proxy + " on Jetty's client");
 		}
 		InlineExecutor executor = new InlineExecutor();
-		boolean https = "https".equalsIgnoreCase(cluster.server().getScheme());
 		try {
 			HttpClientSettings settings = new HttpClientSettings(HttpRedirects.DONT_FOLLOW, cluster.connectTimeout(),
 					null, https ? sslBundle(cluster) : null);
