@@ -12,9 +12,7 @@ import java.security.KeyStoreException;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -53,7 +51,6 @@ import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
-import org.springframework.http.client.AbstractBufferingClientHttpRequest;
 import org.springframework.http.client.ClientHttpRequest;
 import org.springframework.http.client.ClientHttpRequestFactory;
 import org.springframework.http.client.ClientHttpResponse;
@@ -87,10 +84,6 @@ final class JettyTransport {
 
 	/** The optional library, as a dependency. */
 	static final String ARTIFACT = "org.eclipse.jetty:jetty-client";
-
-	/** Headers the client sets itself. */
-	private static final Set<String> RESTRICTED = Set.of("connection", "content-length", "expect", "host", "upgrade",
-			"proxy-authorization");
 
 	/** How long a request waits for its response's headers: as long as it takes. */
 	private static final long NO_TIMEOUT_DAYS = 365;
@@ -277,31 +270,16 @@ final class JettyTransport {
 
 	}
 
-	private static final class JettyRequest extends AbstractBufferingClientHttpRequest {
+	private static final class JettyRequest extends BufferedRequest {
 
 		private final HttpClient client;
 
 		private final Cluster.Proxy proxy;
 
-		private final URI uri;
-
-		private final HttpMethod method;
-
 		JettyRequest(HttpClient client, Cluster.Proxy proxy, URI uri, HttpMethod method) {
+			super(uri, method);
 			this.client = client;
 			this.proxy = proxy;
-			this.uri = uri;
-			this.method = method;
-		}
-
-		@Override
-		public HttpMethod getMethod() {
-			return this.method;
-		}
-
-		@Override
-		public URI getURI() {
-			return this.uri;
 		}
 
 		@Override
@@ -309,9 +287,10 @@ final class JettyTransport {
 			if (!this.client.isRunning()) {
 				throw new IOException("the API server client is closed");
 			}
-			Request request = this.client.newRequest(this.uri).method(this.method.name());
+			Request request = this.client.newRequest(getURI()).method(getMethod().name());
 			request.headers((fields) -> headers.forEach((name, values) -> {
-				if (!RESTRICTED.contains(name.toLowerCase(Locale.ROOT))) {
+				// the proxy's credentials are the client's, never a caller's
+				if (BufferedRequest.passed(name) && !HttpHeader.PROXY_AUTHORIZATION.is(name)) {
 					fields.remove(name);
 					values.forEach((value) -> fields.add(name, value));
 				}
@@ -338,7 +317,7 @@ final class JettyTransport {
 			catch (ExecutionException ex) {
 				return failed(Objects.requireNonNull(ex.getCause(), "a failed exchange has a cause"));
 			}
-			return new JettyResponse(response, new Body(request, listener.getInputStream()));
+			return new JettyResponse(response, new Body(request, listener));
 		}
 
 		/**
@@ -355,9 +334,9 @@ final class JettyTransport {
 				int status = refused.getResponse().getStatus();
 				String text = (status == 407) ? "The proxy " + this.proxy
 						+ " refused the proxy credentials (407 Proxy Authentication Required) for the CONNECT to "
-						+ authority(this.uri) + ": check the user and password of the proxy URL"
+						+ authority(getURI()) + ": check the user and password of the proxy URL"
 						: "The proxy " + this.proxy + " answered " + status + " to the CONNECT to "
-								+ authority(this.uri);
+								+ authority(getURI());
 				return new RefusedResponse(status, text);
 			}
 			String message = (cause.getMessage() != null) ? cause.getMessage() : cause.getClass().getSimpleName();
@@ -374,25 +353,64 @@ final class JettyTransport {
 	/**
 	 * A response body: closing it before its end aborts the exchange (cutting its
 	 * connection, waking a read parked on it); one read to its end has given its
-	 * connection back already.
+	 * connection back to the pool when the end is returned, so that the next request
+	 * reuses it (Jetty releases it just after the last bytes are handed over, on its own
+	 * thread: the end waits for that, a second at the most).
 	 */
 	private static final class Body extends FilterInputStream {
 
 		private final Request request;
 
-		Body(Request request, InputStream in) {
-			super(in);
+		private final InputStreamResponseListener listener;
+
+		private volatile boolean ended;
+
+		Body(Request request, InputStreamResponseListener listener) {
+			super(listener.getInputStream());
 			this.request = request;
+			this.listener = listener;
+		}
+
+		@Override
+		public int read() throws IOException {
+			int b = this.in.read();
+			if (b < 0) {
+				end();
+			}
+			return b;
 		}
 
 		@Override
 		public int read(byte[] b, int off, int len) throws IOException {
-			return this.in.read(b, off, len);
+			int n = this.in.read(b, off, len);
+			if (n < 0) {
+				end();
+			}
+			return n;
+		}
+
+		private void end() throws InterruptedIOException {
+			if (this.ended) {
+				return;
+			}
+			this.ended = true;
+			try {
+				this.listener.await(1, TimeUnit.SECONDS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new InterruptedIOException("a read of the response was interrupted");
+			}
+			catch (TimeoutException ex) {
+				// the connection is released later, or not reused: nothing is lost
+			}
 		}
 
 		@Override
 		public void close() throws IOException {
-			this.request.abort(new IOException("the response body is closed"));
+			if (!this.ended) {
+				this.request.abort(new IOException("the response body is closed"));
+			}
 			super.close();
 		}
 

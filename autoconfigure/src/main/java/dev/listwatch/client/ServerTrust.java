@@ -163,7 +163,7 @@ final class ServerTrust {
 	 * {@code https://} proxy is trusted by the cluster's CA or by the JVM's default trust
 	 * store.
 	 */
-	static final class AnyOfTrustManager extends X509ExtendedTrustManager {
+	static final class AnyOfTrustManager extends ClientSideTrustManager {
 
 		private final List<X509ExtendedTrustManager> delegates;
 
@@ -212,23 +212,6 @@ final class ServerTrust {
 			}
 			throw new CertificateException(
 					this.refusal + ((first != null) ? " (" + first.getMessage() + ")" : " (no trust material)"), first);
-		}
-
-		@Override
-		public void checkClientTrusted(X509Certificate[] chain, String authType) throws CertificateException {
-			throw new CertificateException("Client certificates are not checked by a client");
-		}
-
-		@Override
-		public void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket)
-				throws CertificateException {
-			checkClientTrusted(chain, authType);
-		}
-
-		@Override
-		public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
-				throws CertificateException {
-			checkClientTrusted(chain, authType);
 		}
 
 		@Override
