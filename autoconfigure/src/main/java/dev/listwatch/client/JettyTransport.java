@@ -79,12 +79,6 @@ import org.springframework.http.client.ClientHttpResponse;
  */
 final class JettyTransport {
 
-	/** A class of the optional library. */
-	static final String CLIENT_CLASS = "org.eclipse.jetty.client.HttpClient";
-
-	/** The optional library, as a dependency. */
-	static final String ARTIFACT = "org.eclipse.jetty:jetty-client";
-
 	/** How long a request waits for its response's headers: as long as it takes. */
 	private static final long NO_TIMEOUT_DAYS = 365;
 
@@ -505,32 +499,6 @@ final class JettyTransport {
 		public void close() {
 		}
 
-	}
-
-	/**
-	 * Whether a cluster needs this transport: its proxy is {@code https://} or
-	 * {@code socks5://}, or wants credentials on the way to an {@code https} server.
-	 * @param cluster the cluster
-	 * @return whether the JDK client cannot do it
-	 */
-	static boolean needed(Cluster cluster) {
-		Cluster.Proxy proxy = cluster.proxy();
-		if (proxy == null) {
-			return false;
-		}
-		boolean https = "https".equalsIgnoreCase(cluster.server().getScheme());
-		return proxy.scheme() != Cluster.Proxy.Scheme.HTTP || (https && proxy.username() != null);
-	}
-
-	/**
-	 * Why a cluster cannot be reached without the optional library.
-	 * @param cluster the cluster whose proxy needs it
-	 * @return the message, naming the proxy (without credentials) and the dependency
-	 */
-	static String missingMessage(Cluster cluster) {
-		return "The cluster " + cluster.description() + " is reached through the proxy " + cluster.proxy()
-				+ ", which listwatch speaks to with Jetty's HTTP client: add the dependency " + ARTIFACT
-				+ " (Spring Boot manages its version), or use an http:// proxy that needs no credentials";
 	}
 
 }

@@ -51,7 +51,10 @@ import org.springframework.util.ClassUtils;
  */
 final class Transport implements AutoCloseable {
 
-	private static final boolean JETTY_PRESENT = ClassUtils.isPresent(JettyTransport.CLIENT_CLASS,
+	/** The optional library for the proxies the JDK client cannot use. */
+	static final String JETTY_ARTIFACT = "org.eclipse.jetty:jetty-client";
+
+	private static final boolean JETTY_PRESENT = ClassUtils.isPresent("org.eclipse.jetty.client.HttpClient",
 			Transport.class.getClassLoader());
 
 	private final URI server;
@@ -85,9 +88,9 @@ final class Transport implements AutoCloseable {
 	static Transport create(Cluster cluster) {
 		Cluster.Proxy proxy = cluster.proxy();
 		boolean https = "https".equalsIgnoreCase(cluster.server().getScheme());
-		if (proxy != null && JettyTransport.needed(cluster)) {
+		if (proxy != null && needsJetty(cluster)) {
 			if (!JETTY_PRESENT) {
-				throw new IllegalStateException(JettyTransport.missingMessage(cluster));
+				throw new IllegalStateException(missingJettyMessage(cluster));
 			}
 			JettyTransport.Started jetty = JettyTransport.create(cluster, proxy, https ? sslBundle(cluster) : null);
 			return new Transport(cluster.server(), jetty.requestFactory(), null, jetty.stop(),
@@ -121,6 +124,32 @@ final class Transport implements AutoCloseable {
 			executor.shutdownNow();
 			throw ex;
 		}
+	}
+
+	/**
+	 * Whether a cluster needs Jetty's client: its proxy is {@code https://} or
+	 * {@code socks5://}, or wants credentials on the way to an {@code https} server.
+	 * @param cluster the cluster
+	 * @return whether the JDK client cannot serve its proxy
+	 */
+	static boolean needsJetty(Cluster cluster) {
+		Cluster.Proxy proxy = cluster.proxy();
+		if (proxy == null) {
+			return false;
+		}
+		boolean https = "https".equalsIgnoreCase(cluster.server().getScheme());
+		return proxy.scheme() != Cluster.Proxy.Scheme.HTTP || (https && proxy.username() != null);
+	}
+
+	/**
+	 * Why a cluster cannot be reached without the optional library.
+	 * @param cluster the cluster whose proxy needs it
+	 * @return the message, naming the proxy (without credentials) and the dependency
+	 */
+	static String missingJettyMessage(Cluster cluster) {
+		return "The cluster " + cluster.description() + " is reached through the proxy " + cluster.proxy()
+				+ ", which listwatch speaks to with Jetty's HTTP client: add the dependency " + JETTY_ARTIFACT
+				+ " (Spring Boot manages its version), or use an http:// proxy that needs no credentials";
 	}
 
 	/**

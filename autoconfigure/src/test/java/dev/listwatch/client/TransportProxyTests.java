@@ -172,21 +172,23 @@ class TransportProxyTests {
 	void jettyIsUsedOnlyForTheProxiesTheJdkClientCannotUse() {
 		URI https = URI.create("https://api.example.com:6443");
 		URI http = URI.create("http://api.example.com:8080");
-		assertThat(JettyTransport.needed(cluster(https, null))).isFalse();
-		assertThat(JettyTransport.needed(cluster(https, new Cluster.Proxy("proxy", 3128, null, null)))).isFalse();
-		assertThat(JettyTransport.needed(cluster(http, new Cluster.Proxy("proxy", 3128, "user", "pw")))).isFalse();
-		assertThat(JettyTransport.needed(cluster(https, new Cluster.Proxy("proxy", 3128, "user", "pw")))).isTrue();
-		assertThat(JettyTransport
-			.needed(cluster(http, new Cluster.Proxy(Cluster.Proxy.Scheme.HTTPS, "proxy", 443, null, null)))).isTrue();
-		assertThat(JettyTransport
-			.needed(cluster(http, new Cluster.Proxy(Cluster.Proxy.Scheme.SOCKS5, "proxy", 1080, null, null)))).isTrue();
+		assertThat(Transport.needsJetty(cluster(https, null))).isFalse();
+		assertThat(Transport.needsJetty(cluster(https, new Cluster.Proxy("proxy", 3128, null, null)))).isFalse();
+		assertThat(Transport.needsJetty(cluster(http, new Cluster.Proxy("proxy", 3128, "user", "pw")))).isFalse();
+		assertThat(Transport.needsJetty(cluster(https, new Cluster.Proxy("proxy", 3128, "user", "pw")))).isTrue();
+		assertThat(Transport
+			.needsJetty(cluster(http, new Cluster.Proxy(Cluster.Proxy.Scheme.HTTPS, "proxy", 443, null, null))))
+			.isTrue();
+		assertThat(Transport
+			.needsJetty(cluster(http, new Cluster.Proxy(Cluster.Proxy.Scheme.SOCKS5, "proxy", 1080, null, null))))
+			.isTrue();
 	}
 
 	@Test
 	void withoutJettyTheMessageNamesTheProxyAndTheDependencyButNoSecret() {
 		Cluster cluster = cluster(URI.create("https://api.example.com:6443"),
 				new Cluster.Proxy(Cluster.Proxy.Scheme.SOCKS5, "proxy", 1080, "user", "s3cret-pw"));
-		assertThat(JettyTransport.missingMessage(cluster)).contains("socks5://proxy:1080")
+		assertThat(Transport.missingJettyMessage(cluster)).contains("socks5://proxy:1080")
 			.contains("org.eclipse.jetty:jetty-client")
 			.doesNotContain("s3cret-pw")
 			.doesNotContain("user");
