@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.KeyStore;
 import java.security.KeyStoreException;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -105,7 +106,7 @@ final class JettyTransport {
 		connector.setScheduler(scheduler);
 		connector.setSelectors(1);
 		connector.setConnectTimeout(cluster.connectTimeout());
-		connector.setIdleTimeout(java.time.Duration.ZERO);
+		connector.setIdleTimeout(Duration.ZERO);
 		if (serverTls != null) {
 			connector.setSslContextFactory(serverTls(serverTls));
 		}

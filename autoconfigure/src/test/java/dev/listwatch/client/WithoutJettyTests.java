@@ -2,6 +2,7 @@ package dev.listwatch.client;
 
 import java.io.File;
 import java.net.MalformedURLException;
+import java.net.URI;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.file.Files;
@@ -10,6 +11,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Function;
 
 import dev.listwatch.cluster.Cluster;
@@ -106,7 +108,7 @@ class WithoutJettyTests {
 					.kubeconfig(Path.of(dir, "socks.yaml").toString())
 					.homeDirectory(Path.of(dir))
 					.serviceAccountDirectory(Path.of(dir))
-					.environment(java.util.Map.of())
+					.environment(Map.of())
 					.build());
 				outcomes.add("socks5 proxy-url: loaded");
 			}
@@ -119,7 +121,7 @@ class WithoutJettyTests {
 		}
 
 		private static String create(String name, Cluster.Proxy proxy, String scheme) {
-			Cluster cluster = new Cluster(java.net.URI.create(scheme + "://api.example.com:6443"), null, false, null,
+			Cluster cluster = new Cluster(URI.create(scheme + "://api.example.com:6443"), null, false, null,
 					Credentials.none(), proxy, Duration.ofSeconds(5), "default", "test");
 			try (ApiServerClient client = ApiServerClient.create(cluster, RestClient.builder(), JsonMapper.shared(),
 					Clock.systemUTC())) {
