@@ -3,17 +3,41 @@
 # io.fabric8:kube-api-test reads: ~/.kubeapitest/k8s/<version>-linux-amd64/{kube-apiserver,etcd,kubectl}.
 # Needs Go and nothing else: kubectl is built from the same k8s.io/kubernetes release as kube-apiserver
 # (kube-api-test requires the file and runs it to configure and probe the server).
-# Idempotent: does nothing when the binaries are there. Go's module and build caches are reused.
+# Also builds testproxy (proxy/, a Go module of its own: an HTTP/HTTPS CONNECT proxy and a SOCKS5
+# server on loopback for the proxy tests) into ~/.kubeapitest/listwatch-testproxy/testproxy.
+# Idempotent: each step does nothing when its binaries are there (testproxy is rebuilt when its
+# sources are newer than it). Go's module and build caches are reused.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
+root="${KUBEAPITEST_DIR:-$HOME/.kubeapitest}"
+need_go() {
+  command -v go >/dev/null || { echo "testcluster: Go is needed to build $1 (https://go.dev/doc/install)" >&2; exit 1; }
+}
+
+# testproxy: seconds to build, so it never waits for kube-apiserver's check below
+proxy="$root/listwatch-testproxy/testproxy"
+stale=""
+if [[ -x "$proxy" ]]; then
+  stale="$(find "$here/proxy" -maxdepth 1 -type f \( -name '*.go' -o -name go.mod -o -name go.sum \) -newer "$proxy" | head -1)"
+fi
+if [[ ! -x "$proxy" || -n "$stale" ]]; then
+  need_go testproxy
+  mkdir -p "$(dirname "$proxy")"
+  (cd "$here/proxy" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$proxy.tmp" .)
+  mv "$proxy.tmp" "$proxy"
+  echo "testcluster: built testproxy into $proxy"
+else
+  echo "testcluster: testproxy is in $proxy"
+fi
+
 version="$(sed -n 's/^\tk8s.io\/kubernetes v\(.*\)$/\1/p' "$here/go.mod" | head -1)"
 : "${version:?cannot read the k8s.io/kubernetes version from go.mod}"
-dir="${KUBEAPITEST_DIR:-$HOME/.kubeapitest}/k8s/${version}-linux-amd64"
+dir="$root/k8s/${version}-linux-amd64"
 if [[ -x "$dir/kube-apiserver" && -x "$dir/etcd" && -x "$dir/kubectl" ]]; then
   echo "testcluster: kube-apiserver $version, etcd and kubectl are in $dir"
   exit 0
 fi
-command -v go >/dev/null || { echo "testcluster: Go is needed to build kube-apiserver, etcd and kubectl (https://go.dev/doc/install)" >&2; exit 1; }
+need_go "kube-apiserver, etcd and kubectl"
 mkdir -p "$dir"
 tmp="$(mktemp -d "$dir/.build.XXXX")"
 trap 'rm -rf "$tmp"' EXIT

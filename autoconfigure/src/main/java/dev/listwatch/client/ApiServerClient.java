@@ -334,16 +334,19 @@ public final class ApiServerClient implements AutoCloseable {
 	 * Makes a client for a cluster with a builder from Boot (so its customizers and
 	 * observations apply; the builder is cloned, not changed). Builds the cluster's
 	 * transport now: the JDK HTTP client with the cluster's TLS ({@code tls-server-name}
-	 * as SNI and as the name checked, {@code insecure-skip-tls-verify}), proxy (a
-	 * loopback relay for an {@code https} server behind a proxy that wants credentials)
-	 * and connect timeout, and the few threads that deliver responses; sends no request.
-	 * The cluster's credentials set the {@code Authorization} header of every request and
-	 * are refreshed once after a 401.
+	 * as SNI and as the name checked, {@code insecure-skip-tls-verify}), proxy and
+	 * connect timeout (or, for an {@code https://} or {@code socks5://} proxy, or an
+	 * {@code http://} one with credentials for an {@code https} server, Jetty's HTTP
+	 * client, which must then be on the class path); sends no request. The cluster's
+	 * credentials set the {@code Authorization} header of every request and are refreshed
+	 * once after a 401.
 	 * @param cluster the cluster
 	 * @param builder the builder
 	 * @param mapper the mapper that binds objects to Java types
 	 * @param clock the clock (Retry-After dates, the age of discovery)
 	 * @return the client; the caller owns it and closes it
+	 * @throws IllegalStateException when the cluster's proxy needs Jetty's HTTP client
+	 * ({@code org.eclipse.jetty:jetty-client}) and it is not on the class path
 	 */
 	public static ApiServerClient create(Cluster cluster, RestClient.Builder builder, JsonMapper mapper, Clock clock) {
 		Objects.requireNonNull(cluster, "cluster");
@@ -360,17 +363,17 @@ public final class ApiServerClient implements AutoCloseable {
 			return new ApiServerClient(restClient, cluster.server(), mapper, clock, transport);
 		}
 		catch (RuntimeException | Error ex) {
-			// a customizer failed: release the threads and the relay the transport holds
+			// a customizer failed: release what the transport holds
 			transport.close();
 			throw ex;
 		}
 	}
 
 	/**
-	 * Releases the transport: stops the threads that deliver responses and the proxy
-	 * relay (its tunnels cut). Open watches break and later requests fail (as
-	 * {@code CONNECTION}); stop the informers first. Idempotent; returns without waiting
-	 * for the threads to end.
+	 * Releases the transport: stops the client's threads. Open watches break and later
+	 * requests fail (as {@code CONNECTION}); stop the informers first. Idempotent; on
+	 * Jetty's client (a proxy the JDK client cannot use) waits up to a second for its
+	 * threads.
 	 */
 	@Override
 	public void close() {

@@ -12,9 +12,7 @@ import java.nio.ByteBuffer;
 import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Locale;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -29,7 +27,6 @@ import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
-import org.springframework.http.client.AbstractBufferingClientHttpRequest;
 import org.springframework.http.client.ClientHttpRequest;
 import org.springframework.http.client.ClientHttpRequestFactory;
 import org.springframework.http.client.ClientHttpResponse;
@@ -49,9 +46,6 @@ import org.springframework.http.client.ClientHttpResponse;
  */
 final class ReadAheadRequestFactory implements ClientHttpRequestFactory {
 
-	/** Headers the JDK client sets itself and refuses from callers. */
-	private static final Set<String> RESTRICTED = Set.of("connection", "content-length", "expect", "host", "upgrade");
-
 	private final HttpClient client;
 
 	ReadAheadRequestFactory(HttpClient client) {
@@ -63,37 +57,22 @@ final class ReadAheadRequestFactory implements ClientHttpRequestFactory {
 		return new Request(this.client, uri, method);
 	}
 
-	private static final class Request extends AbstractBufferingClientHttpRequest {
+	private static final class Request extends BufferedRequest {
 
 		private final HttpClient client;
 
-		private final URI uri;
-
-		private final HttpMethod method;
-
 		Request(HttpClient client, URI uri, HttpMethod method) {
+			super(uri, method);
 			this.client = client;
-			this.uri = uri;
-			this.method = method;
-		}
-
-		@Override
-		public HttpMethod getMethod() {
-			return this.method;
-		}
-
-		@Override
-		public URI getURI() {
-			return this.uri;
 		}
 
 		@Override
 		protected ClientHttpResponse executeInternal(HttpHeaders headers, byte[] body) throws IOException {
-			HttpRequest.Builder request = HttpRequest.newBuilder(this.uri)
-				.method(this.method.name(), (body.length == 0) ? HttpRequest.BodyPublishers.noBody()
+			HttpRequest.Builder request = HttpRequest.newBuilder(getURI())
+				.method(getMethod().name(), (body.length == 0) ? HttpRequest.BodyPublishers.noBody()
 						: HttpRequest.BodyPublishers.ofByteArray(body));
 			headers.forEach((name, values) -> {
-				if (!RESTRICTED.contains(name.toLowerCase(Locale.ROOT))) {
+				if (BufferedRequest.passed(name)) {
 					values.forEach((value) -> request.header(name, value));
 				}
 			});

@@ -6,6 +6,7 @@ import java.net.UnknownHostException;
 import java.security.cert.CertificateException;
 import java.security.cert.CertificateParsingException;
 import java.security.cert.X509Certificate;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
@@ -13,6 +14,8 @@ import java.util.Locale;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.X509ExtendedTrustManager;
 import javax.net.ssl.X509TrustManager;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * How the client checks the API server's certificate beyond its chain: against
@@ -150,6 +153,78 @@ final class ServerTrust {
 		@Override
 		public X509Certificate[] getAcceptedIssuers() {
 			return this.delegate.getAcceptedIssuers();
+		}
+
+	}
+
+	/**
+	 * Trusts a server that any of its delegates trusts (asked the way it was asked, so
+	 * that a delegate that checks the host name against the engine's peer does so): an
+	 * {@code https://} proxy is trusted by the cluster's CA or by the JVM's default trust
+	 * store.
+	 */
+	static final class AnyOfTrustManager extends ClientSideTrustManager {
+
+		private final List<X509ExtendedTrustManager> delegates;
+
+		private final String refusal;
+
+		/**
+		 * Trusts what any delegate trusts.
+		 * @param delegates the delegates
+		 * @param refusal what a refusal says first, e.g. which server was not trusted and
+		 * how to trust it
+		 */
+		AnyOfTrustManager(List<X509ExtendedTrustManager> delegates, String refusal) {
+			this.delegates = List.copyOf(delegates);
+			this.refusal = refusal;
+		}
+
+		@Override
+		public void checkServerTrusted(X509Certificate[] chain, String authType) throws CertificateException {
+			check((delegate) -> delegate.checkServerTrusted(chain, authType));
+		}
+
+		@Override
+		public void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket)
+				throws CertificateException {
+			check((delegate) -> delegate.checkServerTrusted(chain, authType, socket));
+		}
+
+		@Override
+		public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
+				throws CertificateException {
+			check((delegate) -> delegate.checkServerTrusted(chain, authType, engine));
+		}
+
+		private void check(Check check) throws CertificateException {
+			@Nullable CertificateException first = null;
+			for (X509ExtendedTrustManager delegate : this.delegates) {
+				try {
+					check.on(delegate);
+					return;
+				}
+				catch (CertificateException ex) {
+					if (first == null) {
+						first = ex;
+					}
+				}
+			}
+			throw new CertificateException(
+					this.refusal + ((first != null) ? " (" + first.getMessage() + ")" : " (no trust material)"), first);
+		}
+
+		@Override
+		public X509Certificate[] getAcceptedIssuers() {
+			return this.delegates.stream()
+				.flatMap((delegate) -> Arrays.stream(delegate.getAcceptedIssuers()))
+				.toArray(X509Certificate[]::new);
+		}
+
+		private interface Check {
+
+			void on(X509ExtendedTrustManager delegate) throws CertificateException;
+
 		}
 
 	}

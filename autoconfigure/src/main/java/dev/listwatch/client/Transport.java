@@ -27,53 +27,77 @@ import org.springframework.boot.http.client.JdkHttpClientBuilder;
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslManagerBundle;
 import org.springframework.http.client.ClientHttpRequestFactory;
+import org.springframework.util.ClassUtils;
 
 /**
- * The HTTP transport to one cluster: a request factory on the JDK HTTP client (HTTP/1.1)
- * set up with the cluster's TLS ({@code tls-server-name} as SNI and as the name the
- * certificate is checked against, {@code insecure-skip-tls-verify}), proxy and connect
- * timeout, with no read timeout (watches stream for minutes) and no redirect following,
- * whose tasks run on the thread that hands them over (see {@link InlineExecutor}); and
- * what it holds open: the loopback relay that adds credentials to the CONNECT requests of
- * an {@code https} server's proxy. It does not add the {@code Authorization} header.
+ * The HTTP transport to one cluster: a request factory set up with the cluster's TLS
+ * ({@code tls-server-name} as SNI and as the name the certificate is checked against,
+ * {@code insecure-skip-tls-verify}), proxy and connect timeout, with no read timeout
+ * (watches stream for minutes) and no redirect following. It does not add the
+ * {@code Authorization} header.
  *
  * <p>
- * {@link #close()} stops the client's tasks and the relay; requests afterwards fail.
- * Thread-safe.
+ * Two clients, chosen by the proxy: the JDK HTTP client (HTTP/1.1), whose tasks run on
+ * the thread that hands them over (see {@link InlineExecutor}), for a direct connection,
+ * an {@code http://} proxy without credentials, and an {@code http://} proxy with
+ * credentials for an {@code http} server (the JDK client answers its 407 itself); and
+ * Jetty's HTTP client ({@link JettyTransport}, an optional dependency) for what the JDK
+ * client cannot do: an {@code https://} or {@code socks5://} proxy, or an {@code http://}
+ * proxy with credentials for an {@code https} server (the JDK client never sends Basic
+ * credentials on a CONNECT). Neither opens a listening port.
+ *
+ * <p>
+ * {@link #close()} stops the client; requests afterwards fail. Thread-safe.
  */
 final class Transport implements AutoCloseable {
+
+	/** The optional library for the proxies the JDK client cannot use. */
+	static final String JETTY_ARTIFACT = "org.eclipse.jetty:jetty-client";
+
+	private static final boolean JETTY_PRESENT = ClassUtils.isPresent("org.eclipse.jetty.client.HttpClient",
+			Transport.class.getClassLoader());
 
 	private final URI server;
 
 	private final ClientHttpRequestFactory requestFactory;
 
-	private final InlineExecutor executor;
+	private final @Nullable InlineExecutor executor;
 
-	private final @Nullable ProxyRelay relay;
+	private final Runnable stop;
 
-	private Transport(URI server, ClientHttpRequestFactory requestFactory, InlineExecutor executor,
-			@Nullable ProxyRelay relay) {
+	private final String description;
+
+	private Transport(URI server, ClientHttpRequestFactory requestFactory, @Nullable InlineExecutor executor,
+			Runnable stop, String description) {
 		this.server = server;
 		this.requestFactory = requestFactory;
 		this.executor = executor;
-		this.relay = relay;
+		this.stop = stop;
+		this.description = description;
 	}
 
 	/**
-	 * Builds the transport to a cluster. Opens the proxy relay when an {@code https}
-	 * server is reached through a proxy that wants credentials; starts no thread
-	 * otherwise.
+	 * Builds the transport to a cluster: on Jetty's client when its proxy needs it
+	 * (starting that client's threads), else on the JDK client (starting no thread).
 	 * @param cluster the cluster
 	 * @return the transport, to be closed by its owner
+	 * @throws IllegalStateException when the proxy needs Jetty's client and it is not on
+	 * the class path (the message names the proxy, never its credentials, and the
+	 * dependency to add)
 	 */
 	static Transport create(Cluster cluster) {
-		InlineExecutor executor = new InlineExecutor();
-		boolean https = "https".equalsIgnoreCase(cluster.server().getScheme());
 		Cluster.Proxy proxy = cluster.proxy();
-		ProxyRelay relay = null;
+		boolean https = "https".equalsIgnoreCase(cluster.server().getScheme());
+		if (proxy != null && needsJetty(cluster)) {
+			if (!JETTY_PRESENT) {
+				throw new IllegalStateException(missingJettyMessage(cluster));
+			}
+			JettyTransport.Started jetty = JettyTransport.create(cluster, proxy, https ? sslBundle(cluster) : null);
+			return new Transport(cluster.server(), jetty.requestFactory(), null, jetty.stop(),
+					"via " + proxy + " on Jetty's client");
+		}
+		InlineExecutor executor = new InlineExecutor();
 		try {
-			relay = (https && proxy != null && proxy.username() != null)
-					? ProxyRelay.start(proxy, cluster.server(), cluster.connectTimeout()) : null;
 			HttpClientSettings settings = new HttpClientSettings(HttpRedirects.DONT_FOLLOW, cluster.connectTimeout(),
 					null, https ? sslBundle(cluster) : null);
 			JdkHttpClientBuilder builder = new JdkHttpClientBuilder().withExecutor(executor)
@@ -83,12 +107,7 @@ final class Transport implements AutoCloseable {
 				builder = builder.withCustomizer((client) -> client.sslContext(new DeferredSslContext())
 					.sslParameters(DeferredSslContext.parameters()));
 			}
-			if (relay != null) {
-				// an https server through a proxy that wants credentials: the relay adds
-				// them to the CONNECT, which the JDK client never does (see ProxyRelay)
-				builder = builder.withProxySelector(ProxySelector.of(relay.address()));
-			}
-			else if (proxy != null) {
+			if (proxy != null) {
 				builder = builder.withProxySelector(
 						ProxySelector.of(InetSocketAddress.createUnresolved(proxy.host(), proxy.port())));
 				if (proxy.username() != null) {
@@ -99,15 +118,38 @@ final class Transport implements AutoCloseable {
 				}
 			}
 			return new Transport(cluster.server(), new ReadAheadRequestFactory(builder.build(settings)), executor,
-					relay);
+					executor::shutdownNow, "JDK");
 		}
 		catch (RuntimeException ex) {
-			if (relay != null) {
-				relay.close();
-			}
 			executor.shutdownNow();
 			throw ex;
 		}
+	}
+
+	/**
+	 * Whether a cluster needs Jetty's client: its proxy is {@code https://} or
+	 * {@code socks5://}, or wants credentials on the way to an {@code https} server.
+	 * @param cluster the cluster
+	 * @return whether the JDK client cannot serve its proxy
+	 */
+	static boolean needsJetty(Cluster cluster) {
+		Cluster.Proxy proxy = cluster.proxy();
+		if (proxy == null) {
+			return false;
+		}
+		boolean https = "https".equalsIgnoreCase(cluster.server().getScheme());
+		return proxy.scheme() != Cluster.Proxy.Scheme.HTTP || (https && proxy.username() != null);
+	}
+
+	/**
+	 * Why a cluster cannot be reached without the optional library.
+	 * @param cluster the cluster whose proxy needs it
+	 * @return the message, naming the proxy (without credentials) and the dependency
+	 */
+	static String missingJettyMessage(Cluster cluster) {
+		return "The cluster " + cluster.description() + " is reached through the proxy " + cluster.proxy()
+				+ ", which listwatch speaks to with Jetty's HTTP client: add the dependency " + JETTY_ARTIFACT
+				+ " (Spring Boot manages its version), or use an http:// proxy that needs no credentials";
 	}
 
 	/**
@@ -253,35 +295,31 @@ final class Transport implements AutoCloseable {
 
 	/**
 	 * Where the JDK client runs its tasks (for tests).
-	 * @return the executor
+	 * @return the executor, or {@code null} on Jetty's client
 	 */
-	ExecutorService executor() {
+	@Nullable ExecutorService executor() {
 		return this.executor;
 	}
 
 	/**
-	 * The proxy relay's address, if one runs (for tests).
-	 * @return the address or {@code null}
+	 * Whether requests go through Jetty's client (for tests).
+	 * @return whether the proxy needed it
 	 */
-	@Nullable InetSocketAddress relayAddress() {
-		return (this.relay != null) ? this.relay.address() : null;
+	boolean jetty() {
+		return this.executor == null;
 	}
 
 	/**
-	 * Stops the relay (cutting its tunnels) and the JDK client's tasks (open responses
-	 * break, later requests fail). Idempotent; returns without waiting.
+	 * Stops the client: open responses break, later requests fail. Idempotent.
 	 */
 	@Override
 	public void close() {
-		if (this.relay != null) {
-			this.relay.close();
-		}
-		this.executor.shutdownNow();
+		this.stop.run();
 	}
 
 	@Override
 	public String toString() {
-		return "Transport[" + this.server + ((this.relay != null) ? ", " + this.relay : "") + "]";
+		return "Transport[" + this.server + ", " + this.description + "]";
 	}
 
 }

@@ -2,11 +2,11 @@
  * The API server client: {@link dev.listwatch.client.ApiServerClient} makes a
  * {@code ListerWatcher} per resource (paged lists, streamed watches, API discovery) on
  * Boot's {@code RestClient}, over a transport it builds from a {@code Cluster} value and
- * owns (the JDK HTTP client with the cluster's TLS and proxy, a few response threads, the
- * proxy relay), and releases on {@code close()}; and a
- * {@link dev.listwatch.client.ResourceWriter} per resource, through which reconcilers
- * read and change objects on the same connection; each request takes a token of the
- * connection's {@link dev.listwatch.client.RequestBudget} first.
+ * owns (the JDK HTTP client with the cluster's TLS and proxy; Jetty's HTTP client, an
+ * optional dependency, only for a proxy the JDK client cannot use), and releases on
+ * {@code close()}; and a {@link dev.listwatch.client.ResourceWriter} per resource,
+ * through which reconcilers read and change objects on the same connection; each request
+ * takes a token of the connection's {@link dev.listwatch.client.RequestBudget} first.
  *
  * <p>
  * Everything but {@code ApiServerClient}, {@code ResourceWriter} and

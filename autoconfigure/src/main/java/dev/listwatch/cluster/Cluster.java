@@ -11,7 +11,7 @@ import org.springframework.boot.ssl.SslBundle;
 /**
  * A cluster to talk to, as a plain value: where the API server is, the TLS material to
  * trust it and to present a client certificate, the credentials for the
- * {@code Authorization} header, an optional HTTP proxy, the connect timeout, the default
+ * {@code Authorization} header, an optional proxy, the connect timeout, the default
  * namespace and a description that is safe to log. It holds nothing open: the HTTP
  * transport is built (and released) by the client that uses it.
  *
@@ -36,7 +36,7 @@ import org.springframework.boot.ssl.SslBundle;
  * certificate instead of the URL's host, or {@code null}
  * @param credentials the credentials for the {@code Authorization} header, never
  * {@code null} (use {@link Credentials#none()})
- * @param proxy the HTTP proxy to reach the server through, or {@code null} for a direct
+ * @param proxy the proxy to reach the server through, or {@code null} for a direct
  * connection
  * @param connectTimeout the TCP and TLS connect timeout, positive
  * @param namespace the default namespace, never blank
@@ -103,8 +103,8 @@ public record Cluster(URI server, @Nullable SslBundle ssl, boolean insecureSkipT
 	 * {@code insecure-skip-tls-verify=true} from the options without a CA drops the
 	 * kubeconfig's CA; a source that asks for a CA and for no verification at once is
 	 * refused; a token file wins over a token given next to it; an exec plugin that needs
-	 * a terminal ({@code interactiveMode: Always}) is refused; a {@code proxy-url} must
-	 * be {@code http://}.
+	 * a terminal ({@code interactiveMode: Always}) is refused; a {@code proxy-url} is
+	 * {@code http://}, {@code https://} or {@code socks5://}.
 	 *
 	 * <p>
 	 * Runs on the caller's thread. Reads files and parses certificates and keys now (so
@@ -134,22 +134,28 @@ public record Cluster(URI server, @Nullable SslBundle ssl, boolean insecureSkipT
 	}
 
 	/**
-	 * An HTTP proxy ({@code proxy-url}): the JDK client speaks plain HTTP to it; for an
-	 * {@code https} server the API traffic stays end-to-end TLS inside the proxy's
-	 * CONNECT tunnel. {@link #toString()} never shows the user or password.
+	 * A proxy to reach the API server through ({@code proxy-url}, or {@code HTTPS_PROXY}
+	 * / {@code HTTP_PROXY} from the environment): an HTTP proxy spoken to in clear
+	 * ({@code http://}) or over TLS ({@code https://}), or a SOCKS5 proxy
+	 * ({@code socks5://}), the kinds client-go accepts. For an {@code https} server the
+	 * API traffic stays end-to-end TLS inside the proxy's tunnel (a CONNECT, or a SOCKS5
+	 * connection). {@link #toString()} never shows the user or password.
 	 *
+	 * @param scheme how the proxy is spoken to
 	 * @param host the proxy's host
 	 * @param port the proxy's port
-	 * @param username the user for Basic proxy authentication, or {@code null} for none
+	 * @param username the user for the proxy (Basic {@code Proxy-Authorization} for an
+	 * HTTP proxy, the username/password method for SOCKS5), or {@code null} for none
 	 * @param password the password, or {@code null} (treated as empty when a user is set)
 	 */
-	public record Proxy(String host, int port, @Nullable String username, @Nullable String password) {
+	public record Proxy(Scheme scheme, String host, int port, @Nullable String username, @Nullable String password) {
 
 		/**
 		 * Checks the values.
 		 * @throws IllegalArgumentException if the port is not between 1 and 65535
 		 */
 		public Proxy {
+			Objects.requireNonNull(scheme, "scheme");
 			Objects.requireNonNull(host, "host");
 			if (port < 1 || port > 65535) {
 				throw new IllegalArgumentException("Proxy port " + port + " is not between 1 and 65535");
@@ -157,11 +163,23 @@ public record Cluster(URI server, @Nullable SslBundle ssl, boolean insecureSkipT
 		}
 
 		/**
+		 * An {@code http://} proxy.
+		 * @param host the proxy's host
+		 * @param port the proxy's port
+		 * @param username the user, or {@code null} for none
+		 * @param password the password, or {@code null}
+		 */
+		public Proxy(String host, int port, @Nullable String username, @Nullable String password) {
+			this(Scheme.HTTP, host, port, username, password);
+		}
+
+		/**
 		 * The proxy's URL without user and password.
 		 * @return e.g. {@code http://proxy.example.com:3128}
 		 */
 		public String withoutCredentials() {
-			return "http://" + this.host + ":" + this.port;
+			String literal = (this.host.indexOf(':') >= 0) ? "[" + this.host + "]" : this.host;
+			return this.scheme.prefix() + literal + ":" + this.port;
 		}
 
 		/**
@@ -171,6 +189,52 @@ public record Cluster(URI server, @Nullable SslBundle ssl, boolean insecureSkipT
 		@Override
 		public String toString() {
 			return withoutCredentials();
+		}
+
+		/**
+		 * How a proxy is spoken to.
+		 */
+		public enum Scheme {
+
+			/**
+			 * HTTP in clear: CONNECT for an {@code https} server, plain requests else.
+			 */
+			HTTP("http://", 80),
+
+			/** HTTP over TLS to the proxy (verified as any server is), then as HTTP. */
+			HTTPS("https://", 443),
+
+			/**
+			 * SOCKS5 (RFC 1928), with the username/password method (RFC 1929) when the
+			 * proxy has a user; host names are resolved by the proxy.
+			 */
+			SOCKS5("socks5://", 1080);
+
+			private final String prefix;
+
+			private final int defaultPort;
+
+			Scheme(String prefix, int defaultPort) {
+				this.prefix = prefix;
+				this.defaultPort = defaultPort;
+			}
+
+			/**
+			 * The URL prefix.
+			 * @return e.g. {@code socks5://}
+			 */
+			public String prefix() {
+				return this.prefix;
+			}
+
+			/**
+			 * The port a proxy URL without one means, as in Go.
+			 * @return 80, 443 or 1080
+			 */
+			public int defaultPort() {
+				return this.defaultPort;
+			}
+
 		}
 
 	}

@@ -6,8 +6,10 @@ import java.util.Objects;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.ssl.SslBundle;
+import org.springframework.util.ClassUtils;
 
 /**
  * Loads a {@link Cluster}: picks the source ({@link Sources}), reads a kubeconfig
@@ -16,6 +18,14 @@ import org.springframework.boot.ssl.SslBundle;
  * for the contract.
  */
 final class ClusterLoader {
+
+	/**
+	 * The optional library that speaks to https://, socks5:// and authenticated proxies.
+	 */
+	static final String JETTY_ARTIFACT = "org.eclipse.jetty:jetty-client";
+
+	private static final boolean JETTY_PRESENT = ClassUtils.isPresent("org.eclipse.jetty.client.HttpClient",
+			ClusterLoader.class.getClassLoader());
 
 	private static final Log logger = LogFactory.getLog(ClusterLoader.class);
 
@@ -85,12 +95,59 @@ final class ClusterLoader {
 		// client-go reads them
 		Cluster.Proxy proxy = (spec.proxy != null) ? spec.proxy
 				: EnvironmentProxy.forServer(spec.server, settings.environment());
+		if (proxy != null) {
+			String origin = (spec.proxy != null) ? spec.proxyOrigin : EnvironmentProxy.ORIGIN;
+			String field = (spec.proxy != null) ? spec.proxyField
+					: EnvironmentProxy.variable(spec.server, settings.environment());
+			requireProxyClient(proxy, https, JETTY_PRESENT, Objects.requireNonNull(origin, "set with the proxy"),
+					field);
+		}
 		Cluster cluster = new Cluster(spec.server, ssl, spec.insecure, spec.tlsServerName, spec.credentials, proxy,
 				settings.connectTimeout(), namespace, description);
 		if (logger.isDebugEnabled()) {
 			logger.debug("Loaded " + cluster);
 		}
 		return cluster;
+	}
+
+	/**
+	 * Refuses a proxy that only Jetty's HTTP client can speak to when that optional
+	 * library is missing: an {@code https://} or {@code socks5://} proxy, or one with
+	 * credentials on the way to an {@code https} server (the JDK client never sends them
+	 * on a CONNECT). The client package makes the same choice (its {@code Transport}).
+	 * @param proxy the proxy
+	 * @param https whether the server is {@code https}
+	 * @param jettyPresent whether {@code org.eclipse.jetty:jetty-client} is on the class
+	 * path
+	 * @param origin the file (or {@code environment}) that named the proxy
+	 * @param field the field (or variable)
+	 * @throws KubeconfigException if the proxy needs Jetty and it is missing
+	 */
+	static void requireProxyClient(Cluster.Proxy proxy, boolean https, boolean jettyPresent, String origin,
+			@Nullable String field) {
+		if (jettyPresent) {
+			return;
+		}
+		String why;
+		if (proxy.scheme() == Cluster.Proxy.Scheme.SOCKS5) {
+			why = "is a socks5:// proxy (" + proxy + ")";
+		}
+		else if (proxy.scheme() == Cluster.Proxy.Scheme.HTTPS) {
+			why = "is an https:// proxy (" + proxy + ", TLS to the proxy)";
+		}
+		else if (https && proxy.username() != null) {
+			why = "is an http:// proxy with credentials (" + proxy
+					+ ") on the way to an https:// server, which the JDK HTTP client never sends on a CONNECT";
+		}
+		else {
+			return;
+		}
+		throw new KubeconfigException(origin, field,
+				why + ": listwatch speaks to it with Jetty's HTTP client, " + JETTY_ARTIFACT
+						+ ", which is not on the class path",
+				"add the dependency " + JETTY_ARTIFACT
+						+ " to the application (Spring Boot manages its version; in Maven: <dependency><groupId>org.eclipse.jetty</groupId><artifactId>jetty-client</artifactId></dependency>), "
+						+ "or reach the API server through an http:// proxy that needs no credentials");
 	}
 
 	private static void applyOverrides(ClusterSpec spec, ConnectionOptions settings) {

@@ -35,6 +35,11 @@ final class ClusterSpec {
 
 	Cluster.@Nullable Proxy proxy;
 
+	/** Where {@link #proxy} was read: the file and the field. */
+	@Nullable String proxyOrigin;
+
+	@Nullable String proxyField;
+
 	@Nullable String caPem;
 
 	/**

@@ -19,8 +19,9 @@ import org.jspecify.annotations.Nullable;
  * {@code https_proxy}), an {@code http} server through {@code HTTP_PROXY} (else
  * {@code http_proxy}); an {@code https} server never falls back to
  * {@code HTTP_PROXY};</li>
- * <li>a value without a scheme is taken as {@code http://}; only {@code http://} proxies
- * are supported (as for {@code proxy-url});</li>
+ * <li>a value without a scheme is taken as {@code http://}; {@code http://},
+ * {@code https://}, {@code socks5://} and {@code socks5h://} proxies are taken, as Go's
+ * transport takes them;</li>
  * <li>{@code localhost} and loopback addresses are never proxied;</li>
  * <li>{@code NO_PROXY} (else {@code no_proxy}) is a comma-separated list: {@code *} for
  * no proxy at all; an IP address, or a CIDR block, matched against a server given by IP;
@@ -33,7 +34,22 @@ import org.jspecify.annotations.Nullable;
  */
 final class EnvironmentProxy {
 
+	/** What {@link KubeconfigException}s about a proxy variable name as their file. */
+	static final String ORIGIN = "environment";
+
 	private EnvironmentProxy() {
+	}
+
+	/**
+	 * The variable that names the proxy for a server, whether or not {@code NO_PROXY}
+	 * exempts the server.
+	 * @param server the API server's URL
+	 * @param environment the process environment
+	 * @return e.g. {@code HTTPS_PROXY}, or {@code null} when none is set
+	 */
+	static @Nullable String variable(URI server, Map<String, String> environment) {
+		return "https".equalsIgnoreCase(server.getScheme()) ? first(environment, "HTTPS_PROXY", "https_proxy")
+				: first(environment, "HTTP_PROXY", "http_proxy");
 	}
 
 	/**
@@ -41,13 +57,11 @@ final class EnvironmentProxy {
 	 * @param server the API server's URL
 	 * @param environment the process environment
 	 * @return the proxy, or {@code null} when the environment names none for this server
-	 * @throws KubeconfigException when the variable that applies is not an
-	 * {@code http://} proxy URL
+	 * @throws KubeconfigException when the variable that applies is not a proxy URL
 	 */
 	static Cluster.@Nullable Proxy forServer(URI server, Map<String, String> environment) {
 		boolean https = "https".equalsIgnoreCase(server.getScheme());
-		String variable = https ? first(environment, "HTTPS_PROXY", "https_proxy")
-				: first(environment, "HTTP_PROXY", "http_proxy");
+		String variable = variable(server, environment);
 		if (variable == null) {
 			return null;
 		}
@@ -63,7 +77,7 @@ final class EnvironmentProxy {
 			return null;
 		}
 		String url = value.contains("://") ? value : "http://" + value;
-		return Values.parseProxy(url, "environment", variable);
+		return Values.parseProxy(url, ORIGIN, variable, true);
 	}
 
 	/** The first of the names set to a non-blank value. */

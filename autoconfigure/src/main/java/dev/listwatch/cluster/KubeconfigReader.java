@@ -104,7 +104,9 @@ final class KubeconfigReader {
 		spec.insecureField = cluster.field("insecure-skip-tls-verify");
 		String proxy = cluster.text("proxy-url");
 		if (proxy != null) {
-			spec.proxy = Values.parseProxy(proxy, file, cluster.field("proxy-url"));
+			spec.proxy = Values.parseProxy(proxy, file, cluster.field("proxy-url"), false);
+			spec.proxyOrigin = file;
+			spec.proxyField = cluster.field("proxy-url");
 		}
 		String caData = cluster.text("certificate-authority-data");
 		String caFile = cluster.text("certificate-authority");

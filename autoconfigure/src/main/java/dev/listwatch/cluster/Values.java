@@ -66,43 +66,48 @@ final class Values {
 	}
 
 	/**
-	 * Parses a {@code proxy-url}: only {@code http://} proxies are accepted (the JDK
-	 * client cannot speak TLS to a proxy, and taking an {@code https://} URL would send
-	 * the CONNECT and the proxy credentials in clear where TLS was asked for).
+	 * Parses a {@code proxy-url}, or a proxy variable of the environment: the schemes
+	 * client-go accepts, {@code http://}, {@code https://} (TLS to the proxy) and
+	 * {@code socks5://}; from the environment also {@code socks5h://}, which Go's
+	 * transport takes as {@code socks5://} (the proxy resolves host names either way).
+	 * Without a port, the scheme's default (80, 443, 1080), as in Go.
 	 * @param value the text
 	 * @param file the file that holds it
 	 * @param field the field that holds it
+	 * @param environment whether it comes from the environment
 	 * @return the proxy, its user and password percent-decoded
-	 * @throws KubeconfigException if it is not an {@code http://} URL with a host
+	 * @throws KubeconfigException if it is not such a URL with a host
 	 */
-	static Cluster.Proxy parseProxy(String value, String file, String field) {
+	static Cluster.Proxy parseProxy(String value, String file, String field, boolean environment) {
 		URI uri;
 		try {
 			uri = new URI(value.strip());
 		}
 		catch (URISyntaxException ex) {
+			// never the value in the message: it may carry a password
 			throw new KubeconfigException(file, field, "is not a valid URL",
-					"write the proxy URL, e.g. http://proxy.example.com:3128");
+					"write the proxy URL, e.g. http://proxy.example.com:3128, https://proxy.example.com:3129 or socks5://proxy.example.com:1080");
 		}
 		String scheme = (uri.getScheme() != null) ? uri.getScheme().toLowerCase(Locale.ROOT) : "";
-		if (scheme.startsWith("socks")) {
-			throw new KubeconfigException(file, field, "is a " + scheme + " proxy, which is not supported",
-					"use an HTTP proxy (http://host:port), or tunnel another way (e.g. `ssh -L 6443:apiserver:6443` and point server at https://127.0.0.1:6443 with tls-server-name)");
-		}
-		if (scheme.equals("https") && uri.getHost() != null) {
-			// the JDK client speaks only plain HTTP to a proxy: taking the URL would send
-			// the CONNECT (and any proxy credentials) in clear where TLS was asked for
+		Cluster.Proxy.Scheme kind = switch (scheme) {
+			case "http" -> Cluster.Proxy.Scheme.HTTP;
+			case "https" -> Cluster.Proxy.Scheme.HTTPS;
+			case "socks5" -> Cluster.Proxy.Scheme.SOCKS5;
+			case "socks5h" -> environment ? Cluster.Proxy.Scheme.SOCKS5 : null;
+			default -> null;
+		};
+		if (kind == null) {
+			String fix = "socks5h".equals(scheme)
+					? "write socks5:// instead (client-go refuses socks5h:// in a kubeconfig; the proxy resolves host names with socks5:// too)"
+					: "write an http://, https:// or socks5:// proxy URL, e.g. http://proxy.example.com:3128 (socks4 is not supported, by client-go either)";
 			throw new KubeconfigException(file, field,
-					"is an https:// proxy URL, which is not supported: the HTTP client (the JDK's) cannot speak TLS to a proxy",
-					"use the proxy's plain HTTP address instead (http://" + uri.getHost()
-							+ ":<its HTTP port>; with an https:// server the API traffic stays end-to-end TLS inside the proxy's CONNECT tunnel, only the CONNECT request and the proxy credentials travel in clear), "
-							+ "or run a local TLS forwarder to the proxy (e.g. stunnel) and set proxy-url to http://127.0.0.1:<its port>");
+					"has the scheme '" + scheme + "', which is not a proxy scheme client-go accepts", fix);
 		}
-		if (!scheme.equals("http") || uri.getHost() == null) {
-			throw new KubeconfigException(file, field, "is not an http proxy URL",
-					"write the proxy URL, e.g. http://proxy.example.com:3128");
+		if (uri.getHost() == null) {
+			throw new KubeconfigException(file, field, "is not a proxy URL with a host",
+					"write the proxy URL, e.g. " + kind.prefix() + "proxy.example.com:" + kind.defaultPort());
 		}
-		int port = (uri.getPort() != -1) ? uri.getPort() : 80;
+		int port = (uri.getPort() != -1) ? uri.getPort() : kind.defaultPort();
 		String username = null;
 		String password = null;
 		if (uri.getRawUserInfo() != null) {
@@ -113,7 +118,11 @@ final class Values {
 			password = (parts.length > 1) ? URLDecoder.decode(parts[1].replace("+", "%2B"), StandardCharsets.UTF_8)
 					: "";
 		}
-		return new Cluster.Proxy(uri.getHost(), port, username, password);
+		String host = uri.getHost();
+		if (host.startsWith("[") && host.endsWith("]")) {
+			host = host.substring(1, host.length() - 1);
+		}
+		return new Cluster.Proxy(kind, host, port, username, password);
 	}
 
 	/**

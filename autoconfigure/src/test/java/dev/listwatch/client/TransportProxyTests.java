@@ -3,7 +3,6 @@ package dev.listwatch.client;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -21,6 +20,7 @@ import dev.listwatch.cluster.Cluster;
 import dev.listwatch.cluster.Corpus;
 import dev.listwatch.cluster.TestPki;
 import dev.listwatch.cluster.TestSettings;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,11 +30,12 @@ import org.springframework.http.client.ClientHttpResponse;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
-import static org.awaitility.Awaitility.await;
 
 /**
  * A cluster's {@code proxy-url}: the transport sends requests through the HTTP proxy,
- * with the proxy's credentials for {@code http://} and {@code https://} servers alike.
+ * with the proxy's credentials for {@code http://} and {@code https://} servers alike (on
+ * the JDK client, or on Jetty's where the JDK client would not send them). Every kind of
+ * proxy through a real proxy: {@code ProxyKindsIT}.
  */
 class TransportProxyTests {
 
@@ -105,8 +106,10 @@ class TransportProxyTests {
 		try (AuthenticatingProxy proxy = new AuthenticatingProxy("user", "pa@s+s");
 				Transport transport = Transport
 					.create(load(server, "http://user:pa%40s+s@127.0.0.1:" + proxy.port()))) {
+			assertThat(transport.jetty()).as("the JDK client never sends credentials on a CONNECT").isTrue();
 			assertThat(get(transport)).isEqualTo("200 ok");
 			assertThat(get(transport)).as("the tunnel is reused").isEqualTo("200 ok");
+			assertThat(this.seen).as("bodies as the server sends them").doesNotContainKey("accept-encoding");
 			String authority = "127.0.0.1:" + server.getPort();
 			assertThat(proxy.requests()).singleElement()
 				.satisfies((head) -> assertThat(head).startsWith("CONNECT " + authority + " HTTP/1.1\r\n")
@@ -120,7 +123,9 @@ class TransportProxyTests {
 		URI server = startHttps();
 		try (AuthenticatingProxy proxy = new AuthenticatingProxy("user", "right");
 				Transport transport = Transport.create(load(server, "http://user:wrong@127.0.0.1:" + proxy.port()))) {
-			assertThat(get(transport)).startsWith("407 ");
+			assertThat(get(transport))
+				.startsWith("407 The proxy http://127.0.0.1:" + proxy.port() + " refused the proxy credentials")
+				.doesNotContain("wrong");
 			assertThat(this.seen).doesNotContainKey("path");
 		}
 	}
@@ -130,7 +135,7 @@ class TransportProxyTests {
 		try (AuthenticatingProxy proxy = new AuthenticatingProxy("user", "secret");
 				Transport transport = Transport.create(load(URI.create("http://apiserver.invalid:8080"),
 						"http://user:secret@127.0.0.1:" + proxy.port()))) {
-			assertThat(transport.relayAddress()).as("the JDK client authenticates to the proxy itself").isNull();
+			assertThat(transport.jetty()).as("the JDK client authenticates to the proxy itself").isFalse();
 			assertThat(get(transport)).isEqualTo("200 via proxy");
 			assertThat(proxy.requests()).last()
 				.satisfies((head) -> assertThat(head).startsWith("GET http://apiserver.invalid:8080/version HTTP/1.1")
@@ -139,50 +144,59 @@ class TransportProxyTests {
 	}
 
 	@Test
-	void relayTunnelsOnlyToTheApiServer() throws Exception {
-		try (AuthenticatingProxy proxy = new AuthenticatingProxy("user", "secret")) {
-			Cluster.Proxy settings = new Cluster.Proxy("127.0.0.1", proxy.port(), "user", "secret");
-			try (ProxyRelay relay = ProxyRelay.start(settings, URI.create("https://api.example.com:6443"),
-					Duration.ofSeconds(5))) {
-				assertThat(relay.toString()).doesNotContain("secret").contains("http://127.0.0.1:" + proxy.port());
-				assertThat(exchange(relay, "CONNECT evil.example.com:6443 HTTP/1.1\r\n\r\n"))
-					.startsWith("HTTP/1.1 403 ");
-				assertThat(exchange(relay, "CONNECT api.example.com:443 HTTP/1.1\r\n\r\n")).startsWith("HTTP/1.1 403 ");
-				assertThat(exchange(relay, "GET http://api.example.com:6443/ HTTP/1.1\r\n\r\n"))
-					.startsWith("HTTP/1.1 403 ");
-				assertThat(proxy.requests()).isEmpty();
-			}
-		}
-	}
-
-	@Test
-	void closingTheTransportClosesTheRelayAndTheThreads() throws Exception {
+	void closingAJettyTransportFailsLaterRequests() throws Exception {
 		URI server = startHttps();
 		try (AuthenticatingProxy proxy = new AuthenticatingProxy("user", "secret")) {
 			Transport transport = Transport.create(load(server, "http://user:secret@127.0.0.1:" + proxy.port()));
 			assertThat(get(transport)).isEqualTo("200 ok");
-			InetSocketAddress relay = transport.relayAddress();
-			assertThat(relay).isNotNull();
 			transport.close();
-			assertThat(transport.executor().isShutdown()).isTrue();
-			// the listening socket closes once its accepting thread has left accept()
-			await().atMost(Duration.ofSeconds(10))
-				.untilAsserted(() -> assertThatExceptionOfType(IOException.class).isThrownBy(() -> {
-					try (Socket socket = new Socket()) {
-						socket.connect(relay, 5000);
-					}
-				}));
-			assertThatExceptionOfType(IOException.class).isThrownBy(() -> get(transport));
+			assertThatExceptionOfType(IOException.class).isThrownBy(() -> get(transport))
+				.withMessageContaining("closed");
+			transport.close();
 		}
 	}
 
-	private static String exchange(ProxyRelay relay, String request) throws IOException {
-		try (Socket socket = new Socket()) {
-			socket.connect(relay.address(), 5000);
-			socket.setSoTimeout(5000);
-			socket.getOutputStream().write(request.getBytes(StandardCharsets.ISO_8859_1));
-			return new String(socket.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
-		}
+	@Test
+	void closingAJdkTransportStopsItsTasks() throws Exception {
+		URI server = startHttps();
+		Transport transport = Transport.create(load(server, null));
+		assertThat(transport.jetty()).isFalse();
+		assertThat(get(transport)).isEqualTo("200 ok");
+		transport.close();
+		assertThat(transport.executor()).isNotNull()
+			.satisfies((executor) -> assertThat(executor.isShutdown()).isTrue());
+		assertThatExceptionOfType(IOException.class).isThrownBy(() -> get(transport));
+	}
+
+	@Test
+	void jettyIsUsedOnlyForTheProxiesTheJdkClientCannotUse() {
+		URI https = URI.create("https://api.example.com:6443");
+		URI http = URI.create("http://api.example.com:8080");
+		assertThat(Transport.needsJetty(cluster(https, null))).isFalse();
+		assertThat(Transport.needsJetty(cluster(https, new Cluster.Proxy("proxy", 3128, null, null)))).isFalse();
+		assertThat(Transport.needsJetty(cluster(http, new Cluster.Proxy("proxy", 3128, "user", "pw")))).isFalse();
+		assertThat(Transport.needsJetty(cluster(https, new Cluster.Proxy("proxy", 3128, "user", "pw")))).isTrue();
+		assertThat(Transport
+			.needsJetty(cluster(http, new Cluster.Proxy(Cluster.Proxy.Scheme.HTTPS, "proxy", 443, null, null))))
+			.isTrue();
+		assertThat(Transport
+			.needsJetty(cluster(http, new Cluster.Proxy(Cluster.Proxy.Scheme.SOCKS5, "proxy", 1080, null, null))))
+			.isTrue();
+	}
+
+	@Test
+	void withoutJettyTheMessageNamesTheProxyAndTheDependencyButNoSecret() {
+		Cluster cluster = cluster(URI.create("https://api.example.com:6443"),
+				new Cluster.Proxy(Cluster.Proxy.Scheme.SOCKS5, "proxy", 1080, "user", "s3cret-pw"));
+		assertThat(Transport.missingJettyMessage(cluster)).contains("socks5://proxy:1080")
+			.contains("org.eclipse.jetty:jetty-client")
+			.doesNotContain("s3cret-pw")
+			.doesNotContain("user");
+	}
+
+	private static Cluster cluster(URI server, Cluster.Proxy proxy) {
+		return new Cluster(server, null, false, null, dev.listwatch.cluster.Credentials.none(), proxy,
+				Duration.ofSeconds(5), "default", "test");
 	}
 
 	private URI startHttps() throws IOException {
@@ -194,6 +208,10 @@ class TransportProxyTests {
 		this.https.setHttpsConfigurator(new HttpsConfigurator(context));
 		this.https.createContext("/", (exchange) -> {
 			this.seen.put("path", exchange.getRequestURI().getPath());
+			String encoding = exchange.getRequestHeaders().getFirst("Accept-Encoding");
+			if (encoding != null) {
+				this.seen.put("accept-encoding", encoding);
+			}
 			byte[] body = "ok".getBytes(StandardCharsets.UTF_8);
 			exchange.sendResponseHeaders(200, body.length);
 			try (OutputStream out = exchange.getResponseBody()) {
@@ -204,7 +222,7 @@ class TransportProxyTests {
 		return URI.create("https://127.0.0.1:" + this.https.getAddress().getPort());
 	}
 
-	private Cluster load(URI server, String proxyUrl) {
+	private Cluster load(URI server, @Nullable String proxyUrl) {
 		Path file = Corpus.write(this.dir.resolve("config"), """
 				apiVersion: v1
 				kind: Config
@@ -213,12 +231,12 @@ class TransportProxyTests {
 				- name: c
 				  cluster:
 				    server: %s
-				    proxy-url: %s
+				%s
 				%s
 				contexts:
 				- name: c
 				  context: {cluster: c}
-				""".formatted(server, proxyUrl,
+				""".formatted(server, (proxyUrl != null) ? "    proxy-url: " + proxyUrl : "",
 				(this.caData != null) ? "    certificate-authority-data: " + this.caData : ""));
 		return new TestSettings(this.dir).kubeconfig(file).load();
 	}

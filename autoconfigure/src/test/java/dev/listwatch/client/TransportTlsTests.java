@@ -27,6 +27,7 @@ import dev.listwatch.cluster.Corpus;
 import dev.listwatch.cluster.Credentials;
 import dev.listwatch.cluster.TestPki;
 import dev.listwatch.cluster.TestSettings;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -43,7 +44,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * TLS of the transport built from a loaded {@link Cluster}, against a local HTTPS server
- * with certificates generated at test time.
+ * with certificates generated at test time; on Jetty's client, through a proxy, in
+ * {@link TransportTlsThroughJettyTests}.
  */
 class TransportTlsTests {
 
@@ -138,7 +140,23 @@ class TransportTlsTests {
 	}
 
 	private Cluster load(Path kubeconfig) {
-		return new TestSettings(this.dir).kubeconfig(kubeconfig).load();
+		return throughProxy(new TestSettings(this.dir).kubeconfig(kubeconfig).load());
+	}
+
+	/**
+	 * The proxy every cluster of these tests is reached through.
+	 * @return {@code null} here: a direct connection
+	 */
+	Cluster.@Nullable Proxy proxy() {
+		return null;
+	}
+
+	private Cluster throughProxy(Cluster cluster) {
+		Cluster.Proxy proxy = proxy();
+		return (proxy == null) ? cluster
+				: new Cluster(cluster.server(), cluster.ssl(), cluster.insecureSkipTlsVerify(), cluster.tlsServerName(),
+						cluster.credentials(), proxy, cluster.connectTimeout(), cluster.namespace(),
+						cluster.description());
 	}
 
 	static String get(Cluster cluster) throws IOException {
@@ -234,7 +252,7 @@ class TransportTlsTests {
 		Path config = kubeconfig(uri, "insecure-skip-tls-verify: true", "");
 		TestSettings settings = new TestSettings(this.dir).kubeconfig(config);
 		settings.insecure = false;
-		Cluster cluster = settings.load();
+		Cluster cluster = throughProxy(settings.load());
 		assertThatExceptionOfType(IOException.class).isThrownBy(() -> get(cluster));
 	}
 
@@ -244,12 +262,12 @@ class TransportTlsTests {
 		Path config = kubeconfig(uri, "insecure-skip-tls-verify: true", "");
 		TestSettings wrongCa = new TestSettings(this.dir).kubeconfig(config);
 		wrongCa.certificateAuthorityData = otherCa.certificatePem();
-		Cluster verified = wrongCa.load();
+		Cluster verified = throughProxy(wrongCa.load());
 		assertThatExceptionOfType(IOException.class).as("verification is on again").isThrownBy(() -> get(verified));
 		Files.writeString(this.dir.resolve("ca.crt"), ca.certificatePem());
 		TestSettings rightCa = new TestSettings(this.dir).kubeconfig(config);
 		rightCa.certificateAuthority = this.dir.resolve("ca.crt").toString();
-		assertThat(get(rightCa.load())).isEqualTo("200 ok");
+		assertThat(get(throughProxy(rightCa.load()))).isEqualTo("200 ok");
 	}
 
 	@Test
@@ -258,7 +276,7 @@ class TransportTlsTests {
 		Path config = kubeconfig(uri, "certificate-authority-data: " + otherCa.certificateBase64(), "");
 		TestSettings settings = new TestSettings(this.dir).kubeconfig(config);
 		settings.insecure = true;
-		assertThat(get(settings.load())).isEqualTo("200 ok");
+		assertThat(get(throughProxy(settings.load()))).isEqualTo("200 ok");
 	}
 
 	@Test
@@ -369,8 +387,8 @@ class TransportTlsTests {
 		return SslBundle.of(new PemSslStoreBundle(keyStore, PemSslStore.of(List.of(trusted.certificate()), null)));
 	}
 
-	private static Cluster cluster(URI server, SslBundle ssl, String tlsServerName) {
-		return new Cluster(server, ssl, false, tlsServerName, Credentials.none(), null, Duration.ofSeconds(5),
+	private Cluster cluster(URI server, SslBundle ssl, String tlsServerName) {
+		return new Cluster(server, ssl, false, tlsServerName, Credentials.none(), proxy(), Duration.ofSeconds(5),
 				"default", "test");
 	}
 

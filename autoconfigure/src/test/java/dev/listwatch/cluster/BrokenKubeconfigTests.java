@@ -44,8 +44,9 @@ class BrokenKubeconfigTests {
 						"certs/missing.crt which cannot be read", "relative paths resolve against the kubeconfig"),
 				Arguments.of("auth-provider.yaml", "users[gke].user.auth-provider",
 						"auth-provider plugins were removed in kubectl 1.26", "exec credential plugin"),
-				Arguments.of("socks-proxy.yaml", "clusters[c].cluster.proxy-url",
-						"socks5 proxy, which is not supported", "HTTP proxy"),
+				Arguments.of("socks4-proxy.yaml", "clusters[c].cluster.proxy-url",
+						"has the scheme 'socks4', which is not a proxy scheme client-go accepts",
+						"write an http://, https:// or socks5:// proxy URL"),
 				Arguments.of("exec-v1alpha1.yaml", "users[old].user.exec.apiVersion",
 						"client.authentication.k8s.io/v1alpha1', which is not supported",
 						"client.authentication.k8s.io/v1"),
@@ -55,8 +56,9 @@ class BrokenKubeconfigTests {
 				Arguments.of("insecure-with-ca.yaml", "clusters[c].cluster.insecure-skip-tls-verify",
 						"is true while clusters[c].cluster.certificate-authority-data is set",
 						"remove insecure-skip-tls-verify to verify the API server against the CA"),
-				Arguments.of("https-proxy.yaml", "clusters[c].cluster.proxy-url",
-						"is an https:// proxy URL, which is not supported", "http://proxy.example.com:"),
+				Arguments.of("socks5h-proxy.yaml", "clusters[c].cluster.proxy-url",
+						"has the scheme 'socks5h', which is not a proxy scheme client-go accepts",
+						"write socks5:// instead"),
 				Arguments.of("exec-interactive-always.yaml", "users[sso].user.exec.interactiveMode",
 						"is Always: the plugin needs a terminal", "interactiveMode: Never"));
 	}

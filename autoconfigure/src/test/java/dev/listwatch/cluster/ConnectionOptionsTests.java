@@ -13,6 +13,7 @@ import org.springframework.boot.ssl.pem.PemSslStore;
 import org.springframework.boot.ssl.pem.PemSslStoreBundle;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
@@ -133,11 +134,67 @@ class ConnectionOptionsTests {
 
 	@Test
 	void proxyCredentialsArePercentDecodedAndNeverShown() {
-		Cluster.Proxy proxy = Values.parseProxy("http://user:pa%40ss@proxy.example.com:3128", "f", "x");
+		Cluster.Proxy proxy = Values.parseProxy("http://user:pa%40ss@proxy.example.com:3128", "f", "x", false);
 		assertThat(proxy.username()).isEqualTo("user");
 		assertThat(proxy.password()).isEqualTo("pa@ss");
 		assertThat(proxy.withoutCredentials()).isEqualTo("http://proxy.example.com:3128");
 		assertThat(proxy.toString()).doesNotContain("pa@ss");
+	}
+
+	@Test
+	void everyProxySchemeClientGoAcceptsWithItsDefaultPort() {
+		assertThat(Values.parseProxy("https://u:p%3Aw@proxy.example.com", "f", "x", false))
+			.isEqualTo(new Cluster.Proxy(Cluster.Proxy.Scheme.HTTPS, "proxy.example.com", 443, "u", "p:w"))
+			.hasToString("https://proxy.example.com:443");
+		assertThat(Values.parseProxy("SOCKS5://u:pw@[::1]", "f", "x", false))
+			.isEqualTo(new Cluster.Proxy(Cluster.Proxy.Scheme.SOCKS5, "::1", 1080, "u", "pw"))
+			.hasToString("socks5://[::1]:1080");
+		assertThat(Values.parseProxy("http://proxy.example.com", "f", "x", false))
+			.isEqualTo(new Cluster.Proxy("proxy.example.com", 80, null, null));
+		assertThat(Values.parseProxy("socks5h://proxy:1081", "environment", "HTTPS_PROXY", true))
+			.as("Go's transport takes socks5h from the environment")
+			.isEqualTo(new Cluster.Proxy(Cluster.Proxy.Scheme.SOCKS5, "proxy", 1081, null, null));
+	}
+
+	@Test
+	void aProxySchemeClientGoRefusesNamesTheFieldAndTheFix() {
+		assertThatExceptionOfType(KubeconfigException.class)
+			.isThrownBy(() -> Values.parseProxy("socks5h://u:s3cret@proxy:1080", "/k/config",
+					"clusters[c].cluster.proxy-url", false))
+			.withMessageContaining("/k/config: clusters[c].cluster.proxy-url has the scheme 'socks5h'")
+			.withMessageContaining("write socks5:// instead")
+			.withMessageNotContaining("s3cret");
+		assertThatExceptionOfType(KubeconfigException.class)
+			.isThrownBy(() -> Values.parseProxy("socks4://proxy:1080", "f", "proxy-url", false))
+			.withMessageContaining("socks4")
+			.withMessageContaining("http://, https:// or socks5://");
+	}
+
+	@Test
+	void withoutJettyAProxyOnlyJettyCanUseFailsStartupNamingTheFieldAndTheDependency() {
+		Cluster.Proxy socks = new Cluster.Proxy(Cluster.Proxy.Scheme.SOCKS5, "proxy", 1080, "u", "s3cret");
+		assertThatExceptionOfType(KubeconfigException.class)
+			.isThrownBy(() -> ClusterLoader.requireProxyClient(socks, true, false, "/k/config",
+					"clusters[c].cluster.proxy-url"))
+			.satisfies((ex) -> {
+				assertThat(ex.getMessage()).contains("/k/config: clusters[c].cluster.proxy-url is a socks5:// proxy")
+					.contains("org.eclipse.jetty:jetty-client")
+					.doesNotContain("s3cret");
+				assertThat(ex.fix()).contains("<artifactId>jetty-client</artifactId>");
+			});
+		Cluster.Proxy tls = new Cluster.Proxy(Cluster.Proxy.Scheme.HTTPS, "proxy", 443, null, null);
+		assertThatExceptionOfType(KubeconfigException.class)
+			.isThrownBy(() -> ClusterLoader.requireProxyClient(tls, false, false, "environment", "HTTP_PROXY"))
+			.withMessageContaining("environment: HTTP_PROXY is an https:// proxy");
+		Cluster.Proxy basic = new Cluster.Proxy("proxy", 3128, "u", "s3cret");
+		assertThatExceptionOfType(KubeconfigException.class)
+			.isThrownBy(() -> ClusterLoader.requireProxyClient(basic, true, false, "environment", "HTTPS_PROXY"))
+			.withMessageContaining("with credentials")
+			.withMessageNotContaining("s3cret");
+		// what the JDK client does itself needs nothing
+		ClusterLoader.requireProxyClient(basic, false, false, "environment", "HTTP_PROXY");
+		ClusterLoader.requireProxyClient(new Cluster.Proxy("proxy", 3128, null, null), true, false, "f", "x");
+		ClusterLoader.requireProxyClient(socks, true, true, "f", "x");
 	}
 
 	@Test

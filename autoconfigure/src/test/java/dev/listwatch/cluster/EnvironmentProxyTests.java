@@ -71,13 +71,23 @@ class EnvironmentProxyTests {
 	}
 
 	@Test
+	void everyProxySchemeGoTakesFromTheEnvironment() {
+		assertThat(proxy(SERVER, Map.of("HTTPS_PROXY", "https://user:p%40ss@proxy:3129")))
+			.isEqualTo(new Cluster.Proxy(Cluster.Proxy.Scheme.HTTPS, "proxy", 3129, "user", "p@ss"));
+		assertThat(proxy(SERVER, Map.of("HTTPS_PROXY", "socks5://proxy")))
+			.isEqualTo(new Cluster.Proxy(Cluster.Proxy.Scheme.SOCKS5, "proxy", 1080, null, null));
+		assertThat(proxy(URI.create("http://api.corp.example:8080"), Map.of("http_proxy", "socks5h://u:pw@proxy:1081")))
+			.isEqualTo(new Cluster.Proxy(Cluster.Proxy.Scheme.SOCKS5, "proxy", 1081, "u", "pw"));
+	}
+
+	@Test
 	void aProxyUrlThatCannotWorkFailsNamingTheVariable() {
 		assertThatExceptionOfType(KubeconfigException.class)
-			.isThrownBy(() -> proxy(SERVER, Map.of("HTTPS_PROXY", "socks5://proxy:1080")))
-			.withMessageContaining("HTTPS_PROXY")
-			.withMessageContaining("socks5");
+			.isThrownBy(() -> proxy(SERVER, Map.of("HTTPS_PROXY", "socks4://user:s3cret@proxy:1080")))
+			.withMessageContaining("environment: HTTPS_PROXY has the scheme 'socks4'")
+			.withMessageNotContaining("s3cret");
 		assertThatExceptionOfType(KubeconfigException.class)
-			.isThrownBy(() -> proxy(SERVER, Map.of("https_proxy", "https://proxy:3129")))
+			.isThrownBy(() -> proxy(SERVER, Map.of("https_proxy", "ftp://proxy:21")))
 			.withMessageContaining("https_proxy");
 	}
 

@@ -155,6 +155,10 @@ class SecretsTests {
 				"proxy-url: socks5://u:" + PROXY_PASSWORD + "@localhost:1080")));
 		record(() -> load(kubeconfig("https-proxy.yaml", "token: " + TOKEN,
 				"proxy-url: https://u:" + PROXY_PASSWORD + "@proxy.example.com:3129")));
+		record(() -> load(kubeconfig("socks5h.yaml", "token: " + TOKEN,
+				"proxy-url: socks5h://u:" + PROXY_PASSWORD + "@proxy.example.com:1080")));
+		record(() -> load(kubeconfig("socks4.yaml", "token: " + TOKEN,
+				"proxy-url: socks4://u:" + PROXY_PASSWORD + "@proxy.example.com:1080")));
 		record(() -> load(kubeconfig("missing-ctx-cluster.yaml", "token: " + TOKEN, "").resolveSibling("none")));
 		for (String name : List.of("not-yaml.yaml", "bad-base64.yaml", "key-mismatch.yaml", "missing-user.yaml",
 				"auth-provider.yaml")) {
@@ -171,7 +175,9 @@ class SecretsTests {
 		assertThat(everything).contains("exited with code 1")
 			.contains("not an ExecCredential JSON")
 			.contains("is not valid YAML")
-			.contains("is an https:// proxy URL")
+			.contains("proxy=https://proxy.example.com:3129")
+			.contains("has the scheme 'socks5h'")
+			.contains("has the scheme 'socks4'")
 			.contains("Using the token of users[u].user.token in ")
 			.contains("insecure-skip-tls-verify is set");
 	}

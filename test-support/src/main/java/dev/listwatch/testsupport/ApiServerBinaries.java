@@ -45,7 +45,7 @@ final class ApiServerBinaries {
 
 	/** The files of the {@code testcluster} Go module, relative to its folder. */
 	static final List<String> SOURCES = List.of("build.sh", "go.mod", "go.sum", "cmd/kube-apiserver/main.go",
-			"cmd/etcd/main.go", "cmd/kubectl/main.go");
+			"cmd/etcd/main.go", "cmd/kubectl/main.go", "proxy/go.mod", "proxy/go.sum", "proxy/main.go");
 
 	private static final Logger logger = LoggerFactory.getLogger(ApiServerBinaries.class);
 
@@ -141,6 +141,34 @@ final class ApiServerBinaries {
 		Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwx------"));
 	}
 
+	/**
+	 * The {@code testproxy} binary that {@code testcluster/build.sh} builds (an HTTP,
+	 * HTTPS or SOCKS5 proxy on loopback), building it first if it is missing.
+	 * @return its path
+	 */
+	static Path testProxy() {
+		Path binary = k8sDir().getParent().resolve("listwatch-testproxy").resolve("testproxy");
+		if (Files.isExecutable(binary)) {
+			return binary;
+		}
+		try {
+			Files.createDirectories(k8sDir());
+			try (FileChannel channel = FileChannel.open(k8sDir().resolve(".listwatch-build.lock"),
+					StandardOpenOption.CREATE, StandardOpenOption.WRITE); FileLock lock = channel.lock()) {
+				if (!Files.isExecutable(binary)) {
+					build();
+				}
+			}
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Cannot build testproxy", ex);
+		}
+		if (!Files.isExecutable(binary)) {
+			throw new IllegalStateException("testcluster/build.sh ran, but " + binary + " is still missing");
+		}
+		return binary;
+	}
+
 	private static boolean present(Path dir) {
 		return List.of("kube-apiserver", "etcd", "kubectl")
 			.stream()
@@ -152,8 +180,9 @@ final class ApiServerBinaries {
 			throw new IllegalStateException(missingMessage());
 		}
 		Path script = testclusterDir().resolve("build.sh");
-		logger.info("kube-apiserver {} is not in {}: building it with {} (a cold build takes several minutes)", VERSION,
-				versionDir(), script);
+		logger.info(
+				"kube-apiserver {} or testproxy is not in {}: building them with {} (a cold build of kube-apiserver takes several minutes)",
+				VERSION, versionDir(), script);
 		long started = System.nanoTime();
 		ProcessBuilder builder = new ProcessBuilder("bash", script.toString()).redirectErrorStream(true);
 		builder.environment().put("KUBEAPITEST_DIR", k8sDir().getParent().toString());
