@@ -86,6 +86,12 @@ public final class Controller<T> implements SmartLifecycle, ApplicationEventPubl
 	 */
 	private static final Duration SYNC_POLL = Duration.ofMillis(200);
 
+	/**
+	 * How long a key taken while the condition of {@link #runOnlyWhen} does not hold
+	 * waits before it is taken again (the stop that follows keeps it for the next run).
+	 */
+	private static final Duration CONDITION_RECHECK = Duration.ofMillis(50);
+
 	private final String name;
 
 	private final Informer<T> informer;
@@ -726,7 +732,13 @@ public final class Controller<T> implements SmartLifecycle, ApplicationEventPubl
 				while ((key = this.queue.take()) != null) {
 					// checked once the key is marked processing, so that busyWith sees a
 					// key taken before the gate closed
-					if (Controller.this.keys.test(key)) {
+					if (!Controller.this.condition.getAsBoolean()) {
+						// a leader-only controller no longer leader, not stopped yet: the
+						// key waits, and the stop that follows hands it to the next term
+						this.queue.done(key);
+						this.queue.addAfter(key, CONDITION_RECHECK);
+					}
+					else if (Controller.this.keys.test(key)) {
 						reconcileInSlot(key);
 					}
 					else {
