@@ -24,6 +24,7 @@ import javax.net.ssl.TrustManagerFactory;
 import javax.net.ssl.X509ExtendedTrustManager;
 
 import dev.listwatch.cluster.Cluster;
+import org.apache.commons.logging.LogFactory;
 import org.eclipse.jetty.client.BasicAuthentication;
 import org.eclipse.jetty.client.BytesRequestContent;
 import org.eclipse.jetty.client.HttpClient;
@@ -80,6 +81,9 @@ import org.springframework.http.client.ClientHttpResponse;
  */
 final class JettyTransport {
 
+	/** The logger under which Jetty's client logs each request's headers at DEBUG. */
+	private static final String HEADERS_LOGGER = "org.eclipse.jetty.client.transport.HttpSender";
+
 	/** How long a request waits for its response's headers: as long as it takes. */
 	private static final long NO_TIMEOUT_DAYS = 365;
 
@@ -96,6 +100,11 @@ final class JettyTransport {
 	 * @return the request factory and how to stop the client, which its owner must do
 	 */
 	static Started create(Cluster cluster, Cluster.Proxy proxy, @Nullable SslBundle serverTls) {
+		if (LogFactory.getLog(HEADERS_LOGGER).isDebugEnabled()) {
+			LogFactory.getLog(JettyTransport.class)
+				.warn("Logger " + HEADERS_LOGGER + " is at DEBUG: Jetty's client then logs the headers of every "
+						+ "request, the API server's and the proxy's credentials included. Set it to INFO.");
+		}
 		QueuedThreadPool threads = new QueuedThreadPool(200, 1, 60_000);
 		threads.setName("listwatch-proxied");
 		threads.setDaemon(true);
