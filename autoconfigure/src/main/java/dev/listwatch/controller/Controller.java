@@ -763,6 +763,11 @@ public final class Controller<T> implements SmartLifecycle, ApplicationEventPubl
 		}
 
 		@Override
+		public boolean awaitSynced(Duration timeout) throws InterruptedException {
+			return Controller.this.informer.awaitSynced(timeout);
+		}
+
+		@Override
 		public boolean cached(String key) {
 			return Controller.this.informer.lister().get(key).isPresent();
 		}

@@ -71,12 +71,15 @@ public final class Request<T> {
 	 * Whether this replica still reconciles this key now. True for the whole reconcile of
 	 * a controller that runs everywhere. False, from the moment it happens, once a
 	 * sharded controller's replica has given up the key's shard or passed its renew
-	 * deadline (another replica may then take the shard over once the lease's margin has
-	 * passed), or a leader-only controller's replica is no longer leader. Ask it just
+	 * deadline, or a leader-only controller's replica is no longer leader. Ask it just
 	 * before an effect that must not happen on two replicas at once, and give up (return
-	 * or throw) when it is false: an effect that starts after a true answer started
-	 * before any other replica could take the key over, on this machine's monotonic
-	 * clock, even if this process was frozen (a long GC pause) before the question.
+	 * or throw) when it is false. A true answer means no other replica may take the key
+	 * over before the margin {@code lease-duration - renew-deadline} has passed (on this
+	 * machine's monotonic clock, even if this process was frozen before the question): an
+	 * effect sent within that margin of the answer cannot meet another replica's. An
+	 * effect that waits longer (a GC pause, a request budget, a retry) is covered only by
+	 * the API server's own check: write with a resourceVersion, and a 409 refuses a stale
+	 * write.
 	 * @return whether the key is still this replica's
 	 */
 	public boolean stillOwned() {

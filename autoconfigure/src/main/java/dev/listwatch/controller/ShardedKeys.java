@@ -1,5 +1,6 @@
 package dev.listwatch.controller;
 
+import java.time.Duration;
 import java.util.Set;
 import java.util.function.Predicate;
 
@@ -14,6 +15,14 @@ interface ShardedKeys {
 	 * @return the name
 	 */
 	String name();
+
+	/**
+	 * Waits for the watch's first sync.
+	 * @param timeout how long at most
+	 * @return whether it has synced
+	 * @throws InterruptedException when interrupted while waiting
+	 */
+	boolean awaitSynced(Duration timeout) throws InterruptedException;
 
 	/**
 	 * Whether the watch's cache holds a key's object.

@@ -50,6 +50,12 @@ final class Shards implements ShardListener {
 
 	private static final Log logger = LogFactory.getLog(Shards.class);
 
+	/** How often the thread that joins looks again whether to stop. */
+	private static final Duration SYNC_POLL = Duration.ofMillis(200);
+
+	/** How often the kept deletions are swept at most. */
+	private static final long SWEEP_NANOS = TimeUnit.SECONDS.toNanos(1);
+
 	/** How long the per-shard queue depths are reused. */
 	private static final long QUEUED_TTL_NANOS = TimeUnit.SECONDS.toNanos(1);
 
@@ -76,6 +82,15 @@ final class Shards implements ShardListener {
 	private volatile @Nullable ApplicationEventPublisher publisher;
 
 	private @Nullable ScheduledExecutorService timer;
+
+	/** The thread that joins the group once the watch synced; {@code null} after. */
+	private @Nullable Thread joining;
+
+	/** Whether a stop was asked since the last start (guarded by this). */
+	private boolean stopping;
+
+	/** When the kept deletions were last swept of those kept long enough. */
+	private volatile long swept;
 
 	private @Nullable ExecutorService events;
 
@@ -123,7 +138,10 @@ final class Shards implements ShardListener {
 		if (!this.controller.cached(key)) {
 			long now = this.ticker.getAsLong();
 			this.deletions.put(key, now);
-			this.deletions.values().removeIf((since) -> now - since - this.keepFor > 0);
+			if (now - this.swept > SWEEP_NANOS) {
+				this.swept = now;
+				this.deletions.values().removeIf((since) -> now - since - this.keepFor > 0);
+			}
 		}
 		// started between the worker's check and now: its start may not have seen the key
 		if (owns(key)) {
@@ -131,19 +149,65 @@ final class Shards implements ShardListener {
 		}
 	}
 
+	/**
+	 * Joins the group once the watch has synced (on a thread of its own): a replica that
+	 * took shards before its cache held every object could miss a deletion of theirs
+	 * (neither in its first list nor an event), and one whose watch never syncs would
+	 * hold a share it cannot work.
+	 */
 	synchronized void start() {
 		if (this.timer == null) {
 			this.timer = Executors.newSingleThreadScheduledExecutor((task) -> daemon(task, "abandon"));
 			this.events = Executors.newSingleThreadExecutor((task) -> daemon(task, "shard-events"));
 		}
-		this.membership.start();
+		this.stopping = false;
+		Thread thread = daemon(this::joinOnceSynced, "join");
+		this.joining = thread;
+		thread.start();
+	}
+
+	private void joinOnceSynced() {
+		try {
+			while (!this.controller.awaitSynced(SYNC_POLL)) {
+				if (Thread.currentThread().isInterrupted()) {
+					return;
+				}
+			}
+		}
+		catch (InterruptedException ex) {
+			return;
+		}
+		synchronized (this) {
+			if (!this.stopping) {
+				this.membership.start();
+			}
+		}
 	}
 
 	/**
 	 * Stops the membership: its shards are given up, their reconciles drained (at most
 	 * the renew deadline) and its Lease released.
 	 */
-	synchronized void stop() {
+	void stop() {
+		Thread thread;
+		synchronized (this) {
+			this.stopping = true;
+			thread = this.joining;
+			this.joining = null;
+		}
+		if (thread != null) {
+			thread.interrupt();
+			try {
+				thread.join(TimeUnit.SECONDS.toMillis(5));
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		}
+		stopMembership();
+	}
+
+	private synchronized void stopMembership() {
 		this.membership.stop();
 		ScheduledExecutorService timers = this.timer;
 		ExecutorService publishing = this.events;

@@ -34,8 +34,9 @@ interface MemberLeaseStore {
 	 * @param previous the Lease as last read or written
 	 * @param record what to write
 	 * @return the Lease as written
-	 * @throws KubernetesApiException of code 409 when the Lease changed since, 404 when
-	 * it is gone
+	 * @throws KubernetesApiException of code 409 when the Lease changed since (a Lease
+	 * deleted meanwhile is created again by the API server, which allows a create on
+	 * update for Leases; a store that does not may answer 404)
 	 */
 	MemberLease update(MemberLease previous, MemberRecord record);
 

@@ -140,6 +140,13 @@ public final class ShardMembership implements AutoCloseable {
 
 	private boolean failing;
 
+	/**
+	 * Whether it fenced itself and has not had a successful step since: it then writes
+	 * its Lease without a holder, so that the others do not count it live (and give it a
+	 * share) while its lists fail and its writes do not.
+	 */
+	private boolean fenced;
+
 	/** Whether the last step claimed shards its write did not list yet. */
 	private boolean unwrittenClaims;
 
@@ -292,6 +299,7 @@ public final class ShardMembership implements AutoCloseable {
 			return;
 		}
 		this.active = false;
+		this.fenced = true;
 		this.unwrittenClaims = false;
 		this.fences.incrementAndGet();
 		long now = this.ticker.getAsLong();
@@ -321,14 +329,16 @@ public final class ShardMembership implements AutoCloseable {
 		listing.addAll(this.inherited.keySet());
 		try {
 			long start = this.ticker.getAsLong();
-			MemberLease written = writeOwn(listing, deadline);
+			boolean holderless = this.fenced;
+			MemberLease written = writeOwn(listing, deadline, holderless);
+			long listSent = this.ticker.getAsLong();
 			List<MemberLease> group = this.requests.call(this.store::list, deadline);
 			if (this.ticker.getAsLong() - (start + this.renewNanos) >= 0) {
 				throw new KubernetesApiException(Kind.CONNECTION,
 						"The step answered after the renew deadline: too late to act on", null);
 			}
-			succeeded(start, written, listing, group);
-			deleteExpired(deadline);
+			succeeded(start, written, listing, group, listSent, holderless);
+			deleteExpired(deadline, listSent);
 			if (this.failing) {
 				this.failing = false;
 				logger.info("Shard membership in " + this.options.group() + " reaches the API server again");
@@ -348,8 +358,8 @@ public final class ShardMembership implements AutoCloseable {
 	 * replica joining later need not wait a lease duration to count them gone, and the
 	 * group keeps no Lease of a replica gone for good. A failure waits for the next step.
 	 */
-	private void deleteExpired(long deadline) {
-		for (MemberLease expired : this.observations.expired(this.ticker.getAsLong())) {
+	private void deleteExpired(long deadline, long listSent) {
+		for (MemberLease expired : this.observations.expired(listSent)) {
 			try {
 				if (this.requests.call(() -> this.store.delete(expired), deadline)) {
 					logger.info(this.options.identity() + " deleted the expired Lease " + expired.name() + " of "
@@ -396,7 +406,7 @@ public final class ShardMembership implements AutoCloseable {
 	 * incarnation's shards are inherited), creates it when there is none, reads it again
 	 * once on a conflict.
 	 */
-	private MemberLease writeOwn(SortedSet<Integer> listing, long deadline) {
+	private MemberLease writeOwn(SortedSet<Integer> listing, long deadline, boolean holderless) {
 		MemberLease known = this.own;
 		if (known == null) {
 			known = this.requests.call(this.store::get, deadline);
@@ -404,7 +414,7 @@ public final class ShardMembership implements AutoCloseable {
 				inherit(known, listing);
 			}
 		}
-		MemberRecord record = new MemberRecord(this.options.identity(), this.leaseSeconds,
+		MemberRecord record = new MemberRecord(holderless ? "" : this.options.identity(), this.leaseSeconds,
 				MICRO_TIME.format(this.clock.instant()), Collections.unmodifiableSortedSet(new TreeSet<>(listing)));
 		return write(known, record, deadline);
 	}
@@ -449,16 +459,25 @@ public final class ShardMembership implements AutoCloseable {
 		}
 	}
 
-	private void succeeded(long start, MemberLease written, SortedSet<Integer> listing, List<MemberLease> group) {
+	/**
+	 * Decides on a list of the group. A resourceVersion first seen counts from when the
+	 * list answered (the latest it can have been written); whether a Lease expired is
+	 * judged at when the list was sent (the earliest the server can have read it): a list
+	 * that answers late must not make a member that wrote after the server read it look
+	 * gone.
+	 */
+	private void succeeded(long start, MemberLease written, SortedSet<Integer> listing, List<MemberLease> group,
+			long listSent, boolean holderless) {
 		long now = this.ticker.getAsLong();
 		this.own = written;
 		this.active = true;
+		this.fenced = false;
 		this.fenceUntil = start + this.renewNanos;
 		String me = this.options.identity();
 		this.observations.observe(group, now);
-		SortedSet<String> live = this.observations.liveHolders(now);
+		SortedSet<String> live = this.observations.liveHolders(listSent);
 		live.add(me);
-		SortedSet<Integer> takenByOthers = this.observations.listed(now, true);
+		SortedSet<Integer> takenByOthers = this.observations.listed(listSent, true);
 		SortedSet<Integer> listedByOthers = this.observations.listed(now, false);
 		String[] owners = ShardAssignment.assign(live, this.options.shards());
 		SortedSet<Integer> toStart = new TreeSet<>();
@@ -588,8 +607,10 @@ public final class ShardMembership implements AutoCloseable {
 		if (known == null) {
 			return;
 		}
-		MemberRecord record = new MemberRecord("", 1, MICRO_TIME.format(this.clock.instant()),
-				Collections.unmodifiableSortedSet(listing));
+		// shards still listed (not drained in time, or inherited) keep the full duration,
+		// so that the others respect them as long as for a live member
+		MemberRecord record = new MemberRecord("", listing.isEmpty() ? 1 : this.leaseSeconds,
+				MICRO_TIME.format(this.clock.instant()), Collections.unmodifiableSortedSet(listing));
 		try {
 			this.own = write(known, record, this.ticker.getAsLong() + this.renewNanos);
 			this.listed = record.shards();

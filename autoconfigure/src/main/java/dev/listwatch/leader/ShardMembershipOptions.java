@@ -17,7 +17,8 @@ import java.util.regex.Pattern;
  * lowercase DNS label of at most 52 characters)
  * @param namespace the namespace of the Leases
  * @param identity this replica's identity, unique in the group (the pod name)
- * @param shards the number of shards, at least 1, the same on every member
+ * @param shards the number of shards, from 1 to {@link #MAX_SHARDS}, the same on every
+ * member
  * @param leaseDuration how long the others wait, from when they see a member's Lease
  * change, before they count it gone, default 15 s
  * @param renewDeadline how long a member keeps running its shards without a successful
@@ -32,6 +33,9 @@ public record ShardMembershipOptions(String prefix, String namespace, String ide
 
 	/** The annotation that lists the shards a member runs or claims: {@code 0,3,7}. */
 	public static final String SHARDS_ANNOTATION = "listwatch.dev/shards";
+
+	/** The most shards a group may have. */
+	public static final int MAX_SHARDS = 1024;
 
 	/** 52 characters, a dash and 10 hex digits: 63, a DNS label. */
 	private static final Pattern PREFIX = Pattern.compile("[a-z0-9]([-a-z0-9]{0,50}[a-z0-9])?");
@@ -48,8 +52,9 @@ public record ShardMembershipOptions(String prefix, String namespace, String ide
 			throw new IllegalArgumentException("prefix (" + prefix
 					+ ") must be a lowercase DNS label of at most 52 characters (letters, digits and '-')");
 		}
-		if (shards < 1) {
-			throw new IllegalArgumentException("shards must be at least 1, not " + shards);
+		if (shards < 1 || shards > MAX_SHARDS) {
+			throw new IllegalArgumentException("shards must be from 1 to " + MAX_SHARDS
+					+ " (each member lists its shards on its Lease), not " + shards);
 		}
 	}
 

@@ -148,6 +148,9 @@ final class FakeMemberLeases extends FakeLeaseServer {
 
 		volatile boolean down;
 
+		/** Lists fail (writes still succeed). */
+		volatile boolean listsDown;
+
 		/** Runs inside the next update, before it is applied. */
 		volatile @Nullable Runnable beforeUpdate;
 
@@ -206,6 +209,10 @@ final class FakeMemberLeases extends FakeLeaseServer {
 		@Override
 		public List<MemberLease> list() {
 			check("LIST");
+			if (this.listsDown) {
+				throw new KubernetesApiException(KubernetesApiException.Kind.FORBIDDEN,
+						"LIST ns/orders failed: 403 Forbidden", null);
+			}
 			synchronized (FakeMemberLeases.this) {
 				return List.copyOf(FakeMemberLeases.this.leases.values());
 			}

@@ -170,6 +170,28 @@ class ShardMembershipTests {
 	}
 
 	@Test
+	void aMemberWhoseListsFailWhileItsWritesSucceedStopsHoldingItsLeaseSoTheOthersTakeItsShare() {
+		Replica a = join("a");
+		Replica b = join("b");
+		run(RETRY.multipliedBy(4));
+		assertCover(a, b);
+		a.connection().listsDown = true;
+		run(Duration.ofSeconds(11));
+		// fenced at its renew deadline; its writes go on, without a holder
+		assertThat(a.running()).isEmpty();
+		assertThat(this.server.lease(a.leaseName()).held()).isFalse();
+		run(Duration.ofSeconds(20));
+		assertThat(b.running()).isEqualTo(ALL);
+		assertThat(b.membership().status().members()).containsExactly("b");
+		// its lists answer again: it holds its Lease again and gets its share back
+		a.connection().listsDown = false;
+		run(RETRY.multipliedBy(4));
+		assertThat(this.server.lease(a.leaseName()).held()).isTrue();
+		assertCover(a, b);
+		assertThat(a.running()).hasSize(6);
+	}
+
+	@Test
 	void aMemberCutOffStopsAllItsShardsAtTheRenewDeadlineBeforeAnotherMayTakeThem() {
 		Replica a = join("a");
 		Replica b = join("b");

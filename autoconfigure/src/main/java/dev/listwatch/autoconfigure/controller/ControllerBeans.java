@@ -157,8 +157,10 @@ final class ControllerBeans {
 						+ (declaration.isLeaderOnly() ? "" : " (its watch '" + watch(name, declaration) + "' is)"),
 				"A leader-only controller runs on one replica; a sharded one on all of them, each with a share of "
 						+ "the keys. Remove leader-only, or sharding.enabled.");
-		check(name, "sharding.shards", sharding.getShards() >= 1, "is " + sharding.getShards(),
-				"Set it to 1 or more, the same on every replica, such as 16.");
+		check(name, "sharding.shards",
+				sharding.getShards() >= 1 && sharding.getShards() <= ShardMembershipOptions.MAX_SHARDS,
+				"is " + sharding.getShards(), "Set it from 1 to " + ShardMembershipOptions.MAX_SHARDS
+						+ ", the same on every replica, such as 16 (more than the replicas expected).");
 		String prefix = trimmed(sharding.getLeasePrefix());
 		if (prefix == null) {
 			String application = trimmed(environment.getProperty("spring.application.name"));
@@ -182,7 +184,12 @@ final class ControllerBeans {
 					sharding.getRenewDeadline(), sharding.getRetryPeriod());
 		}
 		catch (IllegalArgumentException ex) {
-			throw new ControllerDeclarationException(name, "sharding", "cannot work: " + ex.getMessage(),
+			String problem = String.valueOf(ex.getMessage())
+				.replace("leaseDuration", "lease-duration")
+				.replace("renewDeadline", "renew-deadline")
+				.replace("retryPeriod", "retry-period")
+				.replace("leaseNamespace", "lease-namespace");
+			throw new ControllerDeclarationException(name, "sharding", "cannot work: " + problem,
 					"Set listwatch.controllers." + name + ".sharding.lease-duration (whole seconds), renew-deadline "
 							+ "and retry-period so that lease-duration > renew-deadline > retry-period * 1.2 "
 							+ "(defaults: 15s, 10s, 2s), and identity and lease-namespace to non-blank values.");

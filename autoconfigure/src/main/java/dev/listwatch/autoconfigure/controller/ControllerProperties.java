@@ -316,8 +316,10 @@ public class ControllerProperties {
 		private @Nullable String leaseNamespace;
 
 		/**
-		 * Identity of this replica, unique among the replicas. Default: $POD_NAME, else
-		 * $HOSTNAME in a pod, else the host name with a random suffix.
+		 * Identity of this replica, unique among the replicas: two processes with one
+		 * identity share one Lease and each runs every shard, so never one value for all
+		 * replicas. Default: $POD_NAME, else $HOSTNAME in a pod, else the host name with
+		 * a random suffix.
 		 */
 		private @Nullable String identity;
 

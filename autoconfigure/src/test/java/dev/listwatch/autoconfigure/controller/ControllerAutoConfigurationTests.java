@@ -251,7 +251,8 @@ class ControllerAutoConfigurationTests {
 				ShardMembership membership = controller.shardMembership().orElseThrow();
 				assertThat(membership.options()).isEqualTo(new ShardMembershipOptions("orders-copy", "default",
 						"replica-7", 8, Duration.ofSeconds(6), Duration.ofSeconds(4), Duration.ofSeconds(1)));
-				assertThat(membership.isRunning()).isTrue();
+				// it joins once the watch has synced
+				await().atMost(Duration.ofSeconds(10)).until(membership::isRunning);
 				// the API server is not there: it owns nothing, and says why
 				await().atMost(Duration.ofSeconds(10)).until(() -> membership.status().lastError() != null);
 				assertThat(controller.status().shards()).isNotNull();
@@ -286,8 +287,9 @@ class ControllerAutoConfigurationTests {
 			.run((context) -> assertFailure(context.getStartupFailure(),
 					"sharding.lease-prefix is 'Orders_App-configmaps', which is not",
 					"such as 'orders-app-configmaps'"));
-		watching(sharded, "spring.application.name=orders", "listwatch.controllers.configmaps.sharding.shards=0").run(
-				(context) -> assertFailure(context.getStartupFailure(), "sharding.shards is 0", "Set it to 1 or more"));
+		watching(sharded, "spring.application.name=orders", "listwatch.controllers.configmaps.sharding.shards=0")
+			.run((context) -> assertFailure(context.getStartupFailure(), "sharding.shards is 0",
+					"Set it from 1 to 1024"));
 		watching(sharded, "spring.application.name=orders",
 				"listwatch.controllers.configmaps.sharding.renew-deadline=20s")
 			.run((context) -> assertFailure(context.getStartupFailure(), "listwatch.controllers.configmaps.sharding",
