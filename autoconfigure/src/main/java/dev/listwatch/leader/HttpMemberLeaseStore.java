@@ -131,8 +131,10 @@ final class HttpMemberLeaseStore implements MemberLeaseStore {
 		object.put("kind", "Lease");
 		ObjectNode metadata = (ObjectNode) object.get("metadata");
 		child(metadata, "labels").put(ShardMembershipOptions.GROUP_LABEL, this.options.prefix());
-		child(metadata, "annotations").put(ShardMembershipOptions.SHARDS_ANNOTATION,
+		ObjectNode annotations = child(metadata, "annotations");
+		annotations.put(ShardMembershipOptions.SHARDS_ANNOTATION,
 				record.shards().stream().map(String::valueOf).collect(Collectors.joining(",")));
+		annotations.put(ShardMembershipOptions.SHARD_COUNT_ANNOTATION, String.valueOf(this.options.shards()));
 		ObjectNode spec = child(object, "spec");
 		spec.put("holderIdentity", record.holderIdentity());
 		spec.put("leaseDurationSeconds", record.leaseDurationSeconds());
@@ -174,7 +176,18 @@ final class HttpMemberLeaseStore implements MemberLeaseStore {
 		return new MemberLease(name, text(spec.path("holderIdentity")),
 				duration.isIntegralNumber() ? duration.intValue() : 0,
 				shards(text(metadata.path("annotations").path(ShardMembershipOptions.SHARDS_ANNOTATION))),
-				resourceVersion, object);
+				resourceVersion, object,
+				count(text(metadata.path("annotations").path(ShardMembershipOptions.SHARD_COUNT_ANNOTATION))));
+	}
+
+	/** The number of the shard-count annotation; 0 when absent or not a number. */
+	private static int count(@Nullable String annotation) {
+		try {
+			return (annotation != null) ? Integer.parseInt(annotation.trim()) : 0;
+		}
+		catch (NumberFormatException ex) {
+			return 0;
+		}
 	}
 
 	/** The shards of the annotation; what is not a shard number is skipped. */

@@ -16,9 +16,11 @@ import tools.jackson.databind.node.ObjectNode;
  * annotation)
  * @param resourceVersion the resourceVersion, the precondition of the next update
  * @param object the whole object (kept on update), never changed once made
+ * @param shardCount the number of shards the member hashes keys into (its
+ * {@code listwatch.dev/shard-count} annotation); 0 when not set
  */
 record MemberLease(String name, @Nullable String holderIdentity, int leaseDurationSeconds, SortedSet<Integer> shards,
-		String resourceVersion, ObjectNode object) {
+		String resourceVersion, ObjectNode object, int shardCount) {
 
 	/**
 	 * Whether a member holds the Lease.

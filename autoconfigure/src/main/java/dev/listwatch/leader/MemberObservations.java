@@ -4,7 +4,9 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.SortedMap;
 import java.util.SortedSet;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 
@@ -83,6 +85,23 @@ final class MemberObservations {
 			}
 		}
 		return shards;
+	}
+
+	/**
+	 * The holders of the live Leases that hash keys into another number of shards.
+	 * @param now the time, on the ticker
+	 * @param shards this member's number of shards
+	 * @return each such holder with its number
+	 */
+	SortedMap<String, Integer> disagreeing(long now, int shards) {
+		SortedMap<String, Integer> others = new TreeMap<>();
+		for (Seen other : this.seen.values()) {
+			MemberLease lease = other.lease();
+			if (!expired(other, now) && lease.held() && lease.shardCount() > 0 && lease.shardCount() != shards) {
+				others.put(String.valueOf(lease.holderIdentity()), lease.shardCount());
+			}
+		}
+		return others;
 	}
 
 	/**

@@ -147,6 +147,9 @@ public final class ShardMembership implements AutoCloseable {
 	 */
 	private boolean fenced;
 
+	/** Why it stands down, while members disagree on the number of shards. */
+	private @Nullable String disagreement;
+
 	/** Whether the last step claimed shards its write did not list yet. */
 	private boolean unwrittenClaims;
 
@@ -343,7 +346,7 @@ public final class ShardMembership implements AutoCloseable {
 				this.failing = false;
 				logger.info("Shard membership in " + this.options.group() + " reaches the API server again");
 			}
-			this.lastError = null;
+			this.lastError = this.disagreement;
 			this.failingSince = null;
 		}
 		catch (RuntimeException ex) {
@@ -477,6 +480,12 @@ public final class ShardMembership implements AutoCloseable {
 		this.observations.observe(group, now);
 		SortedSet<String> live = this.observations.liveHolders(listSent);
 		live.add(me);
+		SortedMap<String, Integer> disagreeing = this.observations.disagreeing(listSent, this.options.shards());
+		if (!disagreeing.isEmpty()) {
+			standDown(now, disagreeing, live, listing);
+			return;
+		}
+		this.disagreement = null;
 		SortedSet<Integer> takenByOthers = this.observations.listed(listSent, true);
 		SortedSet<Integer> listedByOthers = this.observations.listed(now, false);
 		String[] owners = ShardAssignment.assign(live, this.options.shards());
@@ -522,6 +531,31 @@ public final class ShardMembership implements AutoCloseable {
 		}
 		report(false, toStop);
 		report(true, toStart);
+	}
+
+	/**
+	 * Runs no shard while a live member hashes keys into another number of shards: the
+	 * same key would be in shards of both, and no claim could tell.
+	 */
+	private void standDown(long now, SortedMap<String, Integer> disagreeing, SortedSet<String> live,
+			SortedSet<Integer> listing) {
+		String message = "The members of " + this.options.group() + " disagree on the number of shards: "
+				+ this.options.shards() + " here, " + disagreeing
+				+ " on others; this replica runs no shard until they agree (restart them with one value)";
+		if (!message.equals(this.disagreement)) {
+			logger.error(message);
+		}
+		this.disagreement = message;
+		SortedSet<Integer> toStop = new TreeSet<>(this.running);
+		toStop.forEach((shard) -> this.releasing.put(shard, now));
+		this.running.clear();
+		this.claimed.clear();
+		this.contested.clear();
+		this.unwrittenClaims = false;
+		this.members = List.copyOf(live);
+		this.listed = Collections.unmodifiableSortedSet(new TreeSet<>(listing));
+		publishView();
+		report(false, toStop);
 	}
 
 	private void publishView() {

@@ -34,6 +34,12 @@ public record ShardMembershipOptions(String prefix, String namespace, String ide
 	/** The annotation that lists the shards a member runs or claims: {@code 0,3,7}. */
 	public static final String SHARDS_ANNOTATION = "listwatch.dev/shards";
 
+	/**
+	 * The annotation that says how many shards a member hashes keys into: members that
+	 * disagree run nothing.
+	 */
+	public static final String SHARD_COUNT_ANNOTATION = "listwatch.dev/shard-count";
+
 	/** The most shards a group may have. */
 	public static final int MAX_SHARDS = 1024;
 

@@ -42,13 +42,13 @@ final class FakeMemberLeases extends FakeLeaseServer {
 	synchronized void touch(String name) {
 		MemberLease lease = this.leases.get(name);
 		put(new MemberLease(lease.name(), lease.holderIdentity(), lease.leaseDurationSeconds(), lease.shards(), "",
-				lease.object()));
+				lease.object(), lease.shardCount()));
 	}
 
 	private MemberLease put(MemberLease lease) {
 		MemberLease stored = new MemberLease(lease.name(), lease.holderIdentity(), lease.leaseDurationSeconds(),
 				Collections.unmodifiableSortedSet(new TreeSet<>(lease.shards())),
-				String.valueOf(++this.resourceVersion), lease.object());
+				String.valueOf(++this.resourceVersion), lease.object(), lease.shardCount());
 		this.leases.put(lease.name(), stored);
 		return stored;
 	}
@@ -148,6 +148,9 @@ final class FakeMemberLeases extends FakeLeaseServer {
 
 		volatile boolean down;
 
+		/** The number of shards its writes say it hashes keys into. */
+		volatile int shardCount = SHARDS;
+
 		/** Lists fail (writes still succeed). */
 		volatile boolean listsDown;
 
@@ -225,7 +228,7 @@ final class FakeMemberLeases extends FakeLeaseServer {
 
 		private MemberLease toLease(MemberRecord record) {
 			return new MemberLease(this.name, record.holderIdentity(), record.leaseDurationSeconds(), record.shards(),
-					"", JsonMapper.shared().createObjectNode());
+					"", JsonMapper.shared().createObjectNode(), this.shardCount);
 		}
 
 		private void check(String method) {

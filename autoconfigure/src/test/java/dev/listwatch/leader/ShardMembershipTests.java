@@ -192,6 +192,27 @@ class ShardMembershipTests {
 	}
 
 	@Test
+	void aMemberThatSeesAnotherNumberOfShardsOnALiveLeaseStandsDownUntilTheyAgree() {
+		Replica a = join("a");
+		Replica b = join("b");
+		run(RETRY.multipliedBy(4));
+		assertCover(a, b);
+		// b is restarted with another number of shards, a is not
+		b.connection().shardCount = 24;
+		run(RETRY.multipliedBy(3));
+		assertThat(a.running()).isEmpty();
+		assertThat(a.membership().status().lastError()).contains("disagree on the number of shards")
+			.contains("12 here")
+			.contains("b=24");
+		// (in this fake only b's Lease says 24, so only a sees the disagreement); once
+		// they agree, the shares come back
+		b.connection().shardCount = FakeMemberLeases.SHARDS;
+		run(RETRY.multipliedBy(4));
+		assertCover(a, b);
+		assertThat(a.membership().status().lastError()).isNull();
+	}
+
+	@Test
 	void aMemberCutOffStopsAllItsShardsAtTheRenewDeadlineBeforeAnotherMayTakeThem() {
 		Replica a = join("a");
 		Replica b = join("b");
