@@ -186,9 +186,12 @@ class LeaderElectionIT {
 		logger.info("Revoke-to-grant gaps over {} rounds (ms): {}", rounds, gaps);
 		List<String> lines = this.timeline.lines();
 		assertThat(this.timeline.overlaps()).isEmpty();
-		assertThat(lines).filteredOn((line) -> line.startsWith("granted")).hasSize(rounds + 1);
+		// a grant a round at least: on a loaded machine a leader may also miss its 1.5 s
+		// renew deadline between rounds, and hand over once more (never to an overlap)
+		long granted = lines.stream().filter((line) -> line.startsWith("granted")).count();
+		assertThat(granted).isGreaterThanOrEqualTo(rounds + 1);
 		assertThat(lines).filteredOn((line) -> line.startsWith("revoked"))
-			.hasSize(rounds)
+			.hasSize((int) granted - 1)
 			.allMatch((line) -> line.endsWith("RENEW_DEADLINE_PASSED"));
 		// the margin: a lease duration after the others last saw a renewal, less the
 		// renew deadline
