@@ -137,6 +137,21 @@ final class ObjectBinder<T> {
 			return null;
 		}
 		ObjectMeta meta = scan.meta();
+		DirectBinding<T> direct = binding.direct();
+		if (direct != null && direct.hasMetadata()) {
+			int[] end = new int[1];
+			T bound = direct.bind(buf, start, limit, meta, metadataStart, metadataEnd, end);
+			if (bound != null) {
+				scan.end = end[0] - off;
+				scan.metadataRead = true;
+				scan.readMeta = meta;
+				return new OnePass<>(scan, bound);
+			}
+			if (end[0] == DirectBinding.INCOMPLETE) {
+				// the usual passes say so
+				return null;
+			}
+		}
 		long[] consumed = new long[1];
 		T value;
 		try {
