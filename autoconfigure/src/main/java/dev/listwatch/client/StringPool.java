@@ -1,5 +1,8 @@
 package dev.listwatch.client;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -28,7 +31,16 @@ final class StringPool {
 	private record Pooled(String string, char[] chars) {
 	}
 
+	/** An ASCII string and its bytes, published together. */
+	private record PooledAscii(String string, byte[] bytes) {
+	}
+
+	/** Eight bytes as a long, whatever the platform. */
+	private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
 	private final Pooled[] slots;
+
+	private final PooledAscii[] asciiSlots;
 
 	private final CompactMap.Keys[] keys = new CompactMap.Keys[KEYS_SLOTS];
 
@@ -38,6 +50,7 @@ final class StringPool {
 
 	StringPool(int slots, int maxLength) {
 		this.slots = new Pooled[slots];
+		this.asciiSlots = new PooledAscii[slots];
 		this.maxLength = maxLength;
 	}
 
@@ -73,8 +86,9 @@ final class StringPool {
 	}
 
 	/**
-	 * The string of ASCII bytes (each below 0x80, so each its own character), shared as
-	 * {@link #get(char[], int, int)} shares it: the same slot for the same characters.
+	 * The string of ASCII bytes (each below 0x80, so each its own character), shared with
+	 * the strings of the same bytes seen before through a table of its own (bytes are
+	 * compared as bytes).
 	 * @param bytes the bytes
 	 * @param offset where the string starts
 	 * @param length how many bytes
@@ -84,41 +98,34 @@ final class StringPool {
 		if (length > this.maxLength) {
 			return new String(bytes, offset, length, StandardCharsets.ISO_8859_1);
 		}
-		int hash = length;
+		int hash = asciiHash(bytes, offset, length);
+		int slot = (hash ^ (hash >>> 16)) & (this.asciiSlots.length - 1);
+		PooledAscii seen = this.asciiSlots[slot];
 		int end = offset + length;
-		if (length <= 16) {
-			for (int i = offset; i < end; i++) {
-				hash = 31 * hash + bytes[i];
-			}
-		}
-		else {
-			for (int i = offset; i < offset + 8; i++) {
-				hash = 31 * hash + bytes[i];
-			}
-			for (int i = end - 8; i < end; i++) {
-				hash = 31 * hash + bytes[i];
-			}
-		}
-		int slot = (hash ^ (hash >>> 16)) & (this.slots.length - 1);
-		Pooled seen = this.slots[slot];
-		if (seen != null && sameChars(seen.chars, bytes, offset, length)) {
+		if (seen != null && Arrays.equals(seen.bytes, 0, seen.bytes.length, bytes, offset, end)) {
 			return seen.string;
 		}
 		String string = new String(bytes, offset, length, StandardCharsets.ISO_8859_1);
-		this.slots[slot] = new Pooled(string, string.toCharArray());
+		this.asciiSlots[slot] = new PooledAscii(string, Arrays.copyOfRange(bytes, offset, end));
 		return string;
 	}
 
-	private static boolean sameChars(char[] chars, byte[] bytes, int offset, int length) {
-		if (chars.length != length) {
-			return false;
+	/**
+	 * A hash of the length and, from eight bytes on, the first and last eight (names and
+	 * ids differ at the end), else all of them.
+	 */
+	private static int asciiHash(byte[] bytes, int offset, int length) {
+		if (length >= 8) {
+			long first = (long) LONGS.get(bytes, offset);
+			long last = (long) LONGS.get(bytes, offset + length - 8);
+			long hash = (first * 0x9E3779B97F4A7C15L + last) * 0x9E3779B97F4A7C15L + length;
+			return (int) (hash ^ (hash >>> 32));
 		}
-		for (int i = 0; i < length; i++) {
-			if (chars[i] != bytes[offset + i]) {
-				return false;
-			}
+		int hash = length;
+		for (int i = offset; i < offset + length; i++) {
+			hash = 31 * hash + bytes[i];
 		}
-		return true;
+		return hash;
 	}
 
 	String get(JsonParser p) {

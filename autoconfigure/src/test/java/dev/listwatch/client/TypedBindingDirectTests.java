@@ -18,6 +18,10 @@ import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.PropertyNamingStrategies;
 import tools.jackson.databind.json.JsonMapper;
 
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
 import com.fasterxml.jackson.annotation.JsonAlias;
 import com.fasterxml.jackson.annotation.JsonProperty;
 
@@ -68,7 +72,9 @@ class TypedBindingDirectTests {
 				+ "\"spec\":{\"i\":0,\"negativeZero\":-0,\"minInt\":-2147483648,\"overInt\":2147483648,"
 				+ "\"long\":-9223372036854775808,\"overLong\":9223372036854775808,"
 				+ "\"big\":-123456789012345678901234567890,\"double\":-0.0,\"exp\":2e-2,\"frac\":10.25,"
-				+ "\"nested\":{\"a\":[1,[2,[3,{\"b\":[]}]]]},\"dup\":1,\"dup\":2,\"unicode\":\"日本\"}}";
+				+ "\"nested\":{\"a\":[1,[2,[3,{\"b\":[]}]]]},\"dup\":1,\"dup\":2,\"unicode\":\"日本\","
+				+ "\"longEscaped\":\"abcdefghijklmnop\\\"qrstuvwxyz\",\"longUnicode\":\"abcdefghijklmnopé0123456789\","
+				+ "\"long\\u0041scii\":\"abcdefghijklmnopqrstuvwxyz0123456789\"}}";
 		Everything bound = bindsDirectly(MAPPER, Everything.class, json);
 		assertThat(bound.spec().get("overInt")).isEqualTo(2147483648L);
 		assertThat(bound.spec().get("overLong")).isEqualTo(new BigInteger("9223372036854775808"));
@@ -76,6 +82,9 @@ class TypedBindingDirectTests {
 		assertThat(bound.spec().get("double")).isEqualTo(-0.0d);
 		assertThat(bound.boxedRatio()).isEqualTo(Double.POSITIVE_INFINITY);
 		assertThat(bound.name()).isEqualTo("né\t\"x\"");
+		assertThat(bound.spec()).containsEntry("longEscaped", "abcdefghijklmnop\"qrstuvwxyz")
+			.containsEntry("longUnicode", "abcdefghijklmnopé0123456789")
+			.containsEntry("longAscii", "abcdefghijklmnopqrstuvwxyz0123456789");
 		assertThat(bound.spec()).isInstanceOf(CompactMap.class);
 		assertThat(bound.list()).isInstanceOf(CompactList.class);
 	}
@@ -200,6 +209,24 @@ class TypedBindingDirectTests {
 		assertThat(new TypedBinding<>(duplicates, Bare.class).direct()).isNull();
 		assertThat(new TypedBinding<>(MAPPER, NotARecord.class).direct()).isNull();
 		assertThat(new TypedBinding<>(MAPPER, Nested.class).direct()).isNull();
+	}
+
+	@Test
+	void aMapperAutoConfiguredByBootBindsTheRecordWithoutJacksonUnlessItsSettingsSayOtherwise() {
+		ApplicationContextRunner runner = new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(JacksonAutoConfiguration.class));
+		runner.run((context) -> {
+			JsonMapper mapper = context.getBean(JsonMapper.class);
+			assertThat(new TypedBinding<>(mapper, TypedBindingTests.Pod.class).direct()).isNotNull();
+			String json = TypedBindingTests.pod("web-1", "ns", "11");
+			assertThat(new TypedBinding<>(mapper, TypedBindingTests.Pod.class)
+				.bind(json.getBytes(StandardCharsets.UTF_8), META)
+				.spec()).isEqualTo(mapper.readValue(json, TypedBindingTests.Pod.class).spec());
+		});
+		runner.withPropertyValues("spring.jackson.property-naming-strategy=SNAKE_CASE")
+			.run((context) -> assertThat(
+					new TypedBinding<>(context.getBean(JsonMapper.class), TypedBindingTests.Pod.class).direct())
+				.isNull());
 	}
 
 	/** Binds without Jackson, equal to what the mapper binds. */
