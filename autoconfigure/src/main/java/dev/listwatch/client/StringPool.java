@@ -31,9 +31,14 @@ final class StringPool {
 	private record Pooled(String string, char[] chars) {
 	}
 
-	/** An ASCII string and its bytes, published together. */
-	private record PooledAscii(String string, byte[] bytes) {
+	/**
+	 * An ASCII string, its first and last eight bytes (all of them up to 16) and its
+	 * bytes when longer, published together.
+	 */
+	private record PooledAscii(String string, byte[] bytes, long first, long last, int length) {
 	}
+
+	private static final byte[] NO_BYTES = {};
 
 	/** Eight bytes as a long, whatever the platform. */
 	private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
@@ -98,34 +103,34 @@ final class StringPool {
 		if (length > this.maxLength) {
 			return new String(bytes, offset, length, StandardCharsets.ISO_8859_1);
 		}
-		int hash = asciiHash(bytes, offset, length);
+		// the first and last eight bytes (overlapping from 8 to 16 bytes), or all of them
+		long first;
+		long last;
+		if (length >= 8) {
+			first = (long) LONGS.get(bytes, offset);
+			last = (long) LONGS.get(bytes, offset + length - 8);
+		}
+		else {
+			first = 0;
+			for (int i = 0; i < length; i++) {
+				first |= (bytes[offset + i] & 0xffL) << (8 * i);
+			}
+			last = first;
+		}
+		long mixed = (first * 0x9E3779B97F4A7C15L + last) * 0x9E3779B97F4A7C15L + length;
+		int hash = (int) (mixed ^ (mixed >>> 32));
 		int slot = (hash ^ (hash >>> 16)) & (this.asciiSlots.length - 1);
 		PooledAscii seen = this.asciiSlots[slot];
 		int end = offset + length;
-		if (seen != null && Arrays.equals(seen.bytes, 0, seen.bytes.length, bytes, offset, end)) {
+		// up to 16 bytes, the first and last eight are all of them
+		if (seen != null && seen.first == first && seen.last == last && seen.length == length
+				&& (length <= 16 || Arrays.equals(seen.bytes, 0, length, bytes, offset, end))) {
 			return seen.string;
 		}
 		String string = new String(bytes, offset, length, StandardCharsets.ISO_8859_1);
-		this.asciiSlots[slot] = new PooledAscii(string, Arrays.copyOfRange(bytes, offset, end));
+		this.asciiSlots[slot] = new PooledAscii(string,
+				(length <= 16) ? NO_BYTES : Arrays.copyOfRange(bytes, offset, end), first, last, length);
 		return string;
-	}
-
-	/**
-	 * A hash of the length and, from eight bytes on, the first and last eight (names and
-	 * ids differ at the end), else all of them.
-	 */
-	private static int asciiHash(byte[] bytes, int offset, int length) {
-		if (length >= 8) {
-			long first = (long) LONGS.get(bytes, offset);
-			long last = (long) LONGS.get(bytes, offset + length - 8);
-			long hash = (first * 0x9E3779B97F4A7C15L + last) * 0x9E3779B97F4A7C15L + length;
-			return (int) (hash ^ (hash >>> 32));
-		}
-		int hash = length;
-		for (int i = offset; i < offset + length; i++) {
-			hash = 31 * hash + bytes[i];
-		}
-		return hash;
 	}
 
 	String get(JsonParser p) {

@@ -229,6 +229,26 @@ class TypedBindingDirectTests {
 				.isNull());
 	}
 
+	@Test
+	void asciiStringsAreSharedOnlyWhenAllTheirBytesAreEqual() {
+		StringPool pool = new StringPool(16, 128);
+		for (int length = 1; length <= 40; length++) {
+			byte[] one = ("<" + "a".repeat(length) + ">").getBytes(StandardCharsets.US_ASCII);
+			byte[] other = one.clone();
+			// the same first and last eight bytes, when there are more than 16
+			other[1 + length / 2] = 'b';
+			String first = pool.ascii(one, 1, length);
+			assertThat(first).isEqualTo("a".repeat(length));
+			assertThat(pool.ascii(one, 1, length)).isSameAs(first);
+			String second = pool.ascii(other, 1, length);
+			assertThat(second).isEqualTo(new String(other, 1, length, StandardCharsets.US_ASCII)).isNotEqualTo(first);
+			assertThat(pool.ascii(one, 1, length)).isEqualTo(first);
+			assertThat(pool.ascii(one, 1, length - 1)).isEqualTo("a".repeat(length - 1));
+		}
+		String longer = "x".repeat(129);
+		assertThat(pool.ascii(longer.getBytes(StandardCharsets.US_ASCII), 0, 129)).isEqualTo(longer);
+	}
+
 	/** Binds without Jackson, equal to what the mapper binds. */
 	private static <T> T bindsDirectly(ObjectMapper mapper, Class<T> type, String json) {
 		TypedBinding<T> binding = new TypedBinding<>(mapper, type);
