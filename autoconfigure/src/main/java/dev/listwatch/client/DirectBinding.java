@@ -1,12 +1,9 @@
 package dev.listwatch.client;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -77,22 +74,6 @@ final class DirectBinding<T> {
 	}
 
 	private static final GiveUp GIVE_UP = new GiveUp();
-
-	/**
-	 * Eight bytes as a long, the first in the lowest bits: the lowest flagged byte comes
-	 * first.
-	 */
-	private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-
-	private static final long ONES = 0x0101010101010101L;
-
-	private static final long HIGHS = 0x8080808080808080L;
-
-	private static final long QUOTES = 0x2222222222222222L;
-
-	private static final long BACKSLASHES = 0x5C5C5C5C5C5C5C5CL;
-
-	private static final long SPACES = 0x2020202020202020L;
 
 	private static final NotWhole NOT_WHOLE = new NotWhole();
 
@@ -398,12 +379,13 @@ final class DirectBinding<T> {
 			int last = limit - 8;
 			int i = from;
 			while (i <= last) {
-				long w = (long) LONGS.get(b, i);
-				long q = w ^ QUOTES;
-				long e = w ^ BACKSLASHES;
+				long w = (long) JsonScanner.LONGS.get(b, i);
+				long q = w ^ JsonScanner.QUOTES;
+				long e = w ^ JsonScanner.BACKSLASHES;
 				// quotes, backslashes, bytes below 0x20 and from 0x80 on: only the lowest
 				// flag is sure
-				long found = ((q - ONES) & ~q | (e - ONES) & ~e | (w - SPACES) & ~w | w) & HIGHS;
+				long found = ((q - JsonScanner.ONES) & ~q | (e - JsonScanner.ONES) & ~e | (w - JsonScanner.SPACES) & ~w
+						| w) & JsonScanner.HIGHS;
 				if (found == 0) {
 					i += 8;
 					continue;

@@ -33,17 +33,17 @@ final class JsonScanner {
 	 * Eight bytes as a long, the first in the lowest bits: the lowest flagged byte comes
 	 * first.
 	 */
-	private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+	static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
-	private static final long ONES = 0x0101010101010101L;
+	static final long ONES = 0x0101010101010101L;
 
-	private static final long HIGHS = 0x8080808080808080L;
+	static final long HIGHS = 0x8080808080808080L;
 
-	private static final long QUOTES = 0x2222222222222222L;
+	static final long QUOTES = 0x2222222222222222L;
 
-	private static final long BACKSLASHES = 0x5C5C5C5C5C5C5C5CL;
+	static final long BACKSLASHES = 0x5C5C5C5C5C5C5C5CL;
 
-	private static final long SPACES = 0x2020202020202020L;
+	static final long SPACES = 0x2020202020202020L;
 
 	private final byte[] b;
 

@@ -1,8 +1,5 @@
 package dev.listwatch.client;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -39,9 +36,6 @@ final class StringPool {
 	}
 
 	private static final byte[] NO_BYTES = {};
-
-	/** Eight bytes as a long, whatever the platform. */
-	private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
 	private final Pooled[] slots;
 
@@ -107,8 +101,8 @@ final class StringPool {
 		long first;
 		long last;
 		if (length >= 8) {
-			first = (long) LONGS.get(bytes, offset);
-			last = (long) LONGS.get(bytes, offset + length - 8);
+			first = (long) JsonScanner.LONGS.get(bytes, offset);
+			last = (long) JsonScanner.LONGS.get(bytes, offset + length - 8);
 		}
 		else {
 			first = 0;

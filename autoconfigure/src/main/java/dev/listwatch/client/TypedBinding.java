@@ -72,7 +72,12 @@ import com.fasterxml.jackson.annotation.Nulls;
  * {@code List} property, or features that change untyped values
  * ({@code USE_JAVA_ARRAY_FOR_JSON_ARRAY}, the number coercions) bind as the mapper alone
  * binds them; so does {@code metadata} when the mapper fails on unknown properties or on
- * missing or null creator properties. Thread-safe.
+ * missing or null creator properties.
+ * <p>
+ * A record that this mapper binds plainly, every component with the deserializers above
+ * or Jackson's own for strings, numbers and booleans, is bound without Jackson's parser
+ * at all, to the same values (see {@link #direct} and {@link DirectBinding}); an object
+ * that binding is not sure of is bound here as above. Thread-safe.
  *
  * @param <T> the Java type
  */
