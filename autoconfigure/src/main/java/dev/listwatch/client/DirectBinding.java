@@ -471,29 +471,27 @@ final class DirectBinding<T> {
 					throw NOT_WHOLE;
 				}
 				byte e = b[i + 1];
-				switch (e) {
-					case '"', '\\', '/' -> text.append((char) e);
-					case 'b' -> text.append('\b');
-					case 'f' -> text.append('\f');
-					case 'n' -> text.append('\n');
-					case 'r' -> text.append('\r');
-					case 't' -> text.append('\t');
-					case 'u' -> {
-						if (i + 6 > this.limit) {
-							throw NOT_WHOLE;
-						}
-						int code = 0;
-						for (int k = i + 2; k < i + 6; k++) {
-							int digit = Character.digit(b[k], 16);
-							if (digit < 0) {
-								throw GIVE_UP;
-							}
-							code = code * 16 + digit;
-						}
-						text.append((char) code);
-						i += 4;
+				int escaped = JsonScanner.unescape(e);
+				if (escaped >= 0) {
+					text.append((char) escaped);
+				}
+				else if (e == 'u') {
+					if (i + 6 > this.limit) {
+						throw NOT_WHOLE;
 					}
-					default -> throw GIVE_UP;
+					int code = 0;
+					for (int k = i + 2; k < i + 6; k++) {
+						int digit = Character.digit(b[k], 16);
+						if (digit < 0) {
+							throw GIVE_UP;
+						}
+						code = code * 16 + digit;
+					}
+					text.append((char) code);
+					i += 4;
+				}
+				else {
+					throw GIVE_UP;
 				}
 				i += 2;
 				run = i;

@@ -417,13 +417,9 @@ final class JsonScanner {
 				throw error("a broken escape");
 			}
 			byte e = b[i + 1];
+			int escaped = unescape(e);
 			switch (e) {
-				case '"', '\\', '/' -> text.append((char) e);
-				case 'b' -> text.append('\b');
-				case 'f' -> text.append('\f');
-				case 'n' -> text.append('\n');
-				case 'r' -> text.append('\r');
-				case 't' -> text.append('\t');
+				case '"', '\\', '/', 'b', 'f', 'n', 'r', 't' -> text.append((char) escaped);
 				case 'u' -> {
 					if (i + 6 > to) {
 						throw error("a broken \\u escape");
@@ -443,6 +439,22 @@ final class JsonScanner {
 		}
 		text.append(new String(b, run, to - run, StandardCharsets.UTF_8));
 		return text.toString();
+	}
+
+	/**
+	 * The character that a one-letter escape stands for ({@code '\n'} for {@code n}), or
+	 * -1 for any other letter ({@code u} included).
+	 */
+	static int unescape(byte letter) {
+		return switch (letter) {
+			case '"', '\\', '/' -> letter;
+			case 'b' -> '\b';
+			case 'f' -> '\f';
+			case 'n' -> '\n';
+			case 'r' -> '\r';
+			case 't' -> '\t';
+			default -> -1;
+		};
 	}
 
 	DecodeException error(String what) {
