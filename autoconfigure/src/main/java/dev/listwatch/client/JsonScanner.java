@@ -33,17 +33,17 @@ final class JsonScanner {
 	 * Eight bytes as a long, the first in the lowest bits: the lowest flagged byte comes
 	 * first.
 	 */
-	private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+	static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
-	private static final long ONES = 0x0101010101010101L;
+	static final long ONES = 0x0101010101010101L;
 
-	private static final long HIGHS = 0x8080808080808080L;
+	static final long HIGHS = 0x8080808080808080L;
 
-	private static final long QUOTES = 0x2222222222222222L;
+	static final long QUOTES = 0x2222222222222222L;
 
-	private static final long BACKSLASHES = 0x5C5C5C5C5C5C5C5CL;
+	static final long BACKSLASHES = 0x5C5C5C5C5C5C5C5CL;
 
-	private static final long SPACES = 0x2020202020202020L;
+	static final long SPACES = 0x2020202020202020L;
 
 	private final byte[] b;
 
@@ -417,13 +417,9 @@ final class JsonScanner {
 				throw error("a broken escape");
 			}
 			byte e = b[i + 1];
+			int escaped = unescape(e);
 			switch (e) {
-				case '"', '\\', '/' -> text.append((char) e);
-				case 'b' -> text.append('\b');
-				case 'f' -> text.append('\f');
-				case 'n' -> text.append('\n');
-				case 'r' -> text.append('\r');
-				case 't' -> text.append('\t');
+				case '"', '\\', '/', 'b', 'f', 'n', 'r', 't' -> text.append((char) escaped);
 				case 'u' -> {
 					if (i + 6 > to) {
 						throw error("a broken \\u escape");
@@ -443,6 +439,22 @@ final class JsonScanner {
 		}
 		text.append(new String(b, run, to - run, StandardCharsets.UTF_8));
 		return text.toString();
+	}
+
+	/**
+	 * The character that a one-letter escape stands for ({@code '\n'} for {@code n}), or
+	 * -1 for any other letter ({@code u} included).
+	 */
+	static int unescape(byte letter) {
+		return switch (letter) {
+			case '"', '\\', '/' -> letter;
+			case 'b' -> '\b';
+			case 'f' -> '\f';
+			case 'n' -> '\n';
+			case 'r' -> '\r';
+			case 't' -> '\t';
+			default -> -1;
+		};
 	}
 
 	DecodeException error(String what) {

@@ -16,11 +16,12 @@ import tools.jackson.databind.ObjectMapper;
  * {@code metadata.managedFields} unless asked to keep them; compressed when an
  * {@link ObjectCompressor} is given), or an object of another Java type bound leanly (see
  * {@link TypedBinding}: read-only untyped maps and lists, shared strings, the metadata as
- * scanned), in one pass where it can be ({@link #bindInOnePass}: Jackson reads it from
- * where it starts, the scanned metadata in place of its own, and says where it ends),
- * else from its own bytes afterwards ({@link #bind}). An object that does not bind is
- * never handed up with its value: {@link NotBindable} carries what failed and where, in
- * the words of {@link DecodeMessages}. Thread-safe.
+ * scanned), in one pass where it can be ({@link #bindInOnePass}: a record that binds
+ * without Jackson is read from where it starts, the scanned metadata in place of its own
+ * (see {@link DirectBinding}), else Jackson reads it so and says where it ends), else
+ * from its own bytes afterwards ({@link #bind}). An object that does not bind is never
+ * handed up with its value: {@link NotBindable} carries what failed and where, in the
+ * words of {@link DecodeMessages}. Thread-safe.
  *
  * @param <T> the Java type of the objects
  */
@@ -137,6 +138,21 @@ final class ObjectBinder<T> {
 			return null;
 		}
 		ObjectMeta meta = scan.meta();
+		DirectBinding<T> direct = binding.direct();
+		if (direct != null && direct.hasMetadata()) {
+			int[] end = new int[1];
+			T bound = direct.bind(buf, start, limit, meta, metadataStart, metadataEnd, end);
+			if (bound != null) {
+				scan.end = end[0] - off;
+				scan.metadataRead = true;
+				scan.readMeta = meta;
+				return new OnePass<>(scan, bound);
+			}
+			if (end[0] == DirectBinding.INCOMPLETE) {
+				// the usual passes say so
+				return null;
+			}
+		}
 		long[] consumed = new long[1];
 		T value;
 		try {

@@ -1,7 +1,13 @@
 package dev.listwatch.client;
 
 import java.io.InputStream;
+import java.lang.annotation.Annotation;
+import java.lang.reflect.AnnotatedElement;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.Method;
+import java.lang.reflect.RecordComponent;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -10,6 +16,8 @@ import dev.listwatch.ObjectMeta;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
+import tools.jackson.core.StreamReadConstraints;
+import tools.jackson.core.StreamReadFeature;
 import tools.jackson.core.JsonToken;
 import tools.jackson.core.JsonTokenId;
 import tools.jackson.core.TokenStreamContext;
@@ -21,17 +29,24 @@ import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.ObjectReader;
 import tools.jackson.databind.ValueDeserializer;
+import tools.jackson.databind.deser.CreatorProperty;
+import tools.jackson.databind.deser.SettableBeanProperty;
+import tools.jackson.databind.deser.ValueInstantiator;
 import tools.jackson.databind.annotation.JacksonStdImpl;
 import tools.jackson.databind.deser.ValueDeserializerModifier;
+import tools.jackson.databind.deser.bean.BeanDeserializer;
 import tools.jackson.databind.deser.bean.BeanDeserializerBase;
 import tools.jackson.databind.deser.jdk.CollectionDeserializer;
 import tools.jackson.databind.deser.jdk.MapDeserializer;
 import tools.jackson.databind.deser.jdk.UntypedObjectDeserializer;
 import tools.jackson.databind.deser.std.DelegatingDeserializer;
+import tools.jackson.databind.deser.std.StdValueInstantiator;
 import tools.jackson.databind.module.SimpleModule;
 import tools.jackson.databind.type.CollectionType;
 import tools.jackson.databind.type.MapType;
 
+import com.fasterxml.jackson.annotation.JacksonAnnotation;
+import com.fasterxml.jackson.annotation.JacksonAnnotationsInside;
 import com.fasterxml.jackson.annotation.Nulls;
 
 /**
@@ -57,7 +72,12 @@ import com.fasterxml.jackson.annotation.Nulls;
  * {@code List} property, or features that change untyped values
  * ({@code USE_JAVA_ARRAY_FOR_JSON_ARRAY}, the number coercions) bind as the mapper alone
  * binds them; so does {@code metadata} when the mapper fails on unknown properties or on
- * missing or null creator properties. Thread-safe.
+ * missing or null creator properties.
+ * <p>
+ * A record that this mapper binds plainly, every component with the deserializers above
+ * or Jackson's own for strings, numbers and booleans, is bound without Jackson's parser
+ * at all, to the same values (see {@link #direct} and {@link DirectBinding}); an object
+ * that binding is not sure of is bound here as above. Thread-safe.
  *
  * @param <T> the Java type
  */
@@ -87,12 +107,184 @@ final class TypedBinding<T> {
 	 */
 	private final ObjectReader streamReader;
 
+	/**
+	 * Binds the objects without Jackson when the type allows it (see
+	 * {@link DirectBinding}); else {@code null}.
+	 */
+	private final @Nullable DirectBinding<T> direct;
+
 	TypedBinding(ObjectMapper mapper, Class<T> type) {
 		SimpleModule module = new SimpleModule("dev.listwatch.client.TypedBinding");
-		module.setDeserializerModifier(new Modifier(new StringPool(POOL_SLOTS, POOL_MAX_LENGTH)));
+		StringPool pool = new StringPool(POOL_SLOTS, POOL_MAX_LENGTH);
+		module.setDeserializerModifier(new Modifier(pool));
 		ObjectMapper lean = mapper.rebuild().addModule(module).build();
 		this.reader = lean.readerFor(type);
 		this.streamReader = this.reader.without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+		this.direct = direct(lean, type, pool);
+	}
+
+	/**
+	 * A binding without Jackson for a record the mapper binds with its canonical
+	 * constructor, each component by its name, with the lean deserializers here or
+	 * Jackson's plain ones for strings, numbers and booleans, and nothing else of the
+	 * application's or of Jackson's that could change what it binds: no Jackson
+	 * annotations on the record, no mix-ins, config overrides, problem handlers or active
+	 * view, no naming strategy (the properties are the components' names), no
+	 * case-insensitive properties, no strict duplicate detection, no failing on null or
+	 * missing creator properties. Decided from the deserializer the mapper builds for the
+	 * type.
+	 * @param lean the mapper (with the lean deserializers)
+	 * @param type the type
+	 * @param pool the pool of the lean deserializers
+	 * @return the binding, or {@code null} when Jackson binds every object
+	 */
+	static <T> @Nullable DirectBinding<T> direct(ObjectMapper lean, Class<T> type, StringPool pool) {
+		if (!type.isRecord() || type.getRecordComponents().length > 64 || jacksonAnnotated(type)) {
+			return null;
+		}
+		try {
+			DeserializationContext ctxt = lean._deserializationContext();
+			DeserializationConfig config = ctxt.getConfig();
+			StreamReadConstraints constraints = lean.tokenStreamFactory().streamReadConstraints();
+			if (config.getProblemHandlers() != null || config.findConfigOverride(type) != null
+					|| config.findMixInClassFor(type) != null
+					|| ctxt.isEnabled(DeserializationFeature.FAIL_ON_NULL_CREATOR_PROPERTIES)
+					|| ctxt.isEnabled(DeserializationFeature.FAIL_ON_MISSING_CREATOR_PROPERTIES)
+					|| config.isEnabled(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+					|| lean.tokenStreamFactory().isEnabled(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+					|| constraints.getMaxDocumentLength() > 0 || constraints.getMaxTokenCount() > 0) {
+				return null;
+			}
+			ValueDeserializer<Object> root = ctxt.findRootValueDeserializer(lean.constructType(type));
+			if (root.getClass() != BeanDeserializer.class) {
+				return null;
+			}
+			BeanDeserializer bean = (BeanDeserializer) root;
+			ValueInstantiator instantiator = bean.getValueInstantiator();
+			if (config.getActiveView() != null || bean.hasAnySetter() || bean.isCaseInsensitive()
+					|| bean.getObjectIdReader(ctxt) != null || instantiator.getClass() != StdValueInstantiator.class
+					|| !instantiator.canCreateFromObjectWith() || instantiator.getWithArgsCreator() == null) {
+				return null;
+			}
+			RecordComponent[] components = type.getRecordComponents();
+			Class<?>[] types = new Class<?>[components.length];
+			String[] names = new String[components.length];
+			for (int i = 0; i < components.length; i++) {
+				types[i] = components[i].getType();
+				names[i] = components[i].getName();
+			}
+			Constructor<T> canonical = type.getDeclaredConstructor(types);
+			if (!canonical.equals(instantiator.getWithArgsCreator().getAnnotated())) {
+				return null;
+			}
+			DirectBinding.Kind[] kinds = new DirectBinding.Kind[components.length];
+			boolean[] primitive = new boolean[components.length];
+			int properties = 0;
+			for (Iterator<SettableBeanProperty> it = bean.properties(); it.hasNext(); properties++) {
+				SettableBeanProperty property = it.next();
+				int index = property.getCreatorIndex();
+				if (!(property instanceof CreatorProperty) || index < 0 || index >= components.length
+						|| kinds[index] != null || !property.getName().equals(names[index])
+						|| property.getValueTypeDeserializer() != null || property.getInjectableValueId() != null
+						|| property.getManagedReferenceName() != null || property.getObjectIdInfo() != null
+						|| property.getNullValueProvider() != property.getValueDeserializer()) {
+					return null;
+				}
+				kinds[index] = kind(property.getValueDeserializer(), types[index], names[index], ctxt);
+				primitive[index] = types[index].isPrimitive();
+				if (kinds[index] == null) {
+					return null;
+				}
+			}
+			if (properties != components.length || !canonical.trySetAccessible()) {
+				return null;
+			}
+			return new DirectBinding<>(canonical, names, kinds, primitive,
+					ctxt.isEnabled(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES),
+					new DirectBinding.Limits(constraints.getMaxNestingDepth(), constraints.getMaxNumberLength(),
+							constraints.getMaxStringLength(), constraints.getMaxNameLength()),
+					pool);
+		}
+		catch (ReflectiveOperationException | RuntimeException ex) {
+			// whatever the mapper makes of the type, it binds it itself
+			return null;
+		}
+	}
+
+	/**
+	 * How a component binds without Jackson, or {@code null} when it cannot.
+	 */
+	private static DirectBinding.@Nullable Kind kind(ValueDeserializer<?> deserializer, Class<?> type, String name,
+			DeserializationContext ctxt) {
+		String standard = deserializer.getClass().getName();
+		if (type == ObjectMeta.class) {
+			return (deserializer instanceof ScannedMeta && "metadata".equals(name) && ScannedMeta.allowed(ctxt))
+					? DirectBinding.Kind.METADATA : null;
+		}
+		if (type == Map.class || type == List.class) {
+			return (deserializer instanceof Container container && container.plain(ctxt))
+					? ((type == Map.class) ? DirectBinding.Kind.MAP : DirectBinding.Kind.LIST) : null;
+		}
+		if (type == Object.class) {
+			return (deserializer instanceof Untyped untyped && untyped.lean(ctxt)) ? DirectBinding.Kind.UNTYPED : null;
+		}
+		if (type == String.class) {
+			return standard.equals("tools.jackson.databind.deser.jdk.StringDeserializer") ? DirectBinding.Kind.STRING
+					: null;
+		}
+		String numbers = "tools.jackson.databind.deser.jdk.NumberDeserializers$";
+		if (type == Integer.class || type == int.class) {
+			return standard.equals(numbers + "IntegerDeserializer") ? DirectBinding.Kind.INT : null;
+		}
+		if (type == Long.class || type == long.class) {
+			return standard.equals(numbers + "LongDeserializer") ? DirectBinding.Kind.LONG : null;
+		}
+		if (type == Boolean.class || type == boolean.class) {
+			return standard.equals(numbers + "BooleanDeserializer") ? DirectBinding.Kind.BOOLEAN : null;
+		}
+		if (type == Double.class || type == double.class) {
+			return standard.equals(numbers + "DoubleDeserializer") ? DirectBinding.Kind.DOUBLE : null;
+		}
+		return null;
+	}
+
+	/**
+	 * Whether Jackson annotations are on the type, its members or its constructors'
+	 * parameters (they may rename, alias, ignore or convert what it binds).
+	 */
+	private static boolean jacksonAnnotated(Class<?> type) {
+		List<AnnotatedElement> elements = new ArrayList<>();
+		elements.add(type);
+		elements.addAll(List.of(type.getRecordComponents()));
+		elements.addAll(List.of(type.getDeclaredFields()));
+		elements.addAll(List.of(type.getDeclaredMethods()));
+		for (Constructor<?> constructor : type.getDeclaredConstructors()) {
+			elements.add(constructor);
+			elements.addAll(List.of(constructor.getParameters()));
+		}
+		for (Method method : type.getDeclaredMethods()) {
+			elements.addAll(List.of(method.getParameters()));
+		}
+		for (AnnotatedElement element : elements) {
+			for (Annotation annotation : element.getAnnotations()) {
+				Class<? extends Annotation> annotationType = annotation.annotationType();
+				String name = annotationType.getName();
+				if (name.startsWith("com.fasterxml.jackson.") || name.startsWith("tools.jackson.")
+						|| annotationType.isAnnotationPresent(JacksonAnnotation.class)
+						|| annotationType.isAnnotationPresent(JacksonAnnotationsInside.class)) {
+					return true;
+				}
+			}
+		}
+		return false;
+	}
+
+	/**
+	 * Binds the objects without Jackson, when the type allows it.
+	 * @return the binding, or {@code null} when every object binds with Jackson
+	 */
+	@Nullable DirectBinding<T> direct() {
+		return this.direct;
 	}
 
 	/**
@@ -103,6 +295,14 @@ final class TypedBinding<T> {
 	 * @throws JacksonException when it does not bind
 	 */
 	T bind(byte[] json, ObjectMeta meta) {
+		DirectBinding<T> direct = this.direct;
+		if (direct != null) {
+			int[] end = new int[1];
+			T value = direct.bind(json, 0, json.length, meta, -1, -1, end);
+			if (value != null && new JsonScanner(json, end[0], json.length - end[0]).peek() == -1) {
+				return value;
+			}
+		}
 		Scanned previous = SCANNED.get();
 		SCANNED.set(new Scanned(meta));
 		try {
@@ -156,137 +356,6 @@ final class TypedBinding<T> {
 
 		Scanned(ObjectMeta meta) {
 			this.meta = meta;
-		}
-
-	}
-
-	/**
-	 * Shares equal strings, integers, and the keys of maps of the same shape:
-	 * direct-mapped tables of the last one seen per hash slot, strings looked up from the
-	 * parser's characters so that a string seen before is not even created again. Racy by
-	 * design and safe: a slot holds one immutable object (a string with its characters,
-	 * keys, an integer) or another one.
-	 */
-	static final class StringPool {
-
-		/** Slots for map keys (a power of two). */
-		private static final int KEYS_SLOTS = 1024;
-
-		/** Slots for integers beyond the JDK's own cache (a power of two). */
-		private static final int INTEGER_SLOTS = 256;
-
-		/** Maps with more keys than this have keys of their own. */
-		private static final int KEYS_MAX = 64;
-
-		/** A string and its characters (compared as one range), published together. */
-		private record Pooled(String string, char[] chars) {
-		}
-
-		private final Pooled[] slots;
-
-		private final CompactMap.Keys[] keys = new CompactMap.Keys[KEYS_SLOTS];
-
-		private final Integer[] integers = new Integer[INTEGER_SLOTS];
-
-		private final int maxLength;
-
-		StringPool(int slots, int maxLength) {
-			this.slots = new Pooled[slots];
-			this.maxLength = maxLength;
-		}
-
-		String get(char[] chars, int offset, int length) {
-			if (length > this.maxLength) {
-				return new String(chars, offset, length);
-			}
-			// at most 16 characters hashed: the first and last 8 (names and ids differ at
-			// the end)
-			int hash = length;
-			int end = offset + length;
-			if (length <= 16) {
-				for (int i = offset; i < end; i++) {
-					hash = 31 * hash + chars[i];
-				}
-			}
-			else {
-				for (int i = offset; i < offset + 8; i++) {
-					hash = 31 * hash + chars[i];
-				}
-				for (int i = end - 8; i < end; i++) {
-					hash = 31 * hash + chars[i];
-				}
-			}
-			int slot = (hash ^ (hash >>> 16)) & (this.slots.length - 1);
-			Pooled seen = this.slots[slot];
-			if (seen != null && java.util.Arrays.equals(seen.chars, 0, seen.chars.length, chars, offset, end)) {
-				return seen.string;
-			}
-			String string = new String(chars, offset, length);
-			this.slots[slot] = new Pooled(string, java.util.Arrays.copyOfRange(chars, offset, end));
-			return string;
-		}
-
-		String get(JsonParser p) {
-			return get(p.getStringCharacters(), p.getStringOffset(), p.getStringLength());
-		}
-
-		/**
-		 * An {@code Integer} equal to the value, shared with others seen before (ports,
-		 * sizes...).
-		 */
-		Integer integer(int value) {
-			if (value >= -128 && value <= 127) {
-				return value;
-			}
-			int slot = (value ^ (value >>> 16)) & (this.integers.length - 1);
-			Integer shared = this.integers[slot];
-			if (shared != null && shared == value) {
-				return shared;
-			}
-			Integer integer = value;
-			this.integers[slot] = integer;
-			return integer;
-		}
-
-		/**
-		 * The keys of a map of this shape seen before, if they are still in the pool.
-		 * @param names the names in order (not kept)
-		 * @param size how many
-		 * @return the keys, or {@code null}
-		 */
-		CompactMap.@Nullable Keys sharedKeys(String[] names, int size) {
-			if (size > KEYS_MAX) {
-				return null;
-			}
-			CompactMap.Keys shared = this.keys[slot(names, size)];
-			return (shared != null && shared.sameAs(names, size)) ? shared : null;
-		}
-
-		private static int slot(String[] names, int size) {
-			int hash = 1;
-			for (int i = 0; i < size; i++) {
-				hash = 31 * hash + names[i].hashCode();
-			}
-			return (hash ^ (hash >>> 16)) & (KEYS_SLOTS - 1);
-		}
-
-		/**
-		 * The keys of these names, shared with the maps of the same shape.
-		 * @param names the distinct names in order (may be kept)
-		 * @return the keys
-		 */
-		CompactMap.Keys keys(String[] names) {
-			if (names.length > KEYS_MAX) {
-				return new CompactMap.Keys(names);
-			}
-			int slot = slot(names, names.length);
-			CompactMap.Keys shared = this.keys[slot];
-			if (shared != null && shared.sameAs(names, names.length)) {
-				return shared;
-			}
-			CompactMap.Keys keys = new CompactMap.Keys(names);
-			this.keys[slot] = keys;
-			return keys;
 		}
 
 	}
@@ -544,6 +613,15 @@ final class TypedBinding<T> {
 					&& keys.getClass().getName().equals("tools.jackson.databind.deser.jdk.JDKKeyDeserializer$StringKD");
 		}
 
+		/**
+		 * Whether this one binds every JSON object (or array) of the property as the
+		 * untyped values do.
+		 */
+		boolean plain(DeserializationContext ctxt) {
+			Untyped values = this.values;
+			return values != null && values.lean(ctxt);
+		}
+
 		@Override
 		public Object deserialize(JsonParser p, DeserializationContext ctxt) throws JacksonException {
 			Untyped values = this.values;
@@ -586,14 +664,22 @@ final class TypedBinding<T> {
 		public Object deserialize(JsonParser p, DeserializationContext ctxt) throws JacksonException {
 			Scanned meta = SCANNED.get();
 			if (meta != null && p.currentTokenId() == JsonTokenId.ID_START_OBJECT && topLevelMetadata(p)
-					&& !ctxt.isEnabled(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-					&& !ctxt.isEnabled(DeserializationFeature.FAIL_ON_NULL_CREATOR_PROPERTIES)
-					&& !ctxt.isEnabled(DeserializationFeature.FAIL_ON_MISSING_CREATOR_PROPERTIES)) {
+					&& allowed(ctxt)) {
 				p.skipChildren();
 				meta.used = true;
 				return meta.meta;
 			}
 			return this._delegatee.deserialize(p, ctxt);
+		}
+
+		/**
+		 * Whether the metadata the decoder read may stand for the object's own: the
+		 * mapper would not fail where the decoder does not.
+		 */
+		static boolean allowed(DeserializationContext ctxt) {
+			return !ctxt.isEnabled(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+					&& !ctxt.isEnabled(DeserializationFeature.FAIL_ON_NULL_CREATOR_PROPERTIES)
+					&& !ctxt.isEnabled(DeserializationFeature.FAIL_ON_MISSING_CREATOR_PROPERTIES);
 		}
 
 		/**
