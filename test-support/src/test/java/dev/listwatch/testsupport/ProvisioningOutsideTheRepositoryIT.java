@@ -75,7 +75,7 @@ class ProvisioningOutsideTheRepositoryIT {
 			}
 		}
 		Path extracted = this.kubeapitest.resolve("listwatch-testcluster").resolve(ApiServerBinaries.VERSION);
-		assertThat(String.join("\n", output)).contains("building it with " + extracted.resolve("build.sh"));
+		assertThat(String.join("\n", output)).contains("building them with " + extracted.resolve("build.sh"));
 		for (String source : ApiServerBinaries.SOURCES) {
 			assertThat(extracted.resolve(source)).isRegularFile();
 		}
