@@ -117,6 +117,8 @@ class LeaderElectionIT {
 		long stopped = System.nanoTime();
 		first.close();
 		Instance second = awaitOneLeader();
+		// isLeader turns true just before the grant event is recorded
+		await().atMost(WAIT).until(() -> this.timeline.lines().contains("granted " + second.identity()));
 		long releasedHandover = this.timeline.grantNanos(second.identity()) - stopped;
 		assertThat(second).isNotSameAs(first);
 		await().atMost(WAIT).until(() -> second.jobs().isRunning());
@@ -124,6 +126,7 @@ class LeaderElectionIT {
 		long killed = System.nanoTime();
 		second.kill(this.timeline);
 		Instance third = awaitOneLeader();
+		await().atMost(WAIT).until(() -> this.timeline.lines().contains("granted " + third.identity()));
 		long killedHandover = this.timeline.grantNanos(third.identity()) - killed;
 		assertThat(third).isNotSameAs(first).isNotSameAs(second);
 
