@@ -149,6 +149,70 @@ class StoreConcurrencyTests {
 	}
 
 	@Test
+	void readersNeverSeeANamespacesRelistHalfApplied() throws Exception {
+		Store<Obj> store = new Store<>(Map.of("byGen", BY_GEN));
+		Lister<Obj> lister = store.lister();
+		CyclicBarrier start = new CyclicBarrier(READERS + 1);
+		AtomicBoolean done = new AtomicBoolean();
+		Future<Integer> writer = this.executor.submit(() -> {
+			start.await();
+			long rv = 1;
+			try {
+				for (int round = 0; round < ROUNDS; round++) {
+					// each namespace in turn: every object takes the round as its epoch,
+					// and the names shift, so that each relist adds, changes and deletes
+					String namespace = (round % 2 == 0) ? "a" : "b";
+					List<ObjectMeta> metas = new ArrayList<>();
+					List<Obj> objects = new ArrayList<>();
+					for (int i = 0; i < STABLE; i++) {
+						Obj object = obj(namespace, "s" + ((i + round) % (STABLE + CHURN)), rv++, round, i % 3);
+						metas.add(object.meta());
+						objects.add(object);
+					}
+					store.replace(Items.zip(metas, objects), namespace);
+				}
+			}
+			finally {
+				done.set(true);
+			}
+			return ROUNDS;
+		});
+		List<Future<Long>> readers = new ArrayList<>();
+		for (int r = 0; r < READERS; r++) {
+			readers.add(this.executor.submit(() -> {
+				start.await();
+				long checks = 0;
+				do {
+					for (String namespace : List.of("a", "b")) {
+						List<Obj> objects = lister.list(namespace);
+						if (!objects.isEmpty()) {
+							assertThat(objects).hasSize(STABLE);
+							assertThat(objects).extracting((o) -> o.meta().labels().get("epoch"))
+								.containsOnly(objects.get(0).meta().labels().get("epoch"));
+						}
+					}
+					for (int gen = 0; gen < 3; gen++) {
+						String value = "g" + gen;
+						assertThat(lister.byIndex("byGen", value))
+							.allSatisfy((o) -> assertThat(o.meta().labels()).containsEntry("gen", value));
+					}
+					assertThat(lister.size()).isIn(0, STABLE, 2 * STABLE);
+					checks++;
+				}
+				while (!done.get());
+				return checks;
+			}));
+		}
+		assertThat(writer.get(60, TimeUnit.SECONDS)).isEqualTo(ROUNDS);
+		for (Future<Long> reader : readers) {
+			assertThat(reader.get(60, TimeUnit.SECONDS)).isPositive();
+		}
+		assertThat(lister.list("a")).hasSize(STABLE);
+		assertThat(lister.list("b")).hasSize(STABLE);
+		assertThat(lister.byIndex("byGen", "g0")).hasSize(2 * ((STABLE + 2) / 3));
+	}
+
+	@Test
 	void readsProceedWhileWriterRunsASlowIndexFunction() throws Exception {
 		CountDownLatch entered = new CountDownLatch(1);
 		CountDownLatch release = new CountDownLatch(1);
