@@ -30,8 +30,8 @@ import dev.listwatch.testsupport.LocalEtcd;
 /**
  * Runs the benchmarks: for each client one JVM (same flags for all) against the same
  * server, then prints the tables in Markdown.
- * {@code Driver <all|throughput,sync,latency,requests,startup,metadata,etcd,bigcache,controller> [key=value...]};
- * see README.md for the keys.
+ * {@code Driver <all|throughput,sync,latency,requests,startup,metadata,etcd,bigcache,
+ * controller,nssync> [key=value...]}; see README.md for the keys.
  */
 public final class Driver {
 
@@ -100,6 +100,12 @@ public final class Driver {
 		this.opts.put("controllerWorkers", "1,4,16");
 		this.opts.put("controllerSlowMs", "1");
 		this.opts.put("controllerPaths", "direct,boot");
+		this.opts.put("nsNamespaces", "100");
+		this.opts.put("nsPodsPerNamespace", "1000");
+		this.opts.put("nsRounds", "3");
+		this.opts.put("nsClients", "listwatch,listwatch-boot");
+		this.opts.put("nsPeers", "fabric8,client-java");
+		this.opts.put("nsPeerPodsPerNamespace", "200");
 		for (int i = 1; i < args.length; i++) {
 			int eq = args[i].indexOf('=');
 			if (eq < 0) {
@@ -115,7 +121,7 @@ public final class Driver {
 	public static void main(String[] args) throws Exception {
 		if (args.length == 0) {
 			System.err.println(
-					"usage: Driver <all|throughput,sync,latency,requests,startup,metadata,etcd,bigcache,controller> [key=value...]");
+					"usage: Driver <all|throughput,sync,latency,requests,startup,metadata,etcd,bigcache,controller,nssync> [key=value...]");
 			System.exit(2);
 		}
 		Driver driver = new Driver(args);
@@ -134,6 +140,7 @@ public final class Driver {
 				case "etcd" -> driver.etcd();
 				case "bigcache" -> driver.bigcache();
 				case "controller" -> ControllerTables.run(driver);
+				case "nssync" -> driver.nssync();
 				default -> throw new IllegalArgumentException("unknown benchmark " + bench);
 			}
 		}
@@ -562,6 +569,105 @@ public final class Driver {
 				+ " retained / JSON size: **" + ratio(listwatch, sizes[0]) + "** (target ≤ 2×).");
 		print("");
 		typedSync(all);
+	}
+
+	// ------------------------------------------------------------------ 10. a namespace
+	// set's sync
+
+	/**
+	 * The {@code nssync} benchmark: the sync of {@code nsNamespaces} namespaces of
+	 * {@code nsPodsPerNamespace} Pods each, as one namespace set (one informer, a list
+	 * and a watch per namespace) against one watch of all namespaces over the same Pods,
+	 * each round a fresh JVM per mode, the modes alternating; for the clients in
+	 * {@code nsClients} at that size, for the peers in {@code nsPeers} (an informer per
+	 * namespace, which is what they offer) at {@code nsPeerPodsPerNamespace}.
+	 */
+	void nssync() throws Exception {
+		int namespaces = i("nsNamespaces");
+		int rounds = i("nsRounds");
+		String page = this.opts.get("page");
+		List<String> rows = new ArrayList<>();
+		List<String> summary = new ArrayList<>();
+		List<String> clients = new ArrayList<>();
+		for (String client : (this.opts.get("nsClients") + "," + this.opts.get("nsPeers")).split(",")) {
+			if (!client.isBlank() && !client.equals("none")) {
+				clients.add(client.trim());
+			}
+		}
+		for (String client : clients) {
+			boolean peer = PEERS.contains(client);
+			int pods = namespaces * i(peer ? "nsPeerPodsPerNamespace" : "nsPodsPerNamespace");
+			Pods spread = new Pods(false, namespaces);
+			Map<Integer, List<Map<String, String>>> byMode = new LinkedHashMap<>();
+			Map<Integer, Map<String, String>> counters = new LinkedHashMap<>();
+			// a server per mode, so that each counts its own requests
+			try (FakeApiServer all = new FakeApiServer(new FakeApiServer.Scenario(pods, 0, 0, 0, true), spread);
+					FakeApiServer set = new FakeApiServer(new FakeApiServer.Scenario(pods, 0, 0, 0, true), spread)) {
+				for (int round = 0; round < rounds; round++) {
+					for (int mode : new int[] { 0, namespaces }) {
+						FakeApiServer server = (mode == 0) ? all : set;
+						Run run = launch("nssync", client, List.of(), "url=" + server.url(), "pods=" + pods,
+								"page=" + page, "rounds=1", "namespaces=" + mode);
+						run.waitFor(3600);
+						byMode.computeIfAbsent(mode, (k) -> new ArrayList<>()).addAll(run.results);
+					}
+				}
+				counters.put(0, all.counters());
+				counters.put(namespaces, set.counters());
+				serverLog("nssync", client, set);
+			}
+			List<Map<String, String>> whole = byMode.get(0);
+			List<Map<String, String>> inSet = byMode.get(namespaces);
+			for (int mode : byMode.keySet()) {
+				List<Map<String, String>> r = byMode.get(mode);
+				Map<String, String> c = counters.get(mode);
+				rows.add("| " + client + " | "
+						+ ((mode == 0) ? "all namespaces, one watch"
+								: mode + " namespaces, " + (peer ? mode + " informers" : "one informer"))
+						+ " | " + pods + " | " + f0(median(r, "syncedMs")) + " | " + f0(median(r, "handledMs")) + " | "
+						+ f0(median(r, "cpuMs")) + " | " + f0(median(r, "cached")) + " | "
+						+ f1(Double.parseDouble(c.get("lists")) / rounds) + " ("
+						+ f1(Double.parseDouble(c.get("listPages")) / rounds) + ") | "
+						+ f0(median(r, "retainedBytesPerObject")) + " | "
+						+ ratio(median(r, "syncedMs"), median(whole, "syncedMs")) + " |");
+			}
+			summary.add(client + ": " + namespaces + " namespaces ÷ all namespaces, synced **"
+					+ ratio(median(inSet, "syncedMs"), median(whole, "syncedMs")) + "** (rounds: "
+					+ pairedRatios(whole, inSet, "syncedMs") + "), CPU "
+					+ ratio(median(inSet, "cpuMs"), median(whole, "cpuMs")) + ", handled "
+					+ ratio(median(inSet, "handledMs"), median(whole, "handledMs")) + ".");
+		}
+		print("## 10. A namespace set's sync");
+		print("");
+		print(namespaces + " namespaces of " + this.opts.get("nsPodsPerNamespace") + " Pods each (peers: "
+				+ this.opts.get("nsPeerPodsPerNamespace") + " each), listed from a local plain-HTTP server in pages of "
+				+ page + " (client-java's informer cannot page: one list per namespace), once as a namespace set"
+				+ " (listwatch: one informer and one cache, a list and a watch per namespace; the peers have no"
+				+ " informer of several namespaces: an informer per namespace, each with its own cache) and once as"
+				+ " one watch of all namespaces over the same Pods; each mode a fresh JVM per round, the modes"
+				+ " alternating, median of " + rounds + " rounds. Synced = the informer (every namespace's) reports"
+				+ " synced; handled = the no-op handler has seen every ADDED. Retained = used heap after 3×"
+				+ " System.gc() with the informers running minus before, per cached object.");
+		print("");
+		print("| client | watch | Pods | synced ms | handled ms | CPU ms | cached | list requests (pages) / round | retained bytes / object | synced vs all namespaces |");
+		print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+		rows.forEach(this::print);
+		print("");
+		for (String line : summary) {
+			print(line);
+			print("");
+		}
+		print("Target (issue 31): listwatch's namespace set syncs in at most 1.5× the time of the one watch.");
+		print("");
+	}
+
+	/** The ratios {@code b ÷ a} of each round, in round order. */
+	static String pairedRatios(List<Map<String, String>> a, List<Map<String, String>> b, String key) {
+		List<String> ratios = new ArrayList<>();
+		for (int i = 0; i < Math.min(a.size(), b.size()); i++) {
+			ratios.add(ratio(Double.parseDouble(b.get(i).get(key)), Double.parseDouble(a.get(i).get(key))));
+		}
+		return String.join(", ", ratios);
 	}
 
 	/**

@@ -133,6 +133,9 @@ public class BootRunner implements Subject<KubernetesObject> {
 		if (target.namespace() != null) {
 			args.add("--listwatch.watches.w.namespace=" + target.namespace());
 		}
+		if (!target.namespaces().isEmpty()) {
+			args.add("--listwatch.watches.w.namespaces=" + String.join(",", target.namespaces()));
+		}
 		args.add("--listwatch.defaults.page-size=" + target.pageSize());
 		args.add("--listwatch.defaults.streaming-list=false");
 		args.add("--listwatch.startup.wait-for-sync=false");
