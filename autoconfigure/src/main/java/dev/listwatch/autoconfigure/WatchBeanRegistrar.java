@@ -13,7 +13,6 @@ import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.beans.factory.support.BeanDefinitionRegistryPostProcessor;
-import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.core.Ordered;
 import org.springframework.core.env.Environment;
 
@@ -63,7 +62,7 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 		DeclaredWatches.Bound bound = DeclaredWatches.Bound.of(this.environment);
 		ListwatchProperties.Defaults defaults = bound.defaults();
 		Map<String, ListwatchProperties.Watch> enabled = bound.enabled();
-		LeaderOnlyWatches.check(Binder.get(this.environment), enabled);
+		LeaderOnlyWatches.check(DeclaredWatches.binder(this.environment), enabled);
 		enabled.forEach((name, watch) -> register(registry, name, watch, defaults));
 	}
 
