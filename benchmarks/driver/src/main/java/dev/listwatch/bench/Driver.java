@@ -57,6 +57,12 @@ public final class Driver {
 
 	static final List<String> PEERS = List.of("fabric8", "client-java");
 
+	/**
+	 * The suffix of a listwatch client run on the {@code baselineJar} (see
+	 * {@link #launch}).
+	 */
+	static final String BASELINE = "@baseline";
+
 	final Map<String, String> opts = new LinkedHashMap<>();
 
 	final Path home;
@@ -231,14 +237,29 @@ public final class Driver {
 
 	}
 
+	/**
+	 * Starts a client's JVM. A listwatch client named with the suffix {@value #BASELINE}
+	 * runs on the library jar of option {@code baselineJar} (another build, such as
+	 * main's) instead of this checkout's, so that a benchmark can set two builds side by
+	 * side in one run.
+	 */
 	Run launch(String bench, String client, List<String> extraJvm, String... args) throws IOException {
-		String[] def = CLIENTS.get(client);
+		boolean baseline = client.endsWith(BASELINE);
+		String[] def = CLIENTS.get(baseline ? client.substring(0, client.length() - BASELINE.length()) : client);
 		if (def == null) {
 			throw new IllegalArgumentException("unknown client " + client + "; known: " + CLIENTS.keySet());
 		}
 		Path module = this.home.resolve(def[0]);
 		String classpath = module.resolve("target/classes") + ":"
 				+ Files.readString(module.resolve("target/classpath.txt")).trim();
+		if (baseline) {
+			String jar = this.opts.get("baselineJar");
+			if (jar == null || !Files.isRegularFile(Path.of(jar))) {
+				throw new IllegalArgumentException(client + " needs baselineJar=<a listwatch-spring-boot jar>");
+			}
+			classpath = classpath.replaceAll("[^:]*/autoconfigure/target/listwatch-spring-boot-[^:/]*\\.jar",
+					java.util.regex.Matcher.quoteReplacement(Path.of(jar).toAbsolutePath().toString()));
+		}
 		List<String> command = new ArrayList<>();
 		command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
 		command.addAll(jvmFlags());
@@ -659,6 +680,16 @@ public final class Driver {
 		}
 		print("Target (issue 31): listwatch's namespace set syncs in at most 1.5× the time of the one watch.");
 		print("");
+	}
+
+	/** The median of the rounds' differences {@code a - b}, paired in round order. */
+	static double pairedDifference(List<Map<String, String>> a, List<Map<String, String>> b, String key) {
+		int n = Math.min(a.size(), b.size());
+		double[] differences = new double[n];
+		for (int i = 0; i < n; i++) {
+			differences[i] = Double.parseDouble(a.get(i).get(key)) - Double.parseDouble(b.get(i).get(key));
+		}
+		return Stats.median(differences);
 	}
 
 	/** The ratios {@code b ÷ a} of each round, in round order. */
@@ -1178,6 +1209,14 @@ public final class Driver {
 		cases.add(new Case("listwatch-boot, listwatch disabled", "listwatch-boot", 0, true));
 		cases.add(new Case("listwatch-boot, 10 watches, all empty", "listwatch-boot", 10, false));
 		cases.add(new Case("listwatch-boot, 10 watches, " + i("pods") + " Pods", "listwatch-boot", 10, true));
+		boolean baseline = this.opts.containsKey("baselineJar");
+		if (baseline) {
+			// another build of the library (baselineJar), in the same rounds
+			cases.add(new Case("listwatch-boot on baselineJar, 10 watches, all empty", "listwatch-boot" + BASELINE, 10,
+					false));
+			cases.add(new Case("listwatch-boot on baselineJar, 10 watches, " + i("pods") + " Pods",
+					"listwatch-boot" + BASELINE, 10, true));
+		}
 		for (String peer : peers) {
 			cases.add(new Case(peer + ", 10 informers, " + i("pods") + " Pods", peer, 10, true));
 		}
@@ -1208,8 +1247,8 @@ public final class Driver {
 				+ " bean made, no informer started), listwatch = listwatch's lifecycle steps after it (discovery"
 				+ " check, the informers' start, wait-for-sync).");
 		print("");
-		print("| case | ms | refreshed ms | listwatch ms | JVM uptime ms | cpu ms | heap KiB | threads | loaded classes |");
-		print("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+		print("| case | ms | refreshed ms | listwatch ms | JVM uptime ms | cpu ms | main thread cpu ms | heap KiB | threads | loaded classes |");
+		print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
 		for (Map.Entry<Case, List<Map<String, String>>> e : all.entrySet()) {
 			List<Map<String, String>> r = e.getValue();
 			// the breakdown of a Boot start (BootRunner's lifecycle stamps); the peers
@@ -1217,8 +1256,9 @@ public final class Driver {
 			boolean boot = r.stream().anyMatch((m) -> m.containsKey("refreshedMs"));
 			print("| " + e.getKey().label() + " | " + f0(median(r, "runMs")) + " | "
 					+ (boot ? f0(median(r, "refreshedMs")) + " | " + f0(median(r, "listwatchMs")) : " | ") + " | "
-					+ f0(median(r, "jvmUptimeMs")) + " | " + f0(median(r, "cpuMs")) + " | " + f0(median(r, "heapKb"))
-					+ " | " + f0(median(r, "threads")) + " | " + f0(median(r, "classes")) + " |");
+					+ f0(median(r, "jvmUptimeMs")) + " | " + f0(median(r, "cpuMs")) + " | "
+					+ (boot ? f0(median(r, "mainCpuMs")) : "") + " | " + f0(median(r, "heapKb")) + " | "
+					+ f0(median(r, "threads")) + " | " + f0(median(r, "classes")) + " |");
 		}
 		List<Map<String, String>> base = all.get(cases.get(0));
 		List<Map<String, String>> noPods = all.get(cases.get(1));
@@ -1236,8 +1276,23 @@ public final class Driver {
 					+ f0(median(ten, "cpuMs") - median(base, "cpuMs")) + " ms of CPU, "
 					+ f0(median(ten, "threads") - median(base, "threads")) + " threads, "
 					+ f0(median(ten, "classes") - median(base, "classes")) + " classes.");
+			print("Fixed cost of the 10 watches (all empty, less listwatch disabled; target ≤ 150 ms): **"
+					+ f0(median(noPods, "runMs") - median(base, "runMs")) + " ms** (median of the rounds' own"
+					+ " differences: " + f0(pairedDifference(noPods, base, "runMs")) + " ms), main thread CPU "
+					+ f0(median(noPods, "mainCpuMs") - median(base, "mainCpuMs")) + " ms, CPU "
+					+ f0(median(noPods, "cpuMs") - median(base, "cpuMs")) + " ms.");
+			if (baseline) {
+				List<Map<String, String>> before = all.get(cases.get(3));
+				List<Map<String, String>> beforePods = all.get(cases.get(4));
+				print("On baselineJar (" + this.opts.get("baselineJar") + "), in the same rounds: 10 watches add **"
+						+ f0(median(beforePods, "runMs") - median(base, "runMs")) + " ms**, fixed cost **"
+						+ f0(median(before, "runMs") - median(base, "runMs")) + " ms** (rounds' own differences: "
+						+ f0(pairedDifference(before, base, "runMs")) + " ms), main thread CPU "
+						+ f0(median(before, "mainCpuMs") - median(base, "mainCpuMs")) + " ms, CPU "
+						+ f0(median(before, "cpuMs") - median(base, "cpuMs")) + " ms.");
+			}
 			for (int p = 0; p < peers.size(); p++) {
-				List<Map<String, String>> peer = all.get(cases.get(3 + p));
+				List<Map<String, String>> peer = all.get(cases.get((baseline ? 5 : 3) + p));
 				if (peer != null && !peer.isEmpty()) {
 					print(peers.get(p) + "'s 10 informers add: " + f0(median(peer, "runMs")) + " ms ("
 							+ ratio(median(peer, "runMs"), addedMs) + " listwatch's), "
