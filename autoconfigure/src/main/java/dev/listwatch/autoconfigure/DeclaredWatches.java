@@ -63,9 +63,6 @@ final class DeclaredWatches {
 	/** The prefix of every listwatch property. */
 	private static final ConfigurationPropertyName PREFIX = ConfigurationPropertyName.of("listwatch");
 
-	/** Where the watches are declared. */
-	private static final ConfigurationPropertyName WATCHES = ConfigurationPropertyName.of("listwatch.watches");
-
 	private DeclaredWatches() {
 	}
 
@@ -347,28 +344,13 @@ final class DeclaredWatches {
 	 * @return the binder
 	 */
 	static Binder binder(Environment environment) {
-		return new Binder(sources(environment, PREFIX), new PropertySourcesPlaceholdersResolver(environment));
-	}
-
-	/**
-	 * Whether a property source of the environment may declare a watch (without binding
-	 * any).
-	 * @param environment the environment
-	 * @return whether one may
-	 */
-	static boolean declaresWatches(Environment environment) {
-		return !sources(environment, WATCHES).isEmpty();
-	}
-
-	/** The property sources of an environment that may hold properties under a name. */
-	private static List<ConfigurationPropertySource> sources(Environment environment, ConfigurationPropertyName name) {
 		List<ConfigurationPropertySource> sources = new ArrayList<>();
 		for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
-			if (source.containsDescendantOf(name) != ConfigurationPropertyState.ABSENT) {
+			if (source.containsDescendantOf(PREFIX) != ConfigurationPropertyState.ABSENT) {
 				sources.add(source);
 			}
 		}
-		return sources;
+		return new Binder(sources, new PropertySourcesPlaceholdersResolver(environment));
 	}
 
 	/**

@@ -57,10 +57,6 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 
 	@Override
 	public void postProcessBeanDefinitionRegistry(BeanDefinitionRegistry registry) throws BeansException {
-		if (DeclaredWatches.declaresWatches(this.environment)) {
-			// the classes the watches need, loaded on a thread of its own meanwhile
-			StartupPreload.start(this.classLoader);
-		}
 		// bound once for the registrar and the beans' factory methods (WatchBeans), not
 		// once each
 		DeclaredWatches.Bound bound = DeclaredWatches.Bound.of(this.environment);
