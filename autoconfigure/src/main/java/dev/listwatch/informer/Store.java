@@ -86,9 +86,11 @@ final class Store<T> implements StoreLister.Reads<T> {
 
 	/**
 	 * How many times a write filed an object in the indexes (one per object, whatever the
-	 * indexes): the work of the writes, which tests read ({@link #filings()}).
+	 * indexes): the work of the writes, which tests read ({@link #filings()}) on the
+	 * thread that wrote. Written under the writer mutex; not volatile, so that a watch
+	 * event pays no fence for it.
 	 */
-	private volatile long filings;
+	private long filings;
 
 	/** Whether the watch has synced: kept by its status, the one record of it. */
 	private volatile BooleanSupplier synced = () -> false;
