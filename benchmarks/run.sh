@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the benchmark harness (and the library it measures, from this checkout; nothing is installed)
-# and runs it: benchmarks/run.sh [all|throughput,sync,latency,requests,startup|metadata|etcd|bigcache|controller|shards] [key=value...]
+# and runs it: benchmarks/run.sh [all|throughput,sync,latency,requests,startup|metadata|etcd|bigcache|controller|shards|nssync] [key=value...]
 # See benchmarks/README.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."

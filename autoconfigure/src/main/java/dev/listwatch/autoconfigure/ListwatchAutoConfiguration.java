@@ -69,7 +69,8 @@ public final class ListwatchAutoConfiguration {
 	@ConditionalOnMissingBean
 	ApiServerClient listwatchApiServerClient(Cluster cluster, ConfigurableListableBeanFactory beanFactory,
 			ObjectProvider<RestClient.Builder> restClientBuilder, ObjectProvider<RestClientCustomizer> customizers,
-			ObjectProvider<JsonMapper> jsonMapper, Environment environment, ListwatchProperties properties) {
+			ObjectProvider<JsonMapper> jsonMapper, Environment environment, ListwatchProperties properties,
+			WatchBeanRegistrar registrar) {
 		ApiServerClient client = ApiServerClient.create(cluster,
 				restClientBuilder(beanFactory, restClientBuilder, customizers),
 				jsonMapper.getIfAvailable(JsonMapper::shared), Clock.systemUTC());
@@ -77,6 +78,10 @@ public final class ListwatchAutoConfiguration {
 		client.setDefaultFieldManager(environment.getProperty("spring.application.name"));
 		ListwatchProperties.Connection connection = properties.getConnection();
 		client.setRequestBudget(RequestBudget.of(connection.getQps(), connection.getBurst()));
+		// the discovery that the startup check (WatchStartupChecks) sends, sent now on a
+		// thread of its own: it runs, the client's first request, while the rest of the
+		// context is made instead of before the informers start
+		client.discoverAhead(registrar.apiVersions());
 		return client;
 	}
 

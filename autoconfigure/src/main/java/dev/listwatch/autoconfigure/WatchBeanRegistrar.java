@@ -1,7 +1,11 @@
 package dev.listwatch.autoconfigure;
 
+import java.util.Collections;
+import java.util.LinkedHashSet;
 import java.util.Map;
+import java.util.Set;
 
+import dev.listwatch.client.ApiServerClient;
 import dev.listwatch.informer.WatchDeclaration;
 
 import org.springframework.aot.AotDetector;
@@ -9,7 +13,6 @@ import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.beans.factory.support.BeanDefinitionRegistryPostProcessor;
-import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.core.Ordered;
 import org.springframework.core.env.Environment;
 
@@ -36,6 +39,12 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 	/** The watches whose declaration code can share. */
 	private final ShareableWatches shareable = new ShareableWatches();
 
+	/**
+	 * The group/versions of the API server watches whose lister-watchers this registers,
+	 * in declaration order.
+	 */
+	private final Set<String> apiVersions = new LinkedHashSet<>();
+
 	WatchBeanRegistrar(Environment environment, ClassLoader classLoader) {
 		this.environment = environment;
 		this.classLoader = classLoader;
@@ -53,7 +62,7 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 		DeclaredWatches.Bound bound = DeclaredWatches.Bound.of(this.environment);
 		ListwatchProperties.Defaults defaults = bound.defaults();
 		Map<String, ListwatchProperties.Watch> enabled = bound.enabled();
-		LeaderOnlyWatches.check(Binder.get(this.environment), enabled);
+		LeaderOnlyWatches.check(DeclaredWatches.binder(this.environment), enabled);
 		enabled.forEach((name, watch) -> register(registry, name, watch, defaults));
 	}
 
@@ -64,6 +73,17 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 	 */
 	ShareableWatches shareable() {
 		return this.shareable;
+	}
+
+	/**
+	 * The group/versions the declared watches' lister-watchers will discover (the API
+	 * server watches whose lister-watchers this registered), for discovering them ahead
+	 * ({@link ApiServerClient#discoverAhead}); filled as the watches' beans are
+	 * registered.
+	 * @return the group/versions, in declaration order
+	 */
+	Set<String> apiVersions() {
+		return Collections.unmodifiableSet(this.apiVersions);
 	}
 
 	@Override
@@ -121,6 +141,9 @@ final class WatchBeanRegistrar implements BeanDefinitionRegistryPostProcessor, O
 		}
 		if (!own && !namespaceSet) {
 			registry.registerBeanDefinition(listerWatcherName, WatchBeans.listerWatcherDefinition(name, type));
+		}
+		if (!own && declaration != null) {
+			this.apiVersions.add(declaration.apiVersion());
 		}
 		registry.registerBeanDefinition(name + DeclaredWatches.INFORMER,
 				WatchBeans.informerDefinition(name, type, shareable));

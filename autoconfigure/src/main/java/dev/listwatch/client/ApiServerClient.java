@@ -8,9 +8,13 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
@@ -82,6 +86,12 @@ public final class ApiServerClient implements AutoCloseable {
 	private final Map<String, Discovery> discovery = new ConcurrentHashMap<>();
 
 	/**
+	 * Discoveries sent ahead ({@link #discoverAhead}) that no resolve has taken yet, by
+	 * group/version.
+	 */
+	private final Map<String, CompletableFuture<Discovery>> ahead = new ConcurrentHashMap<>();
+
+	/**
 	 * The GETs of the lister-watchers this client makes: handed to them in place of the
 	 * client, so that they do not depend on it.
 	 */
@@ -145,7 +155,10 @@ public final class ApiServerClient implements AutoCloseable {
 		if (discovered == null) {
 			// two threads may both fetch a group/version the cache lacks: better than one
 			// waiting in a lock for the other's request
-			discovered = new Discovery(discover(apiVersion), this.clock.instant());
+			discovered = discoveredAhead(apiVersion);
+			if (discovered == null) {
+				discovered = new Discovery(discover(apiVersion), this.clock.instant());
+			}
 			this.discovery.put(apiVersion, discovered);
 		}
 		Resource resource = find(discovered, apiVersion, kind, plural, namespace);
@@ -165,6 +178,69 @@ public final class ApiServerClient implements AutoCloseable {
 		throw new KubernetesApiException(Kind.NOT_FOUND,
 				"The API server does not serve " + wanted + " in apiVersion '" + apiVersion + "'; it serves: " + served,
 				null);
+	}
+
+	/**
+	 * Sends the discovery of some group/versions now, one after the other on a daemon
+	 * thread of its own, so that the lister-watchers of these group/versions resolve
+	 * without a request of their own: the auto-configuration calls it as soon as it has
+	 * made the client, and the requests (the first ones of the client, which load its
+	 * HTTP machinery) then run while the application context is still being made. It is
+	 * the request a resolve would send, sent earlier, not one more: the next resolve of
+	 * each group/version waits for it and takes what it found, or its failure (thrown to
+	 * that resolve, as its own request's would be; a later resolve sends a request
+	 * again). Group/versions discovered already, or being discovered ahead, are left out.
+	 * @param apiVersions the group/versions, {@code v1} or {@code group/version}
+	 */
+	public void discoverAhead(Collection<String> apiVersions) {
+		Map<String, CompletableFuture<Discovery>> sent = new LinkedHashMap<>();
+		for (String apiVersion : apiVersions) {
+			CompletableFuture<Discovery> future = new CompletableFuture<>();
+			if (!this.discovery.containsKey(apiVersion) && this.ahead.putIfAbsent(apiVersion, future) == null) {
+				sent.put(apiVersion, future);
+			}
+		}
+		if (sent.isEmpty()) {
+			return;
+		}
+		Thread thread = new Thread(() -> sent.forEach((apiVersion, future) -> {
+			try {
+				future.complete(new Discovery(discover(apiVersion), this.clock.instant()));
+			}
+			catch (RuntimeException | Error ex) {
+				future.completeExceptionally(ex);
+			}
+		}), "listwatch-discovery");
+		thread.setDaemon(true);
+		thread.start();
+	}
+
+	/**
+	 * What the discovery sent ahead of this call found for a group/version, waiting for
+	 * it; its failure is thrown.
+	 * @return the discovery, or {@code null} when none was sent ahead
+	 */
+	private @Nullable Discovery discoveredAhead(String apiVersion) {
+		CompletableFuture<Discovery> sent = this.ahead.get(apiVersion);
+		if (sent == null) {
+			return null;
+		}
+		try {
+			return sent.join();
+		}
+		catch (CompletionException ex) {
+			Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
+			if (cause instanceof RuntimeException runtime) {
+				throw runtime;
+			}
+			if (cause instanceof Error error) {
+				throw error;
+			}
+			throw ex;
+		}
+		finally {
+			this.ahead.remove(apiVersion, sent);
+		}
 	}
 
 	private static @Nullable Resource find(Discovery discovered, String apiVersion, @Nullable String kind,

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -51,11 +52,12 @@ import org.jspecify.annotations.Nullable;
  * <b>Readers.</b> Any thread may read, through {@link #lister()} or the accessors here.
  * Single-key reads ({@link #get}, {@link #meta}) take no lock. Reads over several objects
  * take a read lock that a writer holds only while it applies an already computed change:
- * a few map and index updates for one object, or a single reference swap for a whole
- * relist. Readers therefore never see a half-applied change: an index never names a key
- * the map lacks, nor an object under a value it no longer has. Reads never throw on the
- * content (only on an unknown index name or a malformed selector); an index entry without
- * an object, which cannot happen, would be skipped.
+ * a few map and index updates for one object, the updates of the objects that changed in
+ * the relist of one namespace (of a namespace set), or a single reference swap for a
+ * relist of the whole content. Readers therefore never see a half-applied change: an
+ * index never names a key the map lacks, nor an object under a value it no longer has.
+ * Reads never throw on the content (only on an unknown index name or a malformed
+ * selector); an index entry without an object, which cannot happen, would be skipped.
  * <p>
  * <b>Parts.</b> The store holds the objects, the locks, the writes and the reads;
  * {@link Indexers} the names and functions of the indexes and their failures; a
@@ -81,6 +83,14 @@ final class Store<T> implements StoreLister.Reads<T> {
 	private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
 
 	private volatile State<T> state;
+
+	/**
+	 * How many times a write filed an object in the indexes (one per object, whatever the
+	 * indexes): the work of the writes, which tests read ({@link #filings()}) on the
+	 * thread that wrote. Written under the writer mutex; not volatile, so that a watch
+	 * event pays no fence for it.
+	 */
+	private long filings;
 
 	/** Whether the watch has synced: kept by its status, the one record of it. */
 	private volatile BooleanSupplier synced = () -> false;
@@ -271,6 +281,7 @@ final class Store<T> implements StoreLister.Reads<T> {
 					}
 				}
 				this.indexers.refile(indices, filed(old), entry.filed, key);
+				this.filings++;
 			}
 			finally {
 				this.lock.writeLock().unlock();
@@ -330,31 +341,26 @@ final class Store<T> implements StoreLister.Reads<T> {
 	 * Replaces the content of one namespace with a fresh list of it (one namespace of a
 	 * namespace set relisted), as {@link #replace(List)} does the whole content: the
 	 * objects of other namespaces stay as they are, and are neither reported nor deleted.
+	 * The work is that of the namespace's objects alone, whatever the other namespaces
+	 * hold: only the objects that changed are refiled, in the indexes the store has, and
+	 * the change is applied under the write lock, so that readers of several objects see
+	 * the namespace before or after it, never in between.
 	 * @param items the listed objects of the namespace with their metadata
 	 * @param namespace the namespace listed, or {@code null} for the whole content
 	 * @return the difference between the namespace's previous content and the list
 	 */
 	public Diff<T> replace(List<Item<T>> items, @Nullable String namespace) {
+		return (namespace != null) ? replaceNamespace(items, namespace) : replaceAll(items);
+	}
+
+	private Diff<T> replaceAll(List<Item<T>> items) {
 		this.writerMutex.lock();
 		try {
 			State<T> current = this.state;
 			int n = items.size();
 			ConcurrentHashMap<String, Entry<T>> entries = new ConcurrentHashMap<>(Math.max(16, (int) (n / 0.75f) + 1));
-			List<Entry<T>> added = new ArrayList<>();
-			List<Update<T>> modified = new ArrayList<>();
-			int unchanged = 0;
+			Relist relist = new Relist();
 			StoreIndex[] indices = this.indexers.newIndices();
-			if (namespace != null) {
-				// the other namespaces' objects stay, filed again into the new indices as
-				// they were
-				for (Entry<T> kept : current.items.values()) {
-					if (!namespace.equals(namespaceValue(kept.meta()))) {
-						String key = kept.key();
-						entries.put(key, kept);
-						fileAll(indices, kept, key);
-					}
-				}
-			}
 			// backwards, so that the last object of a key is met first and earlier ones
 			// skipped
 			for (int i = n - 1; i >= 0; i--) {
@@ -365,25 +371,10 @@ final class Store<T> implements StoreLister.Reads<T> {
 					continue; // a later duplicate superseded it
 				}
 				Entry<T> old = current.items.get(key);
-				Entry<T> entry;
-				if (old != null && sameVersion(old.meta(), meta)) {
-					entry = this.indexers.hasFailure(old.filed) ? newEntry(old.meta(), old.object(), key) : old;
-					unchanged++;
-				}
-				else {
-					entry = newEntry(meta, item.object(), key);
-					if (old == null) {
-						added.add(entry);
-					}
-					else {
-						modified.add(new Update<>(old, entry));
-					}
-				}
+				Entry<T> entry = relist.entry(old, item, key);
 				entries.put(key, entry);
 				fileAll(indices, entry, key);
 			}
-			Collections.reverse(added);
-			Collections.reverse(modified);
 			List<Entry<T>> deleted = new ArrayList<>();
 			for (Map.Entry<String, Entry<T>> cached : current.items.entrySet()) {
 				if (!entries.containsKey(cached.getKey())) {
@@ -399,11 +390,134 @@ final class Store<T> implements StoreLister.Reads<T> {
 			finally {
 				this.lock.writeLock().unlock();
 			}
-			return new Diff<>(immutable(added), immutable(modified), immutable(deleted), unchanged);
+			return relist.diff(deleted);
 		}
 		finally {
 			this.writerMutex.unlock();
 		}
+	}
+
+	/**
+	 * Replaces one namespace's content in place: the difference is computed first (index
+	 * functions included) from the namespace's entries in the namespace index, then
+	 * applied under the write lock; the other namespaces' entries are not visited.
+	 */
+	private Diff<T> replaceNamespace(List<Item<T>> items, String namespace) {
+		this.writerMutex.lock();
+		try {
+			State<T> current = this.state;
+			int n = items.size();
+			HashSet<String> listed = new HashSet<>(Math.max(16, (int) (n / 0.75f) + 1));
+			// the entries to write, their keys and what each replaces (null: none), in
+			// the same order
+			List<Entry<T>> writes = new ArrayList<>();
+			List<String> keys = new ArrayList<>();
+			List<@Nullable Entry<T>> replaced = new ArrayList<>();
+			Relist relist = new Relist();
+			// backwards, so that the last object of a key is met first and earlier ones
+			// skipped
+			for (int i = n - 1; i >= 0; i--) {
+				Item<T> item = items.get(i);
+				ObjectMeta meta = item.meta();
+				String key = Objects.requireNonNull(meta.key(), "only a BOOKMARK's metadata has no name");
+				if (!listed.add(key)) {
+					continue; // a later duplicate superseded it
+				}
+				Entry<T> old = current.items.get(key);
+				Entry<T> entry = relist.entry(old, item, key);
+				if (entry != old) {
+					writes.add(entry);
+					keys.add(key);
+					replaced.add(old);
+				}
+			}
+			List<Entry<T>> deleted = new ArrayList<>();
+			List<String> deletedKeys = new ArrayList<>();
+			for (String key : current.indices[0].keys(namespace)) {
+				if (!listed.contains(key)) {
+					deletedKeys.add(key);
+				}
+			}
+			deletedKeys.sort(Comparator.naturalOrder());
+			for (String key : deletedKeys) {
+				deleted.add(Objects.requireNonNull(current.items.get(key), "an index names only cached keys"));
+			}
+			this.lock.writeLock().lock();
+			try {
+				StoreIndex[] indices = current.indices;
+				for (int i = 0; i < writes.size(); i++) {
+					Entry<T> entry = writes.get(i);
+					Entry<T> old = replaced.get(i);
+					String key = keys.get(i);
+					current.items.put(key, entry);
+					String entryNamespace = namespaceValue(entry.meta());
+					if (old == null) {
+						indices[0].file(entryNamespace, key);
+					}
+					else if (!namespaceValue(old.meta()).equals(entryNamespace)) {
+						indices[0].unfile(namespaceValue(old.meta()), key);
+						indices[0].file(entryNamespace, key);
+					}
+					this.indexers.refile(indices, filed(old), entry.filed, key);
+				}
+				this.filings += writes.size();
+				for (int i = 0; i < deleted.size(); i++) {
+					Entry<T> gone = deleted.get(i);
+					String key = deletedKeys.get(i);
+					current.items.remove(key);
+					indices[0].unfile(namespaceValue(gone.meta()), key);
+					this.indexers.unfile(indices, gone.filed, key);
+				}
+			}
+			finally {
+				this.lock.writeLock().unlock();
+			}
+			return relist.diff(deleted);
+		}
+		finally {
+			this.writerMutex.unlock();
+		}
+	}
+
+	/**
+	 * What a relist finds, object by object: the entry each listed object leaves in the
+	 * cache, and whether it was added, modified or unchanged. Listed objects are met last
+	 * first (see the callers), and the difference is put back in list order.
+	 */
+	private final class Relist {
+
+		private final List<Entry<T>> added = new ArrayList<>();
+
+		private final List<Update<T>> modified = new ArrayList<>();
+
+		private int unchanged;
+
+		/**
+		 * The entry a listed object leaves under its key: the cached one when its
+		 * resourceVersion is the same (filed again only if an index function failed for
+		 * it), else a new one.
+		 */
+		Entry<T> entry(@Nullable Entry<T> old, Item<T> item, String key) {
+			if (old != null && sameVersion(old.meta(), item.meta())) {
+				this.unchanged++;
+				return Store.this.indexers.hasFailure(old.filed) ? newEntry(old.meta(), old.object(), key) : old;
+			}
+			Entry<T> entry = newEntry(item.meta(), item.object(), key);
+			if (old == null) {
+				this.added.add(entry);
+			}
+			else {
+				this.modified.add(new Update<>(old, entry));
+			}
+			return entry;
+		}
+
+		Diff<T> diff(List<Entry<T>> deleted) {
+			Collections.reverse(this.added);
+			Collections.reverse(this.modified);
+			return new Diff<>(immutable(this.added), immutable(this.modified), immutable(deleted), this.unchanged);
+		}
+
 	}
 
 	/**
@@ -413,6 +527,17 @@ final class Store<T> implements StoreLister.Reads<T> {
 	private void fileAll(StoreIndex[] indices, Entry<T> entry, String key) {
 		indices[0].file(namespaceValue(entry.meta()), key);
 		this.indexers.file(indices, entry.filed, key);
+		this.filings++;
+	}
+
+	/**
+	 * How many times the writes so far filed an object in the indexes: an upsert files
+	 * one, a relist of all namespaces every object listed, a relist of one namespace the
+	 * objects of that namespace that it adds or changes.
+	 * @return the count
+	 */
+	long filings() {
+		return this.filings;
 	}
 
 	/**
@@ -476,12 +601,19 @@ final class Store<T> implements StoreLister.Reads<T> {
 	}
 
 	/**
-	 * The number of cached objects.
+	 * The number of cached objects; under the read lock, as the relist of one namespace
+	 * changes the map object by object.
 	 * @return the size
 	 */
 	@Override
 	public int size() {
-		return this.state.items.size();
+		this.lock.readLock().lock();
+		try {
+			return this.state.items.size();
+		}
+		finally {
+			this.lock.readLock().unlock();
+		}
 	}
 
 	/**

@@ -1,6 +1,7 @@
 package dev.listwatch.informer;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -137,6 +138,21 @@ final class StoreIndex {
 				}
 			}
 		}
+	}
+
+	/**
+	 * The keys filed under a value, for a writer (the caller holds the store's writer
+	 * mutex, so the index does not change meanwhile).
+	 * @param value the value
+	 * @return the keys, a view not to be changed; empty for none
+	 */
+	@SuppressWarnings("unchecked")
+	Collection<String> keys(String value) {
+		Object current = this.keys.get(value);
+		if (current == null) {
+			return List.of();
+		}
+		return (current instanceof String single) ? List.of(single) : (HashSet<String>) current;
 	}
 
 	/**

@@ -6,6 +6,7 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.core.env.StandardEnvironment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -35,6 +36,34 @@ class DeclaredWatchesBoundTests {
 
 		StandardEnvironment other = new StandardEnvironment();
 		assertThat(DeclaredWatches.Bound.of(other).enabled()).as("another environment, its own declarations").isEmpty();
+	}
+
+	@Test
+	void theWatchesAreBoundFromEverySourceThatHoldsListwatchPropertiesWithPlaceholdersFromAnySource() {
+		StandardEnvironment environment = new StandardEnvironment();
+		environment.getPropertySources()
+			.replace(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+					new SystemEnvironmentPropertySource(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+							Map.of("LISTWATCH_WATCHES_CMS_APIVERSION", "v1", "LISTWATCH_WATCHES_CMS_NAMESPACE",
+									"${team}-apps")));
+		environment.getPropertySources()
+			.addFirst(new MapPropertySource("application", Map.of("listwatch.watches.cms.kind", "ConfigMap",
+					"listwatch.watches.cms.namespace", "shop", "listwatch.defaults.page-size", "42")));
+		environment.getPropertySources().addLast(new MapPropertySource("elsewhere", Map.of("team", "billing")));
+		DeclaredWatches.Bound bound = DeclaredWatches.Bound.of(environment);
+		assertThat(bound.enabled()).containsOnlyKeys("cms");
+		ListwatchProperties.Watch cms = bound.enabled().get("cms");
+		assertThat(cms.getApiVersion()).as("from the environment variable").isEqualTo("v1");
+		assertThat(cms.getKind()).isEqualTo("ConfigMap");
+		assertThat(cms.getNamespace()).as("the first source wins, as Binder.get's binder has it").isEqualTo("shop");
+		assertThat(bound.defaults().getPageSize()).isEqualTo(42L);
+		environment.getPropertySources().remove("application");
+		assertThat(DeclaredWatches.Bound.of(environment).enabled().get("cms").getNamespace())
+			.as("a placeholder resolved from a source without listwatch properties")
+			.isEqualTo("billing-apps");
+		assertThat(DeclaredWatches.binder(environment).bind("team", String.class).isBound())
+			.as("sources without listwatch properties are not bound from")
+			.isFalse();
 	}
 
 }

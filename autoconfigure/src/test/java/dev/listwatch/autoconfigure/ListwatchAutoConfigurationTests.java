@@ -192,6 +192,22 @@ public class ListwatchAutoConfigurationTests {
 	}
 
 	@Test
+	void theGroupVersionsDiscoveredAheadAreThoseOfTheDeclaredWatchesThatListThroughTheClient() {
+		this.runner.withUserConfiguration(OwnListerWatcher.class)
+			.withPropertyValues(base("listwatch.watches.things.api-version=example.com/v1",
+					"listwatch.watches.things.kind=Thing", "listwatch.watches.things.type=" + Thing.class.getName(),
+					"listwatch.watches.deployments.api-version=apps/v1",
+					"listwatch.watches.deployments.kind=Deployment", "listwatch.watches.configmaps.api-version=v1",
+					"listwatch.watches.configmaps.kind=ConfigMap", "listwatch.watches.secrets.api-version=v1",
+					"listwatch.watches.secrets.namespaces=a,b", "listwatch.watches.secrets.kind=Secret"))
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				// things lists through the application's own lister-watcher
+				assertThat(context.getBean(WatchBeanRegistrar.class).apiVersions()).containsExactly("apps/v1", "v1");
+			});
+	}
+
+	@Test
 	void anApplicationsClusterIsUsed() {
 		Path other = writeKubeconfig(dir.resolve("other.yaml"), "https://127.0.0.1:" + (closedPort + 1) + "/prefix");
 		this.runner.withBean(Cluster.class, () -> Cluster.load(settings(other)))

@@ -2,6 +2,7 @@ package dev.listwatch.client;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -111,6 +112,70 @@ class ApiServerClientDiscoveryTests {
 			release.countDown();
 		}
 		assertThat(slowWidgets.get(10, TimeUnit.SECONDS).plural()).isEqualTo("widgets");
+	}
+
+	@Test
+	void aDiscoverySentAheadIsSentAtOnceAndIsTheOneTheNextResolveTakes() throws Exception {
+		CountDownLatch arrived = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		this.server.on("/apis/example.com/v1", (exchange) -> {
+			arrived.countDown();
+			try {
+				release.await(30, TimeUnit.SECONDS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			TestApiServer.respond(exchange, 200, discovery("example.com/v1", WIDGETS, GADGETS).getBytes());
+		});
+		ApiServerClient client = this.server.client(this.clock);
+		client.discoverAhead(List.of("example.com/v1"));
+		// sent without a resolve, and discoverAhead did not wait for it
+		assertThat(arrived.await(10, TimeUnit.SECONDS)).isTrue();
+		CompletableFuture<Resource> widgets = CompletableFuture
+			.supplyAsync(() -> client.resolve("example.com/v1", "Widget", null, "ns"));
+		CompletableFuture<Resource> gadgets = CompletableFuture
+			.supplyAsync(() -> client.resolve("example.com/v1", null, "gadgets", null));
+		release.countDown();
+		assertThat(widgets.get(10, TimeUnit.SECONDS))
+			.isEqualTo(new Resource("example.com", "v1", "widgets", "Widget", true, "ns"));
+		assertThat(gadgets.get(10, TimeUnit.SECONDS).kind()).isEqualTo("Gadget");
+		assertThat(this.server.requests("/apis/example.com/v1")).as("one request, the one sent ahead").isEqualTo(1);
+		client.discoverAhead(List.of("example.com/v1"));
+		assertThat(client.resolve("example.com/v1", "Widget", null, null).plural()).isEqualTo("widgets");
+		assertThat(this.server.requests("/apis/example.com/v1")).as("discovered already: not sent again").isEqualTo(1);
+	}
+
+	@Test
+	void theFailureOfADiscoverySentAheadIsThrownToTheResolveThatTakesItAndTheNextOneSendsItsOwn() {
+		this.server.on("/apis/example.com/v1",
+				(exchange) -> TestApiServer.respond(exchange, 403,
+						("{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\",\"reason\":\"Forbidden\","
+								+ "\"code\":403,\"message\":\"no discovery for you\"}")
+							.getBytes()));
+		ApiServerClient client = this.server.client(this.clock);
+		client.discoverAhead(List.of("example.com/v1"));
+		assertThatExceptionOfType(KubernetesApiException.class)
+			.isThrownBy(() -> client.resolve("example.com/v1", "Widget", null, null))
+			.satisfies((ex) -> assertThat(ex.kind()).isEqualTo(Kind.FORBIDDEN))
+			.withMessageContaining("no discovery for you");
+		assertThat(this.server.requests("/apis/example.com/v1")).isEqualTo(1);
+		this.server.on("/apis/example.com/v1", discovery("example.com/v1", WIDGETS));
+		assertThat(client.resolve("example.com/v1", "Widget", null, null).plural()).isEqualTo("widgets");
+		assertThat(this.server.requests("/apis/example.com/v1")).isEqualTo(2);
+	}
+
+	@Test
+	void discoveringAheadLeavesOutWhatIsDiscoveredAlreadyAndSendsTheRestInTheOrderGiven() {
+		this.server.on("/apis/example.com/v1", discovery("example.com/v1", WIDGETS));
+		this.server.on("/apis/other.example.com/v1", discovery("other.example.com/v1", GADGETS));
+		ApiServerClient client = this.server.client(this.clock);
+		assertThat(client.resolve("example.com/v1", "Widget", null, null).plural()).isEqualTo("widgets");
+		client.discoverAhead(List.of("example.com/v1", "other.example.com/v1"));
+		assertThat(client.resolve("other.example.com/v1", "Gadget", null, null).plural()).isEqualTo("gadgets");
+		// one thread sends them in the order given: had example.com/v1 been sent again,
+		// it would have been before other.example.com/v1's
+		assertThat(this.server.requests()).containsExactly("/apis/example.com/v1", "/apis/other.example.com/v1");
 	}
 
 	/**

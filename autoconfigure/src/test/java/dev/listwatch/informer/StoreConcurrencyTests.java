@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
@@ -11,6 +12,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.IntConsumer;
 
 import dev.listwatch.IndexFunction;
 import dev.listwatch.Items;
@@ -58,36 +60,47 @@ class StoreConcurrencyTests {
 	void readersNeverSeeTornStates() throws Exception {
 		Store<Obj> store = new Store<>(Map.of("byGen", BY_GEN));
 		Lister<Obj> lister = store.lister();
+		long[] rv = { 1 };
+		hammer((round) -> {
+			// a relist: every stable object takes the round as its epoch
+			List<ObjectMeta> metas = new ArrayList<>();
+			List<Obj> objects = new ArrayList<>();
+			for (int i = 0; i < STABLE; i++) {
+				Obj object = obj("stable", "s" + i, rv[0]++, round, i % 3);
+				metas.add(object.meta());
+				objects.add(object);
+			}
+			store.replace(Items.zip(metas, objects));
+			// events: move stable objects between index values (same epoch), churn
+			// others
+			for (int i = 0; i < STABLE; i++) {
+				store.upsert(obj("stable", "s" + i, rv[0], round, (i + round + 1) % 3).meta(),
+						obj("stable", "s" + i, rv[0]++, round, (i + round + 1) % 3));
+			}
+			for (int i = 0; i < CHURN; i++) {
+				Obj churn = obj("churn", "c" + i, rv[0]++, round, round % 2);
+				store.upsert(churn.meta(), churn);
+				if ((i + round) % 2 == 0) {
+					store.delete(churn.meta().key());
+				}
+			}
+		}, () -> check(lister));
+		assertThat(lister.list("stable")).hasSize(STABLE);
+	}
+
+	/**
+	 * Runs {@link #ROUNDS} rounds of writes on one thread while {@link #READERS} threads
+	 * check invariants until the writer is done; fails if a check fails or a reader never
+	 * checked.
+	 */
+	private void hammer(IntConsumer round, Callable<Integer> check) throws Exception {
 		CyclicBarrier start = new CyclicBarrier(READERS + 1);
 		AtomicBoolean done = new AtomicBoolean();
-
 		Future<Integer> writer = this.executor.submit(() -> {
 			start.await();
-			long rv = 1;
 			try {
-				for (int round = 0; round < ROUNDS; round++) {
-					// a relist: every stable object takes the round as its epoch
-					List<ObjectMeta> metas = new ArrayList<>();
-					List<Obj> objects = new ArrayList<>();
-					for (int i = 0; i < STABLE; i++) {
-						Obj object = obj("stable", "s" + i, rv++, round, i % 3);
-						metas.add(object.meta());
-						objects.add(object);
-					}
-					store.replace(Items.zip(metas, objects));
-					// events: move stable objects between index values (same epoch),
-					// churn others
-					for (int i = 0; i < STABLE; i++) {
-						store.upsert(obj("stable", "s" + i, rv, round, (i + round + 1) % 3).meta(),
-								obj("stable", "s" + i, rv++, round, (i + round + 1) % 3));
-					}
-					for (int i = 0; i < CHURN; i++) {
-						Obj churn = obj("churn", "c" + i, rv++, round, round % 2);
-						store.upsert(churn.meta(), churn);
-						if ((i + round) % 2 == 0) {
-							store.delete(churn.meta().key());
-						}
-					}
+				for (int r = 0; r < ROUNDS; r++) {
+					round.accept(r);
 				}
 			}
 			finally {
@@ -95,25 +108,22 @@ class StoreConcurrencyTests {
 			}
 			return ROUNDS;
 		});
-
 		List<Future<Long>> readers = new ArrayList<>();
 		for (int r = 0; r < READERS; r++) {
 			readers.add(this.executor.submit(() -> {
 				start.await();
 				long checks = 0;
 				do {
-					checks += check(lister);
+					checks += check.call();
 				}
 				while (!done.get());
 				return checks;
 			}));
 		}
-
 		assertThat(writer.get(60, TimeUnit.SECONDS)).isEqualTo(ROUNDS);
 		for (Future<Long> reader : readers) {
 			assertThat(reader.get(60, TimeUnit.SECONDS)).isPositive();
 		}
-		assertThat(lister.list("stable")).hasSize(STABLE);
 	}
 
 	/** One pass of invariant checks; throws AssertionError on a torn state. */
@@ -146,6 +156,45 @@ class StoreConcurrencyTests {
 		}
 		assertThat(lister.size()).isBetween(stable.isEmpty() ? 0 : STABLE, STABLE + CHURN);
 		return 1;
+	}
+
+	@Test
+	void readersNeverSeeANamespacesRelistHalfApplied() throws Exception {
+		Store<Obj> store = new Store<>(Map.of("byGen", BY_GEN));
+		Lister<Obj> lister = store.lister();
+		long[] rv = { 1 };
+		hammer((round) -> {
+			// each namespace in turn: every object takes the round as its epoch, and the
+			// names shift, so that each relist adds, changes and deletes
+			String namespace = (round % 2 == 0) ? "a" : "b";
+			List<ObjectMeta> metas = new ArrayList<>();
+			List<Obj> objects = new ArrayList<>();
+			for (int i = 0; i < STABLE; i++) {
+				Obj object = obj(namespace, "s" + ((i + round) % (STABLE + CHURN)), rv[0]++, round, i % 3);
+				metas.add(object.meta());
+				objects.add(object);
+			}
+			store.replace(Items.zip(metas, objects), namespace);
+		}, () -> {
+			for (String namespace : List.of("a", "b")) {
+				List<Obj> objects = lister.list(namespace);
+				if (!objects.isEmpty()) {
+					assertThat(objects).hasSize(STABLE);
+					assertThat(objects).extracting((o) -> o.meta().labels().get("epoch"))
+						.containsOnly(objects.get(0).meta().labels().get("epoch"));
+				}
+			}
+			for (int gen = 0; gen < 3; gen++) {
+				String value = "g" + gen;
+				assertThat(lister.byIndex("byGen", value))
+					.allSatisfy((o) -> assertThat(o.meta().labels()).containsEntry("gen", value));
+			}
+			assertThat(lister.size()).isIn(0, STABLE, 2 * STABLE);
+			return 1;
+		});
+		assertThat(lister.list("a")).hasSize(STABLE);
+		assertThat(lister.list("b")).hasSize(STABLE);
+		assertThat(lister.byIndex("byGen", "g0")).hasSize(2 * ((STABLE + 2) / 3));
 	}
 
 	@Test

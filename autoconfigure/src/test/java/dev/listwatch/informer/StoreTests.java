@@ -541,6 +541,118 @@ class StoreTests {
 			.isInstanceOf(UnsupportedOperationException.class);
 	}
 
+	@Test
+	void aNamespaceReplaceReportsAndChangesThatNamespaceOnly() {
+		Obj keep = obj("shop", "keep", "1", "app=web", "x");
+		Obj change1 = obj("shop", "change", "1", "app=web", "x");
+		Obj gone = obj("shop", "gone", "1", "app=web", "x");
+		Obj b1 = obj("billing", "b1", "1", "app=web", "x");
+		Obj b2 = obj("billing", "b2", "1", "app=db", "y");
+		Obj cluster = obj(null, "node", "1", "app=web", "x");
+		for (Obj object : List.of(keep, change1, gone, b1, b2, cluster)) {
+			put(object);
+		}
+		Entry<Obj> b1Entry = this.store.entry("billing/b1");
+		Obj change2 = obj("shop", "change", "2", "app=db", "z");
+		Obj added = obj("shop", "new", "1", "app=web", "x");
+		Obj keepAgain = obj("shop", "keep", "1", "app=web", "x");
+
+		Diff<Obj> diff = replaceIn("shop", keepAgain, change2, added);
+
+		assertThat(diff.added()).extracting(Entry::object).containsExactly(added);
+		assertThat(diff.modified()).singleElement().satisfies((update) -> {
+			assertThat(update.oldEntry().object()).isSameAs(change1);
+			assertThat(update.newEntry().object()).isSameAs(change2);
+		});
+		assertThat(diff.deleted()).extracting(Entry::object).containsExactly(gone);
+		assertThat(diff.unchanged()).isEqualTo(1);
+		assertThat(this.store.get("shop/keep")).as("unchanged keeps the cached instance").isSameAs(keep);
+		assertThat(this.store.entry("billing/b1")).as("another namespace's entry is left as it is").isSameAs(b1Entry);
+		assertThat(this.store.keys()).containsExactlyInAnyOrder("shop/keep", "shop/change", "shop/new", "billing/b1",
+				"billing/b2", "node");
+		assertThat(this.lister.list("shop")).containsExactlyInAnyOrder(keep, change2, added);
+		assertThat(this.lister.list("billing")).containsExactlyInAnyOrder(b1, b2);
+		assertThat(this.lister.byIndex("byApp", "web")).containsExactlyInAnyOrder(keep, added, b1, cluster);
+		assertThat(this.lister.byIndex("byApp", "db")).containsExactlyInAnyOrder(change2, b2);
+		assertThat(this.lister.byIndex("byToken", "z")).containsExactly(change2);
+		assertThat(this.lister.byIndex("byToken", "y")).containsExactly(b2);
+		assertThat(this.store.indexValues(WatchIndex.NAMESPACE)).containsExactlyInAnyOrder("shop", "billing", "");
+		assertThat(this.store.countIn("shop")).isEqualTo(3);
+
+		Diff<Obj> emptied = replaceIn("billing");
+		assertThat(emptied.deleted()).extracting(Entry::object).containsExactly(b1, b2);
+		assertThat(emptied.added()).isEmpty();
+		assertThat(this.lister.list("billing")).isEmpty();
+		assertThat(this.lister.byIndex("byApp", "db")).containsExactly(change2);
+		assertThat(this.lister.list()).containsExactlyInAnyOrder(keep, change2, added, cluster);
+		assertThat(this.store.indexValues(WatchIndex.NAMESPACE)).containsExactlyInAnyOrder("shop", "");
+		assertThat(replaceIn("shop", keep, change2, added).isEmpty()).isTrue();
+	}
+
+	@Test
+	void aNamespaceReplaceKeepsTheLastOfADuplicateKeyAndRetriesAFailedIndexOfItsOwnObjectsOnly() {
+		AtomicBoolean failing = new AtomicBoolean(true);
+		AtomicInteger calls = new AtomicInteger();
+		IndexFunction<Obj> flaky = (object, meta) -> {
+			calls.incrementAndGet();
+			if (failing.get()) {
+				throw new IllegalStateException("flaky " + object.data());
+			}
+			return List.of(object.data());
+		};
+		Store<Obj> flakyStore = new Store<>(Map.of("flaky", flaky));
+		Obj a = obj("shop", "a", "1", "", "red");
+		Obj b = obj("billing", "b", "1", "", "blue");
+		flakyStore.upsert(a.meta(), a);
+		flakyStore.upsert(b.meta(), b);
+		assertThat(flakyStore.indexFailures()).isEqualTo(2);
+		failing.set(false);
+		calls.set(0);
+		Obj first = obj("shop", "c", "1", "", "green");
+		Obj second = obj("shop", "c", "2", "", "white");
+		Diff<Obj> diff = flakyStore
+			.replace(Items.zip(List.of(first.meta(), a.meta(), second.meta()), List.of(first, a, second)), "shop");
+		assertThat(diff.added()).extracting(Entry::object).containsExactly(second);
+		assertThat(diff.unchanged()).isEqualTo(1);
+		assertThat(calls).as("a's index again (it failed), then c's last state; not billing's b").hasValue(2);
+		assertThat(flakyStore.get("shop/a")).isSameAs(a);
+		assertThat(flakyStore.lister().byIndex("flaky", "red")).containsExactly(a);
+		assertThat(flakyStore.lister().byIndex("flaky", "white")).containsExactly(second);
+		assertThat(flakyStore.indexValues("flaky")).containsExactlyInAnyOrder("red", "white");
+		assertThat(flakyStore.indexFailures()).isEqualTo(2);
+	}
+
+	@Test
+	void eachNamespacesFirstSyncFilesItsOwnObjectsOnly() {
+		String[] namespaces = { "a", "b", "c", "d" };
+		long before = this.store.filings();
+		for (int n = 0; n < namespaces.length; n++) {
+			List<Obj> objects = new ArrayList<>();
+			for (int i = 0; i < 50; i++) {
+				objects.add(obj(namespaces[n], "o" + i, "1", "app=web", "x"));
+			}
+			Diff<Obj> diff = replaceIn(namespaces[n], objects.toArray(new Obj[0]));
+			assertThat(diff.added()).hasSize(50);
+			assertThat(diff.deleted()).isEmpty();
+			assertThat(this.store.size()).isEqualTo(50 * (n + 1));
+			assertThat(this.store.filings() - before).as("objects filed after namespace %s's first sync", namespaces[n])
+				.isEqualTo(50L * (n + 1));
+		}
+		assertThat(this.lister.byIndex("byApp", "web")).hasSize(200);
+		long synced = this.store.filings();
+		Obj changed = obj("b", "o7", "2", "app=db", "x");
+		List<Obj> relist = new ArrayList<>();
+		for (int i = 0; i < 50; i++) {
+			relist.add((i == 7) ? changed : this.store.get("b/o" + i));
+		}
+		Diff<Obj> diff = replaceIn("b", relist.toArray(new Obj[0]));
+		assertThat(diff.modified()).hasSize(1);
+		assertThat(diff.unchanged()).isEqualTo(49);
+		assertThat(this.store.filings() - synced).as("a relist files what it changed").isEqualTo(1);
+		assertThat(this.lister.byIndex("byApp", "db")).containsExactly(changed);
+		assertThat(this.lister.byIndex("byApp", "web")).hasSize(199);
+	}
+
 	private Diff<Obj> replace(Obj... objects) {
 		List<ObjectMeta> metas = new ArrayList<>();
 		List<Obj> list = new ArrayList<>();
@@ -549,6 +661,14 @@ class StoreTests {
 			list.add(object);
 		}
 		return this.store.replace(Items.zip(metas, list));
+	}
+
+	private Diff<Obj> replaceIn(String namespace, Obj... objects) {
+		List<ObjectMeta> metas = new ArrayList<>();
+		for (Obj object : objects) {
+			metas.add(object.meta());
+		}
+		return this.store.replace(Items.zip(metas, List.of(objects)), namespace);
 	}
 
 }

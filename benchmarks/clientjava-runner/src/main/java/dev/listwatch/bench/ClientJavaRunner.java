@@ -2,6 +2,9 @@ package dev.listwatch.bench;
 
 import java.io.FileReader;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -118,10 +121,72 @@ public final class ClientJavaRunner implements Subject<KubernetesObject> {
 		}
 		// watches are long reads
 		api.setHttpClient(api.getHttpClient().newBuilder().readTimeout(0, TimeUnit.SECONDS).build());
-		SharedInformerFactory factory = new SharedInformerFactory(api);
+		// a namespace set (the nssync benchmark): client-java has no informer of several
+		// namespaces, and a factory keeps one informer per type, so a factory and an
+		// informer per namespace, each with its own cache
+		List<String> namespaces = target.namespaces().isEmpty() ? Collections.singletonList(target.namespace())
+				: target.namespaces();
+		List<SharedInformerFactory> factories = new ArrayList<>();
+		List<SharedIndexInformer<KubernetesObject>> informers = new ArrayList<>();
+		for (String namespace : namespaces) {
+			SharedInformerFactory factory = new SharedInformerFactory(api);
+			SharedIndexInformer<KubernetesObject> informer = informer(factory, api, target.resource(), namespace);
+			informer.addEventHandler(new ResourceEventHandler<KubernetesObject>() {
+
+				@Override
+				public void onAdd(KubernetesObject object) {
+					onUpsert.accept(object);
+				}
+
+				@Override
+				public void onUpdate(KubernetesObject oldObject, KubernetesObject newObject) {
+					onUpsert.accept(newObject);
+				}
+
+				@Override
+				public void onDelete(KubernetesObject object, boolean deletedFinalStateUnknown) {
+				}
+
+			});
+			factories.add(factory);
+			informers.add(informer);
+		}
+		factories.forEach(SharedInformerFactory::startAllRegisteredInformers);
+		return new Running() {
+
+			@Override
+			public boolean awaitSynced(Duration timeout) throws Exception {
+				long end = System.nanoTime() + timeout.toNanos();
+				while (!informers.stream().allMatch(SharedIndexInformer::hasSynced)) {
+					if (System.nanoTime() > end) {
+						return false;
+					}
+					Thread.sleep(1);
+				}
+				return true;
+			}
+
+			@Override
+			public int cacheSize() {
+				return informers.stream().mapToInt((informer) -> informer.getIndexer().list().size()).sum();
+			}
+
+			@Override
+			public void close() {
+				factories.forEach((factory) -> factory.stopAllRegisteredInformers(true));
+				api.getHttpClient().dispatcher().executorService().shutdownNow();
+				api.getHttpClient().connectionPool().evictAll();
+			}
+
+		};
+	}
+
+	/** An informer of Pods or ConfigMaps in one namespace, or all ({@code null}). */
+	@SuppressWarnings("unchecked")
+	private static SharedIndexInformer<KubernetesObject> informer(SharedInformerFactory factory, ApiClient api,
+			String resource, String namespace) {
 		SharedIndexInformer<? extends KubernetesObject> informer;
-		String namespace = target.namespace();
-		if (target.resource().equals("pods")) {
+		if (resource.equals("pods")) {
 			GenericKubernetesApi<V1Pod, V1PodList> pods = new GenericKubernetesApi<>(V1Pod.class, V1PodList.class, "",
 					"v1", "pods", api);
 			informer = (namespace == null) ? factory.sharedIndexInformerFor(pods, V1Pod.class, 0)
@@ -133,53 +198,7 @@ public final class ClientJavaRunner implements Subject<KubernetesObject> {
 			informer = (namespace == null) ? factory.sharedIndexInformerFor(configMaps, V1ConfigMap.class, 0)
 					: factory.sharedIndexInformerFor(configMaps, V1ConfigMap.class, 0, namespace);
 		}
-		@SuppressWarnings("unchecked")
-		SharedIndexInformer<KubernetesObject> typed = (SharedIndexInformer<KubernetesObject>) informer;
-		typed.addEventHandler(new ResourceEventHandler<KubernetesObject>() {
-
-			@Override
-			public void onAdd(KubernetesObject object) {
-				onUpsert.accept(object);
-			}
-
-			@Override
-			public void onUpdate(KubernetesObject oldObject, KubernetesObject newObject) {
-				onUpsert.accept(newObject);
-			}
-
-			@Override
-			public void onDelete(KubernetesObject object, boolean deletedFinalStateUnknown) {
-			}
-
-		});
-		factory.startAllRegisteredInformers();
-		return new Running() {
-
-			@Override
-			public boolean awaitSynced(Duration timeout) throws Exception {
-				long end = System.nanoTime() + timeout.toNanos();
-				while (!typed.hasSynced()) {
-					if (System.nanoTime() > end) {
-						return false;
-					}
-					Thread.sleep(1);
-				}
-				return true;
-			}
-
-			@Override
-			public int cacheSize() {
-				return typed.getIndexer().list().size();
-			}
-
-			@Override
-			public void close() {
-				factory.stopAllRegisteredInformers(true);
-				api.getHttpClient().dispatcher().executorService().shutdownNow();
-				api.getHttpClient().connectionPool().evictAll();
-			}
-
-		};
+		return (SharedIndexInformer<KubernetesObject>) informer;
 	}
 
 	@Override

@@ -30,7 +30,7 @@ public final class BenchMain {
 		}
 		switch (args[0]) {
 			case "throughput" -> throughput(subject, opts);
-			case "sync" -> sync(subject, opts);
+			case "sync", "nssync" -> sync(subject, opts);
 			case "latency" -> latency(subject, opts);
 			case "requests" -> requests(subject, opts);
 			case "live" -> live(subject, opts);
@@ -195,13 +195,17 @@ public final class BenchMain {
 		int pods = Integer.parseInt(o.get("pods"));
 		int rounds = Integer.parseInt(o.get("rounds"));
 		long page = Long.parseLong(o.get("page"));
+		// namespaces=N (the nssync benchmark): a namespace set of ns-0 .. ns-<N-1>
+		// instead of all namespaces
+		int namespaces = Integer.parseInt(o.getOrDefault("namespaces", "0"));
+		List<String> set = java.util.stream.IntStream.range(0, namespaces).mapToObj((k) -> "ns-" + k).toList();
 		MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
 		for (int round = 0; round < rounds; round++) {
 			long before = usedAfterGc(memory);
 			LongAdder calls = new LongAdder();
 			long t0 = System.nanoTime();
 			long cpu0 = cpu();
-			Subject.Running running = subject.start(new Subject.Target(url, null, "pods", null, page),
+			Subject.Running running = subject.start(new Subject.Target(url, null, "pods", null, page, set),
 					(object) -> calls.increment());
 			try {
 				if (!running.awaitSynced(Duration.ofSeconds(600))) {
@@ -215,9 +219,10 @@ public final class BenchMain {
 				long cpu1 = cpu();
 				long after = usedAfterGc(memory);
 				int size = running.cacheSize();
-				result("sync", subject.name(), "round", round, "syncedMs", (synced - t0) / 1_000_000, "handledMs",
-						(handled - t0) / 1_000_000, "cpuMs", (cpu1 - cpu0) / 1_000_000, "cached", size, "handlerCalls",
-						calls.sum(), "retainedBytesPerObject", (after - before) / Math.max(1, size));
+				result("sync", subject.name(), "namespaces", namespaces, "round", round, "syncedMs",
+						(synced - t0) / 1_000_000, "handledMs", (handled - t0) / 1_000_000, "cpuMs",
+						(cpu1 - cpu0) / 1_000_000, "cached", size, "handlerCalls", calls.sum(),
+						"retainedBytesPerObject", (after - before) / Math.max(1, size));
 			}
 			finally {
 				running.close();

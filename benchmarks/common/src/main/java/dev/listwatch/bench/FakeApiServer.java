@@ -39,6 +39,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Watches asked for with a WebSocket upgrade (fabric8's way) get one text frame per event
  * instead.
  * <p>
+ * A list of one namespace ({@code /api/v1/namespaces/<ns>/pods}) holds that namespace's
+ * Pods only, paged the same way; a watch of one namespace sends no events (the benchmarks
+ * that watch a namespace have none).
+ * <p>
  * Counts every request by kind, for the request-count benchmark.
  */
 public final class FakeApiServer implements AutoCloseable {
@@ -275,9 +279,10 @@ public final class FakeApiServer implements AutoCloseable {
 			return true;
 		}
 		boolean podsResource = resource.equals("pods");
+		String namespace = namespaceOf(path);
 		if (!watch) {
 			if (podsResource) {
-				list(query, metadataOnly(headers, "PartialObjectMetadataList"), out);
+				list(query, metadataOnly(headers, "PartialObjectMetadataList"), namespace, out);
 			}
 			else {
 				this.otherRequests.incrementAndGet();
@@ -292,9 +297,20 @@ public final class FakeApiServer implements AutoCloseable {
 			json(out, 406, status(406, "NotAcceptable", "metadata-only watches with events are not served here"));
 			return true;
 		}
-		if (!podsResource) {
-			this.otherRequests.incrementAndGet();
-			startChunked(out);
+		if (!podsResource || namespace != null) {
+			if (!podsResource) {
+				this.otherRequests.incrementAndGet();
+			}
+			else {
+				this.watches.incrementAndGet();
+			}
+			if (podsResource && headers.get("sec-websocket-key") != null) {
+				this.webSocketWatches.incrementAndGet();
+				acceptWebSocket(out, headers.get("sec-websocket-key"));
+			}
+			else {
+				startChunked(out);
+			}
 			out.flush();
 			hold(in);
 			return false;
@@ -310,8 +326,24 @@ public final class FakeApiServer implements AutoCloseable {
 		return accept != null && accept.contains("as=" + kind + ";");
 	}
 
-	private void list(Map<String, String> query, boolean metadataOnly, OutputStream out) throws IOException {
-		int n = this.scenario.pods();
+	/**
+	 * A page of the Pods, of all namespaces or of one: the {@code j}-th Pod of namespace
+	 * {@code ns-k} is Pod {@code k + j * namespaces}; paging and resourceVersions are
+	 * those of the whole list.
+	 */
+	private void list(Map<String, String> query, boolean metadataOnly, String namespace, OutputStream out)
+			throws IOException {
+		int all = this.scenario.pods();
+		int spread = this.pods.namespaces();
+		int first = 0;
+		int step = 1;
+		int n = all;
+		if (namespace != null) {
+			int k = namespaceIndex(namespace, spread);
+			first = k;
+			step = spread;
+			n = (k < 0 || k >= all) ? 0 : (all - k + spread - 1) / spread;
+		}
 		String cont = query.get("continue");
 		long at;
 		int start;
@@ -343,7 +375,7 @@ public final class FakeApiServer implements AutoCloseable {
 		b.ascii(metadataOnly
 				? "{\"kind\":\"PartialObjectMetadataList\",\"apiVersion\":\"meta.k8s.io/v1\",\"metadata\":{\"resourceVersion\":\""
 				: "{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"");
-		b.decimal(Pods.listRv(n, at));
+		b.decimal(Pods.listRv(all, at));
 		b.ascii("\"");
 		if (end < n) {
 			b.ascii(",\"continue\":\"" + end + "-" + at + "\",\"remainingItemCount\":" + (n - end));
@@ -353,11 +385,12 @@ public final class FakeApiServer implements AutoCloseable {
 			if (i > start) {
 				b.write(',');
 			}
+			int pod = first + i * step;
 			if (metadataOnly) {
-				this.pods.writeMetadata(b, i, Pods.podRv(n, i, at));
+				this.pods.writeMetadata(b, pod, Pods.podRv(all, pod, at));
 			}
 			else {
-				this.pods.write(b, i, Pods.podRv(n, i, at));
+				this.pods.write(b, pod, Pods.podRv(all, pod, at));
 			}
 			if (b.size() >= 64 * 1024) {
 				chunk(out, b.array(), 0, b.size());
@@ -439,6 +472,30 @@ public final class FakeApiServer implements AutoCloseable {
 	private void hold(InputStream in) throws IOException {
 		while (!this.closed && in.read() >= 0) {
 			// ignore
+		}
+	}
+
+	/** The namespace of a namespaced path, or {@code null}. */
+	private static String namespaceOf(String path) {
+		if (!path.startsWith("/api/v1/namespaces/")) {
+			return null;
+		}
+		String rest = path.substring("/api/v1/namespaces/".length());
+		int slash = rest.indexOf('/');
+		return (slash > 0) ? rest.substring(0, slash) : null;
+	}
+
+	/** {@code k} of {@code ns-k} when it is one of the Pods' namespaces, else -1. */
+	private static int namespaceIndex(String namespace, int namespaces) {
+		if (!namespace.startsWith("ns-")) {
+			return -1;
+		}
+		try {
+			int k = Integer.parseInt(namespace.substring(3));
+			return (k >= 0 && k < namespaces && namespace.equals("ns-" + k)) ? k : -1;
+		}
+		catch (NumberFormatException ex) {
+			return -1;
 		}
 	}
 

@@ -11,8 +11,9 @@ import java.util.List;
  * Realistic Pods (a Deployment's pod with two containers, full status and the
  * {@code metadata.managedFields} of kube-controller-manager and the kubelet), generated
  * from one template ({@code pod.json}, minified like the API server's output): pod
- * {@code i} has the name {@code web-7c9f8d6b5d-<i>}, namespace {@code ns-<i mod 20>}, a
- * uid derived from {@code i} and the resourceVersion it is given.
+ * {@code i} has the name {@code web-7c9f8d6b5d-<i>}, namespace {@code ns-<i mod 20>} (or
+ * mod the count of namespaces given, {@link #Pods(boolean, int)}), a uid derived from
+ * {@code i} and the resourceVersion it is given.
  * <p>
  * {@linkplain #Pods(boolean) Varied} Pods (the {@code bigcache} benchmark's
  * {@code variedPods}) also differ in what differs between real Pods: a random-looking
@@ -49,6 +50,9 @@ public final class Pods {
 
 	private final Template pod;
 
+	/** How many namespaces the Pods are spread over. */
+	private final int namespaces;
+
 	/**
 	 * The same pod as the API server's PartialObjectMetadata of it (a metadata-only list
 	 * item).
@@ -65,15 +69,29 @@ public final class Pods {
 	 * @param varied whether uids, container IDs, timestamps and images vary too
 	 */
 	public Pods(boolean varied) {
+		this(varied, NAMESPACES);
+	}
+
+	/**
+	 * Pods from the template spread over a number of namespaces: pod {@code i} in
+	 * {@code ns-<i mod namespaces>}.
+	 * @param varied whether uids, container IDs, timestamps and images vary too
+	 * @param namespaces how many namespaces
+	 */
+	public Pods(boolean varied, int namespaces) {
+		if (namespaces < 1) {
+			throw new IllegalArgumentException("namespaces must be at least 1");
+		}
+		this.namespaces = namespaces;
 		String json = minify(read("pod.json"));
 		if (varied) {
 			for (String[] literal : VARIED) {
 				json = json.replace(literal[0], literal[1]);
 			}
 		}
-		this.pod = new Template(json);
+		this.pod = new Template(json, namespaces);
 		this.metadata = new Template("{\"kind\":\"PartialObjectMetadata\",\"apiVersion\":\"meta.k8s.io/v1\","
-				+ "\"metadata\":" + member(json, "\"metadata\":") + "}");
+				+ "\"metadata\":" + member(json, "\"metadata\":") + "}", namespaces);
 	}
 
 	/** Writes pod {@code i} at resourceVersion {@code rv}. */
@@ -107,8 +125,11 @@ public final class Pods {
 		/** Whether the uid is random-looking (varied Pods). */
 		private final boolean varied;
 
-		Template(String json) {
+		private final int namespaces;
+
+		Template(String json, int namespaces) {
 			this.varied = json.contains("@OWNER@");
+			this.namespaces = namespaces;
 			List<byte[]> literals = new ArrayList<>();
 			List<Integer> holes = new ArrayList<>();
 			int at = 0;
@@ -139,7 +160,7 @@ public final class Pods {
 				out.write(this.literals[h]);
 				switch (this.holes[h]) {
 					case 0 -> out.ascii(name(i));
-					case 1 -> out.ascii(namespace(i));
+					case 1 -> out.ascii("ns-" + (i % this.namespaces));
 					case 2 -> out.ascii(this.varied ? uuid(i) : String.format("00000000-0000-4000-8000-%012d", i));
 					case 3 -> out.decimal(rv);
 					case 4 -> out.decimal(i % 50);
@@ -232,6 +253,11 @@ public final class Pods {
 
 	public static String namespace(int i) {
 		return "ns-" + (i % NAMESPACES);
+	}
+
+	/** How many namespaces these Pods are spread over. */
+	public int namespaces() {
+		return this.namespaces;
 	}
 
 	/** The size of a pod's JSON as the server sends it, and without managedFields. */

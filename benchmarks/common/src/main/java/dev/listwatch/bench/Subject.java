@@ -1,6 +1,7 @@
 package dev.listwatch.bench;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.function.Consumer;
 
 /**
@@ -21,8 +22,16 @@ public interface Subject<T> {
 	 * @param resource {@code pods} or {@code configmaps} (core v1)
 	 * @param namespace the namespace, or {@code null} for all
 	 * @param pageSize the list page size the client should ask for (if it can)
+	 * @param namespaces a namespace set instead of {@code namespace} (one watch of each,
+	 * as one informer where the client can), or empty
 	 */
-	record Target(String server, String kubeconfig, String resource, String namespace, long pageSize) {
+	record Target(String server, String kubeconfig, String resource, String namespace, long pageSize,
+			List<String> namespaces) {
+
+		public Target(String server, String kubeconfig, String resource, String namespace, long pageSize) {
+			this(server, kubeconfig, resource, namespace, pageSize, List.of());
+		}
+
 	}
 
 	/** A started informer. */

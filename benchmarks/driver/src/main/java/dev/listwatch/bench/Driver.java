@@ -30,7 +30,7 @@ import dev.listwatch.testsupport.LocalEtcd;
 /**
  * Runs the benchmarks: for each client one JVM (same flags for all) against the same
  * server, then prints the tables in Markdown.
- * {@code Driver <all|throughput,sync,latency,requests,startup,metadata,etcd,bigcache,controller,shards>
+ * {@code Driver <all|throughput,sync,latency,requests,startup,metadata,etcd,bigcache,controller,shards,nssync>
  * [key=value...]}; see README.md for the keys.
  */
 public final class Driver {
@@ -60,6 +60,12 @@ public final class Driver {
 	}
 
 	static final List<String> PEERS = List.of("fabric8", "client-java");
+
+	/**
+	 * The suffix of a listwatch client run on the {@code baselineJar} (see
+	 * {@link #launch}).
+	 */
+	static final String BASELINE = "@baseline";
 
 	final Map<String, String> opts = new LinkedHashMap<>();
 
@@ -105,6 +111,12 @@ public final class Driver {
 		this.opts.put("controllerSlowMs", "1");
 		this.opts.put("controllerPaths", "direct,boot");
 		this.opts.putAll(ShardTables.DEFAULTS);
+		this.opts.put("nsNamespaces", "100");
+		this.opts.put("nsPodsPerNamespace", "1000");
+		this.opts.put("nsRounds", "3");
+		this.opts.put("nsClients", "listwatch,listwatch-boot");
+		this.opts.put("nsPeers", "fabric8,client-java");
+		this.opts.put("nsPeerPodsPerNamespace", "200");
 		for (int i = 1; i < args.length; i++) {
 			int eq = args[i].indexOf('=');
 			if (eq < 0) {
@@ -140,6 +152,7 @@ public final class Driver {
 				case "bigcache" -> driver.bigcache();
 				case "controller" -> ControllerTables.run(driver);
 				case "shards" -> ShardTables.run(driver);
+				case "nssync" -> driver.nssync();
 				default -> throw new IllegalArgumentException("unknown benchmark " + bench);
 			}
 		}
@@ -230,14 +243,29 @@ public final class Driver {
 
 	}
 
+	/**
+	 * Starts a client's JVM. A listwatch client named with the suffix {@value #BASELINE}
+	 * runs on the library jar of option {@code baselineJar} (another build, such as
+	 * main's) instead of this checkout's, so that a benchmark can set two builds side by
+	 * side in one run.
+	 */
 	Run launch(String bench, String client, List<String> extraJvm, String... args) throws IOException {
-		String[] def = CLIENTS.get(client);
+		boolean baseline = client.endsWith(BASELINE);
+		String[] def = CLIENTS.get(baseline ? client.substring(0, client.length() - BASELINE.length()) : client);
 		if (def == null) {
 			throw new IllegalArgumentException("unknown client " + client + "; known: " + CLIENTS.keySet());
 		}
 		Path module = this.home.resolve(def[0]);
 		String classpath = module.resolve("target/classes") + ":"
 				+ Files.readString(module.resolve("target/classpath.txt")).trim();
+		if (baseline) {
+			String jar = this.opts.get("baselineJar");
+			if (jar == null || !Files.isRegularFile(Path.of(jar))) {
+				throw new IllegalArgumentException(client + " needs baselineJar=<a listwatch-spring-boot jar>");
+			}
+			classpath = classpath.replaceAll("[^:]*/autoconfigure/target/listwatch-spring-boot-[^:/]*\\.jar",
+					java.util.regex.Matcher.quoteReplacement(Path.of(jar).toAbsolutePath().toString()));
+		}
 		List<String> command = new ArrayList<>();
 		command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
 		command.addAll(jvmFlags());
@@ -568,6 +596,115 @@ public final class Driver {
 				+ " retained / JSON size: **" + ratio(listwatch, sizes[0]) + "** (target ≤ 2×).");
 		print("");
 		typedSync(all);
+	}
+
+	// ------------------------------------------------------------------ 10. a namespace
+	// set's sync
+
+	/**
+	 * The {@code nssync} benchmark: the sync of {@code nsNamespaces} namespaces of
+	 * {@code nsPodsPerNamespace} Pods each, as one namespace set (one informer, a list
+	 * and a watch per namespace) against one watch of all namespaces over the same Pods,
+	 * each round a fresh JVM per mode, the modes alternating; for the clients in
+	 * {@code nsClients} at that size, for the peers in {@code nsPeers} (an informer per
+	 * namespace, which is what they offer) at {@code nsPeerPodsPerNamespace}.
+	 */
+	void nssync() throws Exception {
+		int namespaces = i("nsNamespaces");
+		int rounds = i("nsRounds");
+		String page = this.opts.get("page");
+		List<String> rows = new ArrayList<>();
+		List<String> summary = new ArrayList<>();
+		List<String> clients = new ArrayList<>();
+		for (String client : (this.opts.get("nsClients") + "," + this.opts.get("nsPeers")).split(",")) {
+			if (!client.isBlank() && !client.equals("none")) {
+				clients.add(client.trim());
+			}
+		}
+		for (String client : clients) {
+			boolean peer = PEERS.contains(client);
+			int pods = namespaces * i(peer ? "nsPeerPodsPerNamespace" : "nsPodsPerNamespace");
+			Pods spread = new Pods(false, namespaces);
+			Map<Integer, List<Map<String, String>>> byMode = new LinkedHashMap<>();
+			Map<Integer, Map<String, String>> counters = new LinkedHashMap<>();
+			// a server per mode, so that each counts its own requests
+			try (FakeApiServer all = new FakeApiServer(new FakeApiServer.Scenario(pods, 0, 0, 0, true), spread);
+					FakeApiServer set = new FakeApiServer(new FakeApiServer.Scenario(pods, 0, 0, 0, true), spread)) {
+				for (int round = 0; round < rounds; round++) {
+					for (int mode : new int[] { 0, namespaces }) {
+						FakeApiServer server = (mode == 0) ? all : set;
+						Run run = launch("nssync", client, List.of(), "url=" + server.url(), "pods=" + pods,
+								"page=" + page, "rounds=1", "namespaces=" + mode);
+						run.waitFor(3600);
+						byMode.computeIfAbsent(mode, (k) -> new ArrayList<>()).addAll(run.results);
+					}
+				}
+				counters.put(0, all.counters());
+				counters.put(namespaces, set.counters());
+				serverLog("nssync", client, set);
+			}
+			List<Map<String, String>> whole = byMode.get(0);
+			List<Map<String, String>> inSet = byMode.get(namespaces);
+			for (int mode : byMode.keySet()) {
+				List<Map<String, String>> r = byMode.get(mode);
+				Map<String, String> c = counters.get(mode);
+				rows.add("| " + client + " | "
+						+ ((mode == 0) ? "all namespaces, one watch"
+								: mode + " namespaces, " + (peer ? mode + " informers" : "one informer"))
+						+ " | " + pods + " | " + f0(median(r, "syncedMs")) + " | " + f0(median(r, "handledMs")) + " | "
+						+ f0(median(r, "cpuMs")) + " | " + f0(median(r, "cached")) + " | "
+						+ f1(Double.parseDouble(c.get("lists")) / rounds) + " ("
+						+ f1(Double.parseDouble(c.get("listPages")) / rounds) + ") | "
+						+ f0(median(r, "retainedBytesPerObject")) + " | "
+						+ ratio(median(r, "syncedMs"), median(whole, "syncedMs")) + " |");
+			}
+			summary.add(client + ": " + namespaces + " namespaces ÷ all namespaces, synced **"
+					+ ratio(median(inSet, "syncedMs"), median(whole, "syncedMs")) + "** (rounds: "
+					+ pairedRatios(whole, inSet, "syncedMs") + "), CPU "
+					+ ratio(median(inSet, "cpuMs"), median(whole, "cpuMs")) + ", handled "
+					+ ratio(median(inSet, "handledMs"), median(whole, "handledMs")) + ".");
+		}
+		print("## 10. A namespace set's sync");
+		print("");
+		print(namespaces + " namespaces of " + this.opts.get("nsPodsPerNamespace") + " Pods each (peers: "
+				+ this.opts.get("nsPeerPodsPerNamespace") + " each), listed from a local plain-HTTP server in pages of "
+				+ page + " (client-java's informer cannot page: one list per namespace), once as a namespace set"
+				+ " (listwatch: one informer and one cache, a list and a watch per namespace; the peers have no"
+				+ " informer of several namespaces: an informer per namespace, each with its own cache) and once as"
+				+ " one watch of all namespaces over the same Pods; each mode a fresh JVM per round, the modes"
+				+ " alternating, median of " + rounds + " rounds. Synced = the informer (every namespace's) reports"
+				+ " synced; handled = the no-op handler has seen every ADDED. Retained = used heap after 3×"
+				+ " System.gc() with the informers running minus before, per cached object.");
+		print("");
+		print("| client | watch | Pods | synced ms | handled ms | CPU ms | cached | list requests (pages) / round | retained bytes / object | synced vs all namespaces |");
+		print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+		rows.forEach(this::print);
+		print("");
+		for (String line : summary) {
+			print(line);
+			print("");
+		}
+		print("Target (issue 31): listwatch's namespace set syncs in at most 1.5× the time of the one watch.");
+		print("");
+	}
+
+	/** The median of the rounds' differences {@code a - b}, paired in round order. */
+	static double pairedDifference(List<Map<String, String>> a, List<Map<String, String>> b, String key) {
+		int n = Math.min(a.size(), b.size());
+		double[] differences = new double[n];
+		for (int i = 0; i < n; i++) {
+			differences[i] = Double.parseDouble(a.get(i).get(key)) - Double.parseDouble(b.get(i).get(key));
+		}
+		return Stats.median(differences);
+	}
+
+	/** The ratios {@code b ÷ a} of each round, in round order. */
+	static String pairedRatios(List<Map<String, String>> a, List<Map<String, String>> b, String key) {
+		List<String> ratios = new ArrayList<>();
+		for (int i = 0; i < Math.min(a.size(), b.size()); i++) {
+			ratios.add(ratio(Double.parseDouble(b.get(i).get(key)), Double.parseDouble(a.get(i).get(key))));
+		}
+		return String.join(", ", ratios);
 	}
 
 	/**
@@ -1078,6 +1215,14 @@ public final class Driver {
 		cases.add(new Case("listwatch-boot, listwatch disabled", "listwatch-boot", 0, true));
 		cases.add(new Case("listwatch-boot, 10 watches, all empty", "listwatch-boot", 10, false));
 		cases.add(new Case("listwatch-boot, 10 watches, " + i("pods") + " Pods", "listwatch-boot", 10, true));
+		boolean baseline = this.opts.containsKey("baselineJar");
+		if (baseline) {
+			// another build of the library (baselineJar), in the same rounds
+			cases.add(new Case("listwatch-boot on baselineJar, 10 watches, all empty", "listwatch-boot" + BASELINE, 10,
+					false));
+			cases.add(new Case("listwatch-boot on baselineJar, 10 watches, " + i("pods") + " Pods",
+					"listwatch-boot" + BASELINE, 10, true));
+		}
 		for (String peer : peers) {
 			cases.add(new Case(peer + ", 10 informers, " + i("pods") + " Pods", peer, 10, true));
 		}
@@ -1108,8 +1253,8 @@ public final class Driver {
 				+ " bean made, no informer started), listwatch = listwatch's lifecycle steps after it (discovery"
 				+ " check, the informers' start, wait-for-sync).");
 		print("");
-		print("| case | ms | refreshed ms | listwatch ms | JVM uptime ms | cpu ms | heap KiB | threads | loaded classes |");
-		print("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+		print("| case | ms | refreshed ms | listwatch ms | JVM uptime ms | cpu ms | main thread cpu ms | heap KiB | threads | loaded classes |");
+		print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
 		for (Map.Entry<Case, List<Map<String, String>>> e : all.entrySet()) {
 			List<Map<String, String>> r = e.getValue();
 			// the breakdown of a Boot start (BootRunner's lifecycle stamps); the peers
@@ -1117,8 +1262,9 @@ public final class Driver {
 			boolean boot = r.stream().anyMatch((m) -> m.containsKey("refreshedMs"));
 			print("| " + e.getKey().label() + " | " + f0(median(r, "runMs")) + " | "
 					+ (boot ? f0(median(r, "refreshedMs")) + " | " + f0(median(r, "listwatchMs")) : " | ") + " | "
-					+ f0(median(r, "jvmUptimeMs")) + " | " + f0(median(r, "cpuMs")) + " | " + f0(median(r, "heapKb"))
-					+ " | " + f0(median(r, "threads")) + " | " + f0(median(r, "classes")) + " |");
+					+ f0(median(r, "jvmUptimeMs")) + " | " + f0(median(r, "cpuMs")) + " | "
+					+ (boot ? f0(median(r, "mainCpuMs")) : "") + " | " + f0(median(r, "heapKb")) + " | "
+					+ f0(median(r, "threads")) + " | " + f0(median(r, "classes")) + " |");
 		}
 		List<Map<String, String>> base = all.get(cases.get(0));
 		List<Map<String, String>> noPods = all.get(cases.get(1));
@@ -1136,8 +1282,23 @@ public final class Driver {
 					+ f0(median(ten, "cpuMs") - median(base, "cpuMs")) + " ms of CPU, "
 					+ f0(median(ten, "threads") - median(base, "threads")) + " threads, "
 					+ f0(median(ten, "classes") - median(base, "classes")) + " classes.");
+			print("Fixed cost of the 10 watches (all empty, less listwatch disabled; target ≤ 150 ms): **"
+					+ f0(median(noPods, "runMs") - median(base, "runMs")) + " ms** (median of the rounds' own"
+					+ " differences: " + f0(pairedDifference(noPods, base, "runMs")) + " ms), main thread CPU "
+					+ f0(median(noPods, "mainCpuMs") - median(base, "mainCpuMs")) + " ms, CPU "
+					+ f0(median(noPods, "cpuMs") - median(base, "cpuMs")) + " ms.");
+			if (baseline) {
+				List<Map<String, String>> before = all.get(cases.get(3));
+				List<Map<String, String>> beforePods = all.get(cases.get(4));
+				print("On baselineJar (" + this.opts.get("baselineJar") + "), in the same rounds: 10 watches add **"
+						+ f0(median(beforePods, "runMs") - median(base, "runMs")) + " ms**, fixed cost **"
+						+ f0(median(before, "runMs") - median(base, "runMs")) + " ms** (rounds' own differences: "
+						+ f0(pairedDifference(before, base, "runMs")) + " ms), main thread CPU "
+						+ f0(median(before, "mainCpuMs") - median(base, "mainCpuMs")) + " ms, CPU "
+						+ f0(median(before, "cpuMs") - median(base, "cpuMs")) + " ms.");
+			}
 			for (int p = 0; p < peers.size(); p++) {
-				List<Map<String, String>> peer = all.get(cases.get(3 + p));
+				List<Map<String, String>> peer = all.get(cases.get((baseline ? 5 : 3) + p));
 				if (peer != null && !peer.isEmpty()) {
 					print(peers.get(p) + "'s 10 informers add: " + f0(median(peer, "runMs")) + " ms ("
 							+ ratio(median(peer, "runMs"), addedMs) + " listwatch's), "

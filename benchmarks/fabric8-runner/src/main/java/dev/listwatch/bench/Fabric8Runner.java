@@ -3,6 +3,9 @@ package dev.listwatch.bench;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -84,56 +87,72 @@ public final class Fabric8Runner implements Subject<HasMetadata> {
 			config.setWatchReconnectInterval(100);
 		}
 		KubernetesClient client = new KubernetesClientBuilder().withConfig(config).build();
-		Informable<? extends HasMetadata> informable;
-		if (target.resource().equals("pods")) {
-			informable = (target.namespace() == null) ? client.pods().inAnyNamespace().withLimit(target.pageSize())
-					: client.pods().inNamespace(target.namespace()).withLimit(target.pageSize());
+		// a namespace set (the nssync benchmark): fabric8 has no informer of several
+		// namespaces, so one informer per namespace, each with its own cache
+		List<String> namespaces = target.namespaces().isEmpty() ? Collections.singletonList(target.namespace())
+				: target.namespaces();
+		List<SharedIndexInformer<HasMetadata>> informers = new ArrayList<>();
+		List<CompletableFuture<Void>> started = new ArrayList<>();
+		for (String namespace : namespaces) {
+			SharedIndexInformer<HasMetadata> informer = informer(client, target, namespace);
+			informer.addEventHandler(new ResourceEventHandler<HasMetadata>() {
+
+				@Override
+				public void onAdd(HasMetadata object) {
+					onUpsert.accept(object);
+				}
+
+				@Override
+				public void onUpdate(HasMetadata oldObject, HasMetadata newObject) {
+					onUpsert.accept(newObject);
+				}
+
+				@Override
+				public void onDelete(HasMetadata object, boolean deletedFinalStateUnknown) {
+				}
+
+			});
+			informers.add(informer);
 		}
-		else {
-			informable = (target.namespace() == null)
-					? client.configMaps().inAnyNamespace().withLimit(target.pageSize())
-					: client.configMaps().inNamespace(target.namespace()).withLimit(target.pageSize());
+		for (SharedIndexInformer<HasMetadata> informer : informers) {
+			started.add(informer.start().toCompletableFuture());
 		}
-		@SuppressWarnings("unchecked")
-		SharedIndexInformer<HasMetadata> informer = (SharedIndexInformer<HasMetadata>) informable.runnableInformer(0);
-		informer.addEventHandler(new ResourceEventHandler<HasMetadata>() {
-
-			@Override
-			public void onAdd(HasMetadata object) {
-				onUpsert.accept(object);
-			}
-
-			@Override
-			public void onUpdate(HasMetadata oldObject, HasMetadata newObject) {
-				onUpsert.accept(newObject);
-			}
-
-			@Override
-			public void onDelete(HasMetadata object, boolean deletedFinalStateUnknown) {
-			}
-
-		});
-		CompletableFuture<Void> started = informer.start().toCompletableFuture();
 		return new Running() {
 
 			@Override
 			public boolean awaitSynced(Duration timeout) throws Exception {
-				started.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-				return informer.hasSynced();
+				CompletableFuture.allOf(started.toArray(new CompletableFuture[0]))
+					.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+				return informers.stream().allMatch(SharedIndexInformer::hasSynced);
 			}
 
 			@Override
 			public int cacheSize() {
-				return informer.getStore().list().size();
+				return informers.stream().mapToInt((informer) -> informer.getStore().list().size()).sum();
 			}
 
 			@Override
 			public void close() {
-				informer.close();
+				informers.forEach(SharedIndexInformer::close);
 				client.close();
 			}
 
 		};
+	}
+
+	/** An informer of the target's resource in one namespace, or all ({@code null}). */
+	@SuppressWarnings("unchecked")
+	private static SharedIndexInformer<HasMetadata> informer(KubernetesClient client, Target target, String namespace) {
+		Informable<? extends HasMetadata> informable;
+		if (target.resource().equals("pods")) {
+			informable = (namespace == null) ? client.pods().inAnyNamespace().withLimit(target.pageSize())
+					: client.pods().inNamespace(namespace).withLimit(target.pageSize());
+		}
+		else {
+			informable = (namespace == null) ? client.configMaps().inAnyNamespace().withLimit(target.pageSize())
+					: client.configMaps().inNamespace(namespace).withLimit(target.pageSize());
+		}
+		return (SharedIndexInformer<HasMetadata>) informable.runnableInformer(0);
 	}
 
 	@Override

@@ -13,6 +13,7 @@ import dev.listwatch.event.ResourceEvent;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.boot.context.metrics.buffering.StartupTimeline.TimelineEvent;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.event.EventListener;
@@ -132,6 +133,9 @@ public class BootRunner implements Subject<KubernetesObject> {
 		if (target.namespace() != null) {
 			args.add("--listwatch.watches.w.namespace=" + target.namespace());
 		}
+		if (!target.namespaces().isEmpty()) {
+			args.add("--listwatch.watches.w.namespaces=" + String.join(",", target.namespaces()));
+		}
 		args.add("--listwatch.defaults.page-size=" + target.pageSize());
 		args.add("--listwatch.defaults.streaming-list=false");
 		args.add("--listwatch.startup.wait-for-sync=false");
@@ -226,11 +230,17 @@ public class BootRunner implements Subject<KubernetesObject> {
 		long ready = System.nanoTime();
 		if (recorder != null) {
 			printSteps(recorder, steps);
+			String tree = System.getProperty("bench.startupTree");
+			if (tree != null) {
+				printTree(recorder, tree);
+			}
 		}
 		long jvmUptime = ManagementFactory.getRuntimeMXBean().getUptime();
 		// CPU of all the JVM's threads (JIT and GC included) to here: less at the mercy
 		// of a busy machine
 		long cpu = processCpuNanos();
+		// the main thread's CPU: the start's own work, less what ran beside it
+		long mainCpu = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
 		for (int i = 0; i < 3; i++) {
 			System.gc();
 			Thread.sleep(100);
@@ -240,8 +250,8 @@ public class BootRunner implements Subject<KubernetesObject> {
 		int classes = ManagementFactory.getClassLoadingMXBean().getLoadedClassCount();
 		BenchMain.result("startup", "listwatch-boot", "watches", watches, "runMs", (ready - t0) / 1_000_000,
 				"refreshedMs", (stamps[0] - t0) / 1_000_000, "listwatchMs", (stamps[1] - stamps[0]) / 1_000_000,
-				"jvmUptimeMs", jvmUptime, "cpuMs", cpu / 1_000_000, "heapKb", heap / 1024, "threads", threads,
-				"classes", classes);
+				"jvmUptimeMs", jvmUptime, "cpuMs", cpu / 1_000_000, "mainCpuMs", mainCpu / 1_000_000, "heapKb",
+				heap / 1024, "threads", threads, "classes", classes);
 		context.close();
 		System.exit(0);
 	}
@@ -255,10 +265,7 @@ public class BootRunner implements Subject<KubernetesObject> {
 		recorder.getBufferedTimeline()
 			.getEvents()
 			.stream()
-			.sorted(java.util.Comparator
-				.comparing(
-						org.springframework.boot.context.metrics.buffering.StartupTimeline.TimelineEvent::getDuration)
-				.reversed())
+			.sorted(java.util.Comparator.comparing(TimelineEvent::getDuration).reversed())
 			.limit(count)
 			.forEach((e) -> {
 				StringBuilder tags = new StringBuilder();
@@ -267,6 +274,57 @@ public class BootRunner implements Subject<KubernetesObject> {
 					.forEach((t) -> tags.append(' ').append(t.getKey()).append('=').append(t.getValue()));
 				System.out.println("STEP " + e.getDuration().toMillis() + " ms " + e.getStartupStep().getName() + tags);
 			});
+	}
+
+	/**
+	 * Spring's startup steps in the order they started, indented by nesting, with their
+	 * own time (less their children's) and their whole time: the steps whose tags contain
+	 * {@code filter} (all with an empty filter), and their ancestors.
+	 */
+	private static void printTree(
+			org.springframework.boot.context.metrics.buffering.BufferingApplicationStartup recorder, String filter) {
+		List<TimelineEvent> events = recorder.getBufferedTimeline().getEvents();
+		java.util.Map<Long, TimelineEvent> byId = new java.util.HashMap<>();
+		java.util.Map<Long, Long> children = new java.util.HashMap<>();
+		for (var e : events) {
+			byId.put(e.getStartupStep().getId(), e);
+		}
+		for (var e : events) {
+			Long parent = e.getStartupStep().getParentId();
+			if (parent != null) {
+				children.merge(parent, e.getDuration().toNanos(), Long::sum);
+			}
+		}
+		java.util.Set<Long> shown = new java.util.HashSet<>();
+		for (var e : events) {
+			if (describe(e).contains(filter)) {
+				for (Long id = e.getStartupStep().getId(); id != null && shown.add(id); id = byId.containsKey(id)
+						? byId.get(id).getStartupStep().getParentId() : null) {
+				}
+			}
+		}
+		events.stream()
+			.filter((e) -> shown.contains(e.getStartupStep().getId()))
+			.sorted(java.util.Comparator.comparing(TimelineEvent::getStartTime))
+			.forEach((e) -> {
+				int depth = 0;
+				for (Long p = e.getStartupStep().getParentId(); p != null
+						&& byId.containsKey(p); p = byId.get(p).getStartupStep().getParentId()) {
+					depth++;
+				}
+				long whole = e.getDuration().toNanos();
+				long own = whole - children.getOrDefault(e.getStartupStep().getId(), 0L);
+				System.out.printf(java.util.Locale.ROOT, "TREE %6.1f %6.1f %s%s%n", own / 1e6, whole / 1e6,
+						"  ".repeat(depth), describe(e));
+			});
+	}
+
+	private static String describe(TimelineEvent e) {
+		StringBuilder text = new StringBuilder(e.getStartupStep().getName());
+		e.getStartupStep()
+			.getTags()
+			.forEach((t) -> text.append(' ').append(t.getKey()).append('=').append(t.getValue()));
+		return text.toString();
 	}
 
 	/** The CPU time of the whole JVM so far, or -1 where the platform does not tell. */

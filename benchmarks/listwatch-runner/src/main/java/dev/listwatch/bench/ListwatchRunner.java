@@ -4,7 +4,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -68,12 +70,20 @@ public final class ListwatchRunner implements Subject<KubernetesObject> {
 		ApiServerClient client = ApiServerClient.create(cluster, RestClient.builder(), JsonMapper.builder().build(),
 				Clock.systemUTC());
 		String kind = target.resource().equals("pods") ? "Pod" : "ConfigMap";
-		Resource resource = new Resource("", "v1", target.resource(), kind, true, target.namespace());
 		// -Dbench.metadataOnly=true (the metadata benchmark): list and watch
 		// PartialObjectMetadata only
-		ListerWatcher<KubernetesObject> listerWatcher = client.listerWatcher(resource, KubernetesObject.class,
-				ApiServerClient.Decoding.DEFAULTS.withMetadataOnly(Boolean.getBoolean("bench.metadataOnly")));
-		return informer(target, listerWatcher, onUpsert, client::close);
+		ApiServerClient.Decoding decoding = ApiServerClient.Decoding.DEFAULTS
+			.withMetadataOnly(Boolean.getBoolean("bench.metadataOnly"));
+		// a namespace set (the nssync benchmark): one informer, a lister-watcher per
+		// namespace
+		List<String> namespaces = target.namespaces().isEmpty() ? Collections.singletonList(target.namespace())
+				: target.namespaces();
+		List<ListerWatcher<KubernetesObject>> listerWatchers = new ArrayList<>();
+		for (String namespace : namespaces) {
+			listerWatchers.add(client.listerWatcher(new Resource("", "v1", target.resource(), kind, true, namespace),
+					KubernetesObject.class, decoding));
+		}
+		return informer(target, KubernetesObject.class, listerWatchers, onUpsert, client::close);
 	}
 
 	/**
@@ -92,12 +102,21 @@ public final class ListwatchRunner implements Subject<KubernetesObject> {
 	 */
 	static <T> Running informer(Target target, Class<T> type, ListerWatcher<T> listerWatcher, Consumer<T> onUpsert,
 			Runnable close) {
+		return informer(target, type, List.of(listerWatcher), onUpsert, close);
+	}
+
+	/**
+	 * {@link #informer(Target, Class, ListerWatcher, Consumer, Runnable)} over a
+	 * namespace set: one lister-watcher per namespace.
+	 */
+	static <T> Running informer(Target target, Class<T> type, List<ListerWatcher<T>> listerWatchers,
+			Consumer<T> onUpsert, Runnable close) {
 		InformerFactory runtime = new InformerFactory(Clock.systemUTC(), (event) -> {
 			if (event instanceof ResourceEvent<?> e && e.type() != ResourceEvent.Type.DELETED) {
 				onUpsert.accept(type.cast(e.object()));
 			}
 		}, 2, Duration.ofSeconds(10));
-		Informer<T> informer = runtime.informer(target.resource(), type, listerWatcher, options(target), List.of());
+		Informer<T> informer = runtime.informer(target.resource(), type, listerWatchers, options(target), List.of());
 		// -Dbench.keep=<paths> (the metadata benchmark's keep variant): cache only those
 		// paths of each object, with the built-in transform of listwatch.watches.*.keep
 		String keep = System.getProperty("bench.keep", "");
