@@ -132,7 +132,7 @@ public final class Driver {
 	public static void main(String[] args) throws Exception {
 		if (args.length == 0) {
 			System.err.println(
-					"usage: Driver <all|throughput,sync,latency,requests,startup,metadata,etcd,bigcache,controller,shards> [key=value...]");
+					"usage: Driver <all|throughput,sync,latency,requests,startup,metadata,etcd,bigcache,controller,shards,nssync> [key=value...]");
 			System.exit(2);
 		}
 		Driver driver = new Driver(args);
