@@ -214,8 +214,15 @@ public final class Driver {
 		// pre-touched: otherwise the first pass of allocation over a fresh 8 GiB heap
 		// pays a page fault per 4 KiB, which halved one measured throughput round of
 		// every client
-		return List.of("-Xms" + this.opts.get("heap"), "-Xmx" + this.opts.get("heap"), "-XX:+UseG1GC",
-				"-XX:+AlwaysPreTouch");
+		List<String> flags = new ArrayList<>(List.of("-Xms" + this.opts.get("heap"), "-Xmx" + this.opts.get("heap"),
+				"-XX:+UseG1GC", "-XX:+AlwaysPreTouch"));
+		// jvmArgs: further flags for every client JVM (say, a class data sharing
+		// archive), separated by spaces
+		String extra = this.opts.get("jvmArgs");
+		if (extra != null && !extra.isBlank()) {
+			flags.addAll(List.of(extra.trim().split("\\s+")));
+		}
+		return flags;
 	}
 
 	// ------------------------------------------------------------------ running a client
