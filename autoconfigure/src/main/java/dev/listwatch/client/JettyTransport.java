@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.net.URI;
+import java.nio.channels.WritePendingException;
 import java.nio.charset.StandardCharsets;
 import java.security.KeyStore;
 import java.security.KeyStoreException;
@@ -291,6 +292,39 @@ final class JettyTransport {
 			if (!this.client.isRunning()) {
 				throw new IOException("the API server client is closed");
 			}
+			// a GET whose exchange broke in Jetty's TLS layer before any answer (a race
+			// of
+			// its fill and flush on a fresh tunnel, seen under load) is sent once more:
+			// nothing of it reached the application and a GET changes nothing
+			int attempts = (getMethod() == HttpMethod.GET) ? 2 : 1;
+			for (int attempt = 1;; attempt++) {
+				Request request = newRequest(headers, body);
+				InputStreamResponseListener listener = new InputStreamResponseListener();
+				request.send(listener);
+				try {
+					Response response = listener.get(NO_TIMEOUT_DAYS, TimeUnit.DAYS);
+					return new JettyResponse(response, new Body(request, listener));
+				}
+				catch (InterruptedException ex) {
+					request.abort(new InterruptedIOException("the request was interrupted"));
+					Thread.currentThread().interrupt();
+					throw new InterruptedIOException("the request was interrupted");
+				}
+				catch (TimeoutException ex) {
+					request.abort(ex);
+					throw new IOException("no response in " + NO_TIMEOUT_DAYS + " days", ex);
+				}
+				catch (ExecutionException ex) {
+					Throwable cause = Objects.requireNonNull(ex.getCause(), "a failed exchange has a cause");
+					if (attempt < attempts && cause instanceof WritePendingException && this.client.isRunning()) {
+						continue;
+					}
+					return failed(cause);
+				}
+			}
+		}
+
+		private Request newRequest(HttpHeaders headers, byte[] body) {
 			Request request = this.client.newRequest(getURI()).method(getMethod().name());
 			request.headers((fields) -> headers.forEach((name, values) -> {
 				// the proxy's credentials are the client's, never a caller's
@@ -303,25 +337,7 @@ final class JettyTransport {
 				MediaType type = headers.getContentType();
 				request.body(new BytesRequestContent((type != null) ? type.toString() : null, body));
 			}
-			InputStreamResponseListener listener = new InputStreamResponseListener();
-			request.send(listener);
-			Response response;
-			try {
-				response = listener.get(NO_TIMEOUT_DAYS, TimeUnit.DAYS);
-			}
-			catch (InterruptedException ex) {
-				request.abort(new InterruptedIOException("the request was interrupted"));
-				Thread.currentThread().interrupt();
-				throw new InterruptedIOException("the request was interrupted");
-			}
-			catch (TimeoutException ex) {
-				request.abort(ex);
-				throw new IOException("no response in " + NO_TIMEOUT_DAYS + " days", ex);
-			}
-			catch (ExecutionException ex) {
-				return failed(Objects.requireNonNull(ex.getCause(), "a failed exchange has a cause"));
-			}
-			return new JettyResponse(response, new Body(request, listener));
+			return request;
 		}
 
 		/**
