@@ -57,7 +57,7 @@ public final class EtcdClient implements AutoCloseable {
 	public <T> ListerWatcher<T> listerWatcher(String keyPrefix, Class<T> type, boolean keepManagedFields,
 			int maxValueBytes) {
 		String prefix = normalize(keyPrefix);
-		return new EtcdListerWatcher<>(this.gateway, this.mapper, prefix,
+		return new EtcdListerWatcher<>(this.gateway, prefix,
 				new ValueDecoder<>(prefix, type, this.mapper, keepManagedFields, maxValueBytes));
 	}
 
