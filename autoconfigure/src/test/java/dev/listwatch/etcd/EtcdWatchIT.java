@@ -50,10 +50,17 @@ import static org.awaitility.Awaitility.await;
 @ExtendWith(OutputCaptureExtension.class)
 class EtcdWatchIT {
 
+	/**
+	 * The protocol the runners ask for ({@code listwatch.etcd.protocol}): the JSON
+	 * gateway here; the {@code *GrpcIT} subclasses run every test again over gRPC.
+	 */
+	static volatile String protocol = "gateway";
+
 	private static LocalEtcd etcd;
 
 	@BeforeAll
 	static void start() {
+		protocol = "gateway";
 		etcd = new LocalEtcd(LocalEtcd.Options.defaults().withProgressNotifyInterval(Duration.ofMillis(500))).start();
 	}
 
@@ -71,7 +78,8 @@ class EtcdWatchIT {
 			.withBean(Recorder.class)
 			.withPropertyValues("listwatch.kubeconfig=/nonexistent/kubeconfig", "listwatch.etcd.endpoints=" + endpoint,
 					"listwatch.watches.cfg.source=etcd", "listwatch.watches.cfg.key-prefix=" + prefix,
-					"listwatch.defaults.initial-backoff=50ms", "listwatch.defaults.max-backoff=500ms")
+					"listwatch.defaults.initial-backoff=50ms", "listwatch.defaults.max-backoff=500ms",
+					"listwatch.etcd.protocol=" + protocol)
 			.withPropertyValues(properties);
 	}
 
@@ -112,6 +120,16 @@ class EtcdWatchIT {
 			await().atMost(Duration.ofSeconds(10)).until(() -> lister.get("ns2", "zz-late").isPresent());
 			assertThat(informer.status().lists().count()).isEqualTo(1);
 			assertThat(informer.status().streamingList()).isFalse();
+		});
+	}
+
+	@Test
+	void theClientSpeaksTheProtocolAskedFor() {
+		runner(etcd.endpoint(), "/protocol/").run((context) -> {
+			EtcdClient client = context.getBean(EtcdClient.class);
+			assertThat(client.protocol().name()).isEqualToIgnoringCase(protocol);
+			assertThat(client.toString()).contains(protocol.equals("grpc") ? "(gRPC)" : "etcd [");
+			await().atMost(Duration.ofSeconds(30)).until(() -> informer(context).status().synced());
 		});
 	}
 
