@@ -1,5 +1,10 @@
 package dev.listwatch.etcd;
 
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
 import dev.listwatch.ListerWatcher;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -26,13 +31,25 @@ public final class EtcdClient implements AutoCloseable {
 
 	private static final String GRPC_CLASS = "io.grpc.ManagedChannelProvider";
 
+	private static final AtomicInteger clients = new AtomicInteger();
+
 	private final Transport transport;
 
 	private final JsonMapper mapper;
 
+	/** Reads the next page of a list while the informer files the one before. */
+	private final ThreadPoolExecutor prefetcher;
+
 	private EtcdClient(Transport transport, JsonMapper mapper) {
 		this.transport = transport;
 		this.mapper = mapper;
+		String prefix = "listwatch-etcd-prefetch-" + clients.incrementAndGet() + "-";
+		AtomicInteger count = new AtomicInteger();
+		this.prefetcher = new ThreadPoolExecutor(0, 4, 30, TimeUnit.SECONDS, new SynchronousQueue<>(), (runnable) -> {
+			Thread thread = new Thread(runnable, prefix + count.incrementAndGet());
+			thread.setDaemon(true);
+			return thread;
+		});
 	}
 
 	/**
@@ -132,7 +149,7 @@ public final class EtcdClient implements AutoCloseable {
 	public <T> ListerWatcher<T> listerWatcher(String keyPrefix, Class<T> type, boolean keepManagedFields,
 			int maxValueBytes) {
 		String prefix = normalize(keyPrefix);
-		return new EtcdListerWatcher<>(this.transport, prefix,
+		return new EtcdListerWatcher<>(this.transport, this.prefetcher, prefix,
 				new ValueDecoder<>(prefix, type, this.mapper, keepManagedFields, maxValueBytes));
 	}
 
@@ -156,6 +173,7 @@ public final class EtcdClient implements AutoCloseable {
 	 */
 	@Override
 	public void close() {
+		this.prefetcher.shutdownNow();
 		this.transport.close();
 	}
 

@@ -5,6 +5,11 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicReference;
 
 import dev.listwatch.KubernetesApiException;
 import dev.listwatch.ListOptions;
@@ -63,6 +68,10 @@ final class EtcdListerWatcher<T> implements ListerWatcher<T> {
 
 	private final Transport transport;
 
+	private final @Nullable Executor prefetcher;
+
+	private final AtomicReference<@Nullable Prefetch<T>> prefetch = new AtomicReference<>();
+
 	private final String prefix;
 
 	private final byte[] rangeEnd;
@@ -71,16 +80,40 @@ final class EtcdListerWatcher<T> implements ListerWatcher<T> {
 
 	private final Resource resource;
 
-	EtcdListerWatcher(Transport transport, String prefix, ValueDecoder<T> decoder) {
+	EtcdListerWatcher(Transport transport, @Nullable Executor prefetcher, String prefix, ValueDecoder<T> decoder) {
 		this.transport = transport;
+		this.prefetcher = prefetcher;
 		this.prefix = prefix;
 		this.rangeEnd = rangeEnd(prefix.getBytes(StandardCharsets.UTF_8));
 		this.decoder = decoder;
 		this.resource = new Resource("etcd", "v3", prefix, null, true, null);
 	}
 
+	/**
+	 * Lists one page. When the page has more after it, the next page is read ahead on the
+	 * prefetch executor while the caller files this one: a page is read at the revision
+	 * its continue token carries, so reading it early reads the same keys and values. A
+	 * list call with the options of the page read ahead takes it (its failure too); any
+	 * other call reads its own.
+	 */
 	@Override
 	public ObjectList<T> list(ListOptions options) {
+		Prefetch<T> ahead = this.prefetch.getAndSet(null);
+		ObjectList<T> page = (ahead != null && ahead.options().equals(options)) ? ahead.await() : read(options);
+		Executor prefetcher = this.prefetcher;
+		if (prefetcher != null && page.continueToken() != null) {
+			ListOptions next = options.withContinueToken(page.continueToken());
+			try {
+				this.prefetch.set(new Prefetch<>(next, CompletableFuture.supplyAsync(() -> read(next), prefetcher)));
+			}
+			catch (RejectedExecutionException ex) {
+				// the client is closing: the next page is read when asked for
+			}
+		}
+		return page;
+	}
+
+	private ObjectList<T> read(ListOptions options) {
 		String what = "range of " + this.prefix;
 		refuseSelectors(options, what);
 		long revision = 0;
@@ -229,6 +262,34 @@ final class EtcdListerWatcher<T> implements ListerWatcher<T> {
 		@Override
 		public String toString() {
 			return this.revision + ":" + Base64.getUrlEncoder().withoutPadding().encodeToString(this.key);
+		}
+
+	}
+
+	/**
+	 * A page being read ahead.
+	 *
+	 * @param <T> the Java type of the objects
+	 * @param options the options of the page
+	 * @param page the page
+	 */
+	private record Prefetch<T>(ListOptions options, CompletableFuture<ObjectList<T>> page) {
+
+		ObjectList<T> await() {
+			try {
+				return this.page.get();
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new KubernetesApiException(KubernetesApiException.Kind.CONNECTION,
+						"interrupted while waiting for a page of the list", ex);
+			}
+			catch (ExecutionException ex) {
+				if (ex.getCause() instanceof RuntimeException failure) {
+					throw failure;
+				}
+				throw new IllegalStateException(ex.getCause());
+			}
 		}
 
 	}

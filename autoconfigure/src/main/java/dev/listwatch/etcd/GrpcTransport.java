@@ -8,6 +8,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -85,6 +86,8 @@ final class GrpcTransport implements Transport {
 
 	private final Object authenticating = new Object();
 
+	private final Duration connectTimeout;
+
 	/**
 	 * The auth token; {@code ""} when etcd does not have auth enabled; {@code null} until
 	 * known.
@@ -111,6 +114,7 @@ final class GrpcTransport implements Transport {
 		this.ssl = connection.ssl();
 		this.username = connection.username();
 		this.password = connection.password();
+		this.connectTimeout = connection.connectTimeout();
 	}
 
 	/**
@@ -314,15 +318,15 @@ final class GrpcTransport implements Transport {
 	}
 
 	private ManagedChannel channel(int index) {
+		ManagedChannel channel;
 		synchronized (this.channels) {
 			if (this.closed) {
 				throw io.grpc.Status.UNAVAILABLE.withDescription("the etcd client is closed").asRuntimeException();
 			}
-			ManagedChannel channel = this.channels[index];
+			channel = this.channels[index];
 			if (channel != null && channel.getState(false) == ConnectivityState.TRANSIENT_FAILURE) {
-				// the reflector's backoff paces the attempts, not the channel's own
-				// (which
-				// grows to 2 minutes): connect again now
+				// the reflector's backoff paces the attempts, not the channel's
+				// own (which grows to 2 minutes): connect again now
 				channel.resetConnectBackoff();
 			}
 			if (channel == null) {
@@ -338,7 +342,36 @@ final class GrpcTransport implements Transport {
 					.build();
 				this.channels[index] = channel;
 			}
-			return channel;
+		}
+		awaitConnecting(channel);
+		return channel;
+	}
+
+	/**
+	 * Waits while the channel connects, up to the connect timeout, so that an endpoint
+	 * that does not answer (a host that is down, a dropped SYN) fails as one that cannot
+	 * be reached and the next endpoint is tried, as the gateway's connect timeout does. A
+	 * channel that failed to connect fails the call at once (UNAVAILABLE).
+	 */
+	private void awaitConnecting(ManagedChannel channel) {
+		long deadline = System.nanoTime() + this.connectTimeout.toNanos();
+		ConnectivityState state = channel.getState(true);
+		while (state == ConnectivityState.IDLE || state == ConnectivityState.CONNECTING) {
+			long left = deadline - System.nanoTime();
+			if (left <= 0) {
+				throw io.grpc.Status.UNAVAILABLE.withDescription("no connection within " + this.connectTimeout)
+					.asRuntimeException();
+			}
+			CountDownLatch changed = new CountDownLatch(1);
+			channel.notifyWhenStateChanged(state, changed::countDown);
+			try {
+				changed.await(left, TimeUnit.NANOSECONDS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw io.grpc.Status.UNAVAILABLE.withDescription("interrupted").asRuntimeException();
+			}
+			state = channel.getState(true);
 		}
 	}
 

@@ -134,6 +134,28 @@ class EtcdWatchIT {
 	}
 
 	@Test
+	void anEndpointThatCannotBeReachedIsPassedOver() {
+		etcd.put("/failover/a", "{}");
+		// a port nothing listens on: refused at once, passed over for the next
+		runner("http://127.0.0.1:1," + etcd.endpoint(), "/failover/", "listwatch.etcd.connect-timeout=1s")
+			.run((context) -> {
+				Informer<?> informer = informer(context);
+				await().atMost(Duration.ofSeconds(30)).until(() -> informer.status().synced());
+				etcd.put("/failover/b", "{}");
+				await().atMost(Duration.ofSeconds(10)).until(() -> lister(context).get(null, "b").isPresent());
+				assertThat(informer.status().relists()).isZero();
+			});
+	}
+
+	static String endpoint() {
+		return etcd.endpoint();
+	}
+
+	static long put(String key, String value) {
+		return etcd.put(key, value);
+	}
+
+	@Test
 	void createUpdateAndDeleteArePublishedInOrder() {
 		runner(etcd.endpoint(), "/order/").run((context) -> {
 			Informer<?> informer = informer(context);
