@@ -8,6 +8,7 @@ import dev.listwatch.KubernetesObject;
 import dev.listwatch.ObjectList;
 import dev.listwatch.ObjectMeta;
 import dev.listwatch.UnbindableObject;
+import dev.listwatch.client.ObjectBytes;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
@@ -58,12 +59,34 @@ final class ValueDecoder<T> {
 
 	private final int maxBytes;
 
+	/**
+	 * Reads values of {@link KubernetesObject} (or {@code Object}) in one byte scan;
+	 * {@code null} for other types, which are bound by the mapper.
+	 */
+	private final @Nullable ObjectBytes objects;
+
 	ValueDecoder(String prefix, Class<T> type, ObjectMapper mapper, boolean keepManagedFields, int maxBytes) {
 		this.prefix = prefix;
 		this.type = type;
 		this.mapper = mapper;
 		this.keepManagedFields = keepManagedFields;
 		this.maxBytes = maxBytes;
+		this.objects = (type == KubernetesObject.class || type == Object.class) ? new ObjectBytes() : null;
+	}
+
+	private Decoded<T> fromScan(ObjectMeta keyMeta, ObjectBytes.Read read) {
+		ObjectMeta found = read.meta();
+		if (found.name() != null && !found.name().equals(keyMeta.name())) {
+			return unbindable(keyMeta, "/metadata/name", "metadata.name is not the name the key gives");
+		}
+		if (found.namespace() != null && !Objects.equals(emptyToNull(found.namespace()), keyMeta.namespace())) {
+			return unbindable(keyMeta, "/metadata/namespace", "metadata.namespace is not the namespace the key gives");
+		}
+		Map<String, String> labels = found.labels();
+		ObjectMeta meta = new ObjectMeta(keyMeta.namespace(), keyMeta.name(), found.uid(), keyMeta.resourceVersion(),
+				(labels != null && !labels.isEmpty()) ? labels : null);
+		return new Decoded<>(new ObjectList.Item<>(meta,
+				this.type.cast(KubernetesObject.of(meta, read.apiVersion(), read.kind(), read.json()))), null);
 	}
 
 	/**
@@ -100,6 +123,17 @@ final class ValueDecoder<T> {
 		}
 		if (value.length > this.maxBytes) {
 			return unbindable(keyMeta, "", "larger than max-event-size (" + this.maxBytes + " bytes)");
+		}
+		ObjectBytes objects = this.objects;
+		if (objects != null) {
+			// the API server path's one-pass scan: envelope and metadata read, the rest
+			// skipped by a byte scan; a value it cannot read is read again strictly
+			// below,
+			// to say why
+			ObjectBytes.Read read = objects.read(value, this.keepManagedFields);
+			if (read != null) {
+				return fromScan(keyMeta, read);
+			}
 		}
 		Scan scan = new Scan();
 		try (JsonParser parser = this.mapper.createParser(value)) {
