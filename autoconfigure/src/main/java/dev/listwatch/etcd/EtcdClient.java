@@ -65,7 +65,7 @@ public final class EtcdClient implements AutoCloseable {
 
 		/**
 		 * etcd's native gRPC API: needs grpc-java and a transport for it (for example
-		 * {@code io.grpc:grpc-netty-shaded}) on the class path. About 4x less etcd CPU
+		 * {@code io.grpc:grpc-netty-shaded}) on the class path. About 5x less etcd CPU
 		 * per watch event than the gateway (see the README).
 		 */
 		GRPC,
