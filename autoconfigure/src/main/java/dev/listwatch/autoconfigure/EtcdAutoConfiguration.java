@@ -52,7 +52,14 @@ public final class EtcdAutoConfiguration {
 	@Bean(destroyMethod = "close")
 	@ConditionalOnMissingBean
 	EtcdClient listwatchEtcdClient(EtcdProperties properties, ObjectProvider<JsonMapper> jsonMapper) {
-		return EtcdClient.create(connection(properties), jsonMapper.getIfAvailable(JsonMapper::shared));
+		EtcdConnection connection = connection(properties);
+		if (properties.getProtocol() == EtcdClient.Protocol.GRPC && !EtcdClient.grpcAvailable()) {
+			throw new EtcdConfigurationException(PREFIX + "protocol", "is grpc, but gRPC is not on the class path",
+					"Add io.grpc:grpc-netty-shaded (Spring Boot manages its version), or set " + PREFIX
+							+ "protocol to auto or gateway.",
+					null);
+		}
+		return EtcdClient.create(connection, jsonMapper.getIfAvailable(JsonMapper::shared), properties.getProtocol());
 	}
 
 	@Bean

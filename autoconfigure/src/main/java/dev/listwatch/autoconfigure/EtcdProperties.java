@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import dev.listwatch.etcd.EtcdClient;
+
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -64,6 +66,22 @@ public class EtcdProperties {
 	 * Timeout to establish a connection to etcd.
 	 */
 	private Duration connectTimeout = Duration.ofSeconds(10);
+
+	/**
+	 * How to reach etcd: "auto" (etcd's native gRPC API when grpc-java and a transport
+	 * for it, such as io.grpc:grpc-netty-shaded, are on the class path, else the JSON
+	 * gateway), "grpc" (fails at start-up without them) or "gateway" (etcd's JSON gateway
+	 * over the JDK HTTP client, no extra dependency; about 5x more etcd CPU per event).
+	 */
+	private EtcdClient.Protocol protocol = EtcdClient.Protocol.AUTO;
+
+	public EtcdClient.Protocol getProtocol() {
+		return this.protocol;
+	}
+
+	public void setProtocol(EtcdClient.Protocol protocol) {
+		this.protocol = protocol;
+	}
 
 	public Duration getProgressNotifyInterval() {
 		return this.progressNotifyInterval;

@@ -7,10 +7,12 @@
  * {@code close()}; and a {@link dev.listwatch.client.ResourceWriter} per resource,
  * through which reconcilers read and change objects on the same connection; each request
  * takes a token of the connection's {@link dev.listwatch.client.RequestBudget} first.
+ * {@link dev.listwatch.client.ObjectBytes} reads one object's JSON as the lists are read,
+ * for objects from other sources (etcd values).
  *
  * <p>
- * Everything but {@code ApiServerClient}, {@code ResourceWriter} and
- * {@code RequestBudget} is package-private. Values are non-null unless annotated
+ * Everything but {@code ApiServerClient}, {@code ResourceWriter}, {@code RequestBudget}
+ * and {@code ObjectBytes} is package-private. Values are non-null unless annotated
  * {@code @Nullable}.
  */
 @NullMarked

@@ -1,7 +1,14 @@
 package dev.listwatch.etcd;
 
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
 import dev.listwatch.ListerWatcher;
 import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.util.ClassUtils;
 
 /**
  * The etcd client: makes a {@link ListerWatcher} per key prefix, so that an informer
@@ -10,22 +17,75 @@ import tools.jackson.databind.json.JsonMapper;
  * paged range read at one revision, watch = an etcd watch from the list's revision + 1,
  * progress notifications = bookmarks, a compacted revision = 410).
  * <p>
- * It speaks etcd's JSON gateway ({@code /v3/kv/range}, {@code /v3/watch},
- * {@code /v3/auth/authenticate}; served by etcd 3.x on its client URLs) over the JDK HTTP
- * client: no gRPC stack, the TLS material of an {@code SslBundle}, and every failure
- * surfaces to the reflector, whose backoff, resume and relist rules apply as for the API
- * server. It holds one HTTP client and its few threads; {@link #close()} releases them.
+ * It speaks etcd's native gRPC API ({@code KV/Range}, {@code Watch/Watch},
+ * {@code Auth/Authenticate}) when grpc-java and one of its transports (for example
+ * {@code io.grpc:grpc-netty-shaded}) are on the class path, else etcd's JSON gateway
+ * ({@code /v3/kv/range}, {@code /v3/watch}, {@code /v3/auth/authenticate}; served by etcd
+ * 3.x on its client URLs) over the JDK HTTP client (see {@link Protocol}); both with the
+ * TLS material of an {@code SslBundle}, the same semantics, and every failure surfacing
+ * to the reflector, whose backoff, resume and relist rules apply as for the API server.
+ * It holds its connections and their threads; {@link #close()} releases them.
  * Thread-safe.
  */
 public final class EtcdClient implements AutoCloseable {
 
-	private final Gateway gateway;
+	private static final String GRPC_CLASS = "io.grpc.ManagedChannelProvider";
+
+	private static final AtomicInteger clients = new AtomicInteger();
+
+	private final Transport transport;
 
 	private final JsonMapper mapper;
 
-	private EtcdClient(Gateway gateway, JsonMapper mapper) {
-		this.gateway = gateway;
+	/** Reads the next page of a list while the informer files the one before. */
+	private final ThreadPoolExecutor prefetcher;
+
+	private EtcdClient(Transport transport, JsonMapper mapper) {
+		this.transport = transport;
 		this.mapper = mapper;
+		String prefix = "listwatch-etcd-prefetch-" + clients.incrementAndGet() + "-";
+		AtomicInteger count = new AtomicInteger();
+		this.prefetcher = new ThreadPoolExecutor(0, 4, 30, TimeUnit.SECONDS, new SynchronousQueue<>(), (runnable) -> {
+			Thread thread = new Thread(runnable, prefix + count.incrementAndGet());
+			thread.setDaemon(true);
+			return thread;
+		});
+	}
+
+	/**
+	 * How the client reaches etcd.
+	 */
+	public enum Protocol {
+
+		/**
+		 * gRPC when grpc-java and a transport for it are on the class path, else the JSON
+		 * gateway.
+		 */
+		AUTO,
+
+		/**
+		 * etcd's native gRPC API: needs grpc-java and a transport for it (for example
+		 * {@code io.grpc:grpc-netty-shaded}) on the class path. About 5x less etcd CPU
+		 * per watch event than the gateway (see the README).
+		 */
+		GRPC,
+
+		/**
+		 * etcd's JSON gateway over the JDK HTTP client: no extra dependency.
+		 */
+		GATEWAY
+
+	}
+
+	/**
+	 * Makes a client that uses gRPC when it can ({@link Protocol#AUTO}); sends no request
+	 * (a user name is authenticated on the first request).
+	 * @param connection where etcd is and how to log in
+	 * @param mapper the mapper that binds values to Java types
+	 * @return the client; the caller owns it and closes it
+	 */
+	public static EtcdClient create(EtcdConnection connection, JsonMapper mapper) {
+		return create(connection, mapper, Protocol.AUTO);
 	}
 
 	/**
@@ -33,10 +93,42 @@ public final class EtcdClient implements AutoCloseable {
 	 * request).
 	 * @param connection where etcd is and how to log in
 	 * @param mapper the mapper that binds values to Java types
+	 * @param protocol how to reach etcd
 	 * @return the client; the caller owns it and closes it
+	 * @throws IllegalStateException when {@link Protocol#GRPC} is asked for and gRPC is
+	 * not on the class path
 	 */
-	public static EtcdClient create(EtcdConnection connection, JsonMapper mapper) {
-		return new EtcdClient(new Gateway(connection, mapper), mapper);
+	public static EtcdClient create(EtcdConnection connection, JsonMapper mapper, Protocol protocol) {
+		boolean grpc = switch (protocol) {
+			case GATEWAY -> false;
+			case AUTO -> grpcAvailable();
+			case GRPC -> {
+				if (!grpcAvailable()) {
+					throw new IllegalStateException("etcd over gRPC needs grpc-java and a transport for it on the "
+							+ "class path: add io.grpc:grpc-netty-shaded (or grpc-okhttp)");
+				}
+				yield true;
+			}
+		};
+		Transport transport = grpc ? GrpcTransport.create(connection) : new Gateway(connection, mapper);
+		return new EtcdClient(transport, mapper);
+	}
+
+	/**
+	 * Whether etcd can be reached over gRPC: grpc-java and a transport for it are on the
+	 * class path.
+	 * @return whether it can
+	 */
+	public static boolean grpcAvailable() {
+		return ClassUtils.isPresent(GRPC_CLASS, EtcdClient.class.getClassLoader()) && GrpcTransport.available();
+	}
+
+	/**
+	 * The protocol this client speaks.
+	 * @return {@link Protocol#GRPC} or {@link Protocol#GATEWAY}
+	 */
+	public Protocol protocol() {
+		return (this.transport instanceof Gateway) ? Protocol.GATEWAY : Protocol.GRPC;
 	}
 
 	/**
@@ -57,7 +149,7 @@ public final class EtcdClient implements AutoCloseable {
 	public <T> ListerWatcher<T> listerWatcher(String keyPrefix, Class<T> type, boolean keepManagedFields,
 			int maxValueBytes) {
 		String prefix = normalize(keyPrefix);
-		return new EtcdListerWatcher<>(this.gateway, this.mapper, prefix,
+		return new EtcdListerWatcher<>(this.transport, this.prefetcher, prefix,
 				new ValueDecoder<>(prefix, type, this.mapper, keepManagedFields, maxValueBytes));
 	}
 
@@ -77,16 +169,17 @@ public final class EtcdClient implements AutoCloseable {
 	}
 
 	/**
-	 * Releases the HTTP client's threads; open watches break off. Idempotent.
+	 * Releases the connections and their threads; open watches break off. Idempotent.
 	 */
 	@Override
 	public void close() {
-		this.gateway.close();
+		this.prefetcher.shutdownNow();
+		this.transport.close();
 	}
 
 	@Override
 	public String toString() {
-		return "EtcdClient[" + this.gateway + "]";
+		return "EtcdClient[" + this.transport + "]";
 	}
 
 }

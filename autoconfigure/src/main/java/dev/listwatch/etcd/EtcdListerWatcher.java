@@ -1,12 +1,15 @@
 package dev.listwatch.etcd;
 
-import java.net.http.HttpResponse;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicReference;
 
 import dev.listwatch.KubernetesApiException;
 import dev.listwatch.ListOptions;
@@ -17,22 +20,19 @@ import dev.listwatch.Status;
 import dev.listwatch.UnbindableObject;
 import dev.listwatch.WatchStream;
 import org.jspecify.annotations.Nullable;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
-import tools.jackson.databind.node.ObjectNode;
 
 /**
  * Lists and watches the keys under one prefix in etcd, mapped onto list-watch:
  * <ul>
- * <li><b>list</b> is a range read of the prefix ({@code /v3/kv/range}, keys in order) at
- * one revision, paged: {@code limit} is the range's limit, and the continue token carries
- * the first page's revision and the key after the last one read, so that every page is
- * read at the revision of the first. The list's resourceVersion is that revision (the
- * header's revision of the first page). {@code resourceVersion} with
+ * <li><b>list</b> is a range read of the prefix ({@code KV.Range}, keys in order) at one
+ * revision, paged: {@code limit} is the range's limit, and the continue token carries the
+ * first page's revision and the key after the last one read, so that every page is read
+ * at the revision of the first. The list's resourceVersion is that revision (the header's
+ * revision of the first page). {@code resourceVersion} with
  * {@code resourceVersionMatch=Exact} reads at that revision; otherwise a list reads the
  * newest state.</li>
- * <li><b>watch</b> is an etcd watch of the prefix ({@code /v3/watch}, streamed) from the
- * resourceVersion + 1 (without one: from now), with progress notifications. Several
+ * <li><b>watch</b> is an etcd watch of the prefix ({@code Watch.Watch}, streamed) from
+ * the resourceVersion + 1 (without one: from now), with progress notifications. Several
  * events share a revision (a txn, a {@code del --prefix}) and come in one answer: the
  * reflector moves its resourceVersion to a revision only once all its events are applied,
  * so a stop between two of them resumes from the revision before. A PUT is ADDED when it
@@ -66,13 +66,11 @@ import tools.jackson.databind.node.ObjectNode;
  */
 final class EtcdListerWatcher<T> implements ListerWatcher<T> {
 
-	static final String RANGE = "/v3/kv/range";
+	private final Transport transport;
 
-	static final String WATCH = "/v3/watch";
+	private final @Nullable Executor prefetcher;
 
-	private final Gateway gateway;
-
-	private final JsonMapper mapper;
+	private final AtomicReference<@Nullable Prefetch<T>> prefetch = new AtomicReference<>();
 
 	private final String prefix;
 
@@ -82,17 +80,40 @@ final class EtcdListerWatcher<T> implements ListerWatcher<T> {
 
 	private final Resource resource;
 
-	EtcdListerWatcher(Gateway gateway, JsonMapper mapper, String prefix, ValueDecoder<T> decoder) {
-		this.gateway = gateway;
-		this.mapper = mapper;
+	EtcdListerWatcher(Transport transport, @Nullable Executor prefetcher, String prefix, ValueDecoder<T> decoder) {
+		this.transport = transport;
+		this.prefetcher = prefetcher;
 		this.prefix = prefix;
 		this.rangeEnd = rangeEnd(prefix.getBytes(StandardCharsets.UTF_8));
 		this.decoder = decoder;
 		this.resource = new Resource("etcd", "v3", prefix, null, true, null);
 	}
 
+	/**
+	 * Lists one page. When the page has more after it, the next page is read ahead on the
+	 * prefetch executor while the caller files this one: a page is read at the revision
+	 * its continue token carries, so reading it early reads the same keys and values. A
+	 * list call with the options of the page read ahead takes it (its failure too); any
+	 * other call reads its own.
+	 */
 	@Override
 	public ObjectList<T> list(ListOptions options) {
+		Prefetch<T> ahead = this.prefetch.getAndSet(null);
+		ObjectList<T> page = (ahead != null && ahead.options().equals(options)) ? ahead.await() : read(options);
+		Executor prefetcher = this.prefetcher;
+		if (prefetcher != null && page.continueToken() != null) {
+			ListOptions next = options.withContinueToken(page.continueToken());
+			try {
+				this.prefetch.set(new Prefetch<>(next, CompletableFuture.supplyAsync(() -> read(next), prefetcher)));
+			}
+			catch (RejectedExecutionException ex) {
+				// the client is closing: the next page is read when asked for
+			}
+		}
+		return page;
+	}
+
+	private ObjectList<T> read(ListOptions options) {
 		String what = "range of " + this.prefix;
 		refuseSelectors(options, what);
 		long revision = 0;
@@ -106,26 +127,16 @@ final class EtcdListerWatcher<T> implements ListerWatcher<T> {
 				&& ListOptions.EXACT.equals(options.resourceVersionMatch())) {
 			revision = revision(options.resourceVersion(), what);
 		}
-		ObjectNode body = this.mapper.createObjectNode()
-			.put("key", base64(from))
-			.put("range_end", base64(this.rangeEnd));
-		if (options.limit() != null) {
-			body.put("limit", options.limit());
-		}
-		if (revision > 0) {
-			body.put("revision", revision);
-		}
-		JsonNode answer = this.gateway.call(RANGE, body, what);
-		long listRevision = (revision > 0) ? revision : number(answer.path("header").path("revision"));
-		JsonNode kvs = answer.path("kvs");
+		Transport.Range answer = this.transport.range(from, this.rangeEnd, options.limit(), revision, what);
+		long listRevision = (revision > 0) ? revision : answer.revision();
+		List<Transport.KeyValue> kvs = answer.kvs();
 		List<ObjectList.Item<T>> items = new ArrayList<>(kvs.size());
 		List<UnbindableObject> unbindable = new ArrayList<>();
 		byte[] lastKey = null;
-		for (JsonNode kv : kvs) {
-			lastKey = Base64.getDecoder().decode(kv.path("key").asString(""));
-			byte[] value = Base64.getDecoder().decode(kv.path("value").asString(""));
-			ValueDecoder.Decoded<T> decoded = this.decoder.decode(new String(lastKey, StandardCharsets.UTF_8), value,
-					number(kv.path("mod_revision")));
+		for (Transport.KeyValue kv : kvs) {
+			lastKey = kv.key();
+			ValueDecoder.Decoded<T> decoded = this.decoder.decode(new String(lastKey, StandardCharsets.UTF_8),
+					kv.value(), kv.modRevision());
 			if (decoded.item() != null) {
 				items.add(decoded.item());
 			}
@@ -133,9 +144,9 @@ final class EtcdListerWatcher<T> implements ListerWatcher<T> {
 				unbindable.add(decoded.unbindable());
 			}
 		}
-		boolean more = answer.path("more").asBoolean(false) && lastKey != null;
+		boolean more = answer.more() && lastKey != null;
 		String continueToken = (more && lastKey != null) ? new Continue(listRevision, next(lastKey)).toString() : null;
-		Long remaining = more ? Math.max(0, number(answer.path("count")) - kvs.size()) : null;
+		Long remaining = more ? Math.max(0, answer.count() - kvs.size()) : null;
 		return new ObjectList<>(items, Long.toString(listRevision), continueToken, remaining, unbindable);
 	}
 
@@ -150,19 +161,11 @@ final class EtcdListerWatcher<T> implements ListerWatcher<T> {
 		String resourceVersion = options.resourceVersion();
 		long start = (resourceVersion == null || resourceVersion.isEmpty() || "0".equals(resourceVersion)) ? 0
 				: revision(resourceVersion, what) + 1;
-		ObjectNode create = this.mapper.createObjectNode()
-			.put("key", base64(this.prefix.getBytes(StandardCharsets.UTF_8)))
-			.put("range_end", base64(this.rangeEnd))
-			.put("progress_notify", true);
-		if (start > 0) {
-			create.put("start_revision", start);
-		}
-		ObjectNode body = this.mapper.createObjectNode();
-		body.set("create_request", create);
+		byte[] key = this.prefix.getBytes(StandardCharsets.UTF_8);
 		for (int attempt = 0;; attempt++) {
-			HttpResponse<InputStream> response = this.gateway.send(WATCH, body, what);
-			EtcdWatchStream<T> stream = new EtcdWatchStream<>("etcd " + what + " at " + response.uri().resolve("/"),
-					response.body(), this.mapper, this.decoder, this.gateway, start);
+			Transport.Answers answers = this.transport.watch(key, this.rangeEnd, start, what);
+			EtcdWatchStream<T> stream = new EtcdWatchStream<>(answers.toString(), answers, this.decoder, this.transport,
+					start);
 			Status refused;
 			try {
 				refused = stream.awaitCreated();
@@ -175,10 +178,10 @@ final class EtcdListerWatcher<T> implements ListerWatcher<T> {
 				return stream;
 			}
 			stream.close();
-			if (refused.code() == 401 && this.gateway.authenticates() && attempt == 0) {
+			if (refused.code() == 401 && this.transport.authenticates() && attempt == 0) {
 				// the token expired between the request and etcd's check: authenticate
 				// again, once
-				this.gateway.tokenRejected();
+				this.transport.tokenRejected();
 				continue;
 			}
 			throw KubernetesApiException.of("etcd " + what, refused, null);
@@ -209,22 +212,6 @@ final class EtcdListerWatcher<T> implements ListerWatcher<T> {
 	}
 
 	/**
-	 * An int64 of the gateway's JSON, which writes them as strings (and leaves out
-	 * zeros).
-	 */
-	static long number(JsonNode node) {
-		if (node.isNumber()) {
-			return node.asLong();
-		}
-		String text = node.asString("");
-		return text.isEmpty() ? 0 : Long.parseLong(text);
-	}
-
-	static String base64(byte[] bytes) {
-		return Base64.getEncoder().encodeToString(bytes);
-	}
-
-	/**
 	 * The end of the range of keys that start with {@code prefix}: the prefix with its
 	 * last byte (below 0xff) one higher.
 	 */
@@ -251,7 +238,7 @@ final class EtcdListerWatcher<T> implements ListerWatcher<T> {
 
 	@Override
 	public String toString() {
-		return "EtcdListerWatcher[" + this.prefix + " on " + this.gateway + "]";
+		return "EtcdListerWatcher[" + this.prefix + " on " + this.transport + "]";
 	}
 
 	/**
@@ -275,6 +262,34 @@ final class EtcdListerWatcher<T> implements ListerWatcher<T> {
 		@Override
 		public String toString() {
 			return this.revision + ":" + Base64.getUrlEncoder().withoutPadding().encodeToString(this.key);
+		}
+
+	}
+
+	/**
+	 * A page being read ahead.
+	 *
+	 * @param <T> the Java type of the objects
+	 * @param options the options of the page
+	 * @param page the page
+	 */
+	private record Prefetch<T>(ListOptions options, CompletableFuture<ObjectList<T>> page) {
+
+		ObjectList<T> await() {
+			try {
+				return this.page.get();
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new KubernetesApiException(KubernetesApiException.Kind.CONNECTION,
+						"interrupted while waiting for a page of the list", ex);
+			}
+			catch (ExecutionException ex) {
+				if (ex.getCause() instanceof RuntimeException failure) {
+					throw failure;
+				}
+				throw new IllegalStateException(ex.getCause());
+			}
 		}
 
 	}

@@ -1,10 +1,7 @@
 package dev.listwatch.etcd;
 
-import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
-import java.util.Base64;
 import java.util.NoSuchElementException;
 import java.util.Objects;
 
@@ -14,19 +11,11 @@ import dev.listwatch.Status;
 import dev.listwatch.WatchEvent;
 import dev.listwatch.WatchStream;
 import org.jspecify.annotations.Nullable;
-import tools.jackson.core.JacksonException;
-import tools.jackson.core.JsonParser;
-import tools.jackson.core.exc.JacksonIOException;
-import tools.jackson.databind.DeserializationFeature;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.ObjectReader;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
- * One etcd watch over the gateway: a streamed HTTP response of {@code {"result":
- * WatchResponse}} objects, each turned into watch events (see {@link EtcdListerWatcher}
- * for the mapping). One response may carry several events; they are handed out one at a
- * time, in order.
+ * One etcd watch: etcd's answers (WatchResponses, from the JSON gateway or gRPC), each
+ * turned into watch events (see {@link EtcdListerWatcher} for the mapping). One answer
+ * may carry several events; they are handed out one at a time, in order.
  *
  * @param <T> the Java type of the objects
  */
@@ -34,19 +23,11 @@ final class EtcdWatchStream<T> implements WatchStream<T> {
 
 	private final String what;
 
-	private final InputStream body;
-
-	private final JsonParser parser;
-
-	/**
-	 * Reads one object of the stream at a time: more follow, which are not trailing
-	 * garbage.
-	 */
-	private final ObjectReader frames;
+	private final Transport.Answers answers;
 
 	private final ValueDecoder<T> decoder;
 
-	private final Gateway gateway;
+	private final Transport transport;
 
 	private final ArrayDeque<WatchEvent<T>> pending = new ArrayDeque<>();
 
@@ -60,15 +41,13 @@ final class EtcdWatchStream<T> implements WatchStream<T> {
 	 */
 	private final long startRevision;
 
-	EtcdWatchStream(String what, InputStream body, JsonMapper mapper, ValueDecoder<T> decoder, Gateway gateway,
+	EtcdWatchStream(String what, Transport.Answers answers, ValueDecoder<T> decoder, Transport transport,
 			long startRevision) {
 		this.what = what;
 		this.startRevision = startRevision;
-		this.body = body;
-		this.parser = mapper.createParser(body);
-		this.frames = mapper.readerFor(JsonNode.class).without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+		this.answers = answers;
 		this.decoder = decoder;
-		this.gateway = gateway;
+		this.transport = transport;
 	}
 
 	/**
@@ -83,20 +62,19 @@ final class EtcdWatchStream<T> implements WatchStream<T> {
 	 * @throws KubernetesApiException when the stream breaks or ends first
 	 */
 	@Nullable Status awaitCreated() {
-		JsonNode frame = frame();
-		if (frame == null) {
+		Transport.Answer answer = answer();
+		if (answer == null) {
 			throw new KubernetesApiException(KubernetesApiException.Kind.CONNECTION,
 					this.what + " ended before etcd created the watch", null);
 		}
-		JsonNode result = frame.path("result");
-		if (frame.has("error") || result.path("canceled").asBoolean(false)) {
-			return status(frame);
+		if (answer.error() != null || answer.canceled()) {
+			return status(answer);
 		}
-		if (!result.path("created").asBoolean(false)) {
-			add(frame);
+		if (!answer.created()) {
+			add(answer);
 			return null;
 		}
-		long current = EtcdListerWatcher.number(result.path("header").path("revision"));
+		long current = answer.revision();
 		// etcd's newest revision below the one the watch resumed after (start - 1): it is
 		// behind
 		if (this.startRevision > 0 && current > 0 && current < this.startRevision - 1) {
@@ -112,13 +90,13 @@ final class EtcdWatchStream<T> implements WatchStream<T> {
 			if (this.ended || this.closed) {
 				return false;
 			}
-			JsonNode frame = frame();
-			if (frame == null) {
+			Transport.Answer answer = answer();
+			if (answer == null) {
 				this.ended = true;
 				close();
 				return false;
 			}
-			add(frame);
+			add(answer);
 		}
 		return true;
 	}
@@ -141,28 +119,10 @@ final class EtcdWatchStream<T> implements WatchStream<T> {
 		return this.pending.poll();
 	}
 
-	/** The next object of the stream, or {@code null} at its end. */
-	private @Nullable JsonNode frame() {
+	/** The next answer, or {@code null} at the end (or once closed). */
+	private Transport.@Nullable Answer answer() {
 		try {
-			if (this.parser.nextToken() == null) {
-				return null;
-			}
-			return this.frames.readValue(this.parser);
-		}
-		catch (JacksonException ex) {
-			boolean byClose = this.closed;
-			close();
-			if (byClose) {
-				return null;
-			}
-			if (ex instanceof JacksonIOException) {
-				throw new KubernetesApiException(KubernetesApiException.Kind.CONNECTION, this.what + " broke off: "
-						+ ((ex.getCause() != null) ? ex.getCause() : ex.getClass().getSimpleName()), ex);
-			}
-			throw new KubernetesApiException(KubernetesApiException.Kind.DECODE,
-					this.what + ": the gateway sent something that is not JSON"
-							+ ((ex.getLocation() != null) ? " (at byte " + ex.getLocation().getByteOffset() + ")" : ""),
-					null);
+			return this.answers.next();
 		}
 		catch (RuntimeException ex) {
 			boolean byClose = this.closed;
@@ -170,70 +130,65 @@ final class EtcdWatchStream<T> implements WatchStream<T> {
 			if (byClose) {
 				return null;
 			}
+			if (ex instanceof KubernetesApiException) {
+				throw ex;
+			}
 			throw new KubernetesApiException(KubernetesApiException.Kind.CONNECTION, this.what + " broke off: " + ex,
 					ex);
 		}
 	}
 
 	/** The events of one WatchResponse. */
-	private void add(JsonNode frame) {
-		JsonNode result = frame.path("result");
-		if (frame.has("error") || result.path("canceled").asBoolean(false)) {
-			this.pending.add(new WatchEvent<>(WatchEvent.Type.ERROR, null, null, status(frame), false));
+	private void add(Transport.Answer answer) {
+		if (answer.error() != null || answer.canceled()) {
+			this.pending.add(new WatchEvent<>(WatchEvent.Type.ERROR, null, null, status(answer), false));
 			return;
 		}
-		if (result.path("created").asBoolean(false)) {
+		if (answer.created()) {
 			return;
 		}
-		JsonNode events = result.path("events");
-		if (events.isEmpty()) {
+		if (answer.events().isEmpty()) {
 			// a progress notification: every event up to the header's revision has been
 			// sent; one below the revision the watch resumed after would move it back
-			long revision = EtcdListerWatcher.number(result.path("header").path("revision"));
+			long revision = answer.revision();
 			if (revision >= this.startRevision - 1) {
 				this.pending.add(new WatchEvent<>(WatchEvent.Type.BOOKMARK, null,
 						new ObjectMeta(null, null, null, Long.toString(revision), null), null, false));
 			}
 			return;
 		}
-		for (JsonNode event : events) {
-			JsonNode kv = event.path("kv");
-			String key = new String(Base64.getDecoder().decode(kv.path("key").asString("")), StandardCharsets.UTF_8);
-			long modRevision = EtcdListerWatcher.number(kv.path("mod_revision"));
+		for (Transport.Event event : answer.events()) {
+			Transport.KeyValue kv = event.kv();
+			long modRevision = kv.modRevision();
 			if (modRevision < this.startRevision) {
 				continue;
 			}
-			if ("DELETE".equals(event.path("type").asString("PUT"))) {
+			String key = new String(kv.key(), StandardCharsets.UTF_8);
+			if (event.delete()) {
 				this.pending.add(new WatchEvent<>(WatchEvent.Type.DELETED, null, this.decoder.meta(key, modRevision),
 						null, false));
 				continue;
 			}
-			WatchEvent.Type type = (EtcdListerWatcher.number(kv.path("version")) == 1) ? WatchEvent.Type.ADDED
-					: WatchEvent.Type.MODIFIED;
-			byte[] value = Base64.getDecoder().decode(kv.path("value").asString(""));
-			ValueDecoder.Decoded<T> decoded = this.decoder.decode(key, value, modRevision);
+			WatchEvent.Type type = (kv.version() == 1) ? WatchEvent.Type.ADDED : WatchEvent.Type.MODIFIED;
+			ValueDecoder.Decoded<T> decoded = this.decoder.decode(key, kv.value(), modRevision);
 			this.pending.add((decoded.item() != null)
 					? new WatchEvent<>(type, decoded.item().object(), decoded.item().meta(), null, false)
 					: WatchEvent.unbindable(type, Objects.requireNonNull(decoded.unbindable(), "an item or this")));
 		}
 	}
 
-	/** The status of a cancelled watch, or of the gateway's error. */
-	private Status status(JsonNode frame) {
-		if (frame.has("error")) {
-			JsonNode error = frame.get("error");
-			return Gateway.status(error.path("grpc_code").asInt(error.path("code").asInt(2)),
-					error.path("message").asString("the gateway failed"));
+	/** The status of a cancelled watch, or of a failure that ended it. */
+	private Status status(Transport.Answer answer) {
+		if (answer.error() != null) {
+			return answer.error();
 		}
-		JsonNode result = frame.path("result");
-		long compacted = EtcdListerWatcher.number(result.path("compact_revision"));
-		if (compacted > 0) {
-			return new Status(410, "Expired",
-					"etcd: required revision has been compacted (compacted up to revision " + compacted + ")");
+		if (answer.compactRevision() > 0) {
+			return new Status(410, "Expired", "etcd: required revision has been compacted (compacted up to revision "
+					+ answer.compactRevision() + ")");
 		}
-		Status status = Gateway.cancelled(result.path("cancel_reason").asString(null));
+		Status status = Gateway.cancelled(answer.cancelReason());
 		if (status.code() == 401) {
-			this.gateway.tokenRejected();
+			this.transport.tokenRejected();
 		}
 		return status;
 	}
@@ -245,9 +200,9 @@ final class EtcdWatchStream<T> implements WatchStream<T> {
 		}
 		this.closed = true;
 		try {
-			this.body.close();
+			this.answers.close();
 		}
-		catch (IOException | RuntimeException ex) {
+		catch (RuntimeException ex) {
 			// best effort: the connection is gone either way
 		}
 	}

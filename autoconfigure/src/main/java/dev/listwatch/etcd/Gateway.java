@@ -6,6 +6,8 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -19,7 +21,11 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.exc.JacksonIOException;
+import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectReader;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -37,9 +43,13 @@ import tools.jackson.databind.node.ObjectNode;
  * {@link #status(int, String)}); neither the password nor the token ever appears in a
  * message or log. Thread-safe.
  */
-final class Gateway implements AutoCloseable {
+final class Gateway implements Transport {
 
 	static final String AUTHENTICATE = "/v3/auth/authenticate";
+
+	static final String RANGE = "/v3/kv/range";
+
+	static final String WATCH = "/v3/watch";
 
 	private static final Log logger = LogFactory.getLog(Gateway.class);
 
@@ -103,6 +113,62 @@ final class Gateway implements AutoCloseable {
 			builder.sslContext(connection.ssl().createSslContext());
 		}
 		this.http = builder.build();
+	}
+
+	@Override
+	public Range range(byte[] key, byte[] rangeEnd, @Nullable Long limit, long revision, String what) {
+		ObjectNode body = this.mapper.createObjectNode().put("key", base64(key)).put("range_end", base64(rangeEnd));
+		if (limit != null) {
+			body.put("limit", limit);
+		}
+		if (revision > 0) {
+			body.put("revision", revision);
+		}
+		JsonNode answer = call(RANGE, body, what);
+		JsonNode kvs = answer.path("kvs");
+		List<KeyValue> values = new ArrayList<>(kvs.size());
+		for (JsonNode kv : kvs) {
+			values.add(keyValue(kv));
+		}
+		return new Range(number(answer.path("header").path("revision")), values, answer.path("more").asBoolean(false),
+				number(answer.path("count")));
+	}
+
+	@Override
+	public Answers watch(byte[] key, byte[] rangeEnd, long startRevision, String what) {
+		ObjectNode create = this.mapper.createObjectNode()
+			.put("key", base64(key))
+			.put("range_end", base64(rangeEnd))
+			.put("progress_notify", true);
+		if (startRevision > 0) {
+			create.put("start_revision", startRevision);
+		}
+		ObjectNode body = this.mapper.createObjectNode();
+		body.set("create_request", create);
+		HttpResponse<InputStream> response = send(WATCH, body, what);
+		return new Frames("etcd " + what + " at " + response.uri().resolve("/"), response.body(), this.mapper);
+	}
+
+	private static KeyValue keyValue(JsonNode kv) {
+		return new KeyValue(Base64.getDecoder().decode(kv.path("key").asString("")),
+				Base64.getDecoder().decode(kv.path("value").asString("")), number(kv.path("mod_revision")),
+				number(kv.path("version")));
+	}
+
+	/**
+	 * An int64 of the gateway's JSON, which writes them as strings (and leaves out
+	 * zeros).
+	 */
+	static long number(JsonNode node) {
+		if (node.isNumber()) {
+			return node.asLong();
+		}
+		String text = node.asString("");
+		return text.isEmpty() ? 0 : Long.parseLong(text);
+	}
+
+	private static String base64(byte[] bytes) {
+		return Base64.getEncoder().encodeToString(bytes);
 	}
 
 	/**
@@ -314,11 +380,13 @@ final class Gateway implements AutoCloseable {
 	 * Forgets the token (a watch was cancelled for an invalid one), so the next call
 	 * authenticates.
 	 */
-	void tokenRejected() {
+	@Override
+	public void tokenRejected() {
 		this.token = null;
 	}
 
-	boolean authenticates() {
+	@Override
+	public boolean authenticates() {
 		return this.username != null;
 	}
 
@@ -334,6 +402,95 @@ final class Gateway implements AutoCloseable {
 	@Override
 	public String toString() {
 		return "etcd " + this.endpoints + ((this.username != null) ? " as " + this.username : "");
+	}
+
+	/**
+	 * The answers of a watch over the gateway: a streamed HTTP response of
+	 * {@code {"result": WatchResponse}} objects (or {@code {"error": ...}}).
+	 */
+	private static final class Frames implements Answers {
+
+		private final String what;
+
+		private final InputStream body;
+
+		private final JsonParser parser;
+
+		/**
+		 * Reads one object of the stream at a time: more follow, which are not trailing
+		 * garbage.
+		 */
+		private final ObjectReader frames;
+
+		private volatile boolean closed;
+
+		Frames(String what, InputStream body, JsonMapper mapper) {
+			this.what = what;
+			this.body = body;
+			this.parser = mapper.createParser(body);
+			this.frames = mapper.readerFor(JsonNode.class).without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+		}
+
+		@Override
+		public @Nullable Answer next() {
+			JsonNode frame;
+			try {
+				if (this.parser.nextToken() == null) {
+					return null;
+				}
+				frame = this.frames.readValue(this.parser);
+			}
+			catch (JacksonException ex) {
+				if (this.closed) {
+					return null;
+				}
+				if (ex instanceof JacksonIOException) {
+					throw new KubernetesApiException(KubernetesApiException.Kind.CONNECTION, this.what + " broke off: "
+							+ ((ex.getCause() != null) ? ex.getCause() : ex.getClass().getSimpleName()), ex);
+				}
+				throw new KubernetesApiException(KubernetesApiException.Kind.DECODE, this.what
+						+ ": the gateway sent something that is not JSON"
+						+ ((ex.getLocation() != null) ? " (at byte " + ex.getLocation().getByteOffset() + ")" : ""),
+						null);
+			}
+			if (frame == null) {
+				return null;
+			}
+			if (frame.has("error")) {
+				JsonNode error = frame.get("error");
+				return Answer.failed(status(error.path("grpc_code").asInt(error.path("code").asInt(2)),
+						error.path("message").asString("the gateway failed")));
+			}
+			JsonNode result = frame.path("result");
+			JsonNode events = result.path("events");
+			List<Event> list = new ArrayList<>(events.size());
+			for (JsonNode event : events) {
+				list.add(new Event("DELETE".equals(event.path("type").asString("PUT")), keyValue(event.path("kv"))));
+			}
+			return new Answer(number(result.path("header").path("revision")), result.path("created").asBoolean(false),
+					result.path("canceled").asBoolean(false), number(result.path("compact_revision")),
+					result.path("cancel_reason").asString(null), list, null);
+		}
+
+		@Override
+		public void close() {
+			if (this.closed) {
+				return;
+			}
+			this.closed = true;
+			try {
+				this.body.close();
+			}
+			catch (IOException | RuntimeException ex) {
+				// best effort: the connection is gone either way
+			}
+		}
+
+		@Override
+		public String toString() {
+			return this.what;
+		}
+
 	}
 
 }

@@ -8,6 +8,7 @@ import dev.listwatch.KubernetesObject;
 import dev.listwatch.ObjectList;
 import dev.listwatch.ObjectMeta;
 import dev.listwatch.UnbindableObject;
+import dev.listwatch.client.ObjectBytes;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
@@ -58,12 +59,34 @@ final class ValueDecoder<T> {
 
 	private final int maxBytes;
 
+	/**
+	 * Reads values of {@link KubernetesObject} (or {@code Object}) in one byte scan;
+	 * {@code null} for other types, which are bound by the mapper.
+	 */
+	private final @Nullable ObjectBytes objects;
+
 	ValueDecoder(String prefix, Class<T> type, ObjectMapper mapper, boolean keepManagedFields, int maxBytes) {
 		this.prefix = prefix;
 		this.type = type;
 		this.mapper = mapper;
 		this.keepManagedFields = keepManagedFields;
 		this.maxBytes = maxBytes;
+		this.objects = (type == KubernetesObject.class || type == Object.class) ? new ObjectBytes() : null;
+	}
+
+	private Decoded<T> fromScan(ObjectMeta keyMeta, ObjectBytes.Read read) {
+		ObjectMeta found = read.meta();
+		if (found.name() != null && !found.name().equals(keyMeta.name())) {
+			return unbindable(keyMeta, "/metadata/name", "metadata.name is not the name the key gives");
+		}
+		if (found.namespace() != null && !Objects.equals(emptyToNull(found.namespace()), keyMeta.namespace())) {
+			return unbindable(keyMeta, "/metadata/namespace", "metadata.namespace is not the namespace the key gives");
+		}
+		Map<String, String> labels = found.labels();
+		ObjectMeta meta = new ObjectMeta(keyMeta.namespace(), keyMeta.name(), found.uid(), keyMeta.resourceVersion(),
+				(labels != null && !labels.isEmpty()) ? labels : null);
+		return new Decoded<>(new ObjectList.Item<>(meta,
+				this.type.cast(KubernetesObject.of(meta, read.apiVersion(), read.kind(), read.json()))), null);
 	}
 
 	/**
@@ -101,6 +124,17 @@ final class ValueDecoder<T> {
 		if (value.length > this.maxBytes) {
 			return unbindable(keyMeta, "", "larger than max-event-size (" + this.maxBytes + " bytes)");
 		}
+		ObjectBytes objects = this.objects;
+		if (objects != null) {
+			// the API server path's one-pass scan: envelope and metadata read, the rest
+			// skipped by a byte scan; a value it cannot read is read again strictly
+			// below,
+			// to say why
+			ObjectBytes.Read read = objects.read(value, this.keepManagedFields);
+			if (read != null) {
+				return fromScan(keyMeta, read);
+			}
+		}
 		Scan scan = new Scan();
 		try (JsonParser parser = this.mapper.createParser(value)) {
 			scan.object = parser.nextToken() == JsonToken.START_OBJECT;
@@ -131,7 +165,7 @@ final class ValueDecoder<T> {
 			if (!scan.object) {
 				return unbindable(meta, "", "not a JSON object");
 			}
-			byte[] json = (scan.managedFields && !this.keepManagedFields) ? withoutManagedFields(value) : value;
+			byte[] json = (scan.managedFields && !this.keepManagedFields) ? withoutManagedFields(value, scan) : value;
 			return new Decoded<>(new ObjectList.Item<>(meta,
 					this.type.cast(KubernetesObject.of(meta, scan.apiVersion, scan.kind, json))), null);
 		}
@@ -173,6 +207,7 @@ final class ValueDecoder<T> {
 	private static void scanMetadata(JsonParser parser, Scan scan) {
 		while (parser.nextToken() == JsonToken.PROPERTY_NAME) {
 			String field = parser.currentName();
+			long nameStart = "managedFields".equals(field) ? parser.currentTokenLocation().getByteOffset() : -1;
 			JsonToken value = parser.nextToken();
 			if ("name".equals(field) && value == JsonToken.VALUE_STRING) {
 				scan.name = parser.getString();
@@ -195,17 +230,63 @@ final class ValueDecoder<T> {
 					}
 				}
 			}
+			else if ("managedFields".equals(field)) {
+				// where it is, so that it can be cut out of the bytes without a tree
+				parser.skipChildren();
+				long end = parser.currentLocation().getByteOffset();
+				// a second one (a duplicate key) is cut through the tree
+				scan.managedFieldsSpan = (scan.managedFields || nameStart < 0 || end < 0) ? null
+						: new long[] { nameStart, end };
+				scan.managedFields = true;
+			}
 			else {
-				scan.managedFields |= "managedFields".equals(field);
 				parser.skipChildren();
 			}
 		}
 	}
 
-	private byte[] withoutManagedFields(byte[] value) {
+	private byte[] withoutManagedFields(byte[] value, Scan scan) {
+		long[] span = scan.managedFieldsSpan;
+		if (span != null && span[0] < span[1] && span[1] <= value.length && value[(int) span[0]] == '"') {
+			return cut(value, (int) span[0], (int) span[1]);
+		}
 		JsonNode tree = this.mapper.readTree(value);
 		((ObjectNode) tree.get("metadata")).remove("managedFields");
 		return this.mapper.writeValueAsBytes(tree);
+	}
+
+	/**
+	 * The JSON without the member from {@code start} (its name's opening quote) to
+	 * {@code end} (after its value), and the comma that separated it from its neighbour:
+	 * a copy of the bytes, no tree, the rest as stored.
+	 */
+	static byte[] cut(byte[] json, int start, int end) {
+		int from = start;
+		int to = end;
+		int after = to;
+		while (after < json.length && whitespace(json[after])) {
+			after++;
+		}
+		if (after < json.length && json[after] == ',') {
+			to = after + 1;
+		}
+		else {
+			int before = from - 1;
+			while (before >= 0 && whitespace(json[before])) {
+				before--;
+			}
+			if (before >= 0 && json[before] == ',') {
+				from = before;
+			}
+		}
+		byte[] out = new byte[json.length - (to - from)];
+		System.arraycopy(json, 0, out, 0, from);
+		System.arraycopy(json, to, out, from, json.length - to);
+		return out;
+	}
+
+	private static boolean whitespace(byte b) {
+		return b == ' ' || b == '\n' || b == '\r' || b == '\t';
 	}
 
 	/**
@@ -265,6 +346,9 @@ final class ValueDecoder<T> {
 		@Nullable Map<String, String> labels;
 
 		boolean managedFields;
+
+		/** Where managedFields is: its name's first byte and the byte after its value. */
+		long @Nullable [] managedFieldsSpan;
 
 	}
 

@@ -34,6 +34,7 @@ class EtcdFailurePathsIT {
 
 	@BeforeAll
 	static void start() {
+		EtcdWatchIT.protocol = "gateway";
 		etcd = new LocalEtcd(LocalEtcd.Options.defaults()).start();
 	}
 
@@ -51,6 +52,8 @@ class EtcdFailurePathsIT {
 				own.put("/behind/a", "{\"v\":" + i + "}");
 			}
 			EtcdWatchIT.runner(own.endpoint(), "/behind/").run((context) -> {
+				assertThat(context.getBean(EtcdClient.class).protocol().name())
+					.isEqualToIgnoringCase(EtcdWatchIT.protocol);
 				Informer<?> informer = EtcdWatchIT.informer(context);
 				await().atMost(WAIT).until(() -> informer.status().synced());
 				assertThat(Long.parseLong(informer.status().lastResourceVersion())).isGreaterThan(20);

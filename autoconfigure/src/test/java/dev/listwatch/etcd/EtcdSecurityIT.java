@@ -5,6 +5,7 @@ import java.time.Duration;
 import dev.listwatch.WatchStatus;
 import dev.listwatch.informer.Informer;
 import dev.listwatch.testsupport.LocalEtcd;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -23,6 +24,11 @@ class EtcdSecurityIT {
 
 	private static final String PASSWORD = "pw-Zq81-never-shown";
 
+	@BeforeAll
+	static void overTheGateway() {
+		EtcdWatchIT.protocol = "gateway";
+	}
+
 	@Test
 	void tlsWithAClientCertificate() {
 		try (LocalEtcd etcd = new LocalEtcd(LocalEtcd.Options.defaults().withTls(true)).start()) {
@@ -32,6 +38,8 @@ class EtcdSecurityIT {
 						"listwatch.etcd.client-certificate=" + etcd.clientCertificatePath(),
 						"listwatch.etcd.client-key=" + etcd.clientKeyPath())
 				.run((context) -> {
+					assertThat(context.getBean(EtcdClient.class).protocol().name())
+						.isEqualToIgnoringCase(EtcdWatchIT.protocol);
 					Informer<?> informer = EtcdWatchIT.informer(context);
 					await().atMost(Duration.ofSeconds(30)).until(() -> informer.status().synced());
 					etcd.put("/tls/b", "{}");

@@ -50,10 +50,17 @@ import static org.awaitility.Awaitility.await;
 @ExtendWith(OutputCaptureExtension.class)
 class EtcdWatchIT {
 
+	/**
+	 * The protocol the runners ask for ({@code listwatch.etcd.protocol}): the JSON
+	 * gateway here; the {@code *GrpcIT} subclasses run every test again over gRPC.
+	 */
+	static volatile String protocol = "gateway";
+
 	private static LocalEtcd etcd;
 
 	@BeforeAll
 	static void start() {
+		protocol = "gateway";
 		etcd = new LocalEtcd(LocalEtcd.Options.defaults().withProgressNotifyInterval(Duration.ofMillis(500))).start();
 	}
 
@@ -71,7 +78,8 @@ class EtcdWatchIT {
 			.withBean(Recorder.class)
 			.withPropertyValues("listwatch.kubeconfig=/nonexistent/kubeconfig", "listwatch.etcd.endpoints=" + endpoint,
 					"listwatch.watches.cfg.source=etcd", "listwatch.watches.cfg.key-prefix=" + prefix,
-					"listwatch.defaults.initial-backoff=50ms", "listwatch.defaults.max-backoff=500ms")
+					"listwatch.defaults.initial-backoff=50ms", "listwatch.defaults.max-backoff=500ms",
+					"listwatch.etcd.protocol=" + protocol)
 			.withPropertyValues(properties);
 	}
 
@@ -113,6 +121,38 @@ class EtcdWatchIT {
 			assertThat(informer.status().lists().count()).isEqualTo(1);
 			assertThat(informer.status().streamingList()).isFalse();
 		});
+	}
+
+	@Test
+	void theClientSpeaksTheProtocolAskedFor() {
+		runner(etcd.endpoint(), "/protocol/").run((context) -> {
+			EtcdClient client = context.getBean(EtcdClient.class);
+			assertThat(client.protocol().name()).isEqualToIgnoringCase(protocol);
+			assertThat(client.toString()).contains(protocol.equals("grpc") ? "(gRPC)" : "etcd [");
+			await().atMost(Duration.ofSeconds(30)).until(() -> informer(context).status().synced());
+		});
+	}
+
+	@Test
+	void anEndpointThatCannotBeReachedIsPassedOver() {
+		etcd.put("/failover/a", "{}");
+		// a port nothing listens on: refused at once, passed over for the next
+		runner("http://127.0.0.1:1," + etcd.endpoint(), "/failover/", "listwatch.etcd.connect-timeout=1s")
+			.run((context) -> {
+				Informer<?> informer = informer(context);
+				await().atMost(Duration.ofSeconds(30)).until(() -> informer.status().synced());
+				etcd.put("/failover/b", "{}");
+				await().atMost(Duration.ofSeconds(10)).until(() -> lister(context).get(null, "b").isPresent());
+				assertThat(informer.status().relists()).isZero();
+			});
+	}
+
+	static String endpoint() {
+		return etcd.endpoint();
+	}
+
+	static long put(String key, String value) {
+		return etcd.put(key, value);
 	}
 
 	@Test

@@ -51,6 +51,8 @@ public final class Driver {
 		// a watch bound to a user record (TypedRunner.Pod) instead of KubernetesObject
 		CLIENTS.put("listwatch-typed", new String[] { "listwatch-runner", "dev.listwatch.bench.TypedRunner", null });
 		CLIENTS.put("listwatch-etcd", new String[] { "listwatch-runner", "dev.listwatch.bench.EtcdRunner", null });
+		CLIENTS.put("listwatch-etcd-grpc",
+				new String[] { "listwatch-runner", "dev.listwatch.bench.EtcdRunner$Grpc", null });
 		CLIENTS.put("fabric8", new String[] { "fabric8-runner", "dev.listwatch.bench.Fabric8Runner", null });
 		CLIENTS.put("client-java", new String[] { "clientjava-runner", "dev.listwatch.bench.ClientJavaRunner", null });
 		// one replica of the shards benchmark (ShardTables launches several, one log
@@ -102,6 +104,9 @@ public final class Driver {
 		this.opts.put("etcdRounds", "3");
 		this.opts.put("etcdWarmup", "1");
 		this.opts.put("etcdWriters", "32");
+		// the etcd client of the live run: listwatch-etcd-grpc or listwatch-etcd (the
+		// gateway)
+		this.opts.put("etcdLive", "listwatch-etcd-grpc");
 		this.opts.put("bigPods", "100000");
 		this.opts.put("bigVaried", "false,true");
 		this.opts.put("bigReads", "1000000");
@@ -937,7 +942,8 @@ public final class Driver {
 		Map<String, List<Map<String, String>>> watch = new LinkedHashMap<>();
 		Map<String, String> live = Map.of();
 		List<Map<String, String>> gateway = new ArrayList<>();
-		double replayEtcdCpuMsPer1k = Double.NaN;
+		Map<String, Double> replayEtcdCpuMsPer1k = new LinkedHashMap<>();
+		String liveClient;
 		double loadRate;
 		double writeRate;
 		long writeStart;
@@ -951,14 +957,17 @@ public final class Driver {
 			loadRate = pods / ((System.nanoTime() - t0) / 1e9);
 			System.err.println("[etcd] " + pods + " Pods written at " + f0(loadRate) + " puts/s, revision " + listRv);
 			// 1. sync, each round in a fresh JVM, etcd then the API server path
-			List<Map<String, String>> results = new ArrayList<>();
-			for (int round = 0; round < rounds; round++) {
-				Run run = launch("sync", "listwatch-etcd", List.of(), "url=" + etcd.endpoint(), "pods=" + pods,
-						"page=" + page, "rounds=1");
-				run.waitFor(3600);
-				results.addAll(run.results);
+			List<Map<String, String>> results;
+			for (String client : ETCD_CLIENTS) {
+				results = new ArrayList<>();
+				for (int round = 0; round < rounds; round++) {
+					Run run = launch("sync", client, List.of(), "url=" + etcd.endpoint(), "pods=" + pods,
+							"page=" + page, "rounds=1");
+					run.waitFor(3600);
+					results.addAll(run.results);
+				}
+				sync.put(client, results);
 			}
-			sync.put("listwatch-etcd", results);
 			try (FakeApiServer server = new FakeApiServer(new FakeApiServer.Scenario(pods, 0, 0, 0, true))) {
 				results = new ArrayList<>();
 				for (int round = 0; round < rounds; round++) {
@@ -971,7 +980,8 @@ public final class Driver {
 			}
 			// 2. a watch while etcd is written: `passes` passes over every Pod, one put
 			// each, then the stop key
-			Run liveRun = launch("live", "listwatch-etcd", List.of("-Dbench.etcd.listRevision=" + listRv),
+			liveClient = this.opts.get("etcdLive");
+			Run liveRun = launch("live", liveClient, List.of("-Dbench.etcd.listRevision=" + listRv),
 					"url=" + etcd.endpoint(), "listRv=" + listRv, "events=" + events);
 			if (!liveRun.ready.await(600, TimeUnit.SECONDS)) {
 				throw new IllegalStateException("the live etcd watch did not sync");
@@ -1006,15 +1016,18 @@ public final class Driver {
 						Double.toString((cpu1 - cpu0) / (double) events * 1000)));
 				System.err.println("  gateway alone: " + gateway.get(gateway.size() - 1));
 			}
-			long replayCpu0 = EtcdLoad.etcdCpuMs();
 			// 3. the same history replayed: list at listRv, watch from listRv + 1, as
-			// fast as the watch reads
-			Run replay = launch("throughput", "listwatch-etcd", List.of("-Dbench.etcd.listRevision=" + listRv),
-					"url=" + etcd.endpoint(), "pods=" + pods, "events=" + events, "rounds=" + rounds,
-					"warmup=" + warmup, "finalRv=" + (beforeLast + 1), "stopRv=" + stopRv);
-			replay.waitFor(3600);
-			replayEtcdCpuMsPer1k = (EtcdLoad.etcdCpuMs() - replayCpu0) / (double) (events * (rounds + warmup)) * 1000;
-			watch.put("listwatch-etcd", replay.results);
+			// fast as the watch reads; over the gateway, then over gRPC
+			for (String client : ETCD_CLIENTS) {
+				long replayCpu0 = EtcdLoad.etcdCpuMs();
+				Run replay = launch("throughput", client, List.of("-Dbench.etcd.listRevision=" + listRv),
+						"url=" + etcd.endpoint(), "pods=" + pods, "events=" + events, "rounds=" + rounds,
+						"warmup=" + warmup, "finalRv=" + (beforeLast + 1), "stopRv=" + stopRv);
+				replay.waitFor(3600);
+				replayEtcdCpuMsPer1k.put(client,
+						(EtcdLoad.etcdCpuMs() - replayCpu0) / (double) (events * (rounds + warmup)) * 1000);
+				watch.put(client, replay.results);
+			}
 		}
 		try (FakeApiServer server = new FakeApiServer(new FakeApiServer.Scenario(pods, events, events, 0, true))) {
 			Run run = launch("throughput", "listwatch", List.of(), "url=" + server.url(), "pods=" + pods,
@@ -1027,6 +1040,8 @@ public final class Driver {
 		double etcdRetained = median(sync.get("listwatch-etcd"), "retainedBytesPerObject");
 		double apiRate = median(watch.get("listwatch"), "eventsPerSec");
 		double etcdRate = median(watch.get("listwatch-etcd"), "eventsPerSec");
+		double grpcRate = median(watch.get("listwatch-etcd-grpc"), "eventsPerSec");
+		double grpcRetained = median(sync.get("listwatch-etcd-grpc"), "retainedBytesPerObject");
 		double liveRate = live.containsKey("eventsPerSec") ? Double.parseDouble(live.get("eventsPerSec")) : Double.NaN;
 		double lagMs = live.containsKey("endNanos") ? (Long.parseLong(live.get("endNanos")) - writeEnd) / 1e6
 				: Double.NaN;
@@ -1034,7 +1049,8 @@ public final class Driver {
 				: Double.NaN;
 		print("## 7. etcd against the API server path");
 		print("");
-		print("listwatch's informer over etcd (`EtcdClient` over etcd's JSON gateway; a real etcd 3.6 from"
+		print("listwatch's informer over etcd (`EtcdClient` over etcd's JSON gateway, and over its native gRPC API"
+				+ " with grpc-netty-shaded; a real etcd 3.6 from"
 				+ " `LocalEtcd` on loopback) beside the same informer over the API server path (the fake server), in"
 				+ " one run with the same " + pods + " Pods and the same JSON: in etcd each Pod is the key"
 				+ " `/pods/<namespace>/<name>` with the Pod's JSON (" + sizes[0] + " bytes, managedFields included)"
@@ -1046,15 +1062,16 @@ public final class Driver {
 				+ " rounds, each in a fresh JVM. Retained = used heap after 3× System.gc() with the informer running"
 				+ " minus before it started, per cached object.");
 		print("");
-		print("| source | synced ms | CPU ms | retained bytes / object | ÷ JSON kept (" + sizes[1]
+		print("| source | synced ms (vs API server) | CPU ms | retained bytes / object | ÷ JSON kept (" + sizes[1]
 				+ ") | vs API server |");
 		print("|---|---:|---:|---:|---:|---:|");
-		for (String client : List.of("listwatch", "listwatch-etcd")) {
+		double apiSyncMs = median(sync.get("listwatch"), "syncedMs");
+		for (String client : List.of("listwatch", "listwatch-etcd", "listwatch-etcd-grpc")) {
 			List<Map<String, String>> r = sync.get(client);
 			double retained = median(r, "retainedBytesPerObject");
-			print("| " + (client.equals("listwatch") ? "API server path (fake server)" : "etcd") + " | "
-					+ f0(median(r, "syncedMs")) + " | " + f0(median(r, "cpuMs")) + " | " + f0(retained) + " | "
-					+ f2(retained / sizes[1]) + " | " + ratio(retained, apiRetained) + " |");
+			print("| " + ETCD_NAMES.get(client) + " | " + f0(median(r, "syncedMs")) + " ("
+					+ ratio(median(r, "syncedMs"), apiSyncMs) + ") | " + f0(median(r, "cpuMs")) + " | " + f0(retained)
+					+ " | " + f2(retained / sizes[1]) + " | " + ratio(retained, apiRetained) + " |");
 		}
 		print("");
 		print("**Watch events/s.** " + events + " MODIFIED events: " + passes + " passes over the " + pods
@@ -1071,29 +1088,53 @@ public final class Driver {
 		List<Map<String, String>> api = watch.get("listwatch");
 		print("| API server path (fake server) | " + f0(apiRate) + " | " + f2(median(api, "cpuMsPer1kEvents")) + " | | "
 				+ f0(median(api, "handlerCalls")) + " | 1.00× |");
-		List<Map<String, String>> replayed = watch.get("listwatch-etcd");
-		print("| etcd, replay from an old revision | " + f0(etcdRate) + " | " + f2(median(replayed, "cpuMsPer1kEvents"))
-				+ " | " + f2(replayEtcdCpuMsPer1k) + " | " + f0(median(replayed, "handlerCalls")) + " | "
-				+ ratio(etcdRate, apiRate) + " |");
+		for (String client : ETCD_CLIENTS) {
+			List<Map<String, String>> replayed = watch.get(client);
+			double rate = median(replayed, "eventsPerSec");
+			print("| " + ETCD_NAMES.get(client) + ", replay from an old revision | " + f0(rate) + " | "
+					+ f2(median(replayed, "cpuMsPer1kEvents")) + " | " + f2(replayEtcdCpuMsPer1k.get(client)) + " | "
+					+ f0(median(replayed, "handlerCalls")) + " | " + ratio(rate, apiRate) + " |");
+		}
 		double gatewayRate = median(gateway, "eventsPerSec");
 		print("| etcd's gateway alone, the same replay read and dropped (" + f0(median(gateway, "bytesPerEvent"))
 				+ " bytes / event, " + f0(median(gateway, "mbPerSec")) + " MB/s) | " + f0(gatewayRate) + " | | "
 				+ f2(median(gateway, "etcdCpuMsPer1kEvents")) + " | | " + ratio(gatewayRate, apiRate) + " |");
-		print("| etcd, live while written | " + f0(liveRate) + " | " + f2(number(live, "cpuMsPer1kEvents")) + " | | "
-				+ f0(number(live, "handlerCalls")) + " | " + ratio(liveRate, apiRate) + " |");
+		print("| " + ETCD_NAMES.get(liveClient) + ", live while written | " + f0(liveRate) + " | "
+				+ f2(number(live, "cpuMsPer1kEvents")) + " | | " + f0(number(live, "handlerCalls")) + " | "
+				+ ratio(liveRate, apiRate) + " |");
 		print("| (the writer: etcd puts/s, " + writers + " threads) | " + f0(writeRate) + " | | | | "
 				+ ratio(writeRate, apiRate) + " |");
 		print("");
 		print("etcd / API server path: heap per cached object **" + ratio(etcdRetained, apiRetained) + "** ("
 				+ f0(etcdRetained) + " vs " + f0(apiRetained) + " bytes), watch events/s **" + ratio(etcdRate, apiRate)
 				+ "** (" + f0(etcdRate) + " vs " + f0(apiRate) + "); listwatch over etcd / etcd's gateway alone: **"
-				+ ratio(etcdRate, gatewayRate) + "**. Live, the watch's first event came " + f0(firstMs)
+				+ ratio(etcdRate, gatewayRate) + "**.");
+		print("");
+		double gatewayCpu = replayEtcdCpuMsPer1k.get("listwatch-etcd");
+		double grpcCpu = replayEtcdCpuMsPer1k.get("listwatch-etcd-grpc");
+		print("etcd over gRPC / API server path: watch events/s **" + ratio(grpcRate, apiRate) + "** (" + f0(grpcRate)
+				+ " vs " + f0(apiRate) + "; over the gateway " + ratio(etcdRate, apiRate)
+				+ "), gRPC / gateway events/s **" + ratio(grpcRate, etcdRate)
+				+ "**; etcd CPU per event, gateway / gRPC: **" + ratio(gatewayCpu, grpcCpu) + "** (" + f2(gatewayCpu)
+				+ " vs " + f2(grpcCpu) + " ms per 1,000 events); sync of " + pods + " keys over gRPC / " + pods
+				+ " Pods from the API server path: **"
+				+ ratio(median(sync.get("listwatch-etcd-grpc"), "syncedMs"), apiSyncMs) + "** ("
+				+ f0(median(sync.get("listwatch-etcd-grpc"), "syncedMs")) + " vs " + f0(apiSyncMs)
+				+ " ms), heap per cached object " + ratio(grpcRetained, apiRetained) + ".");
+		print("");
+		print("Live (" + ETCD_NAMES.get(liveClient) + "), the watch's first event came " + f0(firstMs)
 				+ " ms after the first write started, and the last " + f0(lagMs) + " ms after the last write returned"
 				+ ((liveRate <= writeRate * 1.05 && lagMs < 1000)
 						? ": the watch kept up, the writer bounds the live rate." : ".")
 				+ " etcd's database after the writes: " + f0(dbBytes / 1048576.0) + " MiB.");
 		print("");
 	}
+
+	/** The etcd clients of section 7, in the order they run. */
+	static final List<String> ETCD_CLIENTS = List.of("listwatch-etcd", "listwatch-etcd-grpc");
+
+	static final Map<String, String> ETCD_NAMES = Map.of("listwatch", "API server path (fake server)", "listwatch-etcd",
+			"etcd (JSON gateway)", "listwatch-etcd-grpc", "etcd (gRPC)");
 
 	static double number(Map<String, String> result, String key) {
 		return result.containsKey(key) ? Double.parseDouble(result.get(key)) : Double.NaN;

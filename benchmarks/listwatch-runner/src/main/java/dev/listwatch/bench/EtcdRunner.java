@@ -25,23 +25,44 @@ import tools.jackson.databind.json.JsonMapper;
  * ({@code resourceVersionMatch=Exact}), so that the watch starts at {@code r + 1} and
  * etcd replays the history written since, as fast as the watch reads it: the watch's rate
  * without the writer's.
+ * <p>
+ * {@code main} reaches etcd through its JSON gateway; {@link Grpc#main} through its
+ * native gRPC API (grpc-netty-shaded is on this runner's class path).
  */
 public final class EtcdRunner implements Subject<KubernetesObject> {
 
+	private final EtcdClient.Protocol protocol;
+
+	EtcdRunner(EtcdClient.Protocol protocol) {
+		this.protocol = protocol;
+	}
+
 	public static void main(String[] args) throws Exception {
-		BenchMain.run(new EtcdRunner(), args);
+		BenchMain.run(new EtcdRunner(EtcdClient.Protocol.GATEWAY), args);
+	}
+
+	/** The runner over etcd's gRPC API. */
+	public static final class Grpc {
+
+		private Grpc() {
+		}
+
+		public static void main(String[] args) throws Exception {
+			BenchMain.run(new EtcdRunner(EtcdClient.Protocol.GRPC), args);
+		}
+
 	}
 
 	@Override
 	public String name() {
-		return "listwatch-etcd";
+		return (this.protocol == EtcdClient.Protocol.GRPC) ? "listwatch-etcd-grpc" : "listwatch-etcd";
 	}
 
 	@Override
 	public Running start(Target target, Consumer<KubernetesObject> onUpsert) throws Exception {
 		EtcdClient client = EtcdClient.create(
 				new EtcdConnection(List.of(URI.create(target.server())), null, null, null, Duration.ofSeconds(10)),
-				JsonMapper.builder().build());
+				JsonMapper.builder().build(), this.protocol);
 		ListerWatcher<KubernetesObject> listerWatcher = client.listerWatcher("/" + target.resource() + "/",
 				KubernetesObject.class, false, 16 << 20);
 		String revision = System.getProperty("bench.etcd.listRevision");
