@@ -10,6 +10,8 @@ import java.util.concurrent.TimeUnit;
 
 import dev.listwatch.event.ResourceEvent;
 import dev.listwatch.event.WatchSyncedEvent;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 import org.springframework.context.ApplicationEvent;
 
@@ -17,9 +19,10 @@ import org.springframework.context.ApplicationEvent;
  * The scaffolding of the informer tests over a scripted lister-watcher of strings: a
  * runtime whose published events are kept as text ({@code ADDED a@1 initial},
  * {@code MODIFIED a@2 old=a@1}, {@code DELETED a@3}, {@code SYNCED 2}), a wait for the
- * next of them, and the informers to stop after each test. One per test instance.
+ * next of them, and the informers to stop after each test. One per test instance,
+ * registered as an extension ({@code @RegisterExtension}), which stops them.
  */
-final class InformerHarness {
+final class InformerHarness implements AfterEachCallback {
 
 	/** How long a test waits for an event or a state. */
 	static final Duration WAIT = Duration.ofSeconds(10);
@@ -42,7 +45,7 @@ final class InformerHarness {
 	}
 
 	/**
-	 * Stops an informer at {@link #stop()}.
+	 * Stops an informer after the test.
 	 * @param informer the informer
 	 * @return the informer
 	 */
@@ -83,7 +86,8 @@ final class InformerHarness {
 	}
 
 	/** Stops the informers, then the runtime. */
-	void stop() {
+	@Override
+	public void afterEach(ExtensionContext context) {
 		this.informers.forEach(Informer::stop);
 		this.runtime.close();
 	}

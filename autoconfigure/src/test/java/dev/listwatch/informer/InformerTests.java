@@ -27,8 +27,8 @@ import dev.listwatch.WatchStatus;
 import dev.listwatch.WatchStream;
 import dev.listwatch.event.ResourceEvent;
 import dev.listwatch.event.WatchSyncedEvent;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.jspecify.annotations.Nullable;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -44,12 +44,8 @@ class InformerTests {
 
 	private static final Duration WAIT = InformerHarness.WAIT;
 
-	private final InformerHarness harness = new InformerHarness();
-
-	@AfterEach
-	void stop() {
-		this.harness.stop();
-	}
+	@RegisterExtension
+	final InformerHarness harness = new InformerHarness();
 
 	@Test
 	void itsStatusGoesFromStartingThroughWatchingToStopped() {

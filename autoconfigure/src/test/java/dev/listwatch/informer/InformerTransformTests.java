@@ -1,6 +1,5 @@
 package dev.listwatch.informer;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 
@@ -10,8 +9,8 @@ import dev.listwatch.Status;
 import dev.listwatch.UnbindableObject;
 import dev.listwatch.WatchEvent;
 import dev.listwatch.WatchStatus;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static dev.listwatch.informer.InformerTests.event;
 import static dev.listwatch.informer.InformerTests.meta;
@@ -27,14 +26,8 @@ import static org.awaitility.Awaitility.await;
  */
 class InformerTransformTests {
 
-	private static final Duration WAIT = InformerHarness.WAIT;
-
-	private final InformerHarness harness = new InformerHarness();
-
-	@AfterEach
-	void stop() {
-		this.harness.stop();
-	}
+	@RegisterExtension
+	final InformerHarness harness = new InformerHarness();
 
 	@Test
 	void listsRelistsAndEventsAreCachedAndPublishedTransformed() {
@@ -84,7 +77,7 @@ class InformerTransformTests {
 				"13", null, null));
 		script.watch()
 			.send(new WatchEvent<>(WatchEvent.Type.ERROR, null, null, new Status(410, "Expired", "too old"), false));
-		await().atMost(WAIT)
+		await().atMost(InformerHarness.WAIT)
 			.until(() -> informer.status().relists() == 1 && "13".equals(informer.status().lastResourceVersion()));
 		assertThat(informer.lister().get("ns", "a")).contains("A@1");
 		assertThat(this.harness.published()).noneMatch((event) -> event.startsWith("DELETED"));
@@ -114,7 +107,7 @@ class InformerTransformTests {
 	void theTransformCannotBeSetWhileTheInformerRuns() {
 		Informer<String> informer = informer(new InformerTests.Script().list("10", "a@1"));
 		informer.start();
-		await().atMost(WAIT).until(() -> informer.status().state() == WatchStatus.State.WATCHING);
+		await().atMost(InformerHarness.WAIT).until(() -> informer.status().state() == WatchStatus.State.WATCHING);
 		assertThatIllegalStateException().isThrownBy(() -> informer.setTransform(InformerTransformTests::upper))
 			.withMessageContaining("before it starts");
 	}
