@@ -11,12 +11,15 @@ import dev.listwatch.ListerWatcher;
 import dev.listwatch.ObjectList;
 import dev.listwatch.Resource;
 import dev.listwatch.WatchStream;
-import org.jspecify.annotations.Nullable;
+import org.assertj.core.api.AbstractThrowableAssert;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The context of the tests in which a bean names a watch that is not declared (a
@@ -47,15 +50,19 @@ final class UndeclaredWatchContext {
 	}
 
 	/**
-	 * The {@link WatchDeclarationException} among a startup failure's causes.
-	 * @param failure the startup failure
-	 * @return the exception, or {@code null} when none
+	 * Asserts that the context failed to start with a {@link WatchDeclarationException}
+	 * among the causes.
+	 * @param context the context
+	 * @return the assertion on that exception
 	 */
-	static @Nullable Throwable declarationFailure(@Nullable Throwable failure) {
+	static AbstractThrowableAssert<?, ? extends Throwable> assertDeclarationFailure(
+			AssertableApplicationContext context) {
+		assertThat(context).hasFailed();
+		Throwable failure = context.getStartupFailure();
 		while (failure != null && !(failure instanceof WatchDeclarationException)) {
 			failure = failure.getCause();
 		}
-		return failure;
+		return assertThat(failure).isInstanceOf(WatchDeclarationException.class);
 	}
 
 	/** The declared watch {@code configmaps}, whose lister-watcher lists nothing. */

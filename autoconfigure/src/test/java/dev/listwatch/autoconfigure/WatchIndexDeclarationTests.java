@@ -26,9 +26,7 @@ class WatchIndexDeclarationTests {
 	@Test
 	void anIndexForAnUndeclaredWatchFailsStartupWithAnAnalysis() throws Exception {
 		UndeclaredWatchContext.runner(this.dir, Beans.class).run((context) -> {
-			assertThat(context).hasFailed();
-			assertThat(UndeclaredWatchContext.declarationFailure(context.getStartupFailure()))
-				.isInstanceOf(WatchDeclarationException.class)
+			UndeclaredWatchContext.assertDeclarationFailure(context)
 				.hasMessageContaining("Watch 'configmap' cannot work")
 				.hasMessageContaining("WatchIndex named 'byApp'")
 				.hasMessageContaining("declared: configmaps");

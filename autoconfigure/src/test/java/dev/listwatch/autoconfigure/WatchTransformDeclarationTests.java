@@ -33,14 +33,11 @@ class WatchTransformDeclarationTests {
 
 	@Test
 	void aTransformBeanForAnUndeclaredWatchFailsStartup() throws Exception {
-		UndeclaredWatchContext.runner(this.dir, Beans.class).run((context) -> {
-			assertThat(context).hasFailed();
-			assertThat(UndeclaredWatchContext.declarationFailure(context.getStartupFailure()))
-				.isInstanceOf(WatchDeclarationException.class)
+		UndeclaredWatchContext.runner(this.dir, Beans.class)
+			.run((context) -> UndeclaredWatchContext.assertDeclarationFailure(context)
 				.hasMessageContaining("Watch 'configmap' cannot work")
 				.hasMessageContaining("a WatchTransform is declared for it")
-				.hasMessageContaining("declared: configmaps");
-		});
+				.hasMessageContaining("declared: configmaps"));
 	}
 
 	@Test
