@@ -209,7 +209,7 @@ final class MemberShards {
 	 * server can have read it): a list that answers late must not make a member that
 	 * wrote after the server read it look gone. The live members are this one and the
 	 * holders of the live Leases. While a live member hashes keys into another number of
-	 * shards it stands down (see {@link #standDown}); otherwise the shards go to the live
+	 * shards it stands down (see {@link #disagreed}); otherwise the shards go to the live
 	 * members by {@link ShardAssignment#assign}: a claimed shard assigned here starts
 	 * when the write listed it and no other live member lists it; a running shard
 	 * assigned elsewhere is handed over (stopped, releasing); a claim of a shard assigned
@@ -231,7 +231,7 @@ final class MemberShards {
 		live.add(me);
 		SortedMap<String, Integer> disagreeing = observations.disagreeing(listSent, this.shards);
 		if (!disagreeing.isEmpty()) {
-			return standDown(now, disagreeing, live);
+			return disagreed(now, disagreeing, live);
 		}
 		this.disagreement = null;
 		SortedSet<Integer> takenByOthers = observations.listed(listSent, true);
@@ -282,7 +282,7 @@ final class MemberShards {
 	 * Runs no shard while a live member hashes keys into another number of shards: the
 	 * same key would be in shards of both, and no claim could tell.
 	 */
-	private Decision standDown(long now, SortedMap<String, Integer> disagreeing, SortedSet<String> live) {
+	private Decision disagreed(long now, SortedMap<String, Integer> disagreeing, SortedSet<String> live) {
 		String message = "The members of " + this.group + " disagree on the number of shards: " + this.shards
 				+ " here, " + disagreeing
 				+ " on others; this replica runs no shard until they agree (restart them with one value)";
