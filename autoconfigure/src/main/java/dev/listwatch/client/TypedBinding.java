@@ -201,7 +201,7 @@ final class TypedBinding<T> {
 			}
 			return new DirectBinding<>(canonical, names, kinds, primitive,
 					ctxt.isEnabled(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES),
-					new DirectBinding.Limits(constraints.getMaxNestingDepth(), constraints.getMaxNumberLength(),
+					new StrictJsonReader.Limits(constraints.getMaxNestingDepth(), constraints.getMaxNumberLength(),
 							constraints.getMaxStringLength(), constraints.getMaxNameLength()),
 					pool);
 		}

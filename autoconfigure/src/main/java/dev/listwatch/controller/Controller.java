@@ -1,22 +1,12 @@
 package dev.listwatch.controller;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -76,63 +66,26 @@ public final class Controller<T> implements SmartLifecycle, ApplicationEventPubl
 	public static final int PHASE = Informer.PHASE + 1024;
 
 	/** The name of the observation around each reconcile. */
-	public static final String OBSERVATION = "listwatch.reconcile";
+	public static final String OBSERVATION = Workers.OBSERVATION;
 
 	private static final Log logger = LogFactory.getLog(Controller.class);
-
-	/**
-	 * How long a worker waits for the informer's sync before it looks again at whether to
-	 * stop.
-	 */
-	private static final Duration SYNC_POLL = Duration.ofMillis(200);
-
-	/**
-	 * How long a key taken while the condition of {@link #runOnlyWhen} does not hold
-	 * waits before it is taken again (the stop that follows keeps it for the next run).
-	 */
-	private static final Duration CONDITION_RECHECK = Duration.ofMillis(50);
 
 	private final String name;
 
 	private final Informer<T> informer;
 
-	private final Reconciler<T> reconciler;
-
 	private final ControllerOptions options;
-
-	private final RateLimiter<String> limiter;
-
-	private final ObservationRegistry observations;
 
 	private final LongSupplier ticker;
 
-	private final AtomicLong reconciles = new AtomicLong();
-
-	private final AtomicLong failures = new AtomicLong();
-
-	private final AtomicLong conflicts = new AtomicLong();
-
-	/** The keys whose last reconcile failed, with what it threw. */
-	private final Map<String, ControllerStatus.Failure> failing = new ConcurrentHashMap<>();
-
-	/** What the queues of earlier runs counted. */
-	private volatile WorkQueue.Depth before = new WorkQueue.Depth(0, 0, 0, 0, 0, true, 0, 0, 0, 0, 0, 0, 0);
-
-	/** The current (or the last) run. */
-	private volatile @Nullable Run run;
+	/** The runs of workers, their reconciles and what they count. */
+	private final Workers<T> workers;
 
 	/** Which of the watch's changes queue their key: see {@link #filter}. */
 	private volatile Predicate<? super ResourceEvent<T>> filter = (event) -> true;
 
 	/** The secondary watches, and how their objects map to keys: see {@link #watch}. */
-	private final List<Secondary<?>> secondaries = new CopyOnWriteArrayList<>();
-
-	/** Which keys this replica reconciles now: see {@link #onlyKeys}. */
-	private volatile Predicate<String> keys = (key) -> true;
-
-	/** What is told of a key dropped by {@link #keys}. */
-	private volatile Consumer<String> refused = (key) -> {
-	};
+	private final List<Workers.Secondary<?>> secondaries = new CopyOnWriteArrayList<>();
 
 	/** The sharding across replicas: see {@link #shardBy}. */
 	private volatile @Nullable Shards shards;
@@ -160,12 +113,10 @@ public final class Controller<T> implements SmartLifecycle, ApplicationEventPubl
 			ObservationRegistry observations, LongSupplier ticker) {
 		this.name = name;
 		this.informer = informer;
-		this.reconciler = reconciler;
 		this.options = options;
-		this.observations = observations;
 		this.ticker = ticker;
-		this.limiter = RateLimiter.longestOf(RateLimiter.exponential(options.backoffInitial(), options.backoffMax()),
-				RateLimiter.tokenBucket(options.retriesPerSecond(), options.retryBurst(), ticker));
+		this.workers = new Workers<>(name, informer, reconciler, options, observations, ticker,
+				() -> this.condition.getAsBoolean(), logger);
 	}
 
 	/**
@@ -216,7 +167,7 @@ public final class Controller<T> implements SmartLifecycle, ApplicationEventPubl
 	 * @return this controller
 	 */
 	public <S> Controller<T> watch(Informer<S> secondary, Function<? super S, ? extends Collection<String>> keys) {
-		this.secondaries.add(new Secondary<>(secondary, keys));
+		this.secondaries.add(new Workers.Secondary<>(secondary, keys));
 		return this;
 	}
 
@@ -284,20 +235,10 @@ public final class Controller<T> implements SmartLifecycle, ApplicationEventPubl
 	 */
 	@Override
 	public synchronized void start() {
-		Run current = this.run;
-		if ((current != null && !current.stopping) || !this.condition.getAsBoolean()) {
+		if (this.workers.running() || !this.condition.getAsBoolean()) {
 			return;
 		}
-		WorkQueue<String> queue = new WorkQueue<>(this.limiter, this.options.maxDelay(), this.ticker);
-		if (current != null) {
-			this.before = sum(this.before, current.queue.depth());
-			// what the last run left queued or waiting is queued again, deletions
-			// included
-			current.queue.remaining().forEach(queue::add);
-		}
-		Run next = new Run(queue);
-		this.run = next;
-		next.start();
+		this.workers.start(this.filter, this.secondaries);
 		Shards sharding = this.shards;
 		if (sharding != null) {
 			sharding.publishTo(this.publisher);
@@ -339,8 +280,7 @@ public final class Controller<T> implements SmartLifecycle, ApplicationEventPubl
 	 * that did not are interrupted)
 	 */
 	public synchronized boolean stop(Duration timeout) {
-		Run current = this.run;
-		if (current == null || current.stopping) {
+		if (!this.workers.running()) {
 			return true;
 		}
 		Shards sharding = this.shards;
@@ -349,13 +289,12 @@ public final class Controller<T> implements SmartLifecycle, ApplicationEventPubl
 			// at once
 			sharding.stop();
 		}
-		return current.stop(timeout);
+		return this.workers.stop(timeout);
 	}
 
 	@Override
 	public boolean isRunning() {
-		Run current = this.run;
-		return current != null && !current.stopping;
+		return this.workers.running();
 	}
 
 	@Override
@@ -373,16 +312,8 @@ public final class Controller<T> implements SmartLifecycle, ApplicationEventPubl
 	 * @return the snapshot
 	 */
 	public ControllerStatus status() {
-		Run current = this.run;
-		WorkQueue.Depth depth = (current != null) ? sum(this.before, current.queue.depth()) : this.before;
-		boolean running = current != null && !current.stopping;
 		Shards sharding = this.shards;
-		return new ControllerStatus(this.name, this.informer.watch(), running, this.options.workers(),
-				running ? depth.ready() : 0, running ? depth.waiting() : 0, depth.processing(), depth.adds(),
-				depth.retries(), this.reconciles.get(), this.failures.get(), this.conflicts.get(),
-				Duration.ofNanos(depth.waitedNanos()), Duration.ofNanos(depth.workedNanos()),
-				Duration.ofNanos(depth.oldestReadyNanos()), Duration.ofNanos(depth.longestRunningNanos()),
-				Duration.ofNanos(depth.unfinishedNanos()), this.failing, (sharding != null) ? sharding.status() : null,
+		return this.workers.status((sharding != null) ? sharding.status() : null,
 				(sharding != null) ? sharding.queuedByShard() : Collections.emptySortedMap());
 	}
 
@@ -393,22 +324,14 @@ public final class Controller<T> implements SmartLifecycle, ApplicationEventPubl
 	 * object
 	 */
 	public void enqueue(String key) {
-		Run current = this.run;
-		if (current != null) {
-			current.queue.add(key);
-		}
+		this.workers.enqueue(key);
 	}
 
 	/**
 	 * Queues every cached key now, as a resync does.
 	 */
 	public void resync() {
-		Run current = this.run;
-		if (current != null) {
-			for (String key : this.informer.lister().keys()) {
-				current.queue.add(key);
-			}
-		}
+		this.workers.enqueueCached((key) -> true);
 	}
 
 	/**
@@ -421,8 +344,7 @@ public final class Controller<T> implements SmartLifecycle, ApplicationEventPubl
 	 * @param dropped told each key taken and dropped, after it was dropped
 	 */
 	void onlyKeys(Predicate<String> allowed, Consumer<String> dropped) {
-		this.refused = dropped;
-		this.keys = allowed;
+		this.workers.onlyKeys(allowed, dropped);
 	}
 
 	/**
@@ -431,14 +353,7 @@ public final class Controller<T> implements SmartLifecycle, ApplicationEventPubl
 	 * @param which the keys
 	 */
 	void enqueueCached(Predicate<String> which) {
-		Run current = this.run;
-		if (current != null) {
-			for (String key : this.informer.lister().keys()) {
-				if (which.test(key)) {
-					current.queue.add(key);
-				}
-			}
-		}
+		this.workers.enqueueCached(which);
 	}
 
 	/**
@@ -447,8 +362,7 @@ public final class Controller<T> implements SmartLifecycle, ApplicationEventPubl
 	 * @return whether one of them is being reconciled now
 	 */
 	boolean busyWith(Predicate<String> which) {
-		Run current = this.run;
-		return current != null && current.queue.processingAny(which);
+		return this.workers.busyWith(which);
 	}
 
 	/**
@@ -459,8 +373,7 @@ public final class Controller<T> implements SmartLifecycle, ApplicationEventPubl
 	 * @return how many workers were interrupted
 	 */
 	int interrupt(Predicate<String> which) {
-		Run current = this.run;
-		return (current != null) ? current.interrupt(which) : 0;
+		return this.workers.interrupt(which);
 	}
 
 	/**
@@ -468,290 +381,17 @@ public final class Controller<T> implements SmartLifecycle, ApplicationEventPubl
 	 * @return the keys
 	 */
 	Set<String> queuedKeys() {
-		Run current = this.run;
-		return (current != null) ? current.queue.remaining() : Set.of();
+		return this.workers.queued();
 	}
 
 	/** Wakes the workers waiting for a delayed key (for a ticker that tests move). */
 	void wakeUp() {
-		Run current = this.run;
-		if (current != null) {
-			current.queue.wakeUp();
-		}
-	}
-
-	/** Reconciles one key, and queues it again as the result or a failure says. */
-	private void reconcile(WorkQueue<String> queue, String key) {
-		int failed = queue.failures(key);
-		Optional<T> object = this.informer.lister().get(key);
-		Observation observation = Observation.createNotStarted(OBSERVATION, this.observations)
-			.contextualName("reconcile " + this.name)
-			.lowCardinalityKeyValue("controller", this.name)
-			.lowCardinalityKeyValue("watch", this.informer.watch())
-			.highCardinalityKeyValue("key", key)
-			.start();
-		try (Observation.Scope scope = observation.openScope()) {
-			Result result = this.reconciler.reconcile(new Request<>(key, object, failed, () -> stillOwned(key)));
-			this.reconciles.incrementAndGet();
-			observation.lowCardinalityKeyValue("outcome", result.retry() ? "requeue" : "success");
-			if (result.retry()) {
-				queue.addRateLimited(key);
-				return;
-			}
-			queue.forget(key);
-			this.failing.remove(key);
-			Duration after = result.after();
-			if (after != null) {
-				queue.addAfter(key, after);
-			}
-		}
-		catch (Exception | LinkageError | AssertionError ex) {
-			observation.error(ex);
-			failed(queue, key, failed, ex, observation);
-		}
-		finally {
-			observation.stop();
-			queue.done(key);
-		}
-	}
-
-	private boolean stillOwned(String key) {
-		return this.keys.test(key) && this.condition.getAsBoolean();
-	}
-
-	private void failed(WorkQueue<String> queue, String key, int failed, Throwable ex, Observation observation) {
-		this.reconciles.incrementAndGet();
-		this.failures.incrementAndGet();
-		boolean conflict = isConflict(ex);
-		observation.lowCardinalityKeyValue("outcome", conflict ? "conflict" : "error");
-		if (conflict) {
-			this.conflicts.incrementAndGet();
-		}
-		if (!stillOwned(key)) {
-			// given up meanwhile (a shard handed over, a leadership lost): the owner now
-			// reconciles it
-			this.failing.remove(key);
-			logger.info("Controller " + this.name + " gave up " + key + " while reconciling it (" + ex
-					+ "); it is reconciled where it is owned now");
-			return;
-		}
-		this.failing.put(key,
-				new ControllerStatus.Failure(ex.getClass().getName(), String.valueOf(ex.getMessage()), failed + 1));
-		Duration delay = queue.addRateLimited(key);
-		String message = "Controller " + this.name + " failed to reconcile " + key + " (" + (failed + 1)
-				+ " in a row); retrying in " + delay.toMillis() + " ms";
-		if (conflict) {
-			if (logger.isDebugEnabled()) {
-				logger.debug(message + ": the object changed meanwhile (409 Conflict)");
-			}
-		}
-		else if (failed == 0) {
-			logger.warn(message, ex);
-		}
-		else if (logger.isDebugEnabled()) {
-			logger.debug(message + ": " + ex);
-		}
-	}
-
-	private static boolean isConflict(Throwable ex) {
-		for (Throwable cause = ex; cause != null; cause = (cause.getCause() != cause) ? cause.getCause() : null) {
-			if (cause instanceof KubernetesApiException api
-					&& (api.kind() == KubernetesApiException.Kind.CONFLICT || api.code() == 409)) {
-				return true;
-			}
-		}
-		return false;
-	}
-
-	private static WorkQueue.Depth sum(WorkQueue.Depth a, WorkQueue.Depth b) {
-		return new WorkQueue.Depth(b.ready(), b.waiting(), b.processing(), a.adds() + b.adds(), a.taken() + b.taken(),
-				b.shutDown(), a.retries() + b.retries(), b.oldestReadyNanos(), b.longestRunningNanos(),
-				b.unfinishedNanos(), a.waitedNanos() + b.waitedNanos(), a.worked() + b.worked(),
-				a.workedNanos() + b.workedNanos());
+		this.workers.wakeUp();
 	}
 
 	@Override
 	public String toString() {
 		return "Controller[" + this.name + " on " + this.informer.watch() + "]";
-	}
-
-	/**
-	 * A secondary watch, and how its objects map to keys.
-	 *
-	 * @param <S> the Java type of its objects
-	 */
-	private record Secondary<S>(Informer<S> informer, Function<? super S, ? extends Collection<String>> keys) {
-
-		Informer.Registration listen(WorkQueue<String> queue) {
-			return this.informer.addListener((event) -> {
-				S old = event.oldObject();
-				if (old == null) {
-					this.keys.apply(event.object()).forEach(queue::add);
-					return;
-				}
-				// the keys of both states, each once
-				Set<String> keys = new LinkedHashSet<>(this.keys.apply(event.object()));
-				keys.addAll(this.keys.apply(old));
-				keys.forEach(queue::add);
-			});
-		}
-
-	}
-
-	/** One run, from a start to its stop: its queue, listener, workers and resync. */
-	private final class Run {
-
-		private final WorkQueue<String> queue;
-
-		private final List<Thread> threads = new ArrayList<>();
-
-		/** The key each worker reconciles now (guarded by itself). */
-		private final Map<Thread, String> slots = new HashMap<>();
-
-		/** The workers interrupted by {@link #interrupt} (guarded by {@link #slots}). */
-		private final Set<Thread> abandoned = new HashSet<>();
-
-		private Informer.@Nullable Registration registration;
-
-		private final List<Informer.Registration> secondaries = new ArrayList<>();
-
-		private @Nullable ScheduledExecutorService resync;
-
-		private volatile boolean stopping;
-
-		Run(WorkQueue<String> queue) {
-			this.queue = queue;
-		}
-
-		void start() {
-			Predicate<? super ResourceEvent<T>> passes = Controller.this.filter;
-			this.registration = Controller.this.informer.addListener((event) -> {
-				if (event.initialList() || passes.test(event)) {
-					this.queue.add(event.key());
-				}
-			});
-			for (Secondary<?> secondary : Controller.this.secondaries) {
-				this.secondaries.add(secondary.listen(this.queue));
-			}
-			for (int i = 0; i < Controller.this.options.workers(); i++) {
-				Thread thread = new Thread(this::work, "listwatch-controller-" + Controller.this.name + "-" + (i + 1));
-				thread.setDaemon(true);
-				this.threads.add(thread);
-				thread.start();
-			}
-			Duration period = Controller.this.options.resyncPeriod();
-			if (period != null) {
-				this.resync = Executors.newSingleThreadScheduledExecutor((task) -> {
-					Thread thread = new Thread(task, "listwatch-controller-" + Controller.this.name + "-resync");
-					thread.setDaemon(true);
-					return thread;
-				});
-				long millis = Math.max(1, period.toMillis());
-				this.resync.scheduleAtFixedRate(this::resync, millis, millis, TimeUnit.MILLISECONDS);
-			}
-		}
-
-		private void resync() {
-			if (Controller.this.informer.lister().hasSynced()) {
-				for (String key : Controller.this.informer.lister().keys()) {
-					this.queue.add(key);
-				}
-			}
-		}
-
-		boolean stop(Duration timeout) {
-			this.stopping = true;
-			Informer.Registration listening = this.registration;
-			if (listening != null) {
-				listening.remove();
-			}
-			this.secondaries.forEach(Informer.Registration::remove);
-			ScheduledExecutorService resyncs = this.resync;
-			if (resyncs != null) {
-				resyncs.shutdownNow();
-			}
-			this.queue.shutDown();
-			boolean drained;
-			try {
-				drained = this.queue.awaitDrained(timeout);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				drained = false;
-			}
-			if (!drained) {
-				logger.warn("Controller " + Controller.this.name + ": reconciles still running " + timeout
-						+ " after the stop; interrupting them (their keys are reconciled again at the next start)");
-			}
-			for (Thread thread : this.threads) {
-				thread.interrupt();
-			}
-			return drained;
-		}
-
-		private void reconcileInSlot(String key) {
-			Thread me = Thread.currentThread();
-			synchronized (this.slots) {
-				this.slots.put(me, key);
-			}
-			try {
-				reconcile(this.queue, key);
-			}
-			finally {
-				synchronized (this.slots) {
-					this.slots.remove(me);
-					if (this.abandoned.remove(me)) {
-						// the interrupt was for that reconcile only
-						Thread.interrupted();
-					}
-				}
-			}
-		}
-
-		int interrupt(Predicate<String> which) {
-			int interrupted = 0;
-			synchronized (this.slots) {
-				for (Map.Entry<Thread, String> slot : this.slots.entrySet()) {
-					if (which.test(slot.getValue()) && this.abandoned.add(slot.getKey())) {
-						slot.getKey().interrupt();
-						interrupted++;
-					}
-				}
-			}
-			return interrupted;
-		}
-
-		private void work() {
-			try {
-				while (!Controller.this.informer.awaitSynced(SYNC_POLL)) {
-					if (this.stopping) {
-						return;
-					}
-				}
-				String key;
-				while ((key = this.queue.take()) != null) {
-					// checked once the key is marked processing, so that busyWith sees a
-					// key taken before the gate closed
-					if (!Controller.this.condition.getAsBoolean()) {
-						// a leader-only controller no longer leader, not stopped yet: the
-						// key waits, and the stop that follows hands it to the next term
-						this.queue.done(key);
-						this.queue.addAfter(key, CONDITION_RECHECK);
-					}
-					else if (Controller.this.keys.test(key)) {
-						reconcileInSlot(key);
-					}
-					else {
-						this.queue.done(key);
-						Controller.this.refused.accept(key);
-					}
-				}
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-			}
-		}
-
 	}
 
 	/** The controller's side of its sharding. */

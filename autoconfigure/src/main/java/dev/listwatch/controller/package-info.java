@@ -12,7 +12,7 @@
  * controller sharded across replicas ({@code Controller.shardBy}) reconciles the keys of
  * the shards its {@code dev.listwatch.leader.ShardMembership} runs, and publishes a
  * {@link dev.listwatch.controller.ShardsChangedEvent} when they change. The queue, its
- * rate limiters and the sharding's bookkeeping are package-private.
+ * rate limiters, the workers and the sharding's bookkeeping are package-private.
  */
 @NullMarked
 package dev.listwatch.controller;

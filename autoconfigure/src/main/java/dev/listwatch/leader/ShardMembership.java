@@ -8,9 +8,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
-import java.util.SortedMap;
 import java.util.SortedSet;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -116,18 +114,8 @@ public final class ShardMembership implements AutoCloseable {
 	/** This replica's Lease as last written or read; {@code null} before the first. */
 	private @Nullable MemberLease own;
 
-	private final SortedSet<Integer> running = new TreeSet<>();
-
-	private final SortedSet<Integer> claimed = new TreeSet<>();
-
-	/** Shards reported stopped and still listed, by when they were stopped. */
-	private final SortedMap<Integer, Long> releasing = new TreeMap<>();
-
-	/** Shards a former incarnation listed, kept listed until the time given. */
-	private final SortedMap<Integer, Long> inherited = new TreeMap<>();
-
-	/** Claimed shards another member listed when claimed: a start is a hand-over. */
-	private final Set<Integer> contested = new TreeSet<>();
+	/** Its shards in each state, and the step's decision on them. */
+	private final MemberShards shards;
 
 	/** The others' Leases, with when their resourceVersion was first seen. */
 	private final MemberObservations observations;
@@ -146,12 +134,6 @@ public final class ShardMembership implements AutoCloseable {
 	 * share) while its lists fail and its writes do not.
 	 */
 	private boolean fenced;
-
-	/** Why it stands down, while members disagree on the number of shards. */
-	private @Nullable String disagreement;
-
-	/** Whether the last step claimed shards its write did not list yet. */
-	private boolean unwrittenClaims;
 
 	// read by any thread
 
@@ -186,6 +168,8 @@ public final class ShardMembership implements AutoCloseable {
 		this.renewNanos = options.renewDeadline().toNanos();
 		this.retryNanos = options.retryPeriod().toNanos();
 		this.observations = new MemberObservations(this.name, this.leaseNanos);
+		this.shards = new MemberShards(logger, options.identity(), options.group(), this.name, options.shards(),
+				this.renewNanos);
 		this.requests = new LeaseRequests(options.namespace() + "/" + this.name,
 				"listwatch-shards-" + memberships.incrementAndGet() + "-request-", ticker);
 		this.loop = new LeaseLoop(logger, "Shard membership in " + options.group(),
@@ -281,7 +265,7 @@ public final class ShardMembership implements AutoCloseable {
 	long nextDelayNanos() {
 		long now = this.ticker.getAsLong();
 		long delay = this.retryNanos;
-		if (this.unwrittenClaims) {
+		if (this.shards.unwrittenClaims()) {
 			return 0;
 		}
 		if (this.active) {
@@ -303,14 +287,8 @@ public final class ShardMembership implements AutoCloseable {
 		}
 		this.active = false;
 		this.fenced = true;
-		this.unwrittenClaims = false;
 		this.fences.incrementAndGet();
-		long now = this.ticker.getAsLong();
-		SortedSet<Integer> stopped = new TreeSet<>(this.running);
-		stopped.forEach((shard) -> this.releasing.put(shard, now));
-		this.running.clear();
-		this.claimed.clear();
-		this.contested.clear();
+		SortedSet<Integer> stopped = this.shards.standDown(this.ticker.getAsLong());
 		publishView();
 		logger.warn(this.options.identity() + " stops all its shards in " + this.options.group() + " " + stopped
 				+ ": no successful step within the renew deadline"
@@ -325,11 +303,8 @@ public final class ShardMembership implements AutoCloseable {
 	void step() {
 		long now = this.ticker.getAsLong();
 		long deadline = this.active ? this.fenceUntil : now + this.renewNanos;
-		settle(now);
-		SortedSet<Integer> listing = new TreeSet<>(this.running);
-		listing.addAll(this.claimed);
-		listing.addAll(this.releasing.keySet());
-		listing.addAll(this.inherited.keySet());
+		this.shards.settle(now, this::drained);
+		SortedSet<Integer> listing = this.shards.listing();
 		try {
 			long start = this.ticker.getAsLong();
 			boolean holderless = this.fenced;
@@ -346,7 +321,7 @@ public final class ShardMembership implements AutoCloseable {
 				this.failing = false;
 				logger.info("Shard membership in " + this.options.group() + " reaches the API server again");
 			}
-			this.lastError = this.disagreement;
+			this.lastError = this.shards.disagreement();
 			this.failingSince = null;
 		}
 		catch (RuntimeException ex) {
@@ -377,23 +352,6 @@ public final class ShardMembership implements AutoCloseable {
 		}
 	}
 
-	/** Drops the released shards that are drained (or past their deadline). */
-	private void settle(long now) {
-		this.inherited.values().removeIf((until) -> now - until >= 0);
-		this.releasing.entrySet().removeIf((entry) -> {
-			int shard = entry.getKey();
-			if (drained(shard)) {
-				return true;
-			}
-			if (now - entry.getValue() - this.renewNanos >= 0) {
-				logger.warn("Shard " + shard + " of " + this.options.group()
-						+ " did not drain within the renew deadline: released with reconciles in flight");
-				return true;
-			}
-			return false;
-		});
-	}
-
 	private boolean drained(int shard) {
 		try {
 			return this.listener.drained(shard);
@@ -414,7 +372,7 @@ public final class ShardMembership implements AutoCloseable {
 		if (known == null) {
 			known = this.requests.call(this.store::get, deadline);
 			if (known != null) {
-				inherit(known, listing);
+				this.shards.inherit(known, this.ticker.getAsLong() + this.observations.durationNanos(known), listing);
 			}
 		}
 		MemberRecord record = new MemberRecord(holderless ? "" : this.options.identity(), this.leaseSeconds,
@@ -447,27 +405,10 @@ public final class ShardMembership implements AutoCloseable {
 		return this.requests.call(() -> this.store.update(current, record), deadline);
 	}
 
-	/** Keeps listed, unrun, what a former incarnation's Lease lists, for a lease. */
-	private void inherit(MemberLease lease, SortedSet<Integer> listing) {
-		long until = this.ticker.getAsLong() + this.observations.durationNanos(lease);
-		for (int shard : lease.shards()) {
-			if (!listing.contains(shard)) {
-				this.inherited.put(shard, until);
-				listing.add(shard);
-			}
-		}
-		if (!this.inherited.isEmpty()) {
-			logger.info(this.options.identity() + " found shards " + this.inherited.keySet() + " on Lease " + this.name
-					+ ": kept listed, not run, for a lease duration");
-		}
-	}
-
 	/**
-	 * Decides on a list of the group. A resourceVersion first seen counts from when the
-	 * list answered (the latest it can have been written); whether a Lease expired is
-	 * judged at when the list was sent (the earliest the server can have read it): a list
-	 * that answers late must not make a member that wrote after the server read it look
-	 * gone.
+	 * Takes a successful step: the fence moves to the renew deadline after the start of
+	 * its write, the shards' decision ({@link MemberShards#decide}) is published and told
+	 * to the listener, the shards stopped first.
 	 */
 	private void succeeded(long start, MemberLease written, SortedSet<Integer> listing, List<MemberLease> group,
 			long listSent, boolean holderless) {
@@ -476,91 +417,17 @@ public final class ShardMembership implements AutoCloseable {
 		this.active = true;
 		this.fenced = false;
 		this.fenceUntil = start + this.renewNanos;
-		String me = this.options.identity();
-		this.observations.observe(group, now);
-		SortedSet<String> live = this.observations.liveHolders(listSent);
-		live.add(me);
-		SortedMap<String, Integer> disagreeing = this.observations.disagreeing(listSent, this.options.shards());
-		if (!disagreeing.isEmpty()) {
-			standDown(now, disagreeing, live, listing);
-			return;
-		}
-		this.disagreement = null;
-		SortedSet<Integer> takenByOthers = this.observations.listed(listSent, true);
-		SortedSet<Integer> listedByOthers = this.observations.listed(now, false);
-		String[] owners = ShardAssignment.assign(live, this.options.shards());
-		SortedSet<Integer> toStart = new TreeSet<>();
-		for (int shard : this.claimed) {
-			if (me.equals(owners[shard]) && listing.contains(shard) && !takenByOthers.contains(shard)) {
-				toStart.add(shard);
-			}
-		}
-		this.claimed.removeIf((shard) -> !me.equals(owners[shard]) || toStart.contains(shard));
-		SortedSet<Integer> toStop = new TreeSet<>();
-		for (int shard : this.running) {
-			if (!me.equals(owners[shard])) {
-				toStop.add(shard);
-				this.releasing.put(shard, now);
-				this.handOvers.incrementAndGet();
-			}
-		}
-		this.running.removeAll(toStop);
-		this.running.addAll(toStart);
-		for (int shard : toStart) {
-			if (this.contested.remove(shard)) {
-				this.handOvers.incrementAndGet();
-			}
-		}
-		this.contested.retainAll(this.claimed);
-		for (int shard : ShardAssignment.shardsOf(owners, me)) {
-			if (!this.running.contains(shard) && !this.releasing.containsKey(shard)
-					&& !this.inherited.containsKey(shard) && this.claimed.add(shard)
-					&& listedByOthers.contains(shard)) {
-				this.contested.add(shard);
-			}
-		}
-		this.unwrittenClaims = !listing.containsAll(this.claimed);
-		this.members = List.copyOf(live);
+		MemberShards.Decision decision = this.shards.decide(this.observations, group, listing, listSent, now);
+		this.handOvers.addAndGet(decision.handOvers());
+		this.members = decision.members();
 		this.listed = Collections.unmodifiableSortedSet(new TreeSet<>(listing));
 		publishView();
-		if (!toStop.isEmpty()) {
-			logger.info(me + " hands over shards " + toStop + " of " + this.options.group());
-		}
-		if (!toStart.isEmpty()) {
-			logger.info(me + " starts shards " + toStart + " of " + this.options.group());
-		}
-		report(false, toStop);
-		report(true, toStart);
-	}
-
-	/**
-	 * Runs no shard while a live member hashes keys into another number of shards: the
-	 * same key would be in shards of both, and no claim could tell.
-	 */
-	private void standDown(long now, SortedMap<String, Integer> disagreeing, SortedSet<String> live,
-			SortedSet<Integer> listing) {
-		String message = "The members of " + this.options.group() + " disagree on the number of shards: "
-				+ this.options.shards() + " here, " + disagreeing
-				+ " on others; this replica runs no shard until they agree (restart them with one value)";
-		if (!message.equals(this.disagreement)) {
-			logger.error(message);
-		}
-		this.disagreement = message;
-		SortedSet<Integer> toStop = new TreeSet<>(this.running);
-		toStop.forEach((shard) -> this.releasing.put(shard, now));
-		this.running.clear();
-		this.claimed.clear();
-		this.contested.clear();
-		this.unwrittenClaims = false;
-		this.members = List.copyOf(live);
-		this.listed = Collections.unmodifiableSortedSet(new TreeSet<>(listing));
-		publishView();
-		report(false, toStop);
+		report(false, decision.toStop());
+		report(true, decision.toStart());
 	}
 
 	private void publishView() {
-		this.view = new View(this.active, this.fenceUntil,
-				Collections.unmodifiableSortedSet(new TreeSet<>(this.running)));
+		this.view = new View(this.active, this.fenceUntil, this.shards.running());
 	}
 
 	private void report(boolean started, SortedSet<Integer> shards) {
@@ -582,7 +449,7 @@ public final class ShardMembership implements AutoCloseable {
 	}
 
 	private void failed(RuntimeException ex) {
-		this.unwrittenClaims = false;
+		this.shards.forgetUnwrittenClaims();
 		String message = (ex.getMessage() != null) ? ex.getMessage() : ex.getClass().getName();
 		this.lastError = message;
 		if (this.failingSince == null) {
@@ -612,18 +479,14 @@ public final class ShardMembership implements AutoCloseable {
 	 * it must still list. A failure is logged: the others then take over once it expires.
 	 */
 	void release() {
-		long now = this.ticker.getAsLong();
-		SortedSet<Integer> stopped = new TreeSet<>(this.running);
-		stopped.forEach((shard) -> this.releasing.put(shard, now));
-		this.running.clear();
-		this.claimed.clear();
+		SortedSet<Integer> stopped = this.shards.stopAll(this.ticker.getAsLong());
 		this.active = false;
 		publishView();
 		report(false, stopped);
 		long waited = 0;
 		while (true) {
-			settle(this.ticker.getAsLong());
-			if (this.releasing.isEmpty() || waited >= this.renewNanos) {
+			this.shards.settle(this.ticker.getAsLong(), this::drained);
+			if (this.shards.drained() || waited >= this.renewNanos) {
 				break;
 			}
 			waited += DRAIN_POLL_NANOS;
@@ -635,8 +498,7 @@ public final class ShardMembership implements AutoCloseable {
 				break;
 			}
 		}
-		SortedSet<Integer> listing = new TreeSet<>(this.releasing.keySet());
-		listing.addAll(this.inherited.keySet());
+		SortedSet<Integer> listing = this.shards.stillListed();
 		MemberLease known = this.own;
 		if (known == null) {
 			return;

@@ -3,14 +3,8 @@ package dev.listwatch.autoconfigure;
 import java.nio.file.Path;
 import java.util.List;
 
-import dev.listwatch.Items;
 import dev.listwatch.KubernetesObject;
-import dev.listwatch.ListOptions;
-import dev.listwatch.ListerWatcher;
-import dev.listwatch.ObjectList;
 import dev.listwatch.ObjectTransform;
-import dev.listwatch.Resource;
-import dev.listwatch.WatchStream;
 import dev.listwatch.WatchTransform;
 import dev.listwatch.informer.Informer;
 import dev.listwatch.informer.InformerFactory;
@@ -39,23 +33,11 @@ class WatchTransformDeclarationTests {
 
 	@Test
 	void aTransformBeanForAnUndeclaredWatchFailsStartup() throws Exception {
-		Path kubeconfig = ListwatchAutoConfigurationTests.writeKubeconfig(this.dir.resolve("config"),
-				"https://127.0.0.1:" + ListwatchAutoConfigurationTests.closedPort());
-		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(ListwatchAutoConfiguration.class))
-			.withUserConfiguration(Beans.class)
-			.withPropertyValues("listwatch.kubeconfig=" + kubeconfig, "listwatch.watches.configmaps.api-version=v1",
-					"listwatch.watches.configmaps.kind=ConfigMap")
-			.run((context) -> {
-				assertThat(context).hasFailed();
-				Throwable failure = context.getStartupFailure();
-				while (failure != null && !(failure instanceof WatchDeclarationException)) {
-					failure = failure.getCause();
-				}
-				assertThat(failure).isInstanceOf(WatchDeclarationException.class)
-					.hasMessageContaining("Watch 'configmap' cannot work")
-					.hasMessageContaining("a WatchTransform is declared for it")
-					.hasMessageContaining("declared: configmaps");
-			});
+		UndeclaredWatchContext.runner(this.dir, Beans.class)
+			.run((context) -> UndeclaredWatchContext.assertDeclarationFailure(context)
+				.hasMessageContaining("Watch 'configmap' cannot work")
+				.hasMessageContaining("a WatchTransform is declared for it")
+				.hasMessageContaining("declared: configmaps"));
 	}
 
 	@Test
@@ -118,28 +100,6 @@ class WatchTransformDeclarationTests {
 		@Bean
 		WatchTransform<KubernetesObject> withoutData() {
 			return WatchTransform.of("configmap", ObjectTransform.dropping(List.of("data")));
-		}
-
-		@Bean
-		ListerWatcher<KubernetesObject> configmapsListerWatcher() {
-			return new ListerWatcher<>() {
-
-				@Override
-				public ObjectList<KubernetesObject> list(ListOptions options) {
-					return new ObjectList<>(Items.zip(List.of(), List.of()), "1", null, null);
-				}
-
-				@Override
-				public WatchStream<KubernetesObject> watch(ListOptions options) {
-					throw new UnsupportedOperationException();
-				}
-
-				@Override
-				public Resource resource() {
-					return new Resource("", "v1", "configmaps", "ConfigMap", true, null);
-				}
-
-			};
 		}
 
 	}

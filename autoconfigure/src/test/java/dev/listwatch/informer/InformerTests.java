@@ -27,11 +27,9 @@ import dev.listwatch.WatchStatus;
 import dev.listwatch.WatchStream;
 import dev.listwatch.event.ResourceEvent;
 import dev.listwatch.event.WatchSyncedEvent;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.jspecify.annotations.Nullable;
-
-import org.springframework.context.ApplicationEvent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -44,22 +42,10 @@ import static org.awaitility.Awaitility.await;
  */
 class InformerTests {
 
-	private static final Duration WAIT = Duration.ofSeconds(10);
+	private static final Duration WAIT = InformerHarness.WAIT;
 
-	private final List<String> published = new CopyOnWriteArrayList<>();
-
-	private final LinkedBlockingQueue<String> arrivals = new LinkedBlockingQueue<>();
-
-	private final InformerFactory runtime = new InformerFactory(Clock.systemUTC(), this::record, 1,
-			Duration.ofMinutes(1));
-
-	private final List<Informer<String>> informers = new ArrayList<>();
-
-	@AfterEach
-	void stop() {
-		this.informers.forEach(Informer::stop);
-		this.runtime.close();
-	}
+	@RegisterExtension
+	final InformerHarness harness = new InformerHarness();
 
 	@Test
 	void itsStatusGoesFromStartingThroughWatchingToStopped() {
@@ -100,7 +86,7 @@ class InformerTests {
 		}, 1, Duration.ofMinutes(1))) {
 			Informer<String> informer = factory.informer("things", String.class, new Script().list("10", "a@1", "b@1"),
 					options(), List.of());
-			this.informers.add(informer);
+			this.harness.stopsAfter(informer);
 			informer.start();
 			assertThat(heard.await(10, TimeUnit.SECONDS)).isTrue();
 			assertThat(seen.get()).isEqualTo("true 2");
@@ -127,7 +113,7 @@ class InformerTests {
 		await().atMost(WAIT)
 			.until(() -> informer.status().relists() == 1 && "13".equals(informer.status().lastResourceVersion()));
 		assertThat(informer.lister().get("ns", "a")).as("the server has it: no DELETED").contains("a@1");
-		assertThat(this.published).noneMatch((event) -> event.startsWith("DELETED"));
+		assertThat(this.harness.published()).noneMatch((event) -> event.startsWith("DELETED"));
 		assertThat(informer.status().unbindable().size()).isEqualTo(1);
 		// it binds again: one MODIFIED from the last state held
 		script.watch().send(event(WatchEvent.Type.MODIFIED, "a@14"));
@@ -156,7 +142,7 @@ class InformerTests {
 		script.watch()
 			.send(new WatchEvent<>(WatchEvent.Type.ERROR, null, null, new Status(410, "Expired", "too old"), false));
 		await().atMost(WAIT).until(() -> informer.status().unbindable().size() == 0);
-		assertThat(this.published).noneMatch((event) -> event.contains("u@"));
+		assertThat(this.harness.published()).noneMatch((event) -> event.contains("u@"));
 	}
 
 	@Test
@@ -178,7 +164,7 @@ class InformerTests {
 		resumed.send(event(WatchEvent.Type.MODIFIED, "a@21"));
 		assertThat(next(2)).containsExactly("ADDED b@15", "MODIFIED a@21 old=a@11");
 		assertThat(script.listsStarted).as("no list after the restart").hasValue(1);
-		assertThat(this.published).filteredOn((event) -> event.startsWith("SYNCED")).hasSize(1);
+		assertThat(this.harness.published()).filteredOn((event) -> event.startsWith("SYNCED")).hasSize(1);
 		assertThat(informer.lister().hasSynced()).isTrue();
 		assertThat(informer.status().objects()).isEqualTo(2);
 	}
@@ -200,8 +186,8 @@ class InformerTests {
 				null, true);
 		Script script = new Script().list("10", "a@1");
 		Informer<String> informer = new Informer<>("things", String.class, single(script), store, longBackoff,
-				this.runtime.runtime());
-		this.informers.add(informer);
+				this.harness.runtime().runtime());
+		this.harness.stopsAfter(informer);
 		informer.start();
 		assertThat(next(2)).containsExactlyInAnyOrder("ADDED a@1 initial", "SYNCED 1");
 		script.watch().send(event(WatchEvent.Type.ADDED, "huge@11"));
@@ -306,7 +292,7 @@ class InformerTests {
 		assertThat(stopped.await(10, TimeUnit.SECONDS)).isTrue();
 		assertThat(informer.lister().get("ns", "a")).as("the cache is as it was").contains("a@1");
 		assertThat(informer.lister().get("ns", "b")).isEmpty();
-		assertThat(this.published).noneMatch((event) -> event.contains("b@2") || event.startsWith("DELETED"));
+		assertThat(this.harness.published()).noneMatch((event) -> event.contains("b@2") || event.startsWith("DELETED"));
 	}
 
 	@Test
@@ -371,8 +357,8 @@ class InformerTests {
 
 	private Informer<String> informer(String name, Script script) {
 		Informer<String> informer = new Informer<>(name, String.class, single(script), new Store<>(), options(),
-				this.runtime.runtime());
-		this.informers.add(informer);
+				this.harness.runtime().runtime());
+		this.harness.stopsAfter(informer);
 		return informer;
 	}
 
@@ -383,39 +369,8 @@ class InformerTests {
 				null, true);
 	}
 
-	private void record(ApplicationEvent event) {
-		String text;
-		if (event instanceof ResourceEvent<?> resourceEvent) {
-			text = resourceEvent.type() + " " + resourceEvent.object()
-					+ ((resourceEvent.oldObject() != null) ? " old=" + resourceEvent.oldObject() : "")
-					+ (resourceEvent.initialList() ? " initial" : "");
-		}
-		else if (event instanceof WatchSyncedEvent synced) {
-			text = "SYNCED " + synced.objects();
-		}
-		else {
-			return;
-		}
-		this.published.add(text);
-		this.arrivals.add(text);
-	}
-
 	private List<String> next(int count) {
-		List<String> events = new ArrayList<>();
-		for (int i = 0; i < count; i++) {
-			try {
-				String event = this.arrivals.poll(WAIT.toMillis(), TimeUnit.MILLISECONDS);
-				if (event == null) {
-					throw new AssertionError("No event within " + WAIT + "; published so far: " + this.published);
-				}
-				events.add(event);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				throw new AssertionError(ex);
-			}
-		}
-		return events;
+		return this.harness.next(count);
 	}
 
 	static ObjectMeta meta(String name, String resourceVersion) {

@@ -1,13 +1,7 @@
 package dev.listwatch.informer;
 
-import java.time.Clock;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 
 import dev.listwatch.Items;
 import dev.listwatch.ObjectList;
@@ -15,12 +9,8 @@ import dev.listwatch.Status;
 import dev.listwatch.UnbindableObject;
 import dev.listwatch.WatchEvent;
 import dev.listwatch.WatchStatus;
-import dev.listwatch.event.ResourceEvent;
-import dev.listwatch.event.WatchSyncedEvent;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-
-import org.springframework.context.ApplicationEvent;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static dev.listwatch.informer.InformerTests.event;
 import static dev.listwatch.informer.InformerTests.meta;
@@ -36,22 +26,8 @@ import static org.awaitility.Awaitility.await;
  */
 class InformerTransformTests {
 
-	private static final Duration WAIT = Duration.ofSeconds(10);
-
-	private final List<String> published = new CopyOnWriteArrayList<>();
-
-	private final LinkedBlockingQueue<String> arrivals = new LinkedBlockingQueue<>();
-
-	private final InformerFactory runtime = new InformerFactory(Clock.systemUTC(), this::record, 1,
-			Duration.ofMinutes(1));
-
-	private final List<Informer<String>> informers = new ArrayList<>();
-
-	@AfterEach
-	void stop() {
-		this.informers.forEach(Informer::stop);
-		this.runtime.close();
-	}
+	@RegisterExtension
+	final InformerHarness harness = new InformerHarness();
 
 	@Test
 	void listsRelistsAndEventsAreCachedAndPublishedTransformed() {
@@ -101,10 +77,10 @@ class InformerTransformTests {
 				"13", null, null));
 		script.watch()
 			.send(new WatchEvent<>(WatchEvent.Type.ERROR, null, null, new Status(410, "Expired", "too old"), false));
-		await().atMost(WAIT)
+		await().atMost(InformerHarness.WAIT)
 			.until(() -> informer.status().relists() == 1 && "13".equals(informer.status().lastResourceVersion()));
 		assertThat(informer.lister().get("ns", "a")).contains("A@1");
-		assertThat(this.published).noneMatch((event) -> event.startsWith("DELETED"));
+		assertThat(this.harness.published()).noneMatch((event) -> event.startsWith("DELETED"));
 		assertThat(informer.status().unbindable()).hasSize(2);
 		// it transforms again: one MODIFIED from the last state held
 		script.watch().send(event(WatchEvent.Type.MODIFIED, "a@5"));
@@ -131,7 +107,7 @@ class InformerTransformTests {
 	void theTransformCannotBeSetWhileTheInformerRuns() {
 		Informer<String> informer = informer(new InformerTests.Script().list("10", "a@1"));
 		informer.start();
-		await().atMost(WAIT).until(() -> informer.status().state() == WatchStatus.State.WATCHING);
+		await().atMost(InformerHarness.WAIT).until(() -> informer.status().state() == WatchStatus.State.WATCHING);
 		assertThatIllegalStateException().isThrownBy(() -> informer.setTransform(InformerTransformTests::upper))
 			.withMessageContaining("before it starts");
 	}
@@ -141,45 +117,12 @@ class InformerTransformTests {
 	}
 
 	private Informer<String> informer(InformerTests.Script script) {
-		Informer<String> informer = this.runtime.informer("things", String.class, script, InformerTests.options(),
-				List.of());
-		this.informers.add(informer);
-		return informer;
-	}
-
-	private void record(ApplicationEvent event) {
-		String text;
-		if (event instanceof ResourceEvent<?> resourceEvent) {
-			text = resourceEvent.type() + " " + resourceEvent.object()
-					+ ((resourceEvent.oldObject() != null) ? " old=" + resourceEvent.oldObject() : "")
-					+ (resourceEvent.initialList() ? " initial" : "");
-		}
-		else if (event instanceof WatchSyncedEvent synced) {
-			text = "SYNCED " + synced.objects();
-		}
-		else {
-			return;
-		}
-		this.published.add(text);
-		this.arrivals.add(text);
+		return this.harness.stopsAfter(
+				this.harness.runtime().informer("things", String.class, script, InformerTests.options(), List.of()));
 	}
 
 	private List<String> next(int count) {
-		List<String> events = new ArrayList<>();
-		for (int i = 0; i < count; i++) {
-			try {
-				String event = this.arrivals.poll(WAIT.toMillis(), TimeUnit.MILLISECONDS);
-				if (event == null) {
-					throw new AssertionError("No event within " + WAIT + "; published so far: " + this.published);
-				}
-				events.add(event);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				throw new AssertionError(ex);
-			}
-		}
-		return events;
+		return this.harness.next(count);
 	}
 
 }

@@ -1,0 +1,537 @@
+package dev.listwatch.controller;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
+import java.util.function.Predicate;
+
+import dev.listwatch.KubernetesApiException;
+import dev.listwatch.event.ResourceEvent;
+import dev.listwatch.informer.Informer;
+import dev.listwatch.leader.ShardStatus;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
+import org.apache.commons.logging.Log;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The workers of a controller, which the controller drives: from each start to its stop a
+ * run (its work queue, the listeners that queue keys, the worker threads and the resync),
+ * the reconcile of each key taken, what its result or failure does to the key (queued
+ * again after a delay or the key's backoff, its failures forgotten or kept), and the
+ * counts and failing keys the controller's status reports. Workers take keys once the
+ * informer has synced. A key taken while the controller's condition does not hold waits;
+ * one this replica does not reconcile now ({@link #onlyKeys}) is dropped and told. A
+ * run's queue is new at each start, with the keys the last run left queued or waiting.
+ * Started and stopped under the controller's lock; the rest is thread-safe.
+ *
+ * @param <T> the Java type of the watch's objects
+ */
+final class Workers<T> {
+
+	/** The name of the observation around each reconcile. */
+	static final String OBSERVATION = "listwatch.reconcile";
+
+	/**
+	 * How long a worker waits for the informer's sync before it looks again at whether to
+	 * stop.
+	 */
+	private static final Duration SYNC_POLL = Duration.ofMillis(200);
+
+	/**
+	 * How long a key taken while the controller's condition (its {@code runOnlyWhen})
+	 * does not hold waits before it is taken again (the stop that follows keeps it for
+	 * the next run).
+	 */
+	private static final Duration CONDITION_RECHECK = Duration.ofMillis(50);
+
+	private final Log logger;
+
+	private final String name;
+
+	private final Informer<T> informer;
+
+	private final Reconciler<T> reconciler;
+
+	private final ControllerOptions options;
+
+	private final RateLimiter<String> limiter;
+
+	private final ObservationRegistry observations;
+
+	private final LongSupplier ticker;
+
+	/** Whether to reconcile at all now (the controller's condition). */
+	private final BooleanSupplier condition;
+
+	private final AtomicLong reconciles = new AtomicLong();
+
+	private final AtomicLong failures = new AtomicLong();
+
+	private final AtomicLong conflicts = new AtomicLong();
+
+	/** The keys whose last reconcile failed, with what it threw. */
+	private final Map<String, ControllerStatus.Failure> failing = new ConcurrentHashMap<>();
+
+	/** What the queues of earlier runs counted. */
+	private volatile WorkQueue.Depth before = new WorkQueue.Depth(0, 0, 0, 0, 0, true, 0, 0, 0, 0, 0, 0, 0);
+
+	/** The current (or the last) run. */
+	private volatile @Nullable Run run;
+
+	/** Which keys this replica reconciles now: see {@link #onlyKeys}. */
+	private volatile Predicate<String> keys = (key) -> true;
+
+	/** What is told of a key dropped by {@link #keys}. */
+	private volatile Consumer<String> refused = (key) -> {
+	};
+
+	/**
+	 * Makes the workers of a controller; they do nothing until started.
+	 * @param name the controller's name, for logs, threads and the observation
+	 * @param informer the watch whose keys they reconcile
+	 * @param reconciler the application's code
+	 * @param options how they work their keys
+	 * @param observations where the observation of each reconcile goes
+	 * @param ticker the clock of the queue's delays and rate limits
+	 * @param condition whether to reconcile at all now
+	 * @param logger where to log (the controller's category)
+	 */
+	Workers(String name, Informer<T> informer, Reconciler<T> reconciler, ControllerOptions options,
+			ObservationRegistry observations, LongSupplier ticker, BooleanSupplier condition, Log logger) {
+		this.name = name;
+		this.informer = informer;
+		this.reconciler = reconciler;
+		this.options = options;
+		this.observations = observations;
+		this.ticker = ticker;
+		this.condition = condition;
+		this.logger = logger;
+		this.limiter = RateLimiter.longestOf(RateLimiter.exponential(options.backoffInitial(), options.backoffMax()),
+				RateLimiter.tokenBucket(options.retriesPerSecond(), options.retryBurst(), ticker));
+	}
+
+	/**
+	 * Whether a run is started and not stopping.
+	 * @return whether running
+	 */
+	boolean running() {
+		Run current = this.run;
+		return current != null && !current.stopping;
+	}
+
+	/**
+	 * Starts a run: a new queue with what the last run left queued or waiting (deletions
+	 * included), a listener on the watch and each secondary watch, the workers and the
+	 * resync.
+	 * @param filter which changes of the watch queue their key (those of the initial list
+	 * always do)
+	 * @param secondaries the secondary watches
+	 */
+	void start(Predicate<? super ResourceEvent<T>> filter, List<Secondary<?>> secondaries) {
+		Run current = this.run;
+		WorkQueue<String> queue = new WorkQueue<>(this.limiter, this.options.maxDelay(), this.ticker);
+		if (current != null) {
+			this.before = sum(this.before, current.queue.depth());
+			// what the last run left queued or waiting is queued again, deletions
+			// included
+			current.queue.remaining().forEach(queue::add);
+		}
+		Run next = new Run(queue);
+		this.run = next;
+		next.start(filter, secondaries);
+	}
+
+	/**
+	 * Stops queueing and taking keys, and waits for the reconciles under way.
+	 * @param timeout how long to wait for them
+	 * @return whether every reconcile under way finished in time (the workers of those
+	 * that did not are interrupted); true when not running
+	 */
+	boolean stop(Duration timeout) {
+		Run current = this.run;
+		if (current == null || current.stopping) {
+			return true;
+		}
+		return current.stop(timeout);
+	}
+
+	/**
+	 * What the workers are doing and have done so far, with the controller's sharding.
+	 * @param shards the status of the controller's shards, or null when not sharded
+	 * @param queuedByShard the keys queued by shard
+	 * @return the snapshot
+	 */
+	ControllerStatus status(@Nullable ShardStatus shards, SortedMap<Integer, Integer> queuedByShard) {
+		Run current = this.run;
+		WorkQueue.Depth depth = (current != null) ? sum(this.before, current.queue.depth()) : this.before;
+		boolean running = current != null && !current.stopping;
+		return new ControllerStatus(this.name, this.informer.watch(), running, this.options.workers(),
+				running ? depth.ready() : 0, running ? depth.waiting() : 0, depth.processing(), depth.adds(),
+				depth.retries(), this.reconciles.get(), this.failures.get(), this.conflicts.get(),
+				Duration.ofNanos(depth.waitedNanos()), Duration.ofNanos(depth.workedNanos()),
+				Duration.ofNanos(depth.oldestReadyNanos()), Duration.ofNanos(depth.longestRunningNanos()),
+				Duration.ofNanos(depth.unfinishedNanos()), this.failing, shards, queuedByShard);
+	}
+
+	/**
+	 * Queues a key in the current (or the last) run.
+	 * @param key the key
+	 */
+	void enqueue(String key) {
+		Run current = this.run;
+		if (current != null) {
+			current.queue.add(key);
+		}
+	}
+
+	/**
+	 * Queues every cached key a predicate passes.
+	 * @param which the keys
+	 */
+	void enqueueCached(Predicate<String> which) {
+		Run current = this.run;
+		if (current != null) {
+			for (String key : this.informer.lister().keys()) {
+				if (which.test(key)) {
+					current.queue.add(key);
+				}
+			}
+		}
+	}
+
+	/**
+	 * Reconciles only the keys a predicate passes from now on: a key taken that it does
+	 * not pass is dropped without a reconcile (its failures kept) and told to the
+	 * consumer given.
+	 * @param allowed the keys to reconcile
+	 * @param dropped told each key taken and dropped, after it was dropped
+	 */
+	void onlyKeys(Predicate<String> allowed, Consumer<String> dropped) {
+		this.refused = dropped;
+		this.keys = allowed;
+	}
+
+	/**
+	 * Whether a worker is reconciling a key a predicate passes.
+	 * @param which the keys
+	 * @return whether one of them is being reconciled now
+	 */
+	boolean busyWith(Predicate<String> which) {
+		Run current = this.run;
+		return current != null && current.queue.processingAny(which);
+	}
+
+	/**
+	 * Interrupts the workers reconciling a key a predicate passes.
+	 * @param which the keys
+	 * @return how many workers were interrupted
+	 */
+	int interrupt(Predicate<String> which) {
+		Run current = this.run;
+		return (current != null) ? current.interrupt(which) : 0;
+	}
+
+	/**
+	 * The keys queued now: ready, or waiting out a delay.
+	 * @return the keys
+	 */
+	Set<String> queued() {
+		Run current = this.run;
+		return (current != null) ? current.queue.remaining() : Set.of();
+	}
+
+	/** Wakes the workers waiting for a delayed key (for a ticker that tests move). */
+	void wakeUp() {
+		Run current = this.run;
+		if (current != null) {
+			current.queue.wakeUp();
+		}
+	}
+
+	/** Reconciles one key, and queues it again as the result or a failure says. */
+	private void reconcile(WorkQueue<String> queue, String key) {
+		int failed = queue.failures(key);
+		Optional<T> object = this.informer.lister().get(key);
+		Observation observation = Observation.createNotStarted(OBSERVATION, this.observations)
+			.contextualName("reconcile " + this.name)
+			.lowCardinalityKeyValue("controller", this.name)
+			.lowCardinalityKeyValue("watch", this.informer.watch())
+			.highCardinalityKeyValue("key", key)
+			.start();
+		try (Observation.Scope scope = observation.openScope()) {
+			Result result = this.reconciler.reconcile(new Request<>(key, object, failed, () -> stillOwned(key)));
+			this.reconciles.incrementAndGet();
+			observation.lowCardinalityKeyValue("outcome", result.retry() ? "requeue" : "success");
+			if (result.retry()) {
+				queue.addRateLimited(key);
+				return;
+			}
+			queue.forget(key);
+			this.failing.remove(key);
+			Duration after = result.after();
+			if (after != null) {
+				queue.addAfter(key, after);
+			}
+		}
+		catch (Exception | LinkageError | AssertionError ex) {
+			observation.error(ex);
+			failed(queue, key, failed, ex, observation);
+		}
+		finally {
+			observation.stop();
+			queue.done(key);
+		}
+	}
+
+	private boolean stillOwned(String key) {
+		return this.keys.test(key) && this.condition.getAsBoolean();
+	}
+
+	private void failed(WorkQueue<String> queue, String key, int failed, Throwable ex, Observation observation) {
+		this.reconciles.incrementAndGet();
+		this.failures.incrementAndGet();
+		boolean conflict = isConflict(ex);
+		observation.lowCardinalityKeyValue("outcome", conflict ? "conflict" : "error");
+		if (conflict) {
+			this.conflicts.incrementAndGet();
+		}
+		if (!stillOwned(key)) {
+			// given up meanwhile (a shard handed over, a leadership lost): the owner now
+			// reconciles it
+			this.failing.remove(key);
+			this.logger.info("Controller " + this.name + " gave up " + key + " while reconciling it (" + ex
+					+ "); it is reconciled where it is owned now");
+			return;
+		}
+		this.failing.put(key,
+				new ControllerStatus.Failure(ex.getClass().getName(), String.valueOf(ex.getMessage()), failed + 1));
+		Duration delay = queue.addRateLimited(key);
+		String message = "Controller " + this.name + " failed to reconcile " + key + " (" + (failed + 1)
+				+ " in a row); retrying in " + delay.toMillis() + " ms";
+		if (conflict) {
+			if (this.logger.isDebugEnabled()) {
+				this.logger.debug(message + ": the object changed meanwhile (409 Conflict)");
+			}
+		}
+		else if (failed == 0) {
+			this.logger.warn(message, ex);
+		}
+		else if (this.logger.isDebugEnabled()) {
+			this.logger.debug(message + ": " + ex);
+		}
+	}
+
+	private static boolean isConflict(Throwable ex) {
+		for (Throwable cause = ex; cause != null; cause = (cause.getCause() != cause) ? cause.getCause() : null) {
+			if (cause instanceof KubernetesApiException api
+					&& (api.kind() == KubernetesApiException.Kind.CONFLICT || api.code() == 409)) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	private static WorkQueue.Depth sum(WorkQueue.Depth a, WorkQueue.Depth b) {
+		return new WorkQueue.Depth(b.ready(), b.waiting(), b.processing(), a.adds() + b.adds(), a.taken() + b.taken(),
+				b.shutDown(), a.retries() + b.retries(), b.oldestReadyNanos(), b.longestRunningNanos(),
+				b.unfinishedNanos(), a.waitedNanos() + b.waitedNanos(), a.worked() + b.worked(),
+				a.workedNanos() + b.workedNanos());
+	}
+
+	/**
+	 * A secondary watch, and how its objects map to keys.
+	 *
+	 * @param <S> the Java type of its objects
+	 */
+	record Secondary<S>(Informer<S> informer, Function<? super S, ? extends Collection<String>> keys) {
+
+		Informer.Registration listen(WorkQueue<String> queue) {
+			return this.informer.addListener((event) -> {
+				S old = event.oldObject();
+				if (old == null) {
+					this.keys.apply(event.object()).forEach(queue::add);
+					return;
+				}
+				// the keys of both states, each once
+				Set<String> keys = new LinkedHashSet<>(this.keys.apply(event.object()));
+				keys.addAll(this.keys.apply(old));
+				keys.forEach(queue::add);
+			});
+		}
+
+	}
+
+	/** One run, from a start to its stop: its queue, listener, workers and resync. */
+	private final class Run {
+
+		private final WorkQueue<String> queue;
+
+		private final List<Thread> threads = new ArrayList<>();
+
+		/** The key each worker reconciles now (guarded by itself). */
+		private final Map<Thread, String> slots = new HashMap<>();
+
+		/** The workers interrupted by {@link #interrupt} (guarded by {@link #slots}). */
+		private final Set<Thread> abandoned = new HashSet<>();
+
+		private Informer.@Nullable Registration registration;
+
+		private final List<Informer.Registration> secondaries = new ArrayList<>();
+
+		private @Nullable ScheduledExecutorService resync;
+
+		private volatile boolean stopping;
+
+		Run(WorkQueue<String> queue) {
+			this.queue = queue;
+		}
+
+		void start(Predicate<? super ResourceEvent<T>> passes, List<Secondary<?>> secondaries) {
+			this.registration = Workers.this.informer.addListener((event) -> {
+				if (event.initialList() || passes.test(event)) {
+					this.queue.add(event.key());
+				}
+			});
+			for (Secondary<?> secondary : secondaries) {
+				this.secondaries.add(secondary.listen(this.queue));
+			}
+			for (int i = 0; i < Workers.this.options.workers(); i++) {
+				Thread thread = new Thread(this::work, "listwatch-controller-" + Workers.this.name + "-" + (i + 1));
+				thread.setDaemon(true);
+				this.threads.add(thread);
+				thread.start();
+			}
+			Duration period = Workers.this.options.resyncPeriod();
+			if (period != null) {
+				this.resync = Executors.newSingleThreadScheduledExecutor((task) -> {
+					Thread thread = new Thread(task, "listwatch-controller-" + Workers.this.name + "-resync");
+					thread.setDaemon(true);
+					return thread;
+				});
+				long millis = Math.max(1, period.toMillis());
+				this.resync.scheduleAtFixedRate(this::resync, millis, millis, TimeUnit.MILLISECONDS);
+			}
+		}
+
+		private void resync() {
+			if (Workers.this.informer.lister().hasSynced()) {
+				for (String key : Workers.this.informer.lister().keys()) {
+					this.queue.add(key);
+				}
+			}
+		}
+
+		boolean stop(Duration timeout) {
+			this.stopping = true;
+			Informer.Registration listening = this.registration;
+			if (listening != null) {
+				listening.remove();
+			}
+			this.secondaries.forEach(Informer.Registration::remove);
+			ScheduledExecutorService resyncs = this.resync;
+			if (resyncs != null) {
+				resyncs.shutdownNow();
+			}
+			this.queue.shutDown();
+			boolean drained;
+			try {
+				drained = this.queue.awaitDrained(timeout);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				drained = false;
+			}
+			if (!drained) {
+				Workers.this.logger.warn("Controller " + Workers.this.name + ": reconciles still running " + timeout
+						+ " after the stop; interrupting them (their keys are reconciled again at the next start)");
+			}
+			for (Thread thread : this.threads) {
+				thread.interrupt();
+			}
+			return drained;
+		}
+
+		private void reconcileInSlot(String key) {
+			Thread me = Thread.currentThread();
+			synchronized (this.slots) {
+				this.slots.put(me, key);
+			}
+			try {
+				reconcile(this.queue, key);
+			}
+			finally {
+				synchronized (this.slots) {
+					this.slots.remove(me);
+					if (this.abandoned.remove(me)) {
+						// the interrupt was for that reconcile only
+						Thread.interrupted();
+					}
+				}
+			}
+		}
+
+		int interrupt(Predicate<String> which) {
+			int interrupted = 0;
+			synchronized (this.slots) {
+				for (Map.Entry<Thread, String> slot : this.slots.entrySet()) {
+					if (which.test(slot.getValue()) && this.abandoned.add(slot.getKey())) {
+						slot.getKey().interrupt();
+						interrupted++;
+					}
+				}
+			}
+			return interrupted;
+		}
+
+		private void work() {
+			try {
+				while (!Workers.this.informer.awaitSynced(SYNC_POLL)) {
+					if (this.stopping) {
+						return;
+					}
+				}
+				String key;
+				while ((key = this.queue.take()) != null) {
+					// checked once the key is marked processing, so that busyWith sees a
+					// key taken before the gate closed
+					if (!Workers.this.condition.getAsBoolean()) {
+						// a leader-only controller no longer leader, not stopped yet: the
+						// key waits, and the stop that follows hands it to the next term
+						this.queue.done(key);
+						this.queue.addAfter(key, CONDITION_RECHECK);
+					}
+					else if (Workers.this.keys.test(key)) {
+						reconcileInSlot(key);
+					}
+					else {
+						this.queue.done(key);
+						Workers.this.refused.accept(key);
+					}
+				}
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		}
+
+	}
+
+}
