@@ -46,28 +46,69 @@ import org.springframework.http.client.ClientHttpResponse;
  */
 final class ReadAheadRequestFactory implements ClientHttpRequestFactory {
 
-	private final HttpClient client;
+	private final @Nullable HttpClient client;
+
+	private final @Nullable Http2Pool pool;
 
 	ReadAheadRequestFactory(HttpClient client) {
 		this.client = client;
+		this.pool = null;
+	}
+
+	/**
+	 * A factory over HTTP/2 clients that share their connections (see {@link Http2Pool}).
+	 * @param pool the clients
+	 */
+	ReadAheadRequestFactory(Http2Pool pool) {
+		this.client = null;
+		this.pool = pool;
 	}
 
 	@Override
 	public ClientHttpRequest createRequest(URI uri, HttpMethod method) {
-		return new Request(this.client, uri, method);
+		return new Request(this.client, this.pool, uri, method);
 	}
 
 	private static final class Request extends BufferedRequest {
 
-		private final HttpClient client;
+		private final @Nullable HttpClient client;
 
-		Request(HttpClient client, URI uri, HttpMethod method) {
+		private final @Nullable Http2Pool pool;
+
+		Request(@Nullable HttpClient client, @Nullable Http2Pool pool, URI uri, HttpMethod method) {
 			super(uri, method);
 			this.client = client;
+			this.pool = pool;
 		}
 
 		@Override
 		protected ClientHttpResponse executeInternal(HttpHeaders headers, byte[] body) throws IOException {
+			Http2Pool pool = this.pool;
+			if (pool == null) {
+				return send(Objects.requireNonNull(this.client), headers, body, null, null);
+			}
+			Http2Pool.Generation generation = pool.current();
+			boolean held = pool.enter(generation);
+			try {
+				ClientHttpResponse response = send(generation.client, headers, body, pool, generation);
+				pool.connected(generation);
+				return response;
+			}
+			catch (IOException ex) {
+				if (Http2Pool.refusedForStreams(ex)) {
+					// the connection is up, with as many streams as the server allows
+					return send(pool.overflow(), headers, body, null, null);
+				}
+				pool.broken(generation);
+				throw ex;
+			}
+			finally {
+				pool.leave(held);
+			}
+		}
+
+		private ClientHttpResponse send(HttpClient client, HttpHeaders headers, byte[] body, @Nullable Http2Pool pool,
+				Http2Pool.@Nullable Generation generation) throws IOException {
 			HttpRequest.Builder request = HttpRequest.newBuilder(getURI())
 				.method(getMethod().name(), (body.length == 0) ? HttpRequest.BodyPublishers.noBody()
 						: HttpRequest.BodyPublishers.ofByteArray(body));
@@ -78,7 +119,8 @@ final class ReadAheadRequestFactory implements ClientHttpRequestFactory {
 			});
 			CompletableFuture<HttpResponse<InputStream>> future;
 			try {
-				future = this.client.sendAsync(request.build(), (info) -> new ReadAheadBody());
+				future = client.sendAsync(request.build(), (info) -> (pool != null && generation != null)
+						? new ReadAheadBody(pool, generation) : new ReadAheadBody());
 			}
 			catch (RejectedExecutionException ex) {
 				throw closed(ex);
@@ -188,6 +230,15 @@ final class ReadAheadRequestFactory implements ClientHttpRequestFactory {
 
 		private final CompletableFuture<Flow.Subscription> subscription = new CompletableFuture<>();
 
+		private final @Nullable Http2Pool pool;
+
+		private final Http2Pool.@Nullable Generation generation;
+
+		/** When bytes last arrived (over HTTP/2 only), in {@link System#nanoTime()}. */
+		private volatile long lastArrival;
+
+		private volatile boolean complete;
+
 		private volatile @Nullable Throwable failure;
 
 		private volatile boolean closed;
@@ -201,6 +252,21 @@ final class ReadAheadRequestFactory implements ClientHttpRequestFactory {
 		private int taken;
 
 		private boolean ended;
+
+		ReadAheadBody() {
+			this.pool = null;
+			this.generation = null;
+		}
+
+		/**
+		 * A body of a stream over a shared HTTP/2 connection, which tells the pool when
+		 * the stream fails, or is closed after a silence.
+		 */
+		ReadAheadBody(Http2Pool pool, Http2Pool.Generation generation) {
+			this.pool = pool;
+			this.generation = generation;
+			this.lastArrival = System.nanoTime();
+		}
 
 		// ---- the subscriber side
 
@@ -225,17 +291,26 @@ final class ReadAheadRequestFactory implements ClientHttpRequestFactory {
 
 		@Override
 		public void onNext(List<ByteBuffer> buffers) {
+			if (this.pool != null) {
+				this.lastArrival = System.nanoTime();
+			}
 			this.arrived.add(buffers);
 		}
 
 		@Override
 		public void onError(Throwable error) {
 			this.failure = error;
+			this.complete = true;
+			Http2Pool pool = this.pool;
+			if (pool != null && !this.closed) {
+				pool.broken(Objects.requireNonNull(this.generation));
+			}
 			this.arrived.add(END);
 		}
 
 		@Override
 		public void onComplete() {
+			this.complete = true;
 			this.arrived.add(END);
 		}
 
@@ -346,6 +421,12 @@ final class ReadAheadRequestFactory implements ClientHttpRequestFactory {
 				return;
 			}
 			this.closed = true;
+			Http2Pool pool = this.pool;
+			if (pool != null && !this.complete) {
+				// closed before its end after a silence: the watchdog gave it up, and
+				// the connection it shares may be half-open
+				pool.closedEarly(Objects.requireNonNull(this.generation), System.nanoTime() - this.lastArrival);
+			}
 			Flow.Subscription s = this.subscription.getNow(null);
 			if (s != null) {
 				s.cancel();

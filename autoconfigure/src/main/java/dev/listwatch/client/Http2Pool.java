@@ -1,0 +1,207 @@
+package dev.listwatch.client;
+
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.net.http.HttpClient;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The JDK client's HTTP/2 to one API server, with what the JDK client leaves to its user
+ * when every watch shares one connection:
+ * <ul>
+ * <li><b>One connection, not one per request that found none.</b> The JDK client opens a
+ * connection for every request that finds none in its pool, and keeps only one of those
+ * that were opened at once; the others live as long as their first stream, which for a
+ * watch is minutes. So while no connection is known to be up, requests go one at a time
+ * (each waits at most the connect timeout, then goes anyway) until one has its response:
+ * then the connection is in the pool and the others share it.</li>
+ * <li><b>A silent connection is given up.</b> client-go pings an HTTP/2 connection that
+ * has been silent for 30 s and closes it after 15 s more without an answer; the JDK
+ * client sends no PING, so a half-open connection would take every new stream too. When a
+ * response that received nothing for {@link #SUSPECT_SILENCE} is closed before its end
+ * (the watchdog gives up a silent watch), later requests go to a new client, and so to a
+ * new connection; the streams still open on the old one stay there until they end.</li>
+ * <li><b>Past the server's stream limit.</b> The JDK client fails a request beyond the
+ * server's {@code SETTINGS_MAX_CONCURRENT_STREAMS} ("too many concurrent streams", on
+ * Java 17 as on 25) instead of opening another connection; such a request is sent again
+ * on an HTTP/1.1 client of its own.</li>
+ * </ul>
+ * Thread-safe.
+ */
+final class Http2Pool {
+
+	/**
+	 * Silence after which a response closed before its end suggests a dead connection.
+	 */
+	static final Duration SUSPECT_SILENCE = Duration.ofSeconds(30);
+
+	private static final long SUSPECT_SILENCE_NANOS = SUSPECT_SILENCE.toNanos();
+
+	private final Supplier<HttpClient> http2;
+
+	private final Supplier<HttpClient> http1;
+
+	private final long gateWaitNanos;
+
+	private final ReentrantLock gate = new ReentrantLock();
+
+	private final AtomicReference<Generation> current;
+
+	private final AtomicInteger overflowed = new AtomicInteger();
+
+	private volatile @Nullable HttpClient overflow;
+
+	/**
+	 * A pool over HTTP/2 clients.
+	 * @param http2 makes a client that speaks HTTP/2 (a new one after a silent
+	 * connection)
+	 * @param http1 makes the HTTP/1.1 client of requests past the stream limit (made on
+	 * first need)
+	 * @param gateWait how long a request waits for another to open the connection
+	 */
+	Http2Pool(Supplier<HttpClient> http2, Supplier<HttpClient> http1, Duration gateWait) {
+		this.http2 = http2;
+		this.http1 = http1;
+		this.gateWaitNanos = gateWait.toNanos();
+		this.current = new AtomicReference<>(new Generation(http2.get(), 0));
+	}
+
+	/**
+	 * The client new requests go to.
+	 * @return the current generation
+	 */
+	Generation current() {
+		return Objects.requireNonNull(this.current.get(), "a pool always has a generation");
+	}
+
+	/**
+	 * Waits, while the generation has no connection up, for the request that opens it.
+	 * @param generation the generation the request goes to
+	 * @return whether the caller holds the gate (then it calls {@link #leave})
+	 * @throws InterruptedIOException when interrupted while waiting
+	 */
+	boolean enter(Generation generation) throws InterruptedIOException {
+		if (generation.up) {
+			return false;
+		}
+		boolean held;
+		try {
+			held = this.gate.tryLock(this.gateWaitNanos, TimeUnit.NANOSECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new InterruptedIOException("interrupted while waiting for the connection to the API server");
+		}
+		if (held && generation.up) {
+			this.gate.unlock();
+			return false;
+		}
+		return held;
+	}
+
+	/**
+	 * Ends what {@link #enter} started.
+	 * @param held what enter answered
+	 */
+	void leave(boolean held) {
+		if (held) {
+			this.gate.unlock();
+		}
+	}
+
+	/**
+	 * A response came over the generation's connection: it is in the client's pool.
+	 * @param generation the generation
+	 */
+	void connected(Generation generation) {
+		generation.up = true;
+	}
+
+	/**
+	 * A request or response of the generation failed: its connection may be gone, so the
+	 * next requests open one one at a time.
+	 * @param generation the generation
+	 */
+	void broken(Generation generation) {
+		generation.up = false;
+	}
+
+	/**
+	 * A response of the generation was closed before its end.
+	 * @param generation the generation
+	 * @param silentNanos how long it had received nothing
+	 * @return whether later requests now go to a new client
+	 */
+	boolean closedEarly(Generation generation, long silentNanos) {
+		if (silentNanos < SUSPECT_SILENCE_NANOS) {
+			return false;
+		}
+		Generation next = new Generation(this.http2.get(), generation.number + 1);
+		return this.current.compareAndSet(generation, next);
+	}
+
+	/**
+	 * The HTTP/1.1 client for requests the HTTP/2 connection refused.
+	 * @return the client, made on first call
+	 */
+	HttpClient overflow() {
+		HttpClient client = this.overflow;
+		if (client == null) {
+			synchronized (this) {
+				client = this.overflow;
+				if (client == null) {
+					client = this.http1.get();
+					this.overflow = client;
+				}
+			}
+		}
+		this.overflowed.incrementAndGet();
+		return client;
+	}
+
+	/**
+	 * How many requests went to the HTTP/1.1 client (for tests).
+	 * @return the count
+	 */
+	int overflowed() {
+		return this.overflowed.get();
+	}
+
+	/**
+	 * Whether a request failed because the connection has as many streams as the server
+	 * allows.
+	 * @param ex the failure
+	 * @return whether the JDK client refused it for the stream limit
+	 */
+	static boolean refusedForStreams(IOException ex) {
+		String message = ex.getMessage();
+		return message != null && message.contains("too many concurrent streams");
+	}
+
+	/**
+	 * One HTTP/2 client and whether a connection of it is known to be up.
+	 */
+	static final class Generation {
+
+		final HttpClient client;
+
+		final int number;
+
+		volatile boolean up;
+
+		Generation(HttpClient client, int number) {
+			this.client = client;
+			this.number = number;
+		}
+
+	}
+
+}
