@@ -2,10 +2,15 @@ package dev.listwatch.client;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.net.URI;
 import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
@@ -23,12 +28,17 @@ import org.jspecify.annotations.Nullable;
  * watch is minutes. So while no connection is known to be up, requests go one at a time
  * (each waits at most the connect timeout, then goes anyway) until one has its response:
  * then the connection is in the pool and the others share it.</li>
- * <li><b>A silent connection is given up.</b> client-go pings an HTTP/2 connection that
- * has been silent for 30 s and closes it after 15 s more without an answer; the JDK
- * client sends no PING, so a half-open connection would take every new stream too. When a
- * response that received nothing for {@link #SUSPECT_SILENCE} is closed before its end
- * (the watchdog gives up a silent watch), later requests go to a new client, and so to a
- * new connection; the streams still open on the old one stay there until they end.</li>
+ * <li><b>A half-open connection is given up.</b> client-go pings an HTTP/2 connection
+ * that has been silent for 30 s and closes it after 15 s more without an answer; the JDK
+ * client sends no PING and has no API for one, so a half-open connection would take every
+ * new stream too, and a watch that the watchdog replaced would be replaced on the same
+ * dead connection. Here, when a response is closed before its end while its connection
+ * has received nothing for {@link #SUSPECT_SILENCE} (the watchdog gives up a silent
+ * watch, or a watch is stopped), one small request ({@code GET /version}) is sent over
+ * the connection as the ping; without an answer (any status) within
+ * {@link #PING_TIMEOUT}, later requests go to a new client, and so to a new connection.
+ * The streams still open on the old one stay there until they end or their watchdog
+ * replaces them.</li>
  * <li><b>Past the server's stream limit.</b> The JDK client fails a request beyond the
  * server's {@code SETTINGS_MAX_CONCURRENT_STREAMS} ("too many concurrent streams", on
  * Java 17 as on 25) instead of opening another connection; such a request is sent again
@@ -39,11 +49,21 @@ import org.jspecify.annotations.Nullable;
 final class Http2Pool {
 
 	/**
-	 * Silence after which a response closed before its end suggests a dead connection.
+	 * Silence of a connection after which a response closed before its end has the
+	 * connection pinged.
 	 */
-	static final Duration SUSPECT_SILENCE = Duration.ofSeconds(30);
+	static final Duration SUSPECT_SILENCE = Duration.ofSeconds(1);
+
+	/**
+	 * How long a ping may go unanswered before the connection is given up (client-go's).
+	 */
+	static final Duration PING_TIMEOUT = Duration.ofSeconds(15);
 
 	private static final long SUSPECT_SILENCE_NANOS = SUSPECT_SILENCE.toNanos();
+
+	private final URI ping;
+
+	private final AtomicInteger pings = new AtomicInteger();
 
 	private final Supplier<HttpClient> http2;
 
@@ -61,13 +81,15 @@ final class Http2Pool {
 
 	/**
 	 * A pool over HTTP/2 clients.
+	 * @param server the API server's base URL
 	 * @param http2 makes a client that speaks HTTP/2 (a new one after a silent
 	 * connection)
 	 * @param http1 makes the HTTP/1.1 client of requests past the stream limit (made on
 	 * first need)
 	 * @param gateWait how long a request waits for another to open the connection
 	 */
-	Http2Pool(Supplier<HttpClient> http2, Supplier<HttpClient> http1, Duration gateWait) {
+	Http2Pool(URI server, Supplier<HttpClient> http2, Supplier<HttpClient> http1, Duration gateWait) {
+		this.ping = URI.create(server + "/version");
 		this.http2 = http2;
 		this.http1 = http1;
 		this.gateWaitNanos = gateWait.toNanos();
@@ -135,17 +157,65 @@ final class Http2Pool {
 	}
 
 	/**
-	 * A response of the generation was closed before its end.
+	 * Bytes arrived over the generation's connection.
 	 * @param generation the generation
-	 * @param silentNanos how long it had received nothing
-	 * @return whether later requests now go to a new client
 	 */
-	boolean closedEarly(Generation generation, long silentNanos) {
-		if (silentNanos < SUSPECT_SILENCE_NANOS) {
+	static void arrived(Generation generation) {
+		generation.lastArrival = System.nanoTime();
+	}
+
+	/**
+	 * A response of the generation was closed before its end: when its connection has
+	 * been silent, pings it, and gives it up (later requests go to a new client) when the
+	 * ping goes unanswered.
+	 * @param generation the generation
+	 * @return the ping's outcome: whether the connection was given up; {@code false} at
+	 * once when no ping was sent
+	 */
+	CompletableFuture<Boolean> closedEarly(Generation generation) {
+		if (generation != this.current.get() || System.nanoTime() - generation.lastArrival < SUSPECT_SILENCE_NANOS
+				|| !generation.pinging.compareAndSet(false, true)) {
+			return CompletableFuture.completedFuture(false);
+		}
+		this.pings.incrementAndGet();
+		HttpRequest request = HttpRequest.newBuilder(this.ping).timeout(PING_TIMEOUT).GET().build();
+		CompletableFuture<Boolean> given;
+		try {
+			given = generation.client.sendAsync(request, HttpResponse.BodyHandlers.discarding())
+				.orTimeout(PING_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+				.handle((response, failure) -> {
+					generation.pinging.set(false);
+					if (failure == null) {
+						arrived(generation);
+						return false;
+					}
+					return replace(generation);
+				});
+		}
+		catch (RuntimeException ex) {
+			// the transport is closed
+			generation.pinging.set(false);
+			return CompletableFuture.completedFuture(false);
+		}
+		return given;
+	}
+
+	private boolean replace(Generation generation) {
+		try {
+			return this.current.compareAndSet(generation, new Generation(this.http2.get(), generation.number + 1));
+		}
+		catch (RuntimeException ex) {
+			// the transport is closed: nothing to replace
 			return false;
 		}
-		Generation next = new Generation(this.http2.get(), generation.number + 1);
-		return this.current.compareAndSet(generation, next);
+	}
+
+	/**
+	 * How many pings were sent (for tests).
+	 * @return the count
+	 */
+	int pings() {
+		return this.pings.get();
 	}
 
 	/**
@@ -195,11 +265,16 @@ final class Http2Pool {
 
 		final int number;
 
+		final AtomicBoolean pinging = new AtomicBoolean();
+
 		volatile boolean up;
+
+		volatile long lastArrival;
 
 		Generation(HttpClient client, int number) {
 			this.client = client;
 			this.number = number;
+			this.lastArrival = System.nanoTime();
 		}
 
 	}

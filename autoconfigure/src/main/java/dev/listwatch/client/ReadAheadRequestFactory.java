@@ -234,9 +234,6 @@ final class ReadAheadRequestFactory implements ClientHttpRequestFactory {
 
 		private final Http2Pool.@Nullable Generation generation;
 
-		/** When bytes last arrived (over HTTP/2 only), in {@link System#nanoTime()}. */
-		private volatile long lastArrival;
-
 		private volatile boolean complete;
 
 		private volatile @Nullable Throwable failure;
@@ -265,7 +262,6 @@ final class ReadAheadRequestFactory implements ClientHttpRequestFactory {
 		ReadAheadBody(Http2Pool pool, Http2Pool.Generation generation) {
 			this.pool = pool;
 			this.generation = generation;
-			this.lastArrival = System.nanoTime();
 		}
 
 		// ---- the subscriber side
@@ -291,8 +287,9 @@ final class ReadAheadRequestFactory implements ClientHttpRequestFactory {
 
 		@Override
 		public void onNext(List<ByteBuffer> buffers) {
-			if (this.pool != null) {
-				this.lastArrival = System.nanoTime();
+			Http2Pool.Generation generation = this.generation;
+			if (generation != null) {
+				Http2Pool.arrived(generation);
 			}
 			this.arrived.add(buffers);
 		}
@@ -423,9 +420,9 @@ final class ReadAheadRequestFactory implements ClientHttpRequestFactory {
 			this.closed = true;
 			Http2Pool pool = this.pool;
 			if (pool != null && !this.complete) {
-				// closed before its end after a silence: the watchdog gave it up, and
-				// the connection it shares may be half-open
-				pool.closedEarly(Objects.requireNonNull(this.generation), System.nanoTime() - this.lastArrival);
+				// closed before its end: the watchdog may have given it up, and the
+				// connection it shares may be half-open
+				pool.closedEarly(Objects.requireNonNull(this.generation));
 			}
 			Flow.Subscription s = this.subscription.getNow(null);
 			if (s != null) {

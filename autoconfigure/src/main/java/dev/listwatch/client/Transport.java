@@ -126,7 +126,8 @@ final class Transport implements AutoCloseable {
 			HttpClientSettings settings = new HttpClientSettings(HttpRedirects.DONT_FOLLOW, cluster.connectTimeout(),
 					null, https ? sslBundle(cluster) : null);
 			if (http2 && https) {
-				Http2Pool pool = new Http2Pool(() -> jdkClient(cluster, executor, settings, HttpClient.Version.HTTP_2),
+				Http2Pool pool = new Http2Pool(cluster.server(),
+						() -> jdkClient(cluster, executor, settings, HttpClient.Version.HTTP_2),
 						() -> jdkClient(cluster, executor, settings, HttpClient.Version.HTTP_1_1),
 						cluster.connectTimeout());
 				return new Transport(cluster.server(), new ReadAheadRequestFactory(pool), executor,

@@ -117,6 +117,27 @@ class Http2MultiplexIT {
 	}
 
 	@Test
+	void aHalfOpenConnectionIsPingedAndReplaced() {
+		try (FaultProxy proxy = FaultProxy.startFor(server.serverUrl())) {
+			runner(proxy, true).withPropertyValues("listwatch.defaults.idle-timeout=3s").run((context) -> {
+				assertThat(context).hasNotFailed();
+				Informer<?> informer = context.getBean("cmsInformer", Informer.class);
+				EventRecorder recorder = context.getBean(EventRecorder.class);
+				await().atMost(Duration.ofSeconds(60)).until(() -> informer.status().synced());
+				int accepted = proxy.connectionsAccepted();
+				// the connection stays open but carries nothing either way: the restarted
+				// watches would hang on it too, until the ping finds it dead
+				assertThat(proxy.stallAll()).isPositive();
+				Set<String> during = write("stalled");
+				await().atMost(Duration.ofSeconds(90)).until(() -> added(recorder).containsAll(during));
+				assertThat(informer.status().restarts(WatchStatus.RestartReason.IDLE)).isPositive();
+				assertThat(informer.status().relists()).isZero();
+				assertThat(proxy.connectionsAccepted() - accepted).as("connections after the stall").isBetween(1, 2);
+			});
+		}
+	}
+
+	@Test
 	void onHttp1EachWatchHoldsAConnection() {
 		try (FaultProxy proxy = FaultProxy.startFor(server.serverUrl())) {
 			runner(proxy, false).run((context) -> {
