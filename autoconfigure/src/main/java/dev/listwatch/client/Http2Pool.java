@@ -79,6 +79,8 @@ final class Http2Pool {
 
 	private volatile @Nullable HttpClient overflow;
 
+	private volatile boolean closed;
+
 	/**
 	 * A pool over HTTP/2 clients.
 	 * @param server the API server's base URL
@@ -173,7 +175,8 @@ final class Http2Pool {
 	 * once when no ping was sent
 	 */
 	CompletableFuture<Boolean> closedEarly(Generation generation) {
-		if (generation != this.current.get() || System.nanoTime() - generation.lastArrival < SUSPECT_SILENCE_NANOS
+		if (this.closed || generation != this.current.get()
+				|| System.nanoTime() - generation.lastArrival < SUSPECT_SILENCE_NANOS
 				|| !generation.pinging.compareAndSet(false, true)) {
 			return CompletableFuture.completedFuture(false);
 		}
@@ -201,6 +204,9 @@ final class Http2Pool {
 	}
 
 	private boolean replace(Generation generation) {
+		if (this.closed) {
+			return false;
+		}
 		try {
 			return this.current.compareAndSet(generation, new Generation(this.http2.get(), generation.number + 1));
 		}
@@ -208,6 +214,13 @@ final class Http2Pool {
 			// the transport is closed: nothing to replace
 			return false;
 		}
+	}
+
+	/**
+	 * Stops pinging and replacing: the transport is closed.
+	 */
+	void close() {
+		this.closed = true;
 	}
 
 	/**

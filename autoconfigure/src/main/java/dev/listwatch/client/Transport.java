@@ -130,8 +130,10 @@ final class Transport implements AutoCloseable {
 						() -> jdkClient(cluster, executor, settings, HttpClient.Version.HTTP_2),
 						() -> jdkClient(cluster, executor, settings, HttpClient.Version.HTTP_1_1),
 						cluster.connectTimeout());
-				return new Transport(cluster.server(), new ReadAheadRequestFactory(pool), executor,
-						executor::shutdownNow, "JDK, HTTP/2", pool);
+				return new Transport(cluster.server(), new ReadAheadRequestFactory(pool), executor, () -> {
+					pool.close();
+					executor.shutdownNow();
+				}, "JDK, HTTP/2", pool);
 			}
 			HttpClient client = jdkClient(cluster, executor, settings, HttpClient.Version.HTTP_1_1);
 			return new Transport(cluster.server(), new ReadAheadRequestFactory(client), executor, executor::shutdownNow,
