@@ -8,7 +8,9 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -16,6 +18,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -32,13 +36,14 @@ import org.jspecify.annotations.Nullable;
  * that has been silent for 30 s and closes it after 15 s more without an answer; the JDK
  * client sends no PING and has no API for one, so a half-open connection would take every
  * new stream too, and a watch that the watchdog replaced would be replaced on the same
- * dead connection. Here, when a response is closed before its end while its connection
- * has received nothing for {@link #SUSPECT_SILENCE} (the watchdog gives up a silent
- * watch, or a watch is stopped), one small request ({@code GET /version}) is sent over
- * the connection as the ping; without an answer (any status) within
- * {@link #PING_TIMEOUT}, later requests go to a new client, and so to a new connection.
- * The streams still open on the old one stay there until they end or their watchdog
- * replaces them.</li>
+ * dead connection. Here, when a response is closed before its end (the watchdog gives up
+ * a silent watch, or a watch is stopped), one small request ({@code GET /version}) is
+ * sent over its connection as the ping, one at a time; without an answer (any status)
+ * within {@link #PING_TIMEOUT}, later requests go to a new client, and so to a new
+ * connection, and the requests still waiting for their answer on the old one fail (to be
+ * sent again). Responses streaming on the old connection stay there until they end or
+ * their watchdog gives them up: a false alarm (a server too busy to answer in time) costs
+ * a connection, not the watches.</li>
  * <li><b>Past the server's stream limit.</b> The JDK client fails a request beyond the
  * server's {@code SETTINGS_MAX_CONCURRENT_STREAMS} ("too many concurrent streams", on
  * Java 17 as on 25) instead of opening another connection; such a request is sent again
@@ -49,17 +54,14 @@ import org.jspecify.annotations.Nullable;
 final class Http2Pool {
 
 	/**
-	 * Silence of a connection after which a response closed before its end has the
-	 * connection pinged.
+	 * How long a ping may go unanswered before the connection is given up: the API server
+	 * answers {@code /version} itself, in milliseconds.
 	 */
-	static final Duration SUSPECT_SILENCE = Duration.ofSeconds(1);
+	static final Duration PING_TIMEOUT = Duration.ofSeconds(2);
 
-	/**
-	 * How long a ping may go unanswered before the connection is given up (client-go's).
-	 */
-	static final Duration PING_TIMEOUT = Duration.ofSeconds(15);
+	private static final Log logger = LogFactory.getLog(Http2Pool.class);
 
-	private static final long SUSPECT_SILENCE_NANOS = SUSPECT_SILENCE.toNanos();
+	private final URI server;
 
 	private final URI ping;
 
@@ -91,6 +93,7 @@ final class Http2Pool {
 	 * @param gateWait how long a request waits for another to open the connection
 	 */
 	Http2Pool(URI server, Supplier<HttpClient> http2, Supplier<HttpClient> http1, Duration gateWait) {
+		this.server = server;
 		this.ping = URI.create(server + "/version");
 		this.http2 = http2;
 		this.http1 = http1;
@@ -142,11 +145,25 @@ final class Http2Pool {
 	}
 
 	/**
-	 * A response came over the generation's connection: it is in the client's pool.
+	 * A response came over the generation's connection: it is in the client's pool. Logs,
+	 * once per client, which version the server took.
 	 * @param generation the generation
+	 * @param version the response's HTTP version
 	 */
-	void connected(Generation generation) {
+	void connected(Generation generation, HttpClient.Version version) {
 		generation.up = true;
+		if (!generation.logged && logger.isInfoEnabled()) {
+			generation.logged = true;
+			if (version == HttpClient.Version.HTTP_2) {
+				logger.info("The API server " + this.server
+						+ " speaks HTTP/2: every watch and request to it is a stream" + " of one connection"
+						+ ((generation.number > 0) ? " (a new one: the last went silent)" : ""));
+			}
+			else {
+				logger.info("The API server " + this.server + " did not take HTTP/2 (ALPN): HTTP/1.1, one connection"
+						+ " per open watch");
+			}
+		}
 	}
 
 	/**
@@ -159,25 +176,15 @@ final class Http2Pool {
 	}
 
 	/**
-	 * Bytes arrived over the generation's connection.
-	 * @param generation the generation
-	 */
-	static void arrived(Generation generation) {
-		generation.lastArrival = System.nanoTime();
-	}
-
-	/**
-	 * A response of the generation was closed before its end: when its connection has
-	 * been silent, pings it, and gives it up (later requests go to a new client) when the
-	 * ping goes unanswered.
+	 * A response of the generation was closed before its end: pings its connection
+	 * (unless a ping is under way), and gives it up (later requests go to a new client)
+	 * when the ping goes unanswered.
 	 * @param generation the generation
 	 * @return the ping's outcome: whether the connection was given up; {@code false} at
 	 * once when no ping was sent
 	 */
 	CompletableFuture<Boolean> closedEarly(Generation generation) {
-		if (this.closed || generation != this.current.get()
-				|| System.nanoTime() - generation.lastArrival < SUSPECT_SILENCE_NANOS
-				|| !generation.pinging.compareAndSet(false, true)) {
+		if (this.closed || generation != this.current.get() || !generation.pinging.compareAndSet(false, true)) {
 			return CompletableFuture.completedFuture(false);
 		}
 		this.pings.incrementAndGet();
@@ -189,7 +196,6 @@ final class Http2Pool {
 				.handle((response, failure) -> {
 					generation.pinging.set(false);
 					if (failure == null) {
-						arrived(generation);
 						return false;
 					}
 					return replace(generation);
@@ -208,7 +214,13 @@ final class Http2Pool {
 			return false;
 		}
 		try {
-			return this.current.compareAndSet(generation, new Generation(this.http2.get(), generation.number + 1));
+			if (!this.current.compareAndSet(generation, new Generation(this.http2.get(), generation.number + 1))) {
+				return false;
+			}
+			// the requests waiting for an answer on it would wait forever: they fail
+			// now, and are sent again on the new connection
+			generation.aborts.forEach(Runnable::run);
+			return true;
 		}
 		catch (RuntimeException ex) {
 			// the transport is closed: nothing to replace
@@ -270,6 +282,17 @@ final class Http2Pool {
 	}
 
 	/**
+	 * Whether a request failed because its connection received a GOAWAY (Java 17's client
+	 * fails every stream of such a connection, those the server answered too).
+	 * @param ex the failure
+	 * @return whether the connection went away
+	 */
+	static boolean goneAway(IOException ex) {
+		String message = ex.getMessage();
+		return message != null && message.contains("GOAWAY");
+	}
+
+	/**
 	 * One HTTP/2 client and whether a connection of it is known to be up.
 	 */
 	static final class Generation {
@@ -280,14 +303,16 @@ final class Http2Pool {
 
 		final AtomicBoolean pinging = new AtomicBoolean();
 
+		/** Cancel the requests waiting for their answer on this client's connection. */
+		final Set<Runnable> aborts = ConcurrentHashMap.newKeySet();
+
 		volatile boolean up;
 
-		volatile long lastArrival;
+		volatile boolean logged;
 
 		Generation(HttpClient client, int number) {
 			this.client = client;
 			this.number = number;
-			this.lastArrival = System.nanoTime();
 		}
 
 	}

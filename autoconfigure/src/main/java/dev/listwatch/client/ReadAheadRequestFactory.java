@@ -13,6 +13,7 @@ import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -71,6 +72,13 @@ final class ReadAheadRequestFactory implements ClientHttpRequestFactory {
 
 	private static final class Request extends BufferedRequest {
 
+		/**
+		 * Methods that may be sent again after a GOAWAY without doing twice what they
+		 * ask.
+		 */
+		private static final Set<HttpMethod> IDEMPOTENT = Set.of(HttpMethod.GET, HttpMethod.HEAD, HttpMethod.PUT,
+				HttpMethod.DELETE, HttpMethod.OPTIONS);
+
 		private final @Nullable HttpClient client;
 
 		private final @Nullable Http2Pool pool;
@@ -90,8 +98,8 @@ final class ReadAheadRequestFactory implements ClientHttpRequestFactory {
 			Http2Pool.Generation generation = pool.current();
 			boolean held = pool.enter(generation);
 			try {
-				ClientHttpResponse response = send(generation.client, headers, body, pool, generation);
-				pool.connected(generation);
+				Response response = send(generation.client, headers, body, pool, generation);
+				pool.connected(generation, response.version());
 				return response;
 			}
 			catch (IOException ex) {
@@ -100,6 +108,14 @@ final class ReadAheadRequestFactory implements ClientHttpRequestFactory {
 					return send(pool.overflow(), headers, body, null, null);
 				}
 				pool.broken(generation);
+				if (Http2Pool.goneAway(ex) && IDEMPOTENT.contains(getMethod())) {
+					// Java 17's client fails every stream of a connection that received
+					// a GOAWAY, the one the server answered too: kube-apiserver answers a
+					// request it cannot authenticate (401) with a GOAWAY after the
+					// answer, and the 401 must reach the credentials' refresh. Asked
+					// again on HTTP/1.1, the request gets its answer.
+					return send(pool.overflow(), headers, body, null, null);
+				}
 				throw ex;
 			}
 			finally {
@@ -107,7 +123,7 @@ final class ReadAheadRequestFactory implements ClientHttpRequestFactory {
 			}
 		}
 
-		private ClientHttpResponse send(HttpClient client, HttpHeaders headers, byte[] body, @Nullable Http2Pool pool,
+		private Response send(HttpClient client, HttpHeaders headers, byte[] body, @Nullable Http2Pool pool,
 				Http2Pool.@Nullable Generation generation) throws IOException {
 			HttpRequest.Builder request = HttpRequest.newBuilder(getURI())
 				.method(getMethod().name(), (body.length == 0) ? HttpRequest.BodyPublishers.noBody()
@@ -125,8 +141,16 @@ final class ReadAheadRequestFactory implements ClientHttpRequestFactory {
 			catch (RejectedExecutionException ex) {
 				throw closed(ex);
 			}
+			Runnable abort = () -> future.cancel(true);
+			if (generation != null) {
+				generation.aborts.add(abort);
+			}
 			try {
 				return new Response(future.get());
+			}
+			catch (CancellationException ex) {
+				// the connection was given up while the request waited for its answer
+				throw new IOException("the request was cancelled: its HTTP/2 connection did not answer a ping", ex);
 			}
 			catch (InterruptedException ex) {
 				// cancelling abandons the exchange (and its connection); the interrupt
@@ -153,6 +177,11 @@ final class ReadAheadRequestFactory implements ClientHttpRequestFactory {
 					throw runtime;
 				}
 				throw new IOException(String.valueOf(cause.getMessage()), cause);
+			}
+			finally {
+				if (generation != null) {
+					generation.aborts.remove(abort);
+				}
 			}
 		}
 
@@ -181,6 +210,10 @@ final class ReadAheadRequestFactory implements ClientHttpRequestFactory {
 		@Override
 		public HttpStatusCode getStatusCode() {
 			return HttpStatusCode.valueOf(this.response.statusCode());
+		}
+
+		HttpClient.Version version() {
+			return this.response.version();
 		}
 
 		@Override
@@ -287,10 +320,6 @@ final class ReadAheadRequestFactory implements ClientHttpRequestFactory {
 
 		@Override
 		public void onNext(List<ByteBuffer> buffers) {
-			Http2Pool.Generation generation = this.generation;
-			if (generation != null) {
-				Http2Pool.arrived(generation);
-			}
 			this.arrived.add(buffers);
 		}
 

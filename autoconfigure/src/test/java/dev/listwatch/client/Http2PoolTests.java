@@ -43,7 +43,7 @@ class Http2PoolTests {
 				throw new IllegalStateException(ex);
 			}
 		});
-		pool.connected(generation);
+		pool.connected(generation, HttpClient.Version.HTTP_2);
 		pool.leave(true);
 		assertThat(second.get(10, TimeUnit.SECONDS)).as("once the connection is up, no gate").isFalse();
 		assertThat(pool.enter(generation)).isFalse();
@@ -70,20 +70,9 @@ class Http2PoolTests {
 	}
 
 	@Test
-	void aResponseClosedEarlyOnABusyConnectionSendsNoPing() throws Exception {
+	void aConnectionWhosePingFailsIsReplacedOnce() throws Exception {
 		Http2Pool pool = pool(closedPort(), Duration.ofSeconds(1));
 		Http2Pool.Generation generation = pool.current();
-		Http2Pool.arrived(generation);
-		assertThat(pool.closedEarly(generation).get(10, TimeUnit.SECONDS)).isFalse();
-		assertThat(pool.pings()).isZero();
-		assertThat(pool.current()).isSameAs(generation);
-	}
-
-	@Test
-	void aSilentConnectionWhosePingFailsIsReplacedOnce() throws Exception {
-		Http2Pool pool = pool(closedPort(), Duration.ofSeconds(1));
-		Http2Pool.Generation generation = pool.current();
-		generation.lastArrival = System.nanoTime() - Duration.ofSeconds(5).toNanos();
 		assertThat(pool.closedEarly(generation).get(30, TimeUnit.SECONDS)).isTrue();
 		Http2Pool.Generation next = pool.current();
 		assertThat(next).isNotSameAs(generation);
@@ -95,7 +84,25 @@ class Http2PoolTests {
 	}
 
 	@Test
-	void aSilentConnectionThatAnswersItsPingIsKept() throws Exception {
+	void aPingUnansweredWithinItsTimeoutGivesTheConnectionUpAndCancelsTheRequestsWaitingOnIt() throws Exception {
+		// accepts connections and never answers: a black hole
+		try (ServerSocket hole = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+			Http2Pool pool = pool(URI.create("http://127.0.0.1:" + hole.getLocalPort()), Duration.ofSeconds(1));
+			Http2Pool.Generation generation = pool.current();
+			CompletableFuture<Void> waiting = new CompletableFuture<>();
+			generation.aborts.add(() -> waiting.cancel(true));
+			CompletableFuture<Boolean> first = pool.closedEarly(generation);
+			CompletableFuture<Boolean> second = pool.closedEarly(generation);
+			assertThat(second.get(10, TimeUnit.SECONDS)).as("one ping at a time").isFalse();
+			assertThat(first.get(30, TimeUnit.SECONDS)).isTrue();
+			assertThat(pool.pings()).isEqualTo(1);
+			assertThat(waiting).isCancelled();
+			assertThat(pool.current()).isNotSameAs(generation);
+		}
+	}
+
+	@Test
+	void aConnectionThatAnswersItsPingIsKept() throws Exception {
 		HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
 		server.createContext("/", (exchange) -> {
 			// any answer counts, a refusal too
@@ -107,7 +114,6 @@ class Http2PoolTests {
 			Http2Pool pool = pool(URI.create("http://127.0.0.1:" + server.getAddress().getPort()),
 					Duration.ofSeconds(1));
 			Http2Pool.Generation generation = pool.current();
-			generation.lastArrival = System.nanoTime() - Duration.ofSeconds(5).toNanos();
 			assertThat(pool.closedEarly(generation).get(30, TimeUnit.SECONDS)).isFalse();
 			assertThat(pool.pings()).isEqualTo(1);
 			assertThat(pool.current()).isSameAs(generation);
