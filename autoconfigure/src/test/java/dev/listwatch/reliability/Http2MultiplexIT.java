@@ -138,6 +138,49 @@ class Http2MultiplexIT {
 	}
 
 	@Test
+	void watchesPastTheServersStreamLimitGoOnHttp1() {
+		int limit = 20;
+		try (LocalApiServer limited = new LocalApiServer(
+				LocalApiServer.Options.defaults().withFlags("--http2-max-streams-per-connection=" + limit))
+			.start(); FaultProxy proxy = FaultProxy.startFor(limited.serverUrl())) {
+			ApiWriter writer = limited.writer();
+			for (int i = 0; i < NAMESPACES; i++) {
+				limited.createNamespace("lw-h2-" + i);
+			}
+			Path kubeconfig = proxy.kubeconfigFor(limited.kubeconfig(), this.dir.resolve("kubeconfig-limited"));
+			List<String> properties = new ArrayList<>(List.of("listwatch.kubeconfig=" + kubeconfig,
+					"listwatch.defaults.initial-backoff=100ms", "listwatch.defaults.max-backoff=500ms",
+					"listwatch.watches.cms.api-version=v1", "listwatch.watches.cms.kind=ConfigMap"));
+			for (int i = 0; i < NAMESPACES; i++) {
+				properties.add("listwatch.watches.cms.namespaces[" + i + "]=lw-h2-" + i);
+			}
+			new ApplicationContextRunner()
+				.withConfiguration(AutoConfigurations.of(JacksonAutoConfiguration.class,
+						RestClientAutoConfiguration.class, ListwatchAutoConfiguration.class))
+				.withBean(EventRecorder.class)
+				.withPropertyValues(properties.toArray(String[]::new))
+				.run((context) -> {
+					assertThat(context).hasNotFailed();
+					Informer<?> informer = context.getBean("cmsInformer", Informer.class);
+					EventRecorder recorder = context.getBean(EventRecorder.class);
+					await().atMost(Duration.ofSeconds(60)).until(() -> informer.status().synced());
+					Set<String> keys = new HashSet<>();
+					for (int i = 0; i < NAMESPACES; i++) {
+						writer.create("/api/v1/namespaces/lw-h2-" + i + "/configmaps",
+								ApiWriter.configMap("lw-h2-" + i, "limited", "k", "v"));
+						keys.add("lw-h2-" + i + "/limited");
+					}
+					await().atMost(Duration.ofSeconds(60)).until(() -> added(recorder).containsAll(keys));
+					// the first connection carries as many streams as the server allows,
+					// and
+					// each watch past them a connection of its own (HTTP/1.1)
+					assertThat(proxy.openConnections()).isBetween(1 + NAMESPACES - limit, 2 + NAMESPACES - limit + 2);
+					assertThat(informer.status().relists()).isZero();
+				});
+		}
+	}
+
+	@Test
 	void onHttp1EachWatchHoldsAConnection() {
 		try (FaultProxy proxy = FaultProxy.startFor(server.serverUrl())) {
 			runner(proxy, false).run((context) -> {
