@@ -73,7 +73,7 @@ public final class ListwatchAutoConfiguration {
 			WatchBeanRegistrar registrar) {
 		ApiServerClient client = ApiServerClient.create(cluster,
 				restClientBuilder(beanFactory, restClientBuilder, customizers),
-				jsonMapper.getIfAvailable(JsonMapper::shared), Clock.systemUTC());
+				jsonMapper.getIfAvailable(JsonMapper::shared), Clock.systemUTC(), properties.getConnection().isHttp2());
 		// the field manager of server-side applies and writes, as kubectl names itself
 		client.setDefaultFieldManager(environment.getProperty("spring.application.name"));
 		ListwatchProperties.Connection connection = properties.getConnection();

@@ -167,6 +167,16 @@ public class ListwatchProperties {
 		private Duration execTimeout = Duration.ofSeconds(30);
 
 		/**
+		 * Whether to speak HTTP/2 to an https API server that offers it (as client-go
+		 * does): every watch, list and write to the server is then a stream of one TCP
+		 * and TLS connection, instead of one connection per open watch. A cut of that
+		 * connection breaks every watch on it, and each resumes from its last
+		 * resourceVersion. Plain http servers, and proxies that need Jetty's client, stay
+		 * on HTTP/1.1.
+		 */
+		private boolean http2 = true;
+
+		/**
 		 * Requests per second this connection sends at most, over a burst (client-go's
 		 * QPS): list pages, watch starts, discovery, reads and writes each take a token,
 		 * the bytes of an open watch none; a request without a token waits for one and
@@ -254,6 +264,14 @@ public class ListwatchProperties {
 
 		public void setConnectTimeout(Duration connectTimeout) {
 			this.connectTimeout = connectTimeout;
+		}
+
+		public boolean isHttp2() {
+			return this.http2;
+		}
+
+		public void setHttp2(boolean http2) {
+			this.http2 = http2;
 		}
 
 		public Duration getExecTimeout() {

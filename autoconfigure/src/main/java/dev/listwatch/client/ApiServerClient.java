@@ -65,6 +65,12 @@ public final class ApiServerClient implements AutoCloseable {
 	 */
 	static final Duration REDISCOVERY_INTERVAL = Duration.ofSeconds(10);
 
+	/**
+	 * Whether a client speaks HTTP/2 to an {@code https} API server unless told otherwise
+	 * ({@code listwatch.connection.http2}).
+	 */
+	public static final boolean DEFAULT_HTTP2 = true;
+
 	/** Default limit of one watch event or list item frame. */
 	public static final int DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024;
 
@@ -425,12 +431,32 @@ public final class ApiServerClient implements AutoCloseable {
 	 * ({@code org.eclipse.jetty:jetty-client}) and it is not on the class path
 	 */
 	public static ApiServerClient create(Cluster cluster, RestClient.Builder builder, JsonMapper mapper, Clock clock) {
+		return create(cluster, builder, mapper, clock, DEFAULT_HTTP2);
+	}
+
+	/**
+	 * Makes a client as {@link #create(Cluster, RestClient.Builder, JsonMapper, Clock)}
+	 * does, choosing the HTTP version.
+	 * @param cluster the cluster
+	 * @param builder the builder
+	 * @param mapper the mapper that binds objects to Java types
+	 * @param clock the clock (Retry-After dates, the age of discovery)
+	 * @param http2 whether to speak HTTP/2 to an {@code https} server that offers it
+	 * (ALPN): then every request and watch is a stream of one shared connection; plain
+	 * {@code http}, and a proxy that needs Jetty's client, stay on HTTP/1.1, one
+	 * connection per open watch
+	 * @return the client; the caller owns it and closes it
+	 * @throws IllegalStateException when the cluster's proxy needs Jetty's HTTP client
+	 * ({@code org.eclipse.jetty:jetty-client}) and it is not on the class path
+	 */
+	public static ApiServerClient create(Cluster cluster, RestClient.Builder builder, JsonMapper mapper, Clock clock,
+			boolean http2) {
 		Objects.requireNonNull(cluster, "cluster");
 		Objects.requireNonNull(builder, "builder");
 		Objects.requireNonNull(mapper, "mapper");
 		Objects.requireNonNull(clock, "clock");
 		Credentials credentials = cluster.credentials();
-		Transport transport = Transport.create(cluster);
+		Transport transport = Transport.create(cluster, http2);
 		try {
 			RestClient restClient = builder.clone()
 				.requestFactory(transport.requestFactory())

@@ -13,6 +13,7 @@ import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -46,28 +47,84 @@ import org.springframework.http.client.ClientHttpResponse;
  */
 final class ReadAheadRequestFactory implements ClientHttpRequestFactory {
 
-	private final HttpClient client;
+	private final @Nullable HttpClient client;
+
+	private final @Nullable Http2Pool pool;
 
 	ReadAheadRequestFactory(HttpClient client) {
 		this.client = client;
+		this.pool = null;
+	}
+
+	/**
+	 * A factory over HTTP/2 clients that share their connections (see {@link Http2Pool}).
+	 * @param pool the clients
+	 */
+	ReadAheadRequestFactory(Http2Pool pool) {
+		this.client = null;
+		this.pool = pool;
 	}
 
 	@Override
 	public ClientHttpRequest createRequest(URI uri, HttpMethod method) {
-		return new Request(this.client, uri, method);
+		return new Request(this.client, this.pool, uri, method);
 	}
 
 	private static final class Request extends BufferedRequest {
 
-		private final HttpClient client;
+		/**
+		 * Methods that may be sent again after a GOAWAY without doing twice what they
+		 * ask.
+		 */
+		private static final Set<HttpMethod> IDEMPOTENT = Set.of(HttpMethod.GET, HttpMethod.HEAD, HttpMethod.PUT,
+				HttpMethod.DELETE, HttpMethod.OPTIONS);
 
-		Request(HttpClient client, URI uri, HttpMethod method) {
+		private final @Nullable HttpClient client;
+
+		private final @Nullable Http2Pool pool;
+
+		Request(@Nullable HttpClient client, @Nullable Http2Pool pool, URI uri, HttpMethod method) {
 			super(uri, method);
 			this.client = client;
+			this.pool = pool;
 		}
 
 		@Override
 		protected ClientHttpResponse executeInternal(HttpHeaders headers, byte[] body) throws IOException {
+			Http2Pool pool = this.pool;
+			if (pool == null) {
+				return send(Objects.requireNonNull(this.client), headers, body, null, null);
+			}
+			Http2Pool.Generation generation = pool.current();
+			boolean held = pool.enter(generation);
+			try {
+				Response response = send(generation.client, headers, body, pool, generation);
+				pool.connected(generation, response.version());
+				return response;
+			}
+			catch (IOException ex) {
+				if (Http2Pool.refusedForStreams(ex)) {
+					// the connection is up, with as many streams as the server allows
+					return send(pool.overflow(), headers, body, null, null);
+				}
+				pool.broken(generation);
+				if (Http2Pool.goneAway(ex) && IDEMPOTENT.contains(getMethod())) {
+					// Java 17's client fails every stream of a connection that received
+					// a GOAWAY, the one the server answered too: kube-apiserver answers a
+					// request it cannot authenticate (401) with a GOAWAY after the
+					// answer, and the 401 must reach the credentials' refresh. Asked
+					// again on HTTP/1.1, the request gets its answer.
+					return send(pool.overflow(), headers, body, null, null);
+				}
+				throw ex;
+			}
+			finally {
+				pool.leave(held);
+			}
+		}
+
+		private Response send(HttpClient client, HttpHeaders headers, byte[] body, @Nullable Http2Pool pool,
+				Http2Pool.@Nullable Generation generation) throws IOException {
 			HttpRequest.Builder request = HttpRequest.newBuilder(getURI())
 				.method(getMethod().name(), (body.length == 0) ? HttpRequest.BodyPublishers.noBody()
 						: HttpRequest.BodyPublishers.ofByteArray(body));
@@ -78,13 +135,22 @@ final class ReadAheadRequestFactory implements ClientHttpRequestFactory {
 			});
 			CompletableFuture<HttpResponse<InputStream>> future;
 			try {
-				future = this.client.sendAsync(request.build(), (info) -> new ReadAheadBody());
+				future = client.sendAsync(request.build(), (info) -> (pool != null && generation != null)
+						? new ReadAheadBody(pool, generation) : new ReadAheadBody());
 			}
 			catch (RejectedExecutionException ex) {
 				throw closed(ex);
 			}
+			Runnable abort = () -> future.cancel(true);
+			if (generation != null) {
+				generation.aborts.add(abort);
+			}
 			try {
 				return new Response(future.get());
+			}
+			catch (CancellationException ex) {
+				// the connection was given up while the request waited for its answer
+				throw new IOException("the request was cancelled: its HTTP/2 connection did not answer a ping", ex);
 			}
 			catch (InterruptedException ex) {
 				// cancelling abandons the exchange (and its connection); the interrupt
@@ -111,6 +177,11 @@ final class ReadAheadRequestFactory implements ClientHttpRequestFactory {
 					throw runtime;
 				}
 				throw new IOException(String.valueOf(cause.getMessage()), cause);
+			}
+			finally {
+				if (generation != null) {
+					generation.aborts.remove(abort);
+				}
 			}
 		}
 
@@ -139,6 +210,10 @@ final class ReadAheadRequestFactory implements ClientHttpRequestFactory {
 		@Override
 		public HttpStatusCode getStatusCode() {
 			return HttpStatusCode.valueOf(this.response.statusCode());
+		}
+
+		HttpClient.Version version() {
+			return this.response.version();
 		}
 
 		@Override
@@ -188,6 +263,12 @@ final class ReadAheadRequestFactory implements ClientHttpRequestFactory {
 
 		private final CompletableFuture<Flow.Subscription> subscription = new CompletableFuture<>();
 
+		private final @Nullable Http2Pool pool;
+
+		private final Http2Pool.@Nullable Generation generation;
+
+		private volatile boolean complete;
+
 		private volatile @Nullable Throwable failure;
 
 		private volatile boolean closed;
@@ -201,6 +282,20 @@ final class ReadAheadRequestFactory implements ClientHttpRequestFactory {
 		private int taken;
 
 		private boolean ended;
+
+		ReadAheadBody() {
+			this.pool = null;
+			this.generation = null;
+		}
+
+		/**
+		 * A body of a stream over a shared HTTP/2 connection, which tells the pool when
+		 * the stream fails, or is closed after a silence.
+		 */
+		ReadAheadBody(Http2Pool pool, Http2Pool.Generation generation) {
+			this.pool = pool;
+			this.generation = generation;
+		}
 
 		// ---- the subscriber side
 
@@ -231,11 +326,17 @@ final class ReadAheadRequestFactory implements ClientHttpRequestFactory {
 		@Override
 		public void onError(Throwable error) {
 			this.failure = error;
+			this.complete = true;
+			Http2Pool pool = this.pool;
+			if (pool != null && !this.closed) {
+				pool.broken(Objects.requireNonNull(this.generation));
+			}
 			this.arrived.add(END);
 		}
 
 		@Override
 		public void onComplete() {
+			this.complete = true;
 			this.arrived.add(END);
 		}
 
@@ -346,6 +447,12 @@ final class ReadAheadRequestFactory implements ClientHttpRequestFactory {
 				return;
 			}
 			this.closed = true;
+			Http2Pool pool = this.pool;
+			if (pool != null && !this.complete) {
+				// closed before its end: the watchdog may have given it up, and the
+				// connection it shares may be half-open
+				pool.closedEarly(Objects.requireNonNull(this.generation));
+			}
 			Flow.Subscription s = this.subscription.getNow(null);
 			if (s != null) {
 				s.cancel();

@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
 import javax.net.ssl.TrustManager;
 import javax.net.ssl.TrustManagerFactory;
 import javax.net.ssl.X509TrustManager;
@@ -26,6 +27,7 @@ import org.springframework.boot.http.client.HttpRedirects;
 import org.springframework.boot.http.client.JdkHttpClientBuilder;
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslManagerBundle;
+import org.springframework.boot.ssl.SslOptions;
 import org.springframework.http.client.ClientHttpRequestFactory;
 import org.springframework.util.ClassUtils;
 
@@ -45,6 +47,13 @@ import org.springframework.util.ClassUtils;
  * client cannot do: an {@code https://} or {@code socks5://} proxy, or an {@code http://}
  * proxy with credentials for an {@code https} server (the JDK client never sends Basic
  * credentials on a CONNECT). Neither opens a listening port.
+ *
+ * <p>
+ * With HTTP/2 asked for ({@code listwatch.connection.http2}), the JDK client speaks it to
+ * an {@code https} server that offers it by ALPN: every request and watch to the server
+ * is a stream of one connection (see {@link Http2Pool} for what is added to the JDK
+ * client for that). Plain {@code http} stays HTTP/1.1 (the JDK client would only try an
+ * h2c upgrade, which Go servers do not take), and so does Jetty's client.
  *
  * <p>
  * {@link #close()} stops the client; requests afterwards fail. Thread-safe.
@@ -67,13 +76,16 @@ final class Transport implements AutoCloseable {
 
 	private final String description;
 
+	private final @Nullable Http2Pool pool;
+
 	private Transport(URI server, ClientHttpRequestFactory requestFactory, @Nullable InlineExecutor executor,
-			Runnable stop, String description) {
+			Runnable stop, String description, @Nullable Http2Pool pool) {
 		this.server = server;
 		this.requestFactory = requestFactory;
 		this.executor = executor;
 		this.stop = stop;
 		this.description = description;
+		this.pool = pool;
 	}
 
 	/**
@@ -86,6 +98,19 @@ final class Transport implements AutoCloseable {
 	 * dependency to add)
 	 */
 	static Transport create(Cluster cluster) {
+		return create(cluster, false);
+	}
+
+	/**
+	 * Builds the transport to a cluster, as {@link #create(Cluster)}, on HTTP/2 where it
+	 * can.
+	 * @param cluster the cluster
+	 * @param http2 whether to speak HTTP/2 to an {@code https} server on the JDK client
+	 * (negotiated by ALPN: a server that does not offer it is spoken to in HTTP/1.1);
+	 * plain {@code http} and Jetty's client stay on HTTP/1.1
+	 * @return the transport, to be closed by its owner
+	 */
+	static Transport create(Cluster cluster, boolean http2) {
 		Cluster.Proxy proxy = cluster.proxy();
 		boolean https = "https".equalsIgnoreCase(cluster.server().getScheme());
 		if (proxy != null && needsJetty(cluster)) {
@@ -94,36 +119,75 @@ final class Transport implements AutoCloseable {
 			}
 			JettyTransport.Started jetty = JettyTransport.create(cluster, proxy, https ? sslBundle(cluster) : null);
 			return new Transport(cluster.server(), jetty.requestFactory(), null, jetty.stop(),
-					"via " + proxy + " on Jetty's client");
+					"via " + proxy + " on Jetty's client", null);
 		}
 		InlineExecutor executor = new InlineExecutor();
 		try {
 			HttpClientSettings settings = new HttpClientSettings(HttpRedirects.DONT_FOLLOW, cluster.connectTimeout(),
 					null, https ? sslBundle(cluster) : null);
-			JdkHttpClientBuilder builder = new JdkHttpClientBuilder().withExecutor(executor)
-				.withCustomizer((client) -> client.version(HttpClient.Version.HTTP_1_1));
-			if (!https) {
-				// never speaks TLS: spare the start-up the JVM's default SSL context
-				builder = builder.withCustomizer((client) -> client.sslContext(new DeferredSslContext())
-					.sslParameters(DeferredSslContext.parameters()));
+			if (http2 && https) {
+				Http2Pool pool = new Http2Pool(cluster.server(),
+						() -> jdkClient(cluster, executor, settings, HttpClient.Version.HTTP_2),
+						() -> jdkClient(cluster, executor, settings, HttpClient.Version.HTTP_1_1),
+						cluster.connectTimeout());
+				return new Transport(cluster.server(), new ReadAheadRequestFactory(pool), executor, () -> {
+					pool.close();
+					executor.shutdownNow();
+				}, "JDK, HTTP/2", pool);
 			}
-			if (proxy != null) {
-				builder = builder.withProxySelector(
-						ProxySelector.of(InetSocketAddress.createUnresolved(proxy.host(), proxy.port())));
-				if (proxy.username() != null) {
-					// plain http server: the JDK client answers the proxy's 407 with
-					// Basic itself
-					Authenticator authenticator = authenticator(proxy);
-					builder = builder.withCustomizer((client) -> client.authenticator(authenticator));
-				}
-			}
-			return new Transport(cluster.server(), new ReadAheadRequestFactory(builder.build(settings)), executor,
-					executor::shutdownNow, "JDK");
+			HttpClient client = jdkClient(cluster, executor, settings, HttpClient.Version.HTTP_1_1);
+			return new Transport(cluster.server(), new ReadAheadRequestFactory(client), executor, executor::shutdownNow,
+					"JDK, HTTP/1.1", null);
 		}
 		catch (RuntimeException ex) {
 			executor.shutdownNow();
 			throw ex;
 		}
+	}
+
+	private static HttpClient jdkClient(Cluster cluster, InlineExecutor executor, HttpClientSettings settings,
+			HttpClient.Version version) {
+		Cluster.Proxy proxy = cluster.proxy();
+		boolean https = "https".equalsIgnoreCase(cluster.server().getScheme());
+		JdkHttpClientBuilder builder = new JdkHttpClientBuilder().withExecutor(executor)
+			.withCustomizer((client) -> client.version(version));
+		if (!https) {
+			// never speaks TLS: spare the start-up the JVM's default SSL context
+			builder = builder.withCustomizer((client) -> client.sslContext(new DeferredSslContext())
+				.sslParameters(DeferredSslContext.parameters()));
+		}
+		else if (version == HttpClient.Version.HTTP_2) {
+			SSLParameters parameters = http2Parameters(settings.sslBundle());
+			builder = builder.withCustomizer((client) -> client.sslParameters(parameters));
+		}
+		if (proxy != null) {
+			builder = builder
+				.withProxySelector(ProxySelector.of(InetSocketAddress.createUnresolved(proxy.host(), proxy.port())));
+			if (proxy.username() != null) {
+				// plain http server: the JDK client answers the proxy's 407 with Basic
+				// itself
+				Authenticator authenticator = authenticator(proxy);
+				builder = builder.withCustomizer((client) -> client.authenticator(authenticator));
+			}
+		}
+		return builder.build(settings);
+	}
+
+	/**
+	 * The SSL parameters of an HTTP/2 client: the bundle's ciphers and protocols, and TLS
+	 * 1.3 and 1.2 when it names none. The JDK client offers h2 by ALPN only when the
+	 * parameters name TLS 1.2 or 1.3 (Boot's builder leaves them unset unless the bundle
+	 * sets them, and the client then quietly speaks HTTP/1.1).
+	 * @param bundle the SSL bundle
+	 * @return the parameters
+	 */
+	static SSLParameters http2Parameters(@Nullable SslBundle bundle) {
+		SslOptions options = (bundle != null) ? bundle.getOptions() : SslOptions.NONE;
+		String[] protocols = options.getEnabledProtocols();
+		SSLParameters parameters = new SSLParameters();
+		parameters.setCipherSuites(options.getCiphers());
+		parameters.setProtocols((protocols != null) ? protocols : new String[] { "TLSv1.3", "TLSv1.2" });
+		return parameters;
 	}
 
 	/**
@@ -299,6 +363,24 @@ final class Transport implements AutoCloseable {
 	 */
 	@Nullable ExecutorService executor() {
 		return this.executor;
+	}
+
+	/**
+	 * The HTTP/2 clients, when the transport speaks HTTP/2 (for tests).
+	 * @return the pool, or {@code null} on HTTP/1.1
+	 */
+	@Nullable Http2Pool http2Pool() {
+		return this.pool;
+	}
+
+	/**
+	 * What the transport asks the server for: {@code HTTP/2} (an {@code https} server on
+	 * the JDK client with HTTP/2 on; a server that does not offer it by ALPN is spoken to
+	 * in HTTP/1.1), else {@code HTTP/1.1}.
+	 * @return the protocol
+	 */
+	String protocol() {
+		return (this.pool != null) ? "HTTP/2" : "HTTP/1.1";
 	}
 
 	/**

@@ -159,8 +159,13 @@ class TransportTlsTests {
 						cluster.description());
 	}
 
-	static String get(Cluster cluster) throws IOException {
-		try (Transport transport = Transport.create(cluster);
+	/** Whether the transport asks for HTTP/2 (negotiated by ALPN). */
+	boolean http2() {
+		return false;
+	}
+
+	String get(Cluster cluster) throws IOException {
+		try (Transport transport = Transport.create(cluster, http2());
 				ClientHttpResponse response = transport.requestFactory()
 					.createRequest(URI.create(cluster.server() + "/version"), HttpMethod.GET)
 					.execute()) {

@@ -102,8 +102,10 @@ class FlakyNetworkHealthIT {
 				.atMost(IDLE_CLOSE.multipliedBy(4).plus(WAIT))
 				.until(() -> status(endpoint, "listwatch").equals(Status.UP)
 						&& status(endpoint, "readiness").equals(Status.UP));
-			assertThat(this.proxy.idleCloses() - closesBefore).as("the proxy did close idle streams")
-				.isGreaterThanOrEqualTo(WATCHES.size());
+			// on HTTP/2 the watches share a connection, and each close cuts all of them
+			// (each one's cut is asserted below)
+			assertThat(this.proxy.idleCloses() - closesBefore).as("the proxy did close idle connections")
+				.isGreaterThanOrEqualTo(2);
 			for (String watch : WATCHES) {
 				Informer<?> informer = context.getBean(watch + "Informer", Informer.class);
 				assertThat(informer.status().restarts(RestartReason.DISCONNECTED)).as(watch + " was cut").isPositive();

@@ -57,6 +57,8 @@ public final class Driver {
 		CLIENTS.put("client-java", new String[] { "clientjava-runner", "dev.listwatch.bench.ClientJavaRunner", null });
 		// one replica of the shards benchmark (ShardTables launches several, one log
 		// each)
+		// one side of the HTTP/2 benchmark (Http2Tables)
+		CLIENTS.put("h2-watches", new String[] { "listwatch-runner", "dev.listwatch.bench.ListwatchRunner", "h2" });
 		CLIENTS.put("shard-replica",
 				new String[] { "listwatch-runner", "dev.listwatch.bench.ListwatchRunner", "shards" });
 	}
@@ -116,6 +118,7 @@ public final class Driver {
 		this.opts.put("controllerSlowMs", "1");
 		this.opts.put("controllerPaths", "direct,boot");
 		this.opts.putAll(ShardTables.DEFAULTS);
+		this.opts.putAll(Http2Tables.DEFAULTS);
 		this.opts.put("nsNamespaces", "100");
 		this.opts.put("nsPodsPerNamespace", "1000");
 		this.opts.put("nsRounds", "3");
@@ -157,6 +160,7 @@ public final class Driver {
 				case "bigcache" -> driver.bigcache();
 				case "controller" -> ControllerTables.run(driver);
 				case "shards" -> ShardTables.run(driver);
+				case "h2" -> Http2Tables.run(driver);
 				case "nssync" -> driver.nssync();
 				default -> throw new IllegalArgumentException("unknown benchmark " + bench);
 			}

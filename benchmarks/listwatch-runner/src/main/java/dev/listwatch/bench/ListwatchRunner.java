@@ -44,6 +44,7 @@ public final class ListwatchRunner implements Subject<KubernetesObject> {
 			case "bigcache" -> BigCache.run(args);
 			case "controller" -> ControllerBench.run(args);
 			case "shards" -> ShardBench.run(args);
+			case "h2" -> Http2Bench.run(args);
 			default -> BenchMain.run(new ListwatchRunner(), args);
 		}
 	}

@@ -1,0 +1,126 @@
+package dev.listwatch.client;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import com.sun.net.httpserver.HttpServer;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The HTTP/2 pool's gate, its ping of a silent connection and its replacement.
+ */
+class Http2PoolTests {
+
+	private static Http2Pool pool(URI server, Duration gateWait) {
+		return new Http2Pool(server, () -> HttpClient.newBuilder().version(HttpClient.Version.HTTP_2).build(),
+				() -> HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build(), gateWait);
+	}
+
+	private static URI closedPort() throws Exception {
+		try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+			return URI.create("http://127.0.0.1:" + socket.getLocalPort());
+		}
+	}
+
+	@Test
+	void requestsGoOneAtATimeUntilAConnectionIsUp() throws Exception {
+		Http2Pool pool = pool(closedPort(), Duration.ofSeconds(30));
+		Http2Pool.Generation generation = pool.current();
+		assertThat(pool.enter(generation)).as("the first request holds the gate").isTrue();
+		CompletableFuture<Boolean> second = CompletableFuture.supplyAsync(() -> {
+			try {
+				return pool.enter(generation);
+			}
+			catch (Exception ex) {
+				throw new IllegalStateException(ex);
+			}
+		});
+		pool.connected(generation, HttpClient.Version.HTTP_2);
+		pool.leave(true);
+		assertThat(second.get(10, TimeUnit.SECONDS)).as("once the connection is up, no gate").isFalse();
+		assertThat(pool.enter(generation)).isFalse();
+		pool.broken(generation);
+		assertThat(pool.enter(generation)).as("after a failure, one at a time again").isTrue();
+		pool.leave(true);
+	}
+
+	@Test
+	void aRequestWaitsForTheGateAtMostTheConnectTimeout() throws Exception {
+		Http2Pool pool = pool(closedPort(), Duration.ofMillis(50));
+		Http2Pool.Generation generation = pool.current();
+		assertThat(pool.enter(generation)).isTrue();
+		boolean held = CompletableFuture.supplyAsync(() -> {
+			try {
+				return pool.enter(generation);
+			}
+			catch (Exception ex) {
+				throw new IllegalStateException(ex);
+			}
+		}).get(10, TimeUnit.SECONDS);
+		assertThat(held).as("went without the gate").isFalse();
+		pool.leave(true);
+	}
+
+	@Test
+	void aConnectionWhosePingFailsIsReplacedOnce() throws Exception {
+		Http2Pool pool = pool(closedPort(), Duration.ofSeconds(1));
+		Http2Pool.Generation generation = pool.current();
+		assertThat(pool.closedEarly(generation).get(30, TimeUnit.SECONDS)).isTrue();
+		Http2Pool.Generation next = pool.current();
+		assertThat(next).isNotSameAs(generation);
+		assertThat(next.number).isEqualTo(generation.number + 1);
+		// another response of the old connection closing: the new one is not replaced
+		assertThat(pool.closedEarly(generation).get(10, TimeUnit.SECONDS)).isFalse();
+		assertThat(pool.current()).isSameAs(next);
+		assertThat(pool.pings()).isEqualTo(1);
+	}
+
+	@Test
+	void aPingUnansweredWithinItsTimeoutGivesTheConnectionUpAndCancelsTheRequestsWaitingOnIt() throws Exception {
+		// accepts connections and never answers: a black hole
+		try (ServerSocket hole = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+			Http2Pool pool = pool(URI.create("http://127.0.0.1:" + hole.getLocalPort()), Duration.ofSeconds(1));
+			Http2Pool.Generation generation = pool.current();
+			CompletableFuture<Void> waiting = new CompletableFuture<>();
+			generation.aborts.add(() -> waiting.cancel(true));
+			CompletableFuture<Boolean> first = pool.closedEarly(generation);
+			CompletableFuture<Boolean> second = pool.closedEarly(generation);
+			assertThat(second.get(10, TimeUnit.SECONDS)).as("one ping at a time").isFalse();
+			assertThat(first.get(30, TimeUnit.SECONDS)).isTrue();
+			assertThat(pool.pings()).isEqualTo(1);
+			assertThat(waiting).isCancelled();
+			assertThat(pool.current()).isNotSameAs(generation);
+		}
+	}
+
+	@Test
+	void aConnectionThatAnswersItsPingIsKept() throws Exception {
+		HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+		server.createContext("/", (exchange) -> {
+			// any answer counts, a refusal too
+			exchange.sendResponseHeaders(401, -1);
+			exchange.close();
+		});
+		server.start();
+		try {
+			Http2Pool pool = pool(URI.create("http://127.0.0.1:" + server.getAddress().getPort()),
+					Duration.ofSeconds(1));
+			Http2Pool.Generation generation = pool.current();
+			assertThat(pool.closedEarly(generation).get(30, TimeUnit.SECONDS)).isFalse();
+			assertThat(pool.pings()).isEqualTo(1);
+			assertThat(pool.current()).isSameAs(generation);
+		}
+		finally {
+			server.stop(0);
+		}
+	}
+
+}
