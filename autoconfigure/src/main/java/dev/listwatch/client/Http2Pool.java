@@ -37,13 +37,13 @@ import org.jspecify.annotations.Nullable;
  * client sends no PING and has no API for one, so a half-open connection would take every
  * new stream too, and a watch that the watchdog replaced would be replaced on the same
  * dead connection. Here, when a response is closed before its end (the watchdog gives up
- * a silent watch, or a watch is stopped), one small request ({@code GET /version}) is
- * sent over its connection as the ping, one at a time; without an answer (any status)
- * within {@link #PING_TIMEOUT}, later requests go to a new client, and so to a new
- * connection, and the requests still waiting for their answer on the old one fail (to be
- * sent again). Responses streaming on the old connection stay there until they end or
- * their watchdog gives them up: a false alarm (a server too busy to answer in time) costs
- * a connection, not the watches.</li>
+ * a silent watch, or a watch is stopped), one small request ({@code GET /version}, with
+ * the credentials the last request carried) is sent over its connection as the ping, one
+ * at a time; without an answer (any status) within {@link #PING_TIMEOUT}, later requests
+ * go to a new client, and so to a new connection, and the requests still waiting for
+ * their answer on the old one fail (to be sent again). Responses streaming on the old
+ * connection stay there until they end or their watchdog gives them up: a false alarm (a
+ * server too busy to answer in time) costs a connection, not the watches.</li>
  * <li><b>Past the server's stream limit.</b> The JDK client fails a request beyond the
  * server's {@code SETTINGS_MAX_CONCURRENT_STREAMS} ("too many concurrent streams", on
  * Java 17 as on 25) instead of opening another connection; such a request is sent again
@@ -84,6 +84,12 @@ final class Http2Pool {
 	private volatile boolean closed;
 
 	/**
+	 * The {@code Authorization} header the last request carried, for the ping: never
+	 * logged, never in a string of this class.
+	 */
+	private volatile @Nullable String authorization;
+
+	/**
 	 * A pool over HTTP/2 clients.
 	 * @param server the API server's base URL
 	 * @param http2 makes a client that speaks HTTP/2 (a new one after a silent
@@ -107,6 +113,19 @@ final class Http2Pool {
 	 */
 	Generation current() {
 		return Objects.requireNonNull(this.current.get(), "a pool always has a generation");
+	}
+
+	/**
+	 * Remembers the {@code Authorization} header a request carries, so that a ping
+	 * carries it too, as any request to the API server does (kube-apiserver's
+	 * UnauthenticatedHTTP2DOSMitigation asks for an HTTP/2 connection to be closed after
+	 * a request it takes for anonymous or refuses).
+	 * @param value the header's value, or {@code null} when the request carried none
+	 */
+	void authorization(@Nullable String value) {
+		if (value != null) {
+			this.authorization = value;
+		}
 	}
 
 	/**
@@ -188,7 +207,12 @@ final class Http2Pool {
 			return CompletableFuture.completedFuture(false);
 		}
 		this.pings.incrementAndGet();
-		HttpRequest request = HttpRequest.newBuilder(this.ping).timeout(PING_TIMEOUT).GET().build();
+		HttpRequest.Builder builder = HttpRequest.newBuilder(this.ping).timeout(PING_TIMEOUT).GET();
+		String authorization = this.authorization;
+		if (authorization != null) {
+			builder.header("Authorization", authorization);
+		}
+		HttpRequest request = builder.build();
 		CompletableFuture<Boolean> given;
 		try {
 			given = generation.client.sendAsync(request, HttpResponse.BodyHandlers.discarding())

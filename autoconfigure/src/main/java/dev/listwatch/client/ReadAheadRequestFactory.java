@@ -95,6 +95,7 @@ final class ReadAheadRequestFactory implements ClientHttpRequestFactory {
 			if (pool == null) {
 				return send(Objects.requireNonNull(this.client), headers, body, null, null);
 			}
+			pool.authorization(headers.getFirst(HttpHeaders.AUTHORIZATION));
 			Http2Pool.Generation generation = pool.current();
 			boolean held = pool.enter(generation);
 			try {

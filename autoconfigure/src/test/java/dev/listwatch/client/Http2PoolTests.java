@@ -123,4 +123,32 @@ class Http2PoolTests {
 		}
 	}
 
+	@Test
+	void aPingCarriesTheCredentialsOfTheLastRequest() throws Exception {
+		// as any request to the API server: kube-apiserver may close an HTTP/2
+		// connection after an anonymous request
+		java.util.List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+		HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+		server.createContext("/", (exchange) -> {
+			seen.add(String.valueOf(exchange.getRequestHeaders().getFirst("Authorization")));
+			exchange.sendResponseHeaders(200, -1);
+			exchange.close();
+		});
+		server.start();
+		try {
+			Http2Pool pool = pool(URI.create("http://127.0.0.1:" + server.getAddress().getPort()),
+					Duration.ofSeconds(1));
+			pool.authorization("Bearer first");
+			pool.authorization(null);
+			pool.authorization("Bearer second");
+			pool.authorization(null);
+			assertThat(pool.closedEarly(pool.current()).get(30, TimeUnit.SECONDS)).isFalse();
+			assertThat(seen).containsExactly("Bearer second");
+			assertThat(pool.toString()).doesNotContain("second");
+		}
+		finally {
+			server.stop(0);
+		}
+	}
+
 }

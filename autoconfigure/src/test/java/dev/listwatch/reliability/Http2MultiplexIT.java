@@ -10,6 +10,7 @@ import java.util.stream.Collectors;
 
 import dev.listwatch.WatchStatus;
 import dev.listwatch.autoconfigure.ListwatchAutoConfiguration;
+import dev.listwatch.client.ApiServerClient;
 import dev.listwatch.event.ResourceEvent;
 import dev.listwatch.informer.Informer;
 import dev.listwatch.testsupport.ApiWriter;
@@ -24,6 +25,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.http.HttpMethod;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -113,6 +115,75 @@ class Http2MultiplexIT {
 					.toList();
 				assertThat(duplicates).as("objects added twice").isEmpty();
 			});
+		}
+	}
+
+	@Test
+	void stoppingOneWatchLeavesTheOthersOnTheConnectionAlone() {
+		// a stopped watch's response closes early, and its connection is pinged (with
+		// the client's credentials, on a server that refuses anonymous requests but for
+		// its health endpoints, as hardened clusters do): the ping is answered, the
+		// connection kept, the other watch on it neither broken nor moved
+		Path authentication = this.dir.resolve("authentication.yaml");
+		try {
+			// anonymous requests only for the health endpoints (the test server's
+			// readiness check asks /readyz without credentials)
+			java.nio.file.Files.writeString(authentication, """
+					apiVersion: apiserver.config.k8s.io/v1beta1
+					kind: AuthenticationConfiguration
+					anonymous:
+					  enabled: true
+					  conditions:
+					  - path: /livez
+					  - path: /readyz
+					  - path: /healthz
+					""");
+		}
+		catch (java.io.IOException ex) {
+			throw new java.io.UncheckedIOException(ex);
+		}
+		try (LocalApiServer hardened = new LocalApiServer(
+				LocalApiServer.Options.defaults().withFlags("--authentication-config=" + authentication))
+			.start(); FaultProxy proxy = FaultProxy.startFor(hardened.serverUrl())) {
+			hardened.createNamespace("lw-h2-hardened");
+			Path kubeconfig = proxy.kubeconfigFor(hardened.kubeconfig(), this.dir.resolve("kubeconfig-hardened"));
+			new ApplicationContextRunner()
+				.withConfiguration(AutoConfigurations.of(JacksonAutoConfiguration.class,
+						RestClientAutoConfiguration.class, ListwatchAutoConfiguration.class))
+				.withBean(EventRecorder.class)
+				.withPropertyValues("listwatch.kubeconfig=" + kubeconfig, "listwatch.defaults.initial-backoff=100ms",
+						"listwatch.defaults.max-backoff=500ms", "listwatch.watches.cms.api-version=v1",
+						"listwatch.watches.cms.kind=ConfigMap", "listwatch.watches.cms.namespace=lw-h2-hardened",
+						"listwatch.watches.secrets.api-version=v1", "listwatch.watches.secrets.kind=Secret",
+						"listwatch.watches.secrets.namespace=lw-h2-hardened")
+				.run((context) -> {
+					assertThat(context).hasNotFailed();
+					Informer<?> informer = context.getBean("cmsInformer", Informer.class);
+					Informer<?> secrets = context.getBean("secretsInformer", Informer.class);
+					EventRecorder recorder = context.getBean(EventRecorder.class);
+					await().atMost(Duration.ofSeconds(60))
+						.until(() -> informer.status().synced() && secrets.status().synced());
+					int accepted = proxy.connectionsAccepted();
+					long cuts = informer.status().restarts(WatchStatus.RestartReason.DISCONNECTED);
+					secrets.stop();
+					ApiWriter writer = hardened.writer();
+					for (int i = 0; i < 20; i++) {
+						writer.create("/api/v1/namespaces/lw-h2-hardened/configmaps",
+								ApiWriter.configMap("lw-h2-hardened", "after-stop-" + i, "k", "v"));
+					}
+					await().atMost(Duration.ofSeconds(60))
+						.until(() -> added(recorder).stream()
+							.filter((key) -> key.contains("after-stop-"))
+							.count() == 20);
+					// a new request still finds the connection open (after a GOAWAY it
+					// would go to a new one)
+					context.getBean(ApiServerClient.class)
+						.exchangeJson(HttpMethod.GET, "/api/v1/namespaces/lw-h2-hardened/configmaps?limit=1", null);
+					assertThat(informer.status().restarts(WatchStatus.RestartReason.DISCONNECTED))
+						.as("watches broken after another watch stopped")
+						.isEqualTo(cuts);
+					assertThat(proxy.connectionsAccepted()).as("connections after the stop").isEqualTo(accepted);
+				});
 		}
 	}
 
