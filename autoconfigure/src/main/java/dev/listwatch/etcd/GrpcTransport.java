@@ -138,40 +138,24 @@ final class GrpcTransport implements Transport {
 	@Override
 	public Answers watch(byte[] key, byte[] rangeEnd, long startRevision, String what) {
 		byte[] request = Protobuf.watchCreateRequest(key, rangeEnd, startRevision);
-		boolean reauthenticated = false;
-		KubernetesApiException failure = null;
-		int start = this.current;
-		for (int attempt = 0; attempt < this.endpoints.size(); attempt++) {
-			int index = (start + attempt) % this.endpoints.size();
-			String description = "etcd " + what + " at " + this.endpoints.get(index);
-			Watch watch;
-			try {
-				watch = new Watch(description, channel(index), headers(index));
-				watch.open(request);
-			}
-			catch (StatusRuntimeException ex) {
-				failure = failed(description, ex);
-				if (failure.kind() == KubernetesApiException.Kind.CONNECTION) {
-					this.current = (index + 1) % this.endpoints.size();
-					continue;
-				}
-				if (failure.status() != null && failure.status().code() == 401 && this.username != null
-						&& !reauthenticated) {
-					reauthenticated = true;
-					this.token = null;
-					attempt--;
-					continue;
-				}
-				throw failure;
-			}
-			this.current = index;
+		return onEndpoints(what, (index, description) -> {
+			Watch watch = new Watch(description, channel(index), headers(index));
+			watch.open(request);
 			return watch;
-		}
-		throw failure;
+		});
 	}
 
 	/** A unary call, to the endpoints in turn. */
 	private <R> R call(MethodDescriptor<byte[], R> method, byte[] request, String what) {
+		return onEndpoints(what, (index, description) -> unaryCall(channel(index), method, request, headers(index)));
+	}
+
+	/**
+	 * Makes a call to the endpoints in turn, from the one that answered last: the next
+	 * one when an endpoint cannot be reached, the same once more after authenticating
+	 * again when etcd refuses the token (an expired or unknown one: etcd restarted).
+	 */
+	private <R> R onEndpoints(String what, EndpointCall<R> call) {
 		boolean reauthenticated = false;
 		KubernetesApiException failure = null;
 		int start = this.current;
@@ -179,7 +163,7 @@ final class GrpcTransport implements Transport {
 			int index = (start + attempt) % this.endpoints.size();
 			String description = "etcd " + what + " at " + this.endpoints.get(index);
 			try {
-				R answer = unaryCall(channel(index), method, request, headers(index));
+				R answer = call.to(index, description);
 				this.current = index;
 				return answer;
 			}
@@ -191,8 +175,6 @@ final class GrpcTransport implements Transport {
 				}
 				if (failure.status() != null && failure.status().code() == 401 && this.username != null
 						&& !reauthenticated) {
-					// an expired or unknown token (etcd restarted): authenticate again,
-					// then once more
 					reauthenticated = true;
 					this.token = null;
 					attempt--;
@@ -202,6 +184,14 @@ final class GrpcTransport implements Transport {
 			}
 		}
 		throw failure;
+	}
+
+	/** One call to the endpoint of an index. */
+	@FunctionalInterface
+	private interface EndpointCall<R> {
+
+		R to(int index, String description);
+
 	}
 
 	/**
