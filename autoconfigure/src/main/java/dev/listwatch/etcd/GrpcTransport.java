@@ -57,6 +57,12 @@ final class GrpcTransport implements Transport {
 
 	private static final Log logger = LogFactory.getLog(GrpcTransport.class);
 
+	/**
+	 * The logger under which gRPC's shaded Netty transport logs each HTTP/2 frame at
+	 * DEBUG: headers (the token) and data (the Authenticate request's password).
+	 */
+	static final String FRAMES_LOGGER = "io.grpc.netty.shaded.io.grpc.netty.NettyClientHandler";
+
 	private static final Metadata.Key<String> TOKEN = Metadata.Key.of("token", Metadata.ASCII_STRING_MARSHALLER);
 
 	/** Answers of a watch read ahead of the reader, at most. */
@@ -115,6 +121,10 @@ final class GrpcTransport implements Transport {
 		this.username = connection.username();
 		this.password = connection.password();
 		this.connectTimeout = connection.connectTimeout();
+		if (this.username != null && LogFactory.getLog(FRAMES_LOGGER).isDebugEnabled()) {
+			logger.warn("Logger " + FRAMES_LOGGER + " is at DEBUG: gRPC's Netty transport then logs every frame,"
+					+ " the etcd password and token included. Set it to INFO.");
+		}
 	}
 
 	/**
