@@ -219,7 +219,9 @@ final class Http2Pool {
 				.orTimeout(PING_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
 				.handle((response, failure) -> {
 					generation.pinging.set(false);
-					if (failure == null) {
+					if (failure == null || (unwrap(failure) instanceof IOException io && refusedForStreams(io))) {
+						// answered, or refused for the server's stream limit: the
+						// connection is up, with as many streams as the server allows
 						return false;
 					}
 					return replace(generation);
@@ -231,6 +233,11 @@ final class Http2Pool {
 			return CompletableFuture.completedFuture(false);
 		}
 		return given;
+	}
+
+	private static Throwable unwrap(Throwable failure) {
+		return (failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null)
+				? failure.getCause() : failure;
 	}
 
 	private boolean replace(Generation generation) {

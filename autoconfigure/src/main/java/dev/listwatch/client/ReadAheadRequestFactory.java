@@ -96,8 +96,10 @@ final class ReadAheadRequestFactory implements ClientHttpRequestFactory {
 				return send(Objects.requireNonNull(this.client), headers, body, null, null);
 			}
 			pool.authorization(headers.getFirst(HttpHeaders.AUTHORIZATION));
+			Http2Pool.Generation first = pool.current();
+			boolean held = pool.enter(first);
+			// the connection may have been given up while this request waited at the gate
 			Http2Pool.Generation generation = pool.current();
-			boolean held = pool.enter(generation);
 			try {
 				Response response = send(generation.client, headers, body, pool, generation);
 				pool.connected(generation, response.version());
@@ -109,6 +111,13 @@ final class ReadAheadRequestFactory implements ClientHttpRequestFactory {
 					return send(pool.overflow(), headers, body, null, null);
 				}
 				pool.broken(generation);
+				if (ex instanceof InterruptedIOException || ex instanceof java.net.http.HttpTimeoutException) {
+					// given up while waiting for its answer (the watchdog, a timeout):
+					// the
+					// connection may be half-open with no response open on it to close
+					// early, so it is pinged here too
+					pool.closedEarly(generation);
+				}
 				if (Http2Pool.goneAway(ex) && IDEMPOTENT.contains(getMethod())) {
 					// Java 17's client fails every stream of a connection that received
 					// a GOAWAY, the one the server answered too: kube-apiserver answers a
@@ -145,6 +154,10 @@ final class ReadAheadRequestFactory implements ClientHttpRequestFactory {
 			Runnable abort = () -> future.cancel(true);
 			if (generation != null) {
 				generation.aborts.add(abort);
+				if (pool != null && pool.current() != generation) {
+					// given up between the send and the registration: the aborts have run
+					abort.run();
+				}
 			}
 			try {
 				return new Response(future.get());

@@ -65,6 +65,13 @@ final class GrpcTransport implements Transport {
 
 	private static final Metadata.Key<String> TOKEN = Metadata.Key.of("token", Metadata.ASCII_STRING_MARSHALLER);
 
+	/**
+	 * The metadata by which a watch asks etcd to be cancelled when its member has no
+	 * leader.
+	 */
+	private static final Metadata.Key<String> HAS_LEADER = Metadata.Key.of("hasleader",
+			Metadata.ASCII_STRING_MARSHALLER);
+
 	/** Answers of a watch read ahead of the reader, at most. */
 	private static final int WINDOW = 4;
 
@@ -149,7 +156,13 @@ final class GrpcTransport implements Transport {
 	public Answers watch(byte[] key, byte[] rangeEnd, long startRevision, String what) {
 		byte[] request = Protobuf.watchCreateRequest(key, rangeEnd, startRevision);
 		return onEndpoints(what, (index, description) -> {
-			Watch watch = new Watch(description, channel(index), headers(index));
+			Metadata headers = headers(index);
+			// etcd cancels a watch that asks for a leader when its member loses the
+			// leader (as kube-apiserver's watches ask): a member cut off from the others
+			// would otherwise keep the watch open, quiet, at a revision that no longer
+			// moves
+			headers.put(HAS_LEADER, "true");
+			Watch watch = new Watch(description, channel(index), headers);
 			watch.open(request);
 			return watch;
 		});

@@ -151,4 +151,37 @@ class Http2PoolTests {
 		}
 	}
 
+	@Test
+	void aRequestGivenUpWhileWaitingForItsAnswerHasItsConnectionPinged() throws Exception {
+		// no response open on the connection to close early: the request's own end
+		// (the watchdog's interrupt) pings it, and a black hole is given up
+		try (ServerSocket hole = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+			Http2Pool pool = pool(URI.create("http://127.0.0.1:" + hole.getLocalPort()), Duration.ofSeconds(1));
+			Http2Pool.Generation generation = pool.current();
+			ReadAheadRequestFactory factory = new ReadAheadRequestFactory(pool);
+			CompletableFuture<Throwable> failure = new CompletableFuture<>();
+			Thread requester = new Thread(() -> {
+				try {
+					factory
+						.createRequest(URI.create("http://127.0.0.1:" + hole.getLocalPort() + "/api"),
+								org.springframework.http.HttpMethod.GET)
+						.execute()
+						.close();
+					failure.complete(null);
+				}
+				catch (Throwable ex) {
+					failure.complete(ex);
+				}
+			});
+			requester.start();
+			org.awaitility.Awaitility.await()
+				.atMost(Duration.ofSeconds(10))
+				.until(() -> requester.getState() == Thread.State.WAITING);
+			requester.interrupt();
+			assertThat(failure.get(10, TimeUnit.SECONDS)).isInstanceOf(java.io.InterruptedIOException.class);
+			assertThat(pool.pings()).isEqualTo(1);
+			org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> pool.current() != generation);
+		}
+	}
+
 }
