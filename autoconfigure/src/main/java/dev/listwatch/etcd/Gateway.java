@@ -79,13 +79,7 @@ final class Gateway implements Transport {
 
 	private final java.time.Duration connectTimeout;
 
-	private final Object authenticating = new Object();
-
-	/**
-	 * The auth token; {@code ""} when etcd does not have auth enabled; {@code null} until
-	 * known.
-	 */
-	private volatile @Nullable String token;
+	private final AuthToken token = new AuthToken();
 
 	private volatile int current;
 
@@ -229,7 +223,7 @@ final class Gateway implements Transport {
 				// an expired or unknown token (etcd restarted): authenticate again, then
 				// once more
 				reauthenticated = true;
-				this.token = null;
+				this.token.forget();
 				attempt--;
 				continue;
 			}
@@ -262,16 +256,7 @@ final class Gateway implements Transport {
 		if (this.username == null) {
 			return null;
 		}
-		String token = this.token;
-		if (token == null) {
-			synchronized (this.authenticating) {
-				token = this.token;
-				if (token == null) {
-					token = authenticate(endpoint);
-					this.token = token;
-				}
-			}
-		}
+		String token = this.token.get(() -> authenticate(endpoint));
 		return token.isEmpty() ? null : token;
 	}
 
@@ -382,7 +367,7 @@ final class Gateway implements Transport {
 	 */
 	@Override
 	public void tokenRejected() {
-		this.token = null;
+		this.token.forget();
 	}
 
 	@Override

@@ -97,15 +97,9 @@ final class GrpcTransport implements Transport {
 
 	private final @Nullable String password;
 
-	private final Object authenticating = new Object();
-
 	private final Duration connectTimeout;
 
-	/**
-	 * The auth token; {@code ""} when etcd does not have auth enabled; {@code null} until
-	 * known.
-	 */
-	private volatile @Nullable String token;
+	private final AuthToken token = new AuthToken();
 
 	private volatile int current;
 
@@ -199,7 +193,7 @@ final class GrpcTransport implements Transport {
 				if (failure.status() != null && failure.status().code() == 401 && this.username != null
 						&& !reauthenticated) {
 					reauthenticated = true;
-					this.token = null;
+					this.token.forget();
 					attempt--;
 					continue;
 				}
@@ -282,16 +276,7 @@ final class GrpcTransport implements Transport {
 		if (this.username == null) {
 			return headers;
 		}
-		String token = this.token;
-		if (token == null) {
-			synchronized (this.authenticating) {
-				token = this.token;
-				if (token == null) {
-					token = authenticate(index);
-					this.token = token;
-				}
-			}
-		}
+		String token = this.token.get(() -> authenticate(index));
 		if (!token.isEmpty()) {
 			headers.put(TOKEN, token);
 		}
@@ -406,7 +391,7 @@ final class GrpcTransport implements Transport {
 
 	@Override
 	public void tokenRejected() {
-		this.token = null;
+		this.token.forget();
 	}
 
 	@Override
