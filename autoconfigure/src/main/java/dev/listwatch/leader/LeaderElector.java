@@ -1,6 +1,7 @@
 package dev.listwatch.leader;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -49,10 +50,16 @@ import org.springframework.context.SmartLifecycle;
  * (a revoke with {@link Reason#RENEW_DEADLINE_PASSED}) whether or not the API server can
  * be reached. Seeing the Lease held by another replica revokes at once
  * ({@link Reason#LOST}).</li>
- * <li>On {@link #stop()} the leader first publishes the revoke ({@link Reason#STOPPED}),
- * then releases the Lease (an empty holder, a lease duration of 1 s, as client-go's
+ * <li>On {@link #stop()} the leader steps down in controller-runtime's order: it
+ * publishes the revoke ({@link Reason#STOPPED}) and, while its listeners stop the
+ * leader's work (the reconciles under way finish within their shutdown timeout), goes on
+ * renewing the Lease, so no other replica can take over while that work runs; then it
+ * releases the Lease (an empty holder, a lease duration of 1 s, as client-go's
  * {@code ReleaseOnCancel}), so that another replica takes over at its next retry rather
- * than after a lease duration.</li>
+ * than after a lease duration. While it steps down it never acquires the Lease again. If
+ * a renewal fails meanwhile, leadership ends at the renew deadline as ever, and
+ * {@link #workMayRunFor()} tells the listeners still draining when to interrupt what is
+ * left.</li>
  * </ul>
  *
  * <h2>Why two replicas never lead at once, and the clock skew this tolerates</h2> The API
@@ -127,7 +134,30 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 
 	private boolean failing;
 
+	/**
+	 * Guards the decisions to grant and to revoke, which the loop's thread and a stop
+	 * make.
+	 */
+	private final Object term = new Object();
+
+	/** Whether the revoke of the current term went out; guarded by {@link #term}. */
+	private boolean revoked;
+
 	// read by any thread
+
+	/**
+	 * A stop is under way and its revoke listeners are draining the leader's work: renew
+	 * while leading, never acquire, never grant.
+	 */
+	private volatile boolean draining;
+
+	/**
+	 * Until when the work of this replica's last term may run, on {@link #ticker}: half
+	 * the lease's margin after its renew deadline (see {@link #workMayRunFor()}).
+	 */
+	private volatile long workUntil;
+
+	private final long halfMarginNanos;
 
 	private volatile boolean leading;
 
@@ -164,6 +194,8 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 		this.leaseSeconds = (int) options.leaseDuration().toSeconds();
 		this.renewNanos = options.renewDeadline().toNanos();
 		this.retryNanos = options.retryPeriod().toNanos();
+		this.halfMarginNanos = options.leaseDuration().minus(options.renewDeadline()).toNanos() / 2;
+		this.workUntil = ticker.getAsLong();
 		this.requests = new LeaseRequests(options.lease(),
 				"listwatch-leader-" + electors.incrementAndGet() + "-request-", ticker);
 		this.loop = new LeaseLoop(logger, "Leader election on Lease " + options.lease(),
@@ -209,6 +241,24 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 	}
 
 	/**
+	 * How long the work of this replica's current or last term may still run before it
+	 * must be interrupted: until half the lease's margin ({@code leaseDuration -
+	 * renewDeadline}) after the renew deadline of its last successful renewal. Another
+	 * replica may take the Lease over no earlier than the whole margin after that
+	 * deadline, so work interrupted then ends before another replica starts it. While
+	 * leading, and while a {@link #stop()} renews during its revoke listeners, it moves
+	 * forward with every renewal. Zero once it has passed (after a freeze it has passed
+	 * at once: it is counted from the deadline, not from when this replica noticed),
+	 * after the Lease was seen held by another replica (which may be working already),
+	 * and when this replica has not led.
+	 * @return the time left, never negative
+	 */
+	public Duration workMayRunFor() {
+		long left = this.workUntil - this.ticker.getAsLong();
+		return (left > 0) ? Duration.ofNanos(left) : Duration.ZERO;
+	}
+
+	/**
 	 * A snapshot of the elector's state.
 	 * @return the snapshot
 	 */
@@ -230,14 +280,29 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 	}
 
 	/**
-	 * Stops the elector and waits for it: a leader publishes its
-	 * {@link LeadershipRevokedEvent} ({@link Reason#STOPPED}) first and then releases the
-	 * Lease, so another replica takes over at its next retry. Waits at most
-	 * {@code renewDeadline} for the release (plus a request under way when stop was
-	 * called, which is aborted).
+	 * Stops the elector and waits for it. A leader steps down: it publishes its
+	 * {@link LeadershipRevokedEvent} ({@link Reason#STOPPED}) on the calling thread while
+	 * its own thread goes on renewing the Lease, so that the listeners can let the
+	 * leader's work finish with the Lease still held; once they have returned it releases
+	 * the Lease, so another replica takes over at its next retry. Waits for the
+	 * listeners, then at most {@code renewDeadline} for the release (plus a request under
+	 * way, which is aborted).
 	 */
 	@Override
 	public void stop() {
+		boolean stepDown;
+		synchronized (this.term) {
+			stepDown = this.loop.isRunning() && this.leading && !this.revoked && !this.draining;
+			if (stepDown) {
+				this.draining = true;
+				this.revoked = true;
+			}
+		}
+		if (stepDown) {
+			logger.info(this.options.identity() + " steps down as leader on Lease " + this.options.lease()
+					+ ": its leader-only work stops first, with the Lease renewed meanwhile, then the Lease is released");
+			publish(new LeadershipRevokedEvent(this, this.options.identity(), this.options.lease(), Reason.STOPPED));
+		}
 		this.loop.stop();
 	}
 
@@ -381,7 +446,12 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 		boolean mine = record.heldBy(this.options.identity());
 		if (record.held() && !mine) {
 			if (this.leading) {
+				// another replica holds it, and may be working already
+				this.workUntil = this.ticker.getAsLong();
 				revoke(Reason.LOST);
+			}
+			if (this.draining) {
+				return false;
 			}
 			long expiresAt = this.observedAt + TimeUnit.SECONDS.toNanos(record.leaseDurationSeconds());
 			if (this.ticker.getAsLong() - expiresAt <= 0) {
@@ -410,8 +480,16 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 			// answered after the deadline: too late to act on; the next attempt renews
 			return false;
 		}
+		if (!this.leading && this.draining) {
+			// stepping down: the Lease is no longer this replica's to lead on
+			return false;
+		}
 		this.leadingUntil = until;
+		this.workUntil = until + this.halfMarginNanos;
 		if (!this.leading) {
+			synchronized (this.term) {
+				this.revoked = false;
+			}
 			this.leading = true;
 			this.since = this.clock.instant();
 			logger.info(this.options.identity() + " is now leader on Lease " + this.options.lease());
@@ -437,8 +515,21 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 	}
 
 	private void revoke(Reason reason) {
-		this.leading = false;
+		boolean publish;
+		synchronized (this.term) {
+			this.leading = false;
+			publish = !this.revoked;
+			this.revoked = true;
+		}
 		this.since = this.clock.instant();
+		if (!publish) {
+			// stepping down, its revoke out already: what still drains is interrupted
+			// once workMayRunFor() runs out
+			logger.warn(this.options.identity() + " lost leadership on Lease " + this.options.lease() + " (" + reason
+					+ ") while stepping down; leader-only work still running ends within " + workMayRunFor().toMillis()
+					+ " ms" + ((this.lastError != null) ? ": " + this.lastError : ""));
+			return;
+		}
 		String text = this.options.identity() + " is no longer leader on Lease " + this.options.lease() + " (" + reason
 				+ ")";
 		if (reason == Reason.STOPPED) {
@@ -513,6 +604,11 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 			LeaderElector.this.observed = null;
 			LeaderElector.this.failing = false;
 			LeaderElector.this.leading = false;
+			LeaderElector.this.draining = false;
+			synchronized (LeaderElector.this.term) {
+				LeaderElector.this.revoked = false;
+			}
+			LeaderElector.this.workUntil = LeaderElector.this.ticker.getAsLong();
 			LeaderElector.this.running = true;
 		}
 
@@ -525,7 +621,10 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 		@Override
 		public void step() {
 			checkDeadline();
-			LeaderElector.this.step();
+			if (LeaderElector.this.leading || !LeaderElector.this.draining) {
+				// stepping down, only a leader renews
+				LeaderElector.this.step();
+			}
 			checkDeadline();
 		}
 
@@ -543,13 +642,20 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 		public void finish(boolean halted) {
 			try {
 				if (!halted) {
-					if (LeaderElector.this.leading) {
+					if (LeaderElector.this.leading && LeaderElector.this.draining) {
+						// stepped down: the revoke went out when the stop began, and its
+						// listeners have returned
+						LeaderElector.this.leading = false;
+						LeaderElector.this.workUntil = LeaderElector.this.ticker.getAsLong();
+					}
+					else if (LeaderElector.this.leading) {
 						revoke(Reason.STOPPED);
 					}
 					release();
 				}
 			}
 			finally {
+				LeaderElector.this.draining = false;
 				LeaderElector.this.running = false;
 			}
 		}
