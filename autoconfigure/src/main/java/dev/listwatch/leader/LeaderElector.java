@@ -5,6 +5,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -38,11 +40,18 @@ import org.springframework.context.SmartLifecycle;
  * with 409 Conflict, which is counted and retried at the next period, never fatal.
  * <ul>
  * <li>It takes the Lease when there is none (it creates it), when nobody holds it
- * (released), when this replica holds it, or when the Lease has not changed (the same
+ * (released), when this process holds it, or when the Lease has not changed (the same
  * resourceVersion) for its {@code leaseDurationSeconds} since this replica first saw it
  * as it is. That time is measured on this replica's monotonic clock from when it saw the
  * change, never by comparing the holder's {@code renewTime} with the wall clock: clocks
  * set apart by minutes change nothing.</li>
+ * <li>This process holds the Lease when it is held by this replica's identity with a
+ * {@code renewTime} this process wrote. Held by the same identity otherwise, it was
+ * written by another process (two processes given one identity, or an earlier run of this
+ * one): it is waited out as any other holder's, never taken over at once, so two
+ * processes with one identity never lead together (client-go would let both); that other
+ * process renewing it is logged as an error and kept in the status's last error, and a
+ * leader that finds it revokes ({@link Reason#LOST}).</li>
  * <li>The leader renews the Lease every {@code retryPeriod}, first with the object it
  * wrote last, on a conflict by reading the Lease again. It is leader only while fewer
  * than {@code renewDeadline} have passed since the <em>start</em> of its last successful
@@ -133,6 +142,18 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 	private long observedAt;
 
 	private boolean failing;
+
+	/**
+	 * The renew times this process wrote lately, the newest last: a Lease held by this
+	 * replica's identity is this process's only with one of them.
+	 */
+	private final Deque<String> renewTimes = new ArrayDeque<>();
+
+	/**
+	 * Why a Lease held by this identity is not this process's, while it is so; kept in
+	 * the status's last error.
+	 */
+	private @Nullable String impostor;
 
 	/**
 	 * Guards the decisions to grant and to revoke, which the loop's thread and a stop
@@ -369,7 +390,7 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 				this.failing = false;
 				logger.info("Leader election on Lease " + this.options.lease() + " reaches the API server again");
 			}
-			this.lastError = null;
+			this.lastError = this.impostor;
 		}
 		catch (RuntimeException ex) {
 			failed(ex);
@@ -413,10 +434,11 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 		Instant now = this.clock.instant();
 		String time = MICRO_TIME.format(now);
 		Lease known = this.observed;
-		if (this.leading && known != null && known.record().heldBy(this.options.identity())) {
+		if (this.leading && known != null && ours(known.record())) {
 			// the fast path: renew the Lease as written last
 			LeaseRecord renewed = new LeaseRecord(this.options.identity(), this.leaseSeconds,
 					known.record().acquireTime(), time, known.record().leaseTransitions());
+			writing(time);
 			long start = this.ticker.getAsLong();
 			try {
 				return wrote(this.requests.call(() -> this.store.update(known, renewed), deadline), start, now);
@@ -438,12 +460,15 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 		Lease current = this.requests.call(this.store::get, deadline);
 		if (current == null) {
 			LeaseRecord created = new LeaseRecord(this.options.identity(), this.leaseSeconds, time, time, 0);
+			writing(time);
 			long start = this.ticker.getAsLong();
 			return wrote(this.requests.call(() -> this.store.create(created), deadline), start, now);
 		}
+		boolean changed = this.observed == null || !this.observed.resourceVersion().equals(current.resourceVersion());
 		observe(current);
 		LeaseRecord record = current.record();
-		boolean mine = record.heldBy(this.options.identity());
+		boolean mine = ours(record);
+		impostor(record, changed);
 		if (record.held() && !mine) {
 			if (this.leading) {
 				// another replica holds it, and may be working already
@@ -463,8 +488,59 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 						(record.acquireTime() != null) ? record.acquireTime() : time, time, record.leaseTransitions())
 				: new LeaseRecord(this.options.identity(), this.leaseSeconds, time, time,
 						record.leaseTransitions() + 1);
+		writing(time);
 		long start = this.ticker.getAsLong();
 		return wrote(this.requests.call(() -> this.store.update(current, next), deadline), start, now);
+	}
+
+	/**
+	 * Whether this process holds the Lease: held by this replica's identity, with a renew
+	 * time this process wrote. One held by the same identity with another renew time was
+	 * written by another process (one with a copied identity, or an earlier run of this
+	 * one), and is waited out as any other holder's.
+	 */
+	private boolean ours(LeaseRecord record) {
+		String renewTime = record.renewTime();
+		return record.heldBy(this.options.identity()) && renewTime != null && this.renewTimes.contains(renewTime);
+	}
+
+	private void writing(String renewTime) {
+		if (!this.renewTimes.contains(renewTime)) {
+			this.renewTimes.addLast(renewTime);
+			if (this.renewTimes.size() > 16) {
+				this.renewTimes.removeFirst();
+			}
+		}
+	}
+
+	/**
+	 * Says so, once, when the Lease is held under this replica's identity by another
+	 * process; an error when that process keeps renewing it (two live processes with one
+	 * identity), a warning the first time (it may be this process's earlier run).
+	 */
+	private void impostor(LeaseRecord record, boolean changed) {
+		if (!record.heldBy(this.options.identity()) || ours(record)) {
+			if (this.impostor != null) {
+				logger.info("Lease " + this.options.lease() + " is no longer held by another process with identity '"
+						+ this.options.identity() + "'");
+			}
+			this.impostor = null;
+			return;
+		}
+		String identity = this.options.identity();
+		if (this.impostor == null) {
+			this.impostor = "Lease " + this.options.lease() + " is held under this replica's identity '" + identity
+					+ "' by another process; waiting for it to expire";
+			logger.warn(this.impostor + " (an earlier run of this process, or another process with the same "
+					+ "listwatch.leader-election.identity)");
+		}
+		else if (changed && !this.impostor.startsWith("Another")) {
+			this.impostor = "Another live process renews Lease " + this.options.lease()
+					+ " under this replica's identity '" + identity
+					+ "': this replica stands down; give each replica its own "
+					+ "listwatch.leader-election.identity, or leave it unset (the default is unique)";
+			logger.error(this.impostor);
+		}
 	}
 
 	/**
@@ -484,6 +560,8 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 			// stepping down: the Lease is no longer this replica's to lead on
 			return false;
 		}
+		// whoever held it under this identity before, it is this process's now
+		this.impostor = null;
 		this.leadingUntil = until;
 		this.workUntil = until + this.halfMarginNanos;
 		if (!this.leading) {
@@ -559,12 +637,13 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 	 */
 	void release() {
 		Lease known = this.observed;
-		if (known == null || !known.record().heldBy(this.options.identity())) {
+		if (known == null || !ours(known.record())) {
 			return;
 		}
 		long deadline = this.ticker.getAsLong() + this.renewNanos;
 		String time = MICRO_TIME.format(this.clock.instant());
 		LeaseRecord released = new LeaseRecord("", 1, time, time, known.record().leaseTransitions());
+		writing(time);
 		try {
 			Lease written;
 			try {
@@ -577,7 +656,7 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 				// a renewal of ours may have landed without its answer: read what is
 				// there
 				Lease current = this.requests.call(this.store::get, deadline);
-				if (current == null || !current.record().heldBy(this.options.identity())) {
+				if (current == null || !ours(current.record())) {
 					return;
 				}
 				written = this.requests.call(() -> this.store.update(current, released), deadline);
