@@ -12,6 +12,7 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 import dev.listwatch.KubernetesApiException;
 import dev.listwatch.event.ResourceEvent;
@@ -387,6 +388,15 @@ public final class Controller<T> implements SmartLifecycle, ApplicationEventPubl
 	/** Wakes the workers waiting for a delayed key (for a ticker that tests move). */
 	void wakeUp() {
 		this.workers.wakeUp();
+	}
+
+	/**
+	 * Reads the keys that a resync queues from elsewhere than the informer's cache: for
+	 * tests.
+	 * @param keys the keys cached
+	 */
+	void cachedKeysFrom(Supplier<? extends Collection<String>> keys) {
+		this.workers.cachedKeysFrom(keys);
 	}
 
 	@Override
