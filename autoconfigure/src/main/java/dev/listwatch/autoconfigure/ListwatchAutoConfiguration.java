@@ -128,8 +128,10 @@ public final class ListwatchAutoConfiguration {
 				Math.max(1, properties.getDefaults().getDispatchThreads()),
 				(period.compareTo(Duration.ofSeconds(5)) > 0) ? Duration.ofSeconds(5) : period,
 				Threading.VIRTUAL.isActive(environment), defaults);
-		return new InformerFactory(Clock.systemUTC(), publisher::publishEvent, settings,
+		InformerFactory factory = new InformerFactory(Clock.systemUTC(), publisher::publishEvent, settings,
 				new ConfiguredDeclarations(beanFactory, registrar.shareable()));
+		factory.showExceptionMessages(properties.isShowExceptionMessages());
+		return factory;
 	}
 
 	@Bean

@@ -11,8 +11,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * What one controller is doing and has done, as an immutable snapshot: what health, the
- * meters and the {@code listwatch} endpoint read. It holds keys and the class and message
- * of what reconciles threw, never object values.
+ * meters and the {@code listwatch} endpoint read. It holds keys and the class of what
+ * reconciles threw and where (its message only where the application opted in, see
+ * {@link dev.listwatch.Thrown}), never object values.
  *
  * @param name the controller's name
  * @param watch the name of the watch whose keys it reconciles
@@ -73,12 +74,15 @@ public record ControllerStatus(String name, String watch, boolean running, int w
 	 * The last failure of a key that keeps failing, or of the resyncs.
 	 *
 	 * @param exception the class of what the reconcile threw
-	 * @param message its message (the reconciler's words, which must hold no secret nor
-	 * object values)
+	 * @param at where it was thrown: the class, method and line of the top frame of its
+	 * stack ({@link dev.listwatch.Thrown#where})
+	 * @param message its message, which may quote values; {@code null} unless the
+	 * application opted in ({@code listwatch.show-exception-messages}, or
+	 * {@link Controller#showExceptionMessages})
 	 * @param inARow how often in a row it failed
 	 * @param error whether it threw an {@link Error} rather than an exception
 	 */
-	public record Failure(String exception, String message, int inARow, boolean error) {
+	public record Failure(String exception, String at, @Nullable String message, int inARow, boolean error) {
 
 	}
 

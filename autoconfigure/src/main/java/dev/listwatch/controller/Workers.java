@@ -24,6 +24,7 @@ import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 import dev.listwatch.KubernetesApiException;
+import dev.listwatch.Thrown;
 import dev.listwatch.event.ResourceEvent;
 import dev.listwatch.informer.Informer;
 import dev.listwatch.leader.ShardStatus;
@@ -108,6 +109,9 @@ final class Workers<T> {
 
 	/** The keys a resync queues: those cached (see {@link #cachedKeysFrom}). */
 	private volatile Supplier<? extends Collection<String>> cached;
+
+	/** Whether exception messages are shown: see {@link #showExceptionMessages}. */
+	private volatile boolean showMessages;
 
 	/** What is told of a key dropped by {@link #keys}. */
 	private volatile Consumer<String> refused = (key) -> {
@@ -242,6 +246,24 @@ final class Workers<T> {
 	}
 
 	/**
+	 * Shows the messages of what reconciles, resyncs and observation handlers throw in
+	 * the status and the warnings and errors logged, or only their class and where they
+	 * were thrown ({@link Thrown}).
+	 * @param show whether to show them
+	 */
+	void showExceptionMessages(boolean show) {
+		this.showMessages = show;
+	}
+
+	/**
+	 * Whether exception messages are shown.
+	 * @return whether they are
+	 */
+	boolean showsExceptionMessages() {
+		return this.showMessages;
+	}
+
+	/**
 	 * Reads the keys that a resync and {@link #enqueueCached} queue from elsewhere than
 	 * the informer's cache: for tests.
 	 * @param keys the keys cached
@@ -329,8 +351,9 @@ final class Workers<T> {
 				observation.stop();
 			}
 			catch (Throwable ex) {
-				this.logger.warn("Controller " + this.name
-						+ ": an observation handler failed to stop the observation of " + key + " (" + ex + ")");
+				Thrown.warn(this.logger,
+						"Controller " + this.name + ": an observation handler failed to stop the observation of " + key,
+						ex, this.showMessages);
 			}
 			finally {
 				queue.done(key);
@@ -365,22 +388,21 @@ final class Workers<T> {
 			// given up meanwhile (a shard handed over, a leadership lost): the owner now
 			// reconciles it
 			this.failing.remove(key);
-			this.logger.info("Controller " + this.name + " gave up " + key + " while reconciling it (" + ex
-					+ "); it is reconciled where it is owned now");
+			this.logger.info("Controller " + this.name + " gave up " + key + " while reconciling it ("
+					+ Thrown.describe(ex, this.showMessages) + "); it is reconciled where it is owned now");
 			return;
 		}
-		this.failing.put(key, new ControllerStatus.Failure(ex.getClass().getName(), String.valueOf(ex.getMessage()),
-				failed + 1, error));
+		this.failing.put(key, failure(ex, failed + 1));
 		Duration delay = queue.addRateLimited(key);
 		String message = "Controller " + this.name + " failed to reconcile " + key + " (" + (failed + 1)
 				+ " in a row); retrying in " + delay.toMillis() + " ms";
 		if (error) {
 			// an Error (a StackOverflowError, an OutOfMemoryError) is never quiet
 			if (failed == 0) {
-				this.logger.error(message, ex);
+				Thrown.error(this.logger, message, ex, this.showMessages);
 			}
 			else {
-				this.logger.error(message + ": " + ex);
+				this.logger.error(message + ": " + Thrown.describe(ex, this.showMessages));
 			}
 		}
 		else if (conflict) {
@@ -389,11 +411,17 @@ final class Workers<T> {
 			}
 		}
 		else if (failed == 0) {
-			this.logger.warn(message, ex);
+			Thrown.warn(this.logger, message, ex, this.showMessages);
 		}
 		else if (this.logger.isDebugEnabled()) {
-			this.logger.debug(message + ": " + ex);
+			this.logger.debug(message + ": " + Thrown.describe(ex, true));
 		}
+	}
+
+	/** A failure as the status keeps it: its message only when messages are shown. */
+	private ControllerStatus.Failure failure(Throwable ex, int inARow) {
+		return new ControllerStatus.Failure(ex.getClass().getName(), Thrown.where(ex),
+				this.showMessages ? ex.getMessage() : null, inARow, ex instanceof Error);
 	}
 
 	private static boolean isConflict(Throwable ex) {
@@ -514,18 +542,18 @@ final class Workers<T> {
 			}
 			ControllerStatus.Failure last = Workers.this.resyncFailure;
 			int inARow = (last != null) ? last.inARow() + 1 : 1;
-			Workers.this.resyncFailure = new ControllerStatus.Failure(ex.getClass().getName(),
-					String.valueOf(ex.getMessage()), inARow, error);
+			Workers.this.resyncFailure = failure(ex, inARow);
 			String message = "Controller " + Workers.this.name + ": resync failed (" + inARow
 					+ " in a row); the next one runs in " + Workers.this.options.resyncPeriod();
+			boolean show = Workers.this.showMessages;
 			if (inARow > 1) {
-				Workers.this.logger.warn(message + ": " + ex);
+				Workers.this.logger.warn(message + ": " + Thrown.describe(ex, show));
 			}
 			else if (error) {
-				Workers.this.logger.error(message, ex);
+				Thrown.error(Workers.this.logger, message, ex, show);
 			}
 			else {
-				Workers.this.logger.warn(message, ex);
+				Thrown.warn(Workers.this.logger, message, ex, show);
 			}
 		}
 
@@ -617,8 +645,9 @@ final class Workers<T> {
 					catch (Throwable ex) {
 						// not from a reconcile, which fails its attempt only (see
 						// reconcile): the worker goes on
-						Workers.this.logger.error(
-								"Controller " + Workers.this.name + ": a worker failed on " + key + "; it goes on", ex);
+						Thrown.error(Workers.this.logger,
+								"Controller " + Workers.this.name + ": a worker failed on " + key + "; it goes on", ex,
+								Workers.this.showMessages);
 					}
 				}
 			}
@@ -627,7 +656,8 @@ final class Workers<T> {
 			}
 			catch (Throwable ex) {
 				// counted in the status as a worker no longer alive, for health
-				Workers.this.logger.error("Controller " + Workers.this.name + ": a worker ended", ex);
+				Thrown.error(Workers.this.logger, "Controller " + Workers.this.name + ": a worker ended", ex,
+						Workers.this.showMessages);
 			}
 		}
 

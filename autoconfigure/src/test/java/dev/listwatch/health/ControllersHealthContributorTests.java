@@ -26,8 +26,9 @@ class ControllersHealthContributorTests {
 
 	@Test
 	void aControllerThatKeepsUpIsUpWithItsFailingKeysCounted() {
-		Health health = this.contributor.health(status(Duration.ofSeconds(3), Duration.ofSeconds(1), Map.of("default/a",
-				new ControllerStatus.Failure("java.lang.IllegalStateException", "db down", 4, false))));
+		Health health = this.contributor.health(status(Duration.ofSeconds(3), Duration.ofSeconds(1),
+				Map.of("default/a", new ControllerStatus.Failure("java.lang.IllegalStateException",
+						"com.example.Copier.reconcile:42", "db down", 4, false))));
 		assertThat(health.getStatus()).isEqualTo(Status.UP);
 		assertThat(health.getDetails()).containsEntry("failingKeys", 1)
 			.containsEntry("running", true)
@@ -55,9 +56,11 @@ class ControllersHealthContributorTests {
 	@Test
 	void aKeyWhoseLastReconcileThrewAnErrorIsDown() {
 		Health health = this.contributor.health(status(Duration.ofSeconds(1), Duration.ZERO,
-				Map.of("default/a", new ControllerStatus.Failure("java.lang.StackOverflowError", "null", 2, true),
-						"default/b",
-						new ControllerStatus.Failure("java.lang.IllegalStateException", "db down", 1, false))));
+				Map.of("default/a",
+						new ControllerStatus.Failure("java.lang.StackOverflowError", "com.example.Copier.depth:12",
+								null, 2, true),
+						"default/b", new ControllerStatus.Failure("java.lang.IllegalStateException",
+								"com.example.Copier.reconcile:42", "db down", 1, false))));
 		assertThat(health.getStatus()).isEqualTo(Status.DOWN);
 		assertThat(health.getDetails().get("reason").toString()).isEqualTo(
 				"the last reconcile of 1 key threw an Error (java.lang.StackOverflowError); retried after the backoff");
