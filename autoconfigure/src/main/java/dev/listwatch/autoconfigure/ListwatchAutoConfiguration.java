@@ -76,6 +76,9 @@ public final class ListwatchAutoConfiguration {
 				jsonMapper.getIfAvailable(JsonMapper::shared), Clock.systemUTC(), properties.getConnection().isHttp2());
 		// the field manager of server-side applies and writes, as kubectl names itself
 		client.setDefaultFieldManager(environment.getProperty("spring.application.name"));
+		// no update of an object read from a transformed cache: it would wipe what the
+		// transform left out
+		client.setWholeObjectWrites(new TransformedObjectWrites(informers(beanFactory)));
 		ListwatchProperties.Connection connection = properties.getConnection();
 		client.setRequestBudget(RequestBudget.of(connection.getQps(), connection.getBurst()));
 		// the discovery that the startup check (WatchStartupChecks) sends, sent now on a
@@ -132,6 +135,11 @@ public final class ListwatchAutoConfiguration {
 				new ConfiguredDeclarations(beanFactory, registrar.shareable()));
 		factory.showExceptionMessages(properties.isShowExceptionMessages());
 		return factory;
+	}
+
+	@SuppressWarnings({ "unchecked", "rawtypes" })
+	private static ObjectProvider<Informer<?>> informers(ConfigurableListableBeanFactory beanFactory) {
+		return (ObjectProvider) beanFactory.getBeanProvider(Informer.class);
 	}
 
 	@Bean
