@@ -76,6 +76,9 @@ public final class ListwatchAutoConfiguration {
 				jsonMapper.getIfAvailable(JsonMapper::shared), Clock.systemUTC(), properties.getConnection().isHttp2());
 		// the field manager of server-side applies and writes, as kubectl names itself
 		client.setDefaultFieldManager(environment.getProperty("spring.application.name"));
+		// no update of an object read from a transformed cache: it would wipe what the
+		// transform left out
+		client.setWholeObjectWrites(new TransformedObjectWrites(informers(beanFactory)));
 		client.setRequestBudget(requestBudget);
 		// the discovery that the startup check (WatchStartupChecks) sends, sent now on a
 		// thread of its own: it runs, the client's first request, while the rest of the
@@ -142,8 +145,15 @@ public final class ListwatchAutoConfiguration {
 				Math.max(1, properties.getDefaults().getDispatchThreads()),
 				(period.compareTo(Duration.ofSeconds(5)) > 0) ? Duration.ofSeconds(5) : period,
 				Threading.VIRTUAL.isActive(environment), defaults);
-		return new InformerFactory(Clock.systemUTC(), publisher::publishEvent, settings,
+		InformerFactory factory = new InformerFactory(Clock.systemUTC(), publisher::publishEvent, settings,
 				new ConfiguredDeclarations(beanFactory, registrar.shareable()));
+		factory.showExceptionMessages(properties.isShowExceptionMessages());
+		return factory;
+	}
+
+	@SuppressWarnings({ "unchecked", "rawtypes" })
+	private static ObjectProvider<Informer<?>> informers(ConfigurableListableBeanFactory beanFactory) {
+		return (ObjectProvider) beanFactory.getBeanProvider(Informer.class);
 	}
 
 	@Bean

@@ -35,6 +35,15 @@ public class ListwatchProperties {
 	private boolean enabled = true;
 
 	/**
+	 * Whether to show the messages of what the application's code throws (reconcilers,
+	 * event listeners, observation handlers) in the listwatch endpoint and in the
+	 * warnings and errors logged, with the stack trace. Off: only the exception's class
+	 * and where it was thrown (a message may quote values: a Jackson binding error its
+	 * input, a JDBC URL its password); the stack trace is logged at DEBUG.
+	 */
+	private boolean showExceptionMessages;
+
+	/**
 	 * Connection given as properties, for setups without a kubeconfig file; each set
 	 * property wins over the kubeconfig.
 	 */
@@ -71,6 +80,14 @@ public class ListwatchProperties {
 
 	public void setContext(@Nullable String context) {
 		this.context = context;
+	}
+
+	public boolean isShowExceptionMessages() {
+		return this.showExceptionMessages;
+	}
+
+	public void setShowExceptionMessages(boolean showExceptionMessages) {
+		this.showExceptionMessages = showExceptionMessages;
 	}
 
 	public boolean isEnabled() {

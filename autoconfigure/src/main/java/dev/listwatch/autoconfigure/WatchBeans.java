@@ -223,12 +223,47 @@ final class WatchBeans {
 	@SuppressWarnings({ "unchecked", "rawtypes" })
 	private static @Nullable ObjectTransform<?> then(@Nullable ObjectTransform<?> first,
 			@Nullable ObjectTransform<?> then) {
-		if (first == null || then == null) {
-			return (first != null) ? first : then;
+		ObjectTransform<?> bean = (then != null) ? new BeanTransform(then) : null;
+		if (first == null || bean == null) {
+			return (first != null) ? first : bean;
 		}
 		ObjectTransform before = first;
-		ObjectTransform after = then;
-		return (object) -> after.transform(before.transform(object));
+		ObjectTransform after = bean;
+		return new ObjectTransform<Object>() {
+
+			@Override
+			public Object transform(Object object) {
+				return after.transform(before.transform(object));
+			}
+
+			@Override
+			public String toString() {
+				return before + ", then " + after;
+			}
+
+		};
+	}
+
+	/** A {@link WatchTransform} bean's transform, which names itself so. */
+	private static final class BeanTransform implements ObjectTransform<Object> {
+
+		private final ObjectTransform<Object> transform;
+
+		@SuppressWarnings("unchecked")
+		BeanTransform(ObjectTransform<?> transform) {
+			this.transform = (ObjectTransform<Object>) transform;
+		}
+
+		@Override
+		public Object transform(Object object) {
+			return this.transform.transform(object);
+		}
+
+		@Override
+		public String toString() {
+			return "its WatchTransform bean";
+		}
+
 	}
 
 	/**

@@ -113,6 +113,9 @@ public final class ApiServerClient implements AutoCloseable {
 	/** The requests of the writers this client makes (see {@link ApiRequest}). */
 	private final ApiRequest writes = this::send;
 
+	/** See {@link #setWholeObjectWrites}. */
+	private volatile WholeObjectWrites wholeObjectWrites = WholeObjectWrites.ALLOWED;
+
 	/** The field manager of writers made from now on: {@link #setDefaultFieldManager}. */
 	private volatile @Nullable String fieldManager;
 
@@ -349,7 +352,7 @@ public final class ApiServerClient implements AutoCloseable {
 	public <T> ResourceWriter<T> writer(Resource resource, Class<T> type) {
 		Objects.requireNonNull(resource, "resource");
 		return new ResourceWriter<>(this.writes, () -> resource, this.mapper, decoder(type, Decoding.DEFAULTS),
-				this.fieldManager);
+				this.fieldManager, () -> this.wholeObjectWrites, (other) -> decoder(other, Decoding.DEFAULTS));
 	}
 
 	/**
@@ -379,6 +382,16 @@ public final class ApiServerClient implements AutoCloseable {
 	}
 
 	/**
+	 * Sets what the writers of this client ask before they write a whole object
+	 * ({@code update}, {@code updateStatus}): the auto-configuration refuses objects read
+	 * from a watch whose objects are transformed.
+	 * @param wholeObjectWrites the check, {@link WholeObjectWrites#ALLOWED} for none
+	 */
+	public void setWholeObjectWrites(WholeObjectWrites wholeObjectWrites) {
+		this.wholeObjectWrites = Objects.requireNonNull(wholeObjectWrites, "wholeObjectWrites");
+	}
+
+	/**
 	 * A writer of a declared resource, found through discovery on its first request, as
 	 * {@link #listerWatcher(Target, Class, Decoding)} finds it (a resource the cluster
 	 * does not serve fails that request with a {@link KubernetesApiException} of kind
@@ -394,7 +407,8 @@ public final class ApiServerClient implements AutoCloseable {
 				"a Target gives a kind or a resource");
 		return new ResourceWriter<>(this.writes,
 				() -> resolve(target.apiVersion(), target.kind(), target.resource(), target.namespace()), this.mapper,
-				decoder(type, Decoding.DEFAULTS), this.fieldManager);
+				decoder(type, Decoding.DEFAULTS), this.fieldManager, () -> this.wholeObjectWrites,
+				(other) -> decoder(other, Decoding.DEFAULTS));
 	}
 
 	/**

@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 import dev.listwatch.KubernetesApiException;
@@ -74,13 +75,29 @@ public final class ResourceWriter<T> {
 
 	private final @Nullable String fieldManager;
 
+	/** What is asked before a whole object is written. */
+	private final Supplier<WholeObjectWrites> wholeObjectWrites;
+
+	/** The decoder of a type, for copies of an object written whole. */
+	private final Function<Class<?>, @Nullable ObjectDecoder<?>> decoders;
+
 	ResourceWriter(ApiRequest requests, Supplier<Resource> resolver, ObjectMapper mapper, ObjectDecoder<T> decoder,
 			@Nullable String fieldManager) {
-		this(requests, new Resolved(resolver), mapper, decoder, fieldManager);
+		this(requests, new Resolved(resolver), mapper, decoder, fieldManager, () -> WholeObjectWrites.ALLOWED,
+				(type) -> null);
+	}
+
+	ResourceWriter(ApiRequest requests, Supplier<Resource> resolver, ObjectMapper mapper, ObjectDecoder<T> decoder,
+			@Nullable String fieldManager, Supplier<WholeObjectWrites> wholeObjectWrites,
+			Function<Class<?>, @Nullable ObjectDecoder<?>> decoders) {
+		this(requests, new Resolved(resolver), mapper, decoder, fieldManager, wholeObjectWrites, decoders);
 	}
 
 	private ResourceWriter(ApiRequest requests, Resolved resolved, ObjectMapper mapper, ObjectDecoder<T> decoder,
-			@Nullable String fieldManager) {
+			@Nullable String fieldManager, Supplier<WholeObjectWrites> wholeObjectWrites,
+			Function<Class<?>, @Nullable ObjectDecoder<?>> decoders) {
+		this.wholeObjectWrites = wholeObjectWrites;
+		this.decoders = decoders;
 		this.requests = requests;
 		this.resolved = resolved;
 		this.mapper = mapper;
@@ -99,7 +116,7 @@ public final class ResourceWriter<T> {
 	 */
 	public ResourceWriter<T> withFieldManager(String fieldManager) {
 		return new ResourceWriter<>(this.requests, this.resolved, this.mapper, this.decoder,
-				ObjectPath.requireText(fieldManager, "fieldManager"));
+				ObjectPath.requireText(fieldManager, "fieldManager"), this.wholeObjectWrites, this.decoders);
 	}
 
 	/**
@@ -271,9 +288,45 @@ public final class ResourceWriter<T> {
 
 	private T put(String verb, T object, boolean status) {
 		Body body = body(object, true);
+		refuseIfTransformed(verb, object, body);
 		return send(verb, body.target(), HttpMethod.PUT, body.target().path(status) + query(null, false), JSON,
 				body.json())
 			.success();
+	}
+
+	/**
+	 * Refuses a whole-object write of an object that comes from a transformed cache
+	 * ({@link WholeObjectWrites}).
+	 */
+	private void refuseIfTransformed(String verb, T object, Body body) {
+		WholeObjectWrites check = this.wholeObjectWrites.get();
+		if (check == WholeObjectWrites.ALLOWED) {
+			return;
+		}
+		ObjectScan scan = new ObjectScan(new Interner());
+		scan.readObject(new JsonScanner(body.json(), 0, body.json().length));
+		String key = (body.target().namespace() != null) ? body.target().namespace() + "/" + scan.name
+				: String.valueOf(scan.name);
+		String refusal = check.refusal(new WholeObjectWrites.Write(resource(), key, scan.resourceVersion, object,
+				(type) -> copy(type, body.json()),
+				(value) -> (value instanceof KubernetesObject k) ? k.toTree() : this.mapper.valueToTree(value)));
+		if (refusal != null) {
+			throw new IllegalArgumentException("Not sending " + verb + " " + body.target() + ": " + refusal);
+		}
+	}
+
+	private @Nullable Object copy(Class<?> type, byte[] json) {
+		ObjectDecoder<?> decoder = this.decoders.apply(type);
+		if (decoder == null) {
+			return null;
+		}
+		try {
+			return decoder.decodeObject(json);
+		}
+		catch (RuntimeException ex) {
+			// not readable as that type: not an object of that watch
+			return null;
+		}
 	}
 
 	private T patch(String verb, @Nullable String namespace, String name, Patch patch, boolean status) {

@@ -12,6 +12,7 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 import dev.listwatch.KubernetesApiException;
 import dev.listwatch.event.ResourceEvent;
@@ -40,10 +41,10 @@ import org.springframework.context.SmartLifecycle;
  * that succeeds forgets the key's failures. A reconcile that fails because an object
  * changed meanwhile (a {@link KubernetesApiException} of status 409, anywhere in the
  * causes) is retried the same way, logged at debug only: the next reconcile reads the
- * newer object. Keys that keep failing are kept, with the class and message of their last
- * exception (never an object's values), for health and the endpoint. Each reconcile runs
- * in a Micrometer {@link Observation} named {@code listwatch.reconcile}, so a tracer
- * shows it.
+ * newer object. Keys that keep failing are kept, with the class of their last exception
+ * and where it was thrown (its message only when {@link #showExceptionMessages shown};
+ * never an object's values), for health and the endpoint. Each reconcile runs in a
+ * Micrometer {@link Observation} named {@code listwatch.reconcile}, so a tracer shows it.
  * <p>
  * A stop stops queueing, lets the reconciles under way finish within the shutdown
  * timeout, and ends the workers. The next start queues every cached key again (the
@@ -169,6 +170,29 @@ public final class Controller<T> implements SmartLifecycle, ApplicationEventPubl
 	public <S> Controller<T> watch(Informer<S> secondary, Function<? super S, ? extends Collection<String>> keys) {
 		this.secondaries.add(new Workers.Secondary<>(secondary, keys));
 		return this;
+	}
+
+	/**
+	 * Shows the messages of what reconciles, resyncs, observation handlers and the
+	 * listeners of its {@link ShardsChangedEvent}s throw, in its status (and so the
+	 * {@code listwatch} endpoint) and in the warnings and errors it logs; else only their
+	 * class and where they were thrown ({@link dev.listwatch.Thrown}). Off unless the
+	 * application opted in ({@code listwatch.show-exception-messages}): a message may
+	 * quote values. Takes effect at once.
+	 * @param show whether to show them
+	 * @return this controller
+	 */
+	public Controller<T> showExceptionMessages(boolean show) {
+		this.workers.showExceptionMessages(show);
+		return this;
+	}
+
+	/**
+	 * Whether exception messages are shown: see {@link #showExceptionMessages}.
+	 * @return whether they are
+	 */
+	boolean showsExceptionMessages() {
+		return this.workers.showsExceptionMessages();
 	}
 
 	/**
@@ -401,6 +425,15 @@ public final class Controller<T> implements SmartLifecycle, ApplicationEventPubl
 		this.workers.wakeUp();
 	}
 
+	/**
+	 * Reads the keys that a resync queues from elsewhere than the informer's cache: for
+	 * tests.
+	 * @param keys the keys cached
+	 */
+	void cachedKeysFrom(Supplier<? extends Collection<String>> keys) {
+		this.workers.cachedKeysFrom(keys);
+	}
+
 	@Override
 	public String toString() {
 		return "Controller[" + this.name + " on " + this.informer.watch() + "]";
@@ -447,6 +480,11 @@ public final class Controller<T> implements SmartLifecycle, ApplicationEventPubl
 		@Override
 		public Set<String> queued() {
 			return Controller.this.queuedKeys();
+		}
+
+		@Override
+		public boolean showsExceptionMessages() {
+			return Controller.this.showsExceptionMessages();
 		}
 
 	}

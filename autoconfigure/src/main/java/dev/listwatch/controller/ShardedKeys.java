@@ -63,4 +63,11 @@ interface ShardedKeys {
 	 */
 	Set<String> queued();
 
+	/**
+	 * Whether exception messages are shown (see
+	 * {@link Controller#showExceptionMessages}).
+	 * @return whether they are
+	 */
+	boolean showsExceptionMessages();
+
 }

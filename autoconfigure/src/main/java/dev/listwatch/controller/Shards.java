@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 
+import dev.listwatch.Thrown;
 import dev.listwatch.leader.ShardListener;
 import dev.listwatch.leader.ShardMembership;
 import dev.listwatch.leader.ShardMembershipOptions;
@@ -316,7 +317,8 @@ final class Shards implements ShardListener {
 					events.publishEvent(event);
 				}
 				catch (RuntimeException ex) {
-					logger.error("A listener of " + event + " failed", ex);
+					Thrown.error(logger, "A listener of " + event + " failed", ex,
+							this.controller.showsExceptionMessages());
 				}
 			});
 		}

@@ -21,8 +21,10 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 import dev.listwatch.KubernetesApiException;
+import dev.listwatch.Thrown;
 import dev.listwatch.event.ResourceEvent;
 import dev.listwatch.informer.Informer;
 import dev.listwatch.leader.ShardStatus;
@@ -87,6 +89,12 @@ final class Workers<T> {
 
 	private final AtomicLong conflicts = new AtomicLong();
 
+	/** Reconciles and resyncs that threw an {@link Error}. */
+	private final AtomicLong errors = new AtomicLong();
+
+	/** What the last resync threw, while resyncs fail. */
+	private volatile ControllerStatus.@Nullable Failure resyncFailure;
+
 	/** The keys whose last reconcile failed, with what it threw. */
 	private final Map<String, ControllerStatus.Failure> failing = new ConcurrentHashMap<>();
 
@@ -98,6 +106,12 @@ final class Workers<T> {
 
 	/** Which keys this replica reconciles now: see {@link #onlyKeys}. */
 	private volatile Predicate<String> keys = (key) -> true;
+
+	/** The keys a resync queues: those cached (see {@link #cachedKeysFrom}). */
+	private volatile Supplier<? extends Collection<String>> cached;
+
+	/** Whether exception messages are shown: see {@link #showExceptionMessages}. */
+	private volatile boolean showMessages;
 
 	/** What is told of a key dropped by {@link #keys}. */
 	private volatile Consumer<String> refused = (key) -> {
@@ -124,6 +138,7 @@ final class Workers<T> {
 		this.ticker = ticker;
 		this.condition = condition;
 		this.logger = logger;
+		this.cached = () -> informer.lister().keys();
 		this.limiter = RateLimiter.longestOf(RateLimiter.exponential(options.backoffInitial(), options.backoffMax()),
 				RateLimiter.tokenBucket(options.retriesPerSecond(), options.retryBurst(), ticker));
 	}
@@ -184,11 +199,12 @@ final class Workers<T> {
 		WorkQueue.Depth depth = (current != null) ? sum(this.before, current.queue.depth()) : this.before;
 		boolean running = current != null && !current.stopping;
 		return new ControllerStatus(this.name, this.informer.watch(), running, this.options.workers(),
-				running ? depth.ready() : 0, running ? depth.waiting() : 0, depth.processing(), depth.adds(),
-				depth.retries(), this.reconciles.get(), this.failures.get(), this.conflicts.get(),
-				Duration.ofNanos(depth.waitedNanos()), Duration.ofNanos(depth.workedNanos()),
-				Duration.ofNanos(depth.oldestReadyNanos()), Duration.ofNanos(depth.longestRunningNanos()),
-				Duration.ofNanos(depth.unfinishedNanos()), this.failing, shards, queuedByShard);
+				(current != null && running) ? current.alive() : 0, running ? depth.ready() : 0,
+				running ? depth.waiting() : 0, depth.processing(), depth.adds(), depth.retries(), this.reconciles.get(),
+				this.failures.get(), this.conflicts.get(), this.errors.get(), Duration.ofNanos(depth.waitedNanos()),
+				Duration.ofNanos(depth.workedNanos()), Duration.ofNanos(depth.oldestReadyNanos()),
+				Duration.ofNanos(depth.longestRunningNanos()), Duration.ofNanos(depth.unfinishedNanos()), this.failing,
+				this.resyncFailure, shards, queuedByShard);
 	}
 
 	/**
@@ -209,7 +225,7 @@ final class Workers<T> {
 	void enqueueCached(Predicate<String> which) {
 		Run current = this.run;
 		if (current != null) {
-			for (String key : this.informer.lister().keys()) {
+			for (String key : this.cached.get()) {
 				if (which.test(key)) {
 					current.queue.add(key);
 				}
@@ -227,6 +243,33 @@ final class Workers<T> {
 	void onlyKeys(Predicate<String> allowed, Consumer<String> dropped) {
 		this.refused = dropped;
 		this.keys = allowed;
+	}
+
+	/**
+	 * Shows the messages of what reconciles, resyncs and observation handlers throw in
+	 * the status and the warnings and errors logged, or only their class and where they
+	 * were thrown ({@link Thrown}).
+	 * @param show whether to show them
+	 */
+	void showExceptionMessages(boolean show) {
+		this.showMessages = show;
+	}
+
+	/**
+	 * Whether exception messages are shown.
+	 * @return whether they are
+	 */
+	boolean showsExceptionMessages() {
+		return this.showMessages;
+	}
+
+	/**
+	 * Reads the keys that a resync and {@link #enqueueCached} queue from elsewhere than
+	 * the informer's cache: for tests.
+	 * @param keys the keys cached
+	 */
+	void cachedKeysFrom(Supplier<? extends Collection<String>> keys) {
+		this.cached = keys;
 	}
 
 	/**
@@ -266,38 +309,55 @@ final class Workers<T> {
 		}
 	}
 
-	/** Reconciles one key, and queues it again as the result or a failure says. */
+	/**
+	 * Reconciles one key, and queues it again as the result or a failure says. Whatever
+	 * the reconcile or an observation handler throws, an {@link Error} included, fails
+	 * this attempt only: the key is done and queued again after its backoff, and the
+	 * worker goes on.
+	 */
 	private void reconcile(WorkQueue<String> queue, String key) {
 		int failed = queue.failures(key);
-		Optional<T> object = this.informer.lister().get(key);
-		Observation observation = Observation.createNotStarted(OBSERVATION, this.observations)
-			.contextualName("reconcile " + this.name)
-			.lowCardinalityKeyValue("controller", this.name)
-			.lowCardinalityKeyValue("watch", this.informer.watch())
-			.highCardinalityKeyValue("key", key)
-			.start();
-		try (Observation.Scope scope = observation.openScope()) {
-			Result result = this.reconciler.reconcile(new Request<>(key, object, failed, () -> stillOwned(key)));
-			this.reconciles.incrementAndGet();
-			observation.lowCardinalityKeyValue("outcome", result.retry() ? "requeue" : "success");
-			if (result.retry()) {
-				queue.addRateLimited(key);
-				return;
-			}
-			queue.forget(key);
-			this.failing.remove(key);
-			Duration after = result.after();
-			if (after != null) {
-				queue.addAfter(key, after);
+		Observation observation = Observation.NOOP;
+		try {
+			Optional<T> object = this.informer.lister().get(key);
+			observation = Observation.createNotStarted(OBSERVATION, this.observations)
+				.contextualName("reconcile " + this.name)
+				.lowCardinalityKeyValue("controller", this.name)
+				.lowCardinalityKeyValue("watch", this.informer.watch())
+				.highCardinalityKeyValue("key", key);
+			// a handler may throw here: that fails the attempt as the reconcile would
+			observation.start();
+			try (Observation.Scope scope = observation.openScope()) {
+				Result result = this.reconciler.reconcile(new Request<>(key, object, failed, () -> stillOwned(key)));
+				this.reconciles.incrementAndGet();
+				observation.lowCardinalityKeyValue("outcome", result.retry() ? "requeue" : "success");
+				if (result.retry()) {
+					queue.addRateLimited(key);
+					return;
+				}
+				queue.forget(key);
+				this.failing.remove(key);
+				Duration after = result.after();
+				if (after != null) {
+					queue.addAfter(key, after);
+				}
 			}
 		}
-		catch (Exception | LinkageError | AssertionError ex) {
-			observation.error(ex);
+		catch (Throwable ex) {
 			failed(queue, key, failed, ex, observation);
 		}
 		finally {
-			observation.stop();
-			queue.done(key);
+			try {
+				observation.stop();
+			}
+			catch (Throwable ex) {
+				Thrown.warn(this.logger,
+						"Controller " + this.name + ": an observation handler failed to stop the observation of " + key,
+						ex, this.showMessages);
+			}
+			finally {
+				queue.done(key);
+			}
 		}
 	}
 
@@ -308,35 +368,60 @@ final class Workers<T> {
 	private void failed(WorkQueue<String> queue, String key, int failed, Throwable ex, Observation observation) {
 		this.reconciles.incrementAndGet();
 		this.failures.incrementAndGet();
+		boolean error = ex instanceof Error;
+		if (error) {
+			this.errors.incrementAndGet();
+		}
 		boolean conflict = isConflict(ex);
-		observation.lowCardinalityKeyValue("outcome", conflict ? "conflict" : "error");
 		if (conflict) {
 			this.conflicts.incrementAndGet();
+		}
+		try {
+			observation.error(ex);
+			observation.lowCardinalityKeyValue("outcome", conflict ? "conflict" : "error");
+		}
+		catch (Throwable handler) {
+			// an observation handler failing on the error: the key is retried all the
+			// same
 		}
 		if (!stillOwned(key)) {
 			// given up meanwhile (a shard handed over, a leadership lost): the owner now
 			// reconciles it
 			this.failing.remove(key);
-			this.logger.info("Controller " + this.name + " gave up " + key + " while reconciling it (" + ex
-					+ "); it is reconciled where it is owned now");
+			this.logger.info("Controller " + this.name + " gave up " + key + " while reconciling it ("
+					+ Thrown.describe(ex, this.showMessages) + "); it is reconciled where it is owned now");
 			return;
 		}
-		this.failing.put(key,
-				new ControllerStatus.Failure(ex.getClass().getName(), String.valueOf(ex.getMessage()), failed + 1));
+		this.failing.put(key, failure(ex, failed + 1));
 		Duration delay = queue.addRateLimited(key);
 		String message = "Controller " + this.name + " failed to reconcile " + key + " (" + (failed + 1)
 				+ " in a row); retrying in " + delay.toMillis() + " ms";
-		if (conflict) {
+		if (error) {
+			// an Error (a StackOverflowError, an OutOfMemoryError) is never quiet
+			if (failed == 0) {
+				Thrown.error(this.logger, message, ex, this.showMessages);
+			}
+			else {
+				this.logger.error(message + ": " + Thrown.describe(ex, this.showMessages));
+			}
+		}
+		else if (conflict) {
 			if (this.logger.isDebugEnabled()) {
 				this.logger.debug(message + ": the object changed meanwhile (409 Conflict)");
 			}
 		}
 		else if (failed == 0) {
-			this.logger.warn(message, ex);
+			Thrown.warn(this.logger, message, ex, this.showMessages);
 		}
 		else if (this.logger.isDebugEnabled()) {
-			this.logger.debug(message + ": " + ex);
+			this.logger.debug(message + ": " + Thrown.describe(ex, true));
 		}
+	}
+
+	/** A failure as the status keeps it: its message only when messages are shown. */
+	private ControllerStatus.Failure failure(Throwable ex, int inARow) {
+		return new ControllerStatus.Failure(ex.getClass().getName(), Thrown.where(ex),
+				this.showMessages ? ex.getMessage() : null, inARow, ex instanceof Error);
 	}
 
 	private static boolean isConflict(Throwable ex) {
@@ -431,12 +516,56 @@ final class Workers<T> {
 			}
 		}
 
+		/**
+		 * Queues every cached key. What it throws is logged and reported until a resync
+		 * succeeds, and never ends the resyncs (an executor's periodic task that throws
+		 * is not run again).
+		 */
 		private void resync() {
-			if (Workers.this.informer.lister().hasSynced()) {
-				for (String key : Workers.this.informer.lister().keys()) {
-					this.queue.add(key);
+			try {
+				if (Workers.this.informer.lister().hasSynced()) {
+					for (String key : Workers.this.cached.get()) {
+						this.queue.add(key);
+					}
+					Workers.this.resyncFailure = null;
 				}
 			}
+			catch (Throwable ex) {
+				resyncFailed(ex);
+			}
+		}
+
+		private void resyncFailed(Throwable ex) {
+			boolean error = ex instanceof Error;
+			if (error) {
+				Workers.this.errors.incrementAndGet();
+			}
+			ControllerStatus.Failure last = Workers.this.resyncFailure;
+			int inARow = (last != null) ? last.inARow() + 1 : 1;
+			Workers.this.resyncFailure = failure(ex, inARow);
+			String message = "Controller " + Workers.this.name + ": resync failed (" + inARow
+					+ " in a row); the next one runs in " + Workers.this.options.resyncPeriod();
+			boolean show = Workers.this.showMessages;
+			if (inARow > 1) {
+				Workers.this.logger.warn(message + ": " + Thrown.describe(ex, show));
+			}
+			else if (error) {
+				Thrown.error(Workers.this.logger, message, ex, show);
+			}
+			else {
+				Thrown.warn(Workers.this.logger, message, ex, show);
+			}
+		}
+
+		/** How many of the run's workers are alive. */
+		int alive() {
+			int alive = 0;
+			for (Thread thread : this.threads) {
+				if (thread.isAlive()) {
+					alive++;
+				}
+			}
+			return alive;
 		}
 
 		boolean stop(Duration timeout) {
@@ -510,25 +639,54 @@ final class Workers<T> {
 				}
 				String key;
 				while ((key = this.queue.take()) != null) {
-					// checked once the key is marked processing, so that busyWith sees a
-					// key taken before the gate closed
-					if (!Workers.this.condition.getAsBoolean()) {
-						// a leader-only controller no longer leader, not stopped yet: the
-						// key waits, and the stop that follows hands it to the next term
-						this.queue.done(key);
-						this.queue.addAfter(key, CONDITION_RECHECK);
+					try {
+						work(key);
 					}
-					else if (Workers.this.keys.test(key)) {
-						reconcileInSlot(key);
-					}
-					else {
-						this.queue.done(key);
-						Workers.this.refused.accept(key);
+					catch (Throwable ex) {
+						// not from a reconcile, which fails its attempt only (see
+						// reconcile): the worker goes on
+						Thrown.error(Workers.this.logger,
+								"Controller " + Workers.this.name + ": a worker failed on " + key + "; it goes on", ex,
+								Workers.this.showMessages);
 					}
 				}
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
+			}
+			catch (Throwable ex) {
+				// counted in the status as a worker no longer alive, for health
+				Thrown.error(Workers.this.logger, "Controller " + Workers.this.name + ": a worker ended", ex,
+						Workers.this.showMessages);
+			}
+		}
+
+		private void work(String key) {
+			// checked once the key is marked processing, so that busyWith sees a key
+			// taken
+			// before the gate closed
+			boolean reconcile = false;
+			try {
+				if (!Workers.this.condition.getAsBoolean()) {
+					// a leader-only controller no longer leader, not stopped yet: the key
+					// waits, and the stop that follows hands it to the next term
+					this.queue.done(key);
+					this.queue.addAfter(key, CONDITION_RECHECK);
+					return;
+				}
+				reconcile = Workers.this.keys.test(key);
+			}
+			catch (Throwable ex) {
+				this.queue.done(key);
+				this.queue.addAfter(key, CONDITION_RECHECK);
+				throw ex;
+			}
+			if (reconcile) {
+				reconcileInSlot(key);
+			}
+			else {
+				this.queue.done(key);
+				Workers.this.refused.accept(key);
 			}
 		}
 

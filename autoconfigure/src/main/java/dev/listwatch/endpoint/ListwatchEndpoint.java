@@ -27,7 +27,8 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
  * The {@code listwatch} actuator endpoint: every watch with what it watches (resource,
  * selectors, Java type, index names) and how it is doing (its {@link WatchStatus}, the
  * one status health and metrics read too), and every controller with its queue and the
- * keys that keep failing (class and message of their last exception).
+ * keys that keep failing (the class of their last exception and where it was thrown; its
+ * message only where the application opted in, see {@link dev.listwatch.Thrown}).
  * {@code /actuator/listwatch/<watch>} shows one watch. Never shows objects or
  * credentials.
  */
@@ -75,13 +76,18 @@ public class ListwatchEndpoint {
 			.stream()
 			.sorted(Map.Entry.comparingByKey())
 			.limit(MAX_FAILING_KEYS)
-			.forEach((entry) -> failing.put(entry.getKey(), new FailureDescriptor(entry.getValue().exception(),
-					entry.getValue().message(), entry.getValue().inARow())));
-		return new ControllerDescriptor(status.watch(), status.running(), status.workers(), status.ready(),
-				status.waiting(), status.processing(), status.adds(), status.retries(), status.reconciles(),
-				status.failures(), status.conflicts(), status.oldestReady().toMillis(),
-				status.longestRunning().toMillis(), status.failing().size(), failing,
-				describe(status.shards(), status.queuedByShard()));
+			.forEach((entry) -> failing.put(entry.getKey(), describe(entry.getValue())));
+		ControllerStatus.Failure resync = status.resyncFailure();
+		return new ControllerDescriptor(status.watch(), status.running(), status.workers(), status.liveWorkers(),
+				status.ready(), status.waiting(), status.processing(), status.adds(), status.retries(),
+				status.reconciles(), status.failures(), status.conflicts(), status.errors(),
+				status.oldestReady().toMillis(), status.longestRunning().toMillis(), status.failing().size(), failing,
+				(resync != null) ? describe(resync) : null, describe(status.shards(), status.queuedByShard()));
+	}
+
+	private static FailureDescriptor describe(ControllerStatus.Failure failure) {
+		return new FailureDescriptor(failure.exception(), failure.at(), failure.message(), failure.inARow(),
+				failure.error());
 	}
 
 	private static @Nullable ShardsDescriptor describe(@Nullable ShardStatus shards, Map<Integer, Integer> queued) {
@@ -166,6 +172,8 @@ public class ListwatchEndpoint {
 	 * @param watch the watch whose keys it reconciles
 	 * @param running whether its workers are taking keys
 	 * @param workers how many workers it runs
+	 * @param liveWorkers how many of them are alive (fewer only when one ended on a
+	 * failure outside any reconcile)
 	 * @param ready keys ready for a worker
 	 * @param waiting keys waiting out a backoff or a requeue delay
 	 * @param processing keys a worker has now
@@ -174,16 +182,20 @@ public class ListwatchEndpoint {
 	 * @param reconciles reconciles done
 	 * @param failures reconciles that threw
 	 * @param conflicts of those, the ones that met a 409 Conflict
+	 * @param errors reconciles and resyncs that threw an {@link Error}
 	 * @param oldestReadyMillis how long the key longest ready has waited for a worker
 	 * @param longestRunningMillis how long the longest reconcile under way has run
 	 * @param failingKeys how many keys' last reconcile failed
 	 * @param failing the first of them (at most 100, by key), with their failure
+	 * @param resyncFailure what the last resync threw, while resyncs fail, else
+	 * {@code null}
 	 * @param shards what this replica runs of a sharded controller's keys, {@code null}
 	 * when it runs on every replica
 	 */
-	public record ControllerDescriptor(String watch, boolean running, int workers, int ready, int waiting,
-			int processing, long adds, long retries, long reconciles, long failures, long conflicts,
-			long oldestReadyMillis, long longestRunningMillis, int failingKeys, Map<String, FailureDescriptor> failing,
+	public record ControllerDescriptor(String watch, boolean running, int workers, int liveWorkers, int ready,
+			int waiting, int processing, long adds, long retries, long reconciles, long failures, long conflicts,
+			long errors, long oldestReadyMillis, long longestRunningMillis, int failingKeys,
+			Map<String, FailureDescriptor> failing, @Nullable FailureDescriptor resyncFailure,
 			@Nullable ShardsDescriptor shards) {
 	}
 
@@ -207,13 +219,16 @@ public class ListwatchEndpoint {
 	}
 
 	/**
-	 * The last failure of a key that keeps failing.
+	 * The last failure of a key that keeps failing, or of the resyncs.
 	 *
-	 * @param exception the class of what the reconcile threw
-	 * @param message its message
+	 * @param exception the class of what was thrown
+	 * @param at where it was thrown (the class, method and line of the top frame)
+	 * @param message its message, {@code null} unless the application opted in
+	 * ({@code listwatch.show-exception-messages}): a message may quote values
 	 * @param inARow how often in a row it failed
+	 * @param error whether it was an {@link Error} rather than an exception
 	 */
-	public record FailureDescriptor(String exception, String message, int inARow) {
+	public record FailureDescriptor(String exception, String at, @Nullable String message, int inARow, boolean error) {
 	}
 
 	/**

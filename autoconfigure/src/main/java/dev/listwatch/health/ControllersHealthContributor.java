@@ -3,7 +3,9 @@ package dev.listwatch.health;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 import dev.listwatch.controller.Controller;
@@ -24,10 +26,15 @@ import org.springframework.boot.health.contributor.Status;
  * from its {@link ControllerStatus} and nothing else. DOWN (or the status set) when a
  * reconcile has run longer than {@code stuck-after} (a worker is stuck: on a call without
  * a timeout, a lock) or when a key has waited ready for a worker longer than
- * {@code max-queue-wait} (the workers cannot keep up, or are all stuck); UP otherwise,
- * keys that keep failing included: they are retried after their backoff, and the details
- * count them (the {@code listwatch} endpoint lists them). A controller that is not
- * running (a leader-only one on a follower, one stopped) is UP with {@code running:
+ * {@code max-queue-wait} (the workers cannot keep up, or are all stuck); DOWN too while
+ * the last reconcile of a key threw an {@link Error} (a {@link StackOverflowError} on a
+ * cyclic object, an {@link OutOfMemoryError} the JVM survived: retried after the key's
+ * backoff, and UP again once it succeeds), while the last resync failed, and when a
+ * worker has ended (which a failure in a reconcile never does); UP otherwise, keys whose
+ * reconciles keep throwing exceptions included: they are retried after their backoff, and
+ * the details count them (the {@code listwatch} endpoint lists them). A controller that
+ * is not running (a leader-only one on a follower, one stopped) is UP with
+ * {@code running:
  * false}. A sharded controller's details show its shards here (running, members seen,
  * hand-overs, self-fences, and the last error of its Lease renewals while they fail):
  * owning no shard is no fault (more replicas than shards, or a replica cut off from the
@@ -86,17 +93,47 @@ public final class ControllersHealthContributor implements CompositeHealthContri
 		details.put("watch", status.watch());
 		details.put("running", status.running());
 		details.put("workers", status.workers());
+		details.put("liveWorkers", status.liveWorkers());
 		details.put("ready", status.ready());
 		details.put("waiting", status.waiting());
 		details.put("processing", status.processing());
 		details.put("reconciles", status.reconciles());
 		details.put("failures", status.failures());
 		details.put("failingKeys", status.failing().size());
+		details.put("errors", status.errors());
+		List<ControllerStatus.Failure> errors = status.failing()
+			.values()
+			.stream()
+			.filter(ControllerStatus.Failure::error)
+			.toList();
+		ControllerStatus.Failure resync = status.resyncFailure();
 		Status state = Status.UP;
-		if (status.longestRunning().compareTo(this.stuckAfter) > 0) {
+		if (status.running() && status.liveWorkers() < status.workers()) {
+			state = this.unhealthy;
+			details.put("reason", (status.workers() - status.liveWorkers()) + " of " + status.workers()
+					+ " workers have ended on a failure (see the log)");
+		}
+		else if (status.longestRunning().compareTo(this.stuckAfter) > 0) {
 			state = this.unhealthy;
 			details.put("reason", "a reconcile has run for " + seconds(status.longestRunning())
 					+ ", longer than stuck-after (" + seconds(this.stuckAfter) + ")");
+		}
+		else if (!errors.isEmpty()) {
+			state = this.unhealthy;
+			details.put("reason",
+					"the last reconcile of " + errors.size() + ((errors.size() == 1) ? " key" : " keys")
+							+ " threw an Error ("
+							+ errors.stream()
+								.map(ControllerStatus.Failure::exception)
+								.distinct()
+								.sorted()
+								.collect(Collectors.joining(", "))
+							+ "); retried after the backoff");
+		}
+		else if (resync != null) {
+			state = this.unhealthy;
+			details.put("reason", "the last resync failed (" + resync.exception() + ", " + resync.inARow()
+					+ " in a row); retried each resync period");
 		}
 		else if (status.oldestReady().compareTo(this.maxQueueWait) > 0) {
 			state = this.unhealthy;

@@ -248,6 +248,14 @@ final class CacheWriter<T> {
 	}
 
 	/**
+	 * The transform applied to each object before it is cached.
+	 * @return the transform, or {@code null} for none
+	 */
+	@Nullable ObjectTransform<T> transform() {
+		return this.transform;
+	}
+
+	/**
 	 * Transforms an object.
 	 * @return the object transformed, or the {@link UnbindableObject} that reports the
 	 * transform's failure

@@ -8,8 +8,10 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
+import dev.listwatch.Thrown;
 import dev.listwatch.event.ResourceEvent;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -93,11 +95,29 @@ final class Dispatcher {
 
 	private final Ticker ticker;
 
+	/** Whether the error logged for a listener that threw shows its message. */
+	private final BooleanSupplier showMessages;
+
 	Dispatcher(String watch, Executor executor, Consumer<ApplicationEvent> publisher) {
 		this(watch, executor, publisher, Ticker.system());
 	}
 
 	Dispatcher(String watch, Executor executor, Consumer<ApplicationEvent> publisher, Ticker ticker) {
+		this(watch, executor, publisher, ticker, () -> false);
+	}
+
+	/**
+	 * Makes a dispatcher.
+	 * @param watch the watch's name
+	 * @param executor where drains run
+	 * @param publisher the listeners
+	 * @param ticker the monotonic time
+	 * @param showMessages whether the error logged for a listener that threw shows the
+	 * exception's message ({@link Thrown})
+	 */
+	Dispatcher(String watch, Executor executor, Consumer<ApplicationEvent> publisher, Ticker ticker,
+			BooleanSupplier showMessages) {
+		this.showMessages = showMessages;
 		this.watch = watch;
 		this.executor = executor;
 		this.publisher = publisher;
@@ -402,8 +422,8 @@ final class Dispatcher {
 		catch (RuntimeException | Error ex) {
 			this.failures.increment();
 			String key = (event instanceof ResourceEvent<?> resourceEvent) ? resourceEvent.key() : "-";
-			logger.error("A listener failed on " + event.getClass().getSimpleName() + " of watch " + this.watch
-					+ " for " + key + "; the watch goes on", ex);
+			Thrown.error(logger, "A listener failed on " + event.getClass().getSimpleName() + " of watch " + this.watch
+					+ " for " + key + "; the watch goes on", ex, this.showMessages.getAsBoolean());
 		}
 	}
 

@@ -281,6 +281,15 @@ public final class Informer<T> implements SmartLifecycle {
 	}
 
 	/**
+	 * The transform of every object before it is cached: see {@link #setTransform}.
+	 * @return the transform, or {@code null} when the objects are cached as the server
+	 * sent them
+	 */
+	public @Nullable ObjectTransform<T> transform() {
+		return this.writer.transform();
+	}
+
+	/**
 	 * Reshapes or strips every object before it is cached and published (client-go's
 	 * {@code SetTransform}); see {@link ObjectTransform}. Call before the first start.
 	 * @param transform the transform, or {@code null} for none

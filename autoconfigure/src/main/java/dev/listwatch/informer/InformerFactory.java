@@ -111,6 +111,18 @@ public final class InformerFactory implements AutoCloseable {
 	}
 
 	/**
+	 * Shows the messages of what event listeners throw in the errors logged for them (as
+	 * the stack trace), or only their class and where they were thrown
+	 * ({@link dev.listwatch.Thrown}). Off unless the application opted in
+	 * ({@code listwatch.show-exception-messages}): a message may quote values. Takes
+	 * effect at once, for every informer of this factory.
+	 * @param show whether to show them
+	 */
+	public void showExceptionMessages(boolean show) {
+		this.runtime.showExceptionMessages(show);
+	}
+
+	/**
 	 * Whether the watches read and dispatch on virtual threads.
 	 * @return whether they do
 	 */

@@ -42,6 +42,9 @@ final class InformerRuntime {
 
 	private final Consumer<ApplicationEvent> publisher;
 
+	/** See {@link #showsExceptionMessages()}. */
+	private volatile boolean showMessages;
+
 	private final SimpleAsyncTaskExecutor watchThreads;
 
 	/**
@@ -95,6 +98,19 @@ final class InformerRuntime {
 
 	Ticker ticker() {
 		return this.ticker;
+	}
+
+	/**
+	 * Whether the errors logged for listeners that threw show the exceptions' messages:
+	 * see {@link InformerFactory#showExceptionMessages}.
+	 * @return whether they do
+	 */
+	boolean showsExceptionMessages() {
+		return this.showMessages;
+	}
+
+	void showExceptionMessages(boolean show) {
+		this.showMessages = show;
 	}
 
 	Consumer<ApplicationEvent> publisher() {

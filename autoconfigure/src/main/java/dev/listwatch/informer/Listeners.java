@@ -39,7 +39,8 @@ final class Listeners<T> {
 	Listeners(String watch, InformerRuntime runtime) {
 		this.watch = watch;
 		this.runtime = runtime;
-		this.application = new Dispatcher(watch, runtime.dispatchExecutor(), runtime.publisher(), runtime.ticker());
+		this.application = new Dispatcher(watch, runtime.dispatchExecutor(), runtime.publisher(), runtime.ticker(),
+				runtime::showsExceptionMessages);
 	}
 
 	/**
@@ -197,7 +198,7 @@ final class Listeners<T> {
 				else if (event instanceof WatchSyncedEvent) {
 					this.synced = true;
 				}
-			}, runtime.ticker());
+			}, runtime.ticker(), runtime::showsExceptionMessages);
 		}
 
 		/**

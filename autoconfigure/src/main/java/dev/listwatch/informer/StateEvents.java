@@ -59,7 +59,7 @@ final class StateEvents implements ReflectorStatus.Observer {
 			else {
 				runtime.publisher().accept(event);
 			}
-		}, runtime.ticker());
+		}, runtime.ticker(), runtime::showsExceptionMessages);
 	}
 
 	/**

@@ -99,6 +99,10 @@ public final class ControllerMeterBinder implements MeterBinder {
 			.description("Reconciles that failed because an object had changed meanwhile (409 Conflict)")
 			.tags(tags)
 			.register(registry);
+		FunctionCounter.builder("listwatch.controller.errors", controller, (c) -> c.status().errors())
+			.description("Reconciles and resyncs that threw an Error (a StackOverflowError, an OutOfMemoryError)")
+			.tags(tags)
+			.register(registry);
 		FunctionTimer
 			.builder("listwatch.controller.queue.duration", controller, (c) -> c.status().reconciles(),
 					(c) -> c.status().queueWait().toNanos(), TimeUnit.NANOSECONDS)

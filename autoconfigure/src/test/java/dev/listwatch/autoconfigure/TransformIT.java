@@ -1,5 +1,6 @@
 package dev.listwatch.autoconfigure;
 
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
@@ -9,6 +10,9 @@ import java.util.concurrent.TimeUnit;
 import dev.listwatch.KubernetesObject;
 import dev.listwatch.Lister;
 import dev.listwatch.WatchTransform;
+import dev.listwatch.client.ApiServerClient;
+import dev.listwatch.client.ResourceWriter;
+import dev.listwatch.client.ResourceWriter.Patch;
 import dev.listwatch.event.ResourceEvent;
 import dev.listwatch.testsupport.ApiWriter;
 import dev.listwatch.testsupport.LocalApiServer;
@@ -27,6 +31,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.event.EventListener;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
  * Transforms on a real kube-apiserver, through the auto-configuration: a ConfigMap watch
@@ -90,6 +95,52 @@ class TransformIT {
 				assertThat(droppedModified.object().toTree().has("data")).isFalse();
 				assertThat(droppedModified.oldObject().toTree().has("data")).isFalse();
 				assertThat(dropped.get(ns, "watched").orElseThrow().toTree().has("data")).isFalse();
+			});
+	}
+
+	@Test
+	void aTransformedObjectIsNeverWrittenWholeWhilePatchesAndObjectsReadFromTheServerAre(LocalApiServer server) {
+		String ns = server.createNamespace("transform-writes");
+		server.writer()
+			.create("/api/v1/namespaces/" + ns + "/configmaps", ApiWriter.configMap(ns, "app", "password", "s3cr3t"));
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(JacksonAutoConfiguration.class, RestClientAutoConfiguration.class,
+					ListwatchAutoConfiguration.class))
+			.withPropertyValues("listwatch.kubeconfig=" + server.kubeconfig(), "listwatch.startup.wait-for-sync=true",
+					"listwatch.startup.sync-timeout=30s", "listwatch.watches.dropped.api-version=v1",
+					"listwatch.watches.dropped.kind=ConfigMap", "listwatch.watches.dropped.namespace=" + ns,
+					"listwatch.watches.dropped.drop[0]=data")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				@SuppressWarnings("unchecked")
+				Lister<KubernetesObject> dropped = context.getBean("droppedLister", Lister.class);
+				ResourceWriter<KubernetesObject> configMaps = context.getBean(ApiServerClient.class)
+					.writer(new ApiServerClient.Target("v1", "ConfigMap", null, ns), KubernetesObject.class);
+				KubernetesObject cached = dropped.get(ns, "app").orElseThrow();
+				// the cached object, and one made from it with a label more
+				ObjectNode tree = (ObjectNode) cached.toTree();
+				tree.withObject("/metadata").withObject("/labels").put("changed", "true");
+				KubernetesObject changed = KubernetesObject.of(cached.metadata(), cached.apiVersion(), cached.kind(),
+						JsonMapper.shared().writeValueAsBytes(tree));
+				for (KubernetesObject transformed : List.of(cached, changed)) {
+					assertThatIllegalArgumentException().isThrownBy(() -> configMaps.update(transformed))
+						.withMessageContaining("watch 'dropped'")
+						.withMessageContaining("drop [data]")
+						.withMessageContaining("patch");
+					assertThatIllegalArgumentException().isThrownBy(() -> configMaps.updateStatus(transformed))
+						.withMessageContaining("watch 'dropped'");
+				}
+				assertThat(configMaps.get(ns, "app").orElseThrow().at("/data/password").asString()).isEqualTo("s3cr3t");
+				// a patch changes only what it sends
+				configMaps.patch(ns, "app", Patch.merge("{\"metadata\":{\"labels\":{\"patched\":\"true\"}}}"));
+				// an object read from the server is whole
+				KubernetesObject read = configMaps.get(ns, "app").orElseThrow();
+				ObjectNode whole = (ObjectNode) read.toTree();
+				whole.withObject("/metadata").withObject("/labels").put("updated", "true");
+				KubernetesObject updated = configMaps.update(KubernetesObject.of(read.metadata(), read.apiVersion(),
+						read.kind(), JsonMapper.shared().writeValueAsBytes(whole)));
+				assertThat(updated.labels()).containsEntry("patched", "true").containsEntry("updated", "true");
+				assertThat(updated.at("/data/password").asString()).isEqualTo("s3cr3t");
 			});
 	}
 

@@ -2,6 +2,7 @@ package dev.listwatch.controller;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -17,6 +18,7 @@ import dev.listwatch.KubernetesObject;
 import dev.listwatch.Status;
 import dev.listwatch.WatchStatus;
 import dev.listwatch.autoconfigure.health.FakeListerWatcher;
+import dev.listwatch.health.ControllersHealthContributor;
 import dev.listwatch.informer.Informer;
 import dev.listwatch.informer.InformerFactory;
 import dev.listwatch.informer.InformerOptions;
@@ -25,6 +27,14 @@ import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.support.DefaultListableBeanFactory;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -34,6 +44,7 @@ import static org.awaitility.Awaitility.await;
  * cache has synced, level-triggered, retried after failures until they succeed, one
  * worker per key, and a stop that lets the reconcile under way finish.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class ControllerTests {
 
 	private final InformerFactory factory = new InformerFactory(Clock.systemUTC(), (event) -> {
@@ -121,7 +132,9 @@ class ControllerTests {
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.controller.status().failures() >= 3);
 		ControllerStatus.Failure failure = this.controller.status().failing().get("default/a");
 		assertThat(failure.exception()).isEqualTo(IllegalStateException.class.getName());
-		assertThat(failure.message()).isEqualTo("quota exhausted");
+		assertThat(failure.at()).startsWith("dev.listwatch.controller.ControllerTests.lambda$");
+		// the message only when the application opts in (see ExceptionMessagesTests)
+		assertThat(failure.message()).isNull();
 		assertThat(failure.inARow()).isGreaterThanOrEqualTo(3);
 	}
 
@@ -381,6 +394,145 @@ class ControllerTests {
 		gate.set(true);
 		this.controller.enqueue("default/a");
 		await().atMost(Duration.ofSeconds(10)).until(() -> reconciles.get() == 2);
+	}
+
+	@Test
+	void anErrorInAReconcileIsRetriedAfterItsBackoffByAWorkerThatLivesOnAndIsLoggedCountedAndReportedDown(
+			CapturedOutput output) throws Exception {
+		CountDownLatch retried = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		Map<String, Integer> done = new ConcurrentHashMap<>();
+		this.server.add("a");
+		this.server.add("b");
+		this.server.releaseList();
+		// the default: one worker
+		start(1, (request) -> {
+			if (request.key().equals("default/a")) {
+				if (request.failures() == 0) {
+					// walks a cyclic object: a StackOverflowError
+					List<Object> cyclic = new ArrayList<>();
+					cyclic.add(cyclic);
+					depth(cyclic);
+				}
+				retried.countDown();
+				release.await(10, TimeUnit.SECONDS);
+			}
+			done.merge(request.key(), 1, Integer::sum);
+			return Result.done();
+		});
+		this.informer.start();
+		assertThat(retried.await(10, TimeUnit.SECONDS)).isTrue();
+		ControllerStatus status = this.controller.status();
+		assertThat(status.failures()).isOne();
+		assertThat(status.failing().get("default/a").exception()).isEqualTo(StackOverflowError.class.getName());
+		// while the key's last reconcile is one that threw an Error, the controller is
+		// down
+		Health health = health();
+		assertThat(health.getStatus()).isEqualTo(org.springframework.boot.health.contributor.Status.DOWN);
+		assertThat(health.getDetails().get("reason").toString()).contains("java.lang.StackOverflowError");
+		// through the logger, not the thread's end on stderr
+		assertThat(output).contains("ERROR")
+			.contains("Controller test failed to reconcile default/a")
+			.contains("java.lang.StackOverflowError")
+			.doesNotContain("Exception in thread");
+		release.countDown();
+		await().atMost(Duration.ofSeconds(10)).until(() -> done.size() == 2);
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.controller.status().failing().isEmpty());
+		assertThat(health().getStatus()).isEqualTo(org.springframework.boot.health.contributor.Status.UP);
+		// LIVE
+	}
+
+	@Test
+	void anObservationHandlerThatThrowsOnStartFailsTheAttemptAndTheKeyIsRetried() throws Exception {
+		AtomicInteger starts = new AtomicInteger();
+		ObservationRegistry observations = ObservationRegistry.create();
+		observations.observationConfig().observationHandler(new ObservationHandler<>() {
+
+			@Override
+			public void onStart(Observation.Context context) {
+				if (starts.incrementAndGet() == 1) {
+					throw new IllegalStateException("the tracer is down");
+				}
+			}
+
+			@Override
+			public boolean supportsContext(Observation.Context context) {
+				return true;
+			}
+
+		});
+		CountDownLatch reconciled = new CountDownLatch(1);
+		this.server.add("a");
+		this.server.releaseList();
+		this.controller = new Controller<>("test", this.informer, (request) -> {
+			reconciled.countDown();
+			return Result.done();
+		}, ControllerOptions.DEFAULTS.withBackoff(Duration.ofMillis(4), Duration.ofSeconds(1)), observations);
+		this.controller.start();
+		this.informer.start();
+		assertThat(reconciled.await(10, TimeUnit.SECONDS)).isTrue();
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.controller.status().processing() == 0);
+		ControllerStatus status = this.controller.status();
+		assertThat(status.failures()).isOne();
+		assertThat(status.failing()).isEmpty();
+		assertThat(starts).hasValue(2);
+	}
+
+	@Test
+	void aResyncThatThrowsIsReportedDownAndTheNextResyncsRun() throws Exception {
+		AtomicInteger resyncs = new AtomicInteger();
+		CountDownLatch secondResync = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		Map<String, AtomicInteger> reconciles = new ConcurrentHashMap<>();
+		this.server.add("a");
+		this.server.releaseList();
+		this.controller = new Controller<>("test", this.informer, (request) -> {
+			reconciles.computeIfAbsent(request.key(), (key) -> new AtomicInteger()).incrementAndGet();
+			return Result.done();
+		}, ControllerOptions.DEFAULTS.withResyncPeriod(Duration.ofMillis(20)), ObservationRegistry.NOOP);
+		this.controller.cachedKeysFrom(() -> {
+			int resync = resyncs.incrementAndGet();
+			if (resync == 1) {
+				throw new OutOfMemoryError("Java heap space");
+			}
+			if (resync == 2) {
+				secondResync.countDown();
+				try {
+					release.await(10, TimeUnit.SECONDS);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+			}
+			return this.informer.lister().keys();
+		});
+		this.controller.start();
+		this.informer.start();
+		assertThat(secondResync.await(10, TimeUnit.SECONDS)).isTrue();
+		Health health = health();
+		assertThat(health.getStatus()).isEqualTo(org.springframework.boot.health.contributor.Status.DOWN);
+		assertThat(health.getDetails().get("reason").toString()).contains("resync")
+			.contains("java.lang.OutOfMemoryError");
+		release.countDown();
+		// the initial list, then the resyncs after the failed one
+		await().atMost(Duration.ofSeconds(10)).until(() -> reconciles.get("default/a").get() >= 3);
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> health().getStatus().equals(org.springframework.boot.health.contributor.Status.UP));
+	}
+
+	private Health health() {
+		DefaultListableBeanFactory beans = new DefaultListableBeanFactory();
+		beans.registerSingleton("test", this.controller);
+		@SuppressWarnings({ "unchecked", "rawtypes" })
+		ObjectProvider<Controller<?>> controllers = (ObjectProvider) beans.getBeanProvider(Controller.class);
+		HealthIndicator indicator = (HealthIndicator) new ControllersHealthContributor(controllers,
+				Duration.ofMinutes(10), Duration.ofMinutes(10), org.springframework.boot.health.contributor.Status.DOWN)
+			.getContributor("test");
+		return indicator.health(true);
+	}
+
+	private static int depth(List<?> list) {
+		return list.isEmpty() ? 0 : 1 + depth((List<?>) list.get(0));
 	}
 
 	private String version(String key) {

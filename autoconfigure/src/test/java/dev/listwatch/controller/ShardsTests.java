@@ -116,6 +116,11 @@ class ShardsTests {
 			return Set.of();
 		}
 
+		@Override
+		public boolean showsExceptionMessages() {
+			return false;
+		}
+
 	}
 
 }

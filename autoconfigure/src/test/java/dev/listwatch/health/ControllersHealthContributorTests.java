@@ -27,7 +27,8 @@ class ControllersHealthContributorTests {
 	@Test
 	void aControllerThatKeepsUpIsUpWithItsFailingKeysCounted() {
 		Health health = this.contributor.health(status(Duration.ofSeconds(3), Duration.ofSeconds(1),
-				Map.of("default/a", new ControllerStatus.Failure("java.lang.IllegalStateException", "db down", 4))));
+				Map.of("default/a", new ControllerStatus.Failure("java.lang.IllegalStateException",
+						"com.example.Copier.reconcile:42", "db down", 4, false))));
 		assertThat(health.getStatus()).isEqualTo(Status.UP);
 		assertThat(health.getDetails()).containsEntry("failingKeys", 1)
 			.containsEntry("running", true)
@@ -52,6 +53,39 @@ class ControllersHealthContributorTests {
 			.isEqualTo("a key has waited 180.0 s for a worker, longer than max-queue-wait (120.0 s)");
 	}
 
+	@Test
+	void aKeyWhoseLastReconcileThrewAnErrorIsDown() {
+		Health health = this.contributor.health(status(Duration.ofSeconds(1), Duration.ZERO,
+				Map.of("default/a",
+						new ControllerStatus.Failure("java.lang.StackOverflowError", "com.example.Copier.depth:12",
+								null, 2, true),
+						"default/b", new ControllerStatus.Failure("java.lang.IllegalStateException",
+								"com.example.Copier.reconcile:42", "db down", 1, false))));
+		assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+		assertThat(health.getDetails().get("reason").toString()).isEqualTo(
+				"the last reconcile of 1 key threw an Error (java.lang.StackOverflowError); retried after the backoff");
+	}
+
+	@Test
+	void aControllerWithAWorkerEndedIsDown() {
+		ControllerStatus status = status(Duration.ZERO, Duration.ZERO, Map.of());
+		Health health = this.contributor.health(new ControllerStatus("copy", "configmaps", true, 2, 1, 0, 0, 0, 1, 0, 1,
+				0, 0, 0, Duration.ZERO, Duration.ZERO, Duration.ZERO, Duration.ZERO, Duration.ZERO, Map.of(), null,
+				null, status.queuedByShard()));
+		assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+		assertThat(health.getDetails().get("reason").toString())
+			.isEqualTo("1 of 2 workers have ended on a failure (see the log)");
+		assertThat(health.getDetails()).containsEntry("liveWorkers", 1);
+	}
+
+	@Test
+	void aStoppedControllerIsUp() {
+		Health health = this.contributor
+			.health(new ControllerStatus("copy", "configmaps", false, 2, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, Duration.ZERO,
+					Duration.ZERO, Duration.ZERO, Duration.ZERO, Duration.ZERO, Map.of(), null, null, new TreeMap<>()));
+		assertThat(health.getStatus()).isEqualTo(Status.UP);
+	}
+
 	@SuppressWarnings({ "unchecked", "rawtypes" })
 	private static ObjectProvider<Controller<?>> noControllers() {
 		return (ObjectProvider) new DefaultListableBeanFactory().getBeanProvider(Controller.class);
@@ -59,8 +93,9 @@ class ControllersHealthContributorTests {
 
 	private static ControllerStatus status(Duration longestRunning, Duration oldestReady,
 			Map<String, ControllerStatus.Failure> failing) {
-		return new ControllerStatus("copy", "configmaps", true, 2, 5, 1, 2, 100, 4, 90, 4, 0, Duration.ofSeconds(1),
-				Duration.ofSeconds(9), oldestReady, longestRunning, longestRunning, failing, null, new TreeMap<>());
+		return new ControllerStatus("copy", "configmaps", true, 2, 2, 5, 1, 2, 100, 4, 90, 4, 0, 0,
+				Duration.ofSeconds(1), Duration.ofSeconds(9), oldestReady, longestRunning, longestRunning, failing,
+				null, null, new TreeMap<>());
 	}
 
 }

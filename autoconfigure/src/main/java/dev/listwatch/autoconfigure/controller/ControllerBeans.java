@@ -250,6 +250,8 @@ final class ControllerBeans {
 			.getIfAvailable(() -> ObservationRegistry.NOOP);
 		Controller controller = new Controller(name, informer, reconciler,
 				options(name, declaration, leaderOnly(name, declaration, environment)), observations);
+		controller.showExceptionMessages(
+				Binder.get(environment).bind("listwatch.show-exception-messages", Boolean.class).orElse(false));
 		ShardMembershipOptions sharding = sharding(name, declaration, leaderOnly(name, declaration, environment),
 				environment, () -> connectionNamespace(beanFactory), LeaderElectionAutoConfiguration::replicaIdentity);
 		if (sharding != null) {
