@@ -342,7 +342,8 @@ class ControllerAutoConfigurationTests {
 				assertThat(described.failing()).containsOnlyKeys("default/b");
 				assertThat(described.failing().get("default/b").exception())
 					.isEqualTo(IllegalStateException.class.getName());
-				// the message may quote values: shown only with listwatch.show-exception-messages
+				// the message may quote values: shown only with
+				// listwatch.show-exception-messages
 				assertThat(described.failing().get("default/b").message()).isNull();
 			});
 	}
