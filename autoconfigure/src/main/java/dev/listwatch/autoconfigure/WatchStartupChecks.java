@@ -19,8 +19,10 @@ import org.springframework.context.SmartLifecycle;
 /**
  * What startup checks around the informers: just before they start, that each declared
  * resource is served by the cluster (when the cluster can be reached; an unreachable
- * cluster is retried in the background); just after, when
- * {@code listwatch.startup.wait-for-sync} is set, that every watch synced in time.
+ * cluster is retried in the background, and a resource whose discovery fails otherwise,
+ * as an aggregated API answering 503, by its watch, the others checked all the same);
+ * just after, when {@code listwatch.startup.wait-for-sync} is set, that every watch
+ * synced in time.
  */
 final class WatchStartupChecks {
 
@@ -62,9 +64,16 @@ final class WatchStartupChecks {
 									+ "for a custom resource, install its CustomResourceDefinition first.",
 							ex);
 				}
-				logger.warn("Cannot reach the cluster to check the declared watches (" + ex.getMessage()
-						+ "); they will retry in the background");
-				return;
+				if (ex.kind() == KubernetesApiException.Kind.CONNECTION
+						|| ex.kind() == KubernetesApiException.Kind.CREDENTIALS) {
+					// no request gets through: each watch finds its resource as it lists
+					logger.warn("Cannot reach the cluster to check the declared watches (" + ex.getMessage()
+							+ "); they will retry in the background");
+					return;
+				}
+				// one group failing (an aggregated API answering 503) holds up no other
+				logger.warn("Cannot check watch " + informer.watch() + " (" + ex.getMessage()
+						+ "); it will retry in the background");
 			}
 		}
 	}

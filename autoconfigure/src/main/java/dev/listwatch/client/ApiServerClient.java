@@ -427,6 +427,19 @@ public final class ApiServerClient implements AutoCloseable {
 	}
 
 	/**
+	 * Whether a lister-watcher's {@code resource()} is what the cluster serves: one made
+	 * by {@link #listerWatcher(Target, Class, Decoding)} once discovery has found its
+	 * resource (its first use, or {@link #resolveNow}); any other lister-watcher always.
+	 * Until then its {@code resource()} is what was declared, whose scope is a guess (a
+	 * watch of all namespaces reads as cluster-scoped).
+	 * @param listerWatcher the lister-watcher
+	 * @return whether its resource is resolved
+	 */
+	public static boolean isResolved(ListerWatcher<?> listerWatcher) {
+		return !(listerWatcher instanceof ResolvingListerWatcher<?> resolving) || resolving.isResolved();
+	}
+
+	/**
 	 * Makes a client for a cluster with a builder from Boot (so its customizers and
 	 * observations apply; the builder is cloned, not changed). Builds the cluster's
 	 * transport now: the JDK HTTP client with the cluster's TLS ({@code tls-server-name}

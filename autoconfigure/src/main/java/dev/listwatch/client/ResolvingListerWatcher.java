@@ -49,6 +49,14 @@ final class ResolvingListerWatcher<T> implements ListerWatcher<T> {
 		return delegate().resource();
 	}
 
+	/**
+	 * Whether the resource is resolved.
+	 * @return whether it is
+	 */
+	boolean isResolved() {
+		return this.resolved != null;
+	}
+
 	private HttpListerWatcher<T> delegate() {
 		HttpListerWatcher<T> delegate = this.resolved;
 		if (delegate == null) {

@@ -161,7 +161,11 @@ public final class Controller<T> implements SmartLifecycle, ApplicationEventPubl
 	 * Queues keys of this controller when the objects of another watch change: the keys a
 	 * function maps each object to (those of its old state too, for a modification), for
 	 * example its owners ({@link Relations#owners}). The objects the secondary watch
-	 * holds when this controller starts are mapped too. Takes effect at the next start.
+	 * holds when this controller starts are mapped too. A function that cannot map an
+	 * object yet returns {@code null} (the owners' scope is not known before discovery
+	 * has found their resource): the object is held, and mapped once this controller's
+	 * watch has synced (which it does only once its resource is found), or at the next
+	 * change of the secondary watch after that. Takes effect at the next start.
 	 * @param <S> the Java type of the secondary watch's objects
 	 * @param secondary the secondary watch
 	 * @param keys the keys of this controller an object of it maps to

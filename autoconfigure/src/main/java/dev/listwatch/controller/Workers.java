@@ -9,9 +9,11 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Queue;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -448,18 +450,97 @@ final class Workers<T> {
 	 */
 	record Secondary<S>(Informer<S> informer, Function<? super S, ? extends Collection<String>> keys) {
 
-		Informer.Registration listen(WorkQueue<String> queue) {
-			return this.informer.addListener((event) -> {
+		/**
+		 * Queues the keys of each change of the secondary watch in a run's queue.
+		 * @param queue the run's queue
+		 * @param synced whether the controller's watch has synced: objects that cannot be
+		 * mapped yet are held until then
+		 * @return the listening, to flush and to remove
+		 */
+		Listening<S> listen(WorkQueue<String> queue, BooleanSupplier synced) {
+			Listening<S> listening = new Listening<>(this.keys, queue, synced);
+			listening.registration = this.informer.addListener((event) -> {
+				listening.flush();
 				S old = event.oldObject();
-				if (old == null) {
-					this.keys.apply(event.object()).forEach(queue::add);
-					return;
-				}
 				// the keys of both states, each once
-				Set<String> keys = new LinkedHashSet<>(this.keys.apply(event.object()));
-				keys.addAll(this.keys.apply(old));
+				Set<String> keys = new LinkedHashSet<>();
+				listening.map(event.object(), keys);
+				if (old != null) {
+					listening.map(old, keys);
+				}
 				keys.forEach(queue::add);
 			});
+			return listening;
+		}
+
+	}
+
+	/**
+	 * A secondary watch's listener of one run, with the objects it could not map yet.
+	 *
+	 * @param <S> the Java type of the secondary watch's objects
+	 */
+	static final class Listening<S> {
+
+		private final Function<? super S, ? extends Collection<String>> keys;
+
+		private final WorkQueue<String> queue;
+
+		private final BooleanSupplier synced;
+
+		/** The objects whose keys could not be known yet. */
+		private final Queue<S> held = new ConcurrentLinkedQueue<>();
+
+		private Informer.@Nullable Registration registration;
+
+		Listening(Function<? super S, ? extends Collection<String>> keys, WorkQueue<String> queue,
+				BooleanSupplier synced) {
+			this.keys = keys;
+			this.queue = queue;
+			this.synced = synced;
+		}
+
+		/** Maps an object to the keys given, or holds it when it cannot be mapped yet. */
+		void map(S object, Set<String> into) {
+			Collection<String> mapped = this.keys.apply(object);
+			if (mapped != null) {
+				into.addAll(mapped);
+				return;
+			}
+			this.held.add(object);
+			if (this.synced.getAsBoolean()) {
+				// synced meanwhile: the flush may have run before it was held
+				flush();
+			}
+		}
+
+		/**
+		 * Queues the keys of the objects held, once the controller's watch has synced
+		 * (those that still cannot be mapped are held on).
+		 */
+		void flush() {
+			if (this.held.isEmpty() || !this.synced.getAsBoolean()) {
+				return;
+			}
+			List<S> still = new ArrayList<>();
+			S object;
+			while ((object = this.held.poll()) != null) {
+				Collection<String> mapped = this.keys.apply(object);
+				if (mapped != null) {
+					mapped.forEach(this.queue::add);
+				}
+				else {
+					still.add(object);
+				}
+			}
+			this.held.addAll(still);
+		}
+
+		void remove() {
+			Informer.Registration listening = this.registration;
+			if (listening != null) {
+				listening.remove();
+			}
 		}
 
 	}
@@ -479,7 +560,7 @@ final class Workers<T> {
 
 		private Informer.@Nullable Registration registration;
 
-		private final List<Informer.Registration> secondaries = new ArrayList<>();
+		private final List<Listening<?>> secondaries = new ArrayList<>();
 
 		private @Nullable ScheduledExecutorService resync;
 
@@ -496,7 +577,7 @@ final class Workers<T> {
 				}
 			});
 			for (Secondary<?> secondary : secondaries) {
-				this.secondaries.add(secondary.listen(this.queue));
+				this.secondaries.add(secondary.listen(this.queue, Workers.this.informer.lister()::hasSynced));
 			}
 			for (int i = 0; i < Workers.this.options.workers(); i++) {
 				Thread thread = new Thread(this::work, "listwatch-controller-" + Workers.this.name + "-" + (i + 1));
@@ -574,7 +655,7 @@ final class Workers<T> {
 			if (listening != null) {
 				listening.remove();
 			}
-			this.secondaries.forEach(Informer.Registration::remove);
+			this.secondaries.forEach(Listening::remove);
 			ScheduledExecutorService resyncs = this.resync;
 			if (resyncs != null) {
 				resyncs.shutdownNow();
@@ -637,6 +718,9 @@ final class Workers<T> {
 						return;
 					}
 				}
+				// the objects of secondary watches that could not be mapped before the
+				// watch synced (its resource not known yet)
+				this.secondaries.forEach(Listening::flush);
 				String key;
 				while ((key = this.queue.take()) != null) {
 					try {

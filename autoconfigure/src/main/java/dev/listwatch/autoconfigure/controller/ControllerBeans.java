@@ -274,13 +274,19 @@ final class ControllerBeans {
 								+ "' is not known, so owner references cannot be matched",
 						"Set listwatch.watches." + watch + ".kind.");
 			}
-			// the primary's scope is known once its resource is resolved, by its first
-			// list
+			// the primary's scope is known once its resource is resolved (by the startup
+			// check, or its first list): until then an object is held, not mapped by a
+			// guess (a watch of all namespaces reads as cluster-scoped before)
 			ListerWatcher<?> primaryCalls = informer.listerWatcher();
 			Function<Object, Collection<String>> namespacedOwners = Relations.owners(kind, false);
 			Function<Object, Collection<String>> clusterOwners = Relations.owners(kind, true);
-			Function<Object, Collection<String>> owners = (object) -> primaryCalls.resource().namespaced()
-					? namespacedOwners.apply(object) : clusterOwners.apply(object);
+			Function<Object, @Nullable Collection<String>> owners = (object) -> {
+				if (!ApiServerClient.isResolved(primaryCalls)) {
+					return null;
+				}
+				return primaryCalls.resource().namespaced() ? namespacedOwners.apply(object)
+						: clusterOwners.apply(object);
+			};
 			for (String owned : declaration.getOwns()) {
 				controller.watch(informer(name, "owns", owned, beanFactory), owners);
 			}

@@ -10,6 +10,7 @@ import dev.listwatch.autoconfigure.ListwatchAutoConfiguration;
 import dev.listwatch.controller.Controller;
 import dev.listwatch.controller.Reconciler;
 import dev.listwatch.controller.Result;
+import dev.listwatch.informer.Informer;
 import dev.listwatch.testsupport.ApiWriter;
 import dev.listwatch.testsupport.LocalApiServer;
 import dev.listwatch.testsupport.LocalApiServerExtension;
@@ -35,6 +36,8 @@ import static org.awaitility.Awaitility.await;
 class SecondaryWatchIT {
 
 	private static final Duration WAIT = Duration.ofSeconds(30);
+
+	private static final String GROUP = "lwowners.example.com";
 
 	private static LocalApiServer server;
 
@@ -112,6 +115,78 @@ class SecondaryWatchIT {
 			// the label change, delivered before the spec change, queued nothing
 			assertThat(controller.status().adds()).isEqualTo(2);
 		});
+	}
+
+	@Test
+	void anOwnedObjectSeenBeforeItsOwnersResourceIsResolvedIsMappedToTheOwnersKeyOnceItIs() {
+		String namespace = server.createNamespace("lw-controller-unresolved");
+		ApiWriter writer = server.writer();
+		// the owners' group answers 503 (an aggregated API whose service is not there)
+		String apiService = "/apis/apiregistration.k8s.io/v1/apiservices/v1." + GROUP;
+		writer.create("/apis/apiregistration.k8s.io/v1/apiservices", """
+				{"apiVersion":"apiregistration.k8s.io/v1","kind":"APIService","metadata":{"name":"v1.%1$s"},
+				 "spec":{"group":"%1$s","version":"v1","groupPriorityMinimum":1000,"versionPriority":15,
+				  "insecureSkipTLSVerify":true,"service":{"namespace":"default","name":"nowhere","port":443}}}"""
+			.formatted(GROUP));
+		await().atMost(WAIT).until(() -> answers(writer, "/apis/" + GROUP + "/v1").contains("503"));
+		writer.create("/api/v1/namespaces/" + namespace + "/configmaps",
+				labelled(namespace, "child", "child",
+						",\"ownerReferences\":[{\"apiVersion\":\"" + GROUP
+								+ "/v1\",\"kind\":\"Widget\",\"name\":\"owner\","
+								+ "\"uid\":\"6a1f0b52-0000-4000-8000-000000000001\"}]"));
+		Reconciler<KubernetesObject> counting = (request) -> {
+			this.reconciles.computeIfAbsent(request.key(), (key) -> new AtomicInteger()).incrementAndGet();
+			return Result.done();
+		};
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(JacksonAutoConfiguration.class, RestClientAutoConfiguration.class,
+					ListwatchAutoConfiguration.class, ControllerAutoConfiguration.class))
+			.withBean("widgetsReconciler", Reconciler.class, () -> counting)
+			.withPropertyValues("listwatch.kubeconfig=" + server.kubeconfig(),
+					// all namespaces: keys namespace/name once the resource is known
+					"listwatch.watches.widgets.api-version=" + GROUP + "/v1", "listwatch.watches.widgets.kind=Widget",
+					"listwatch.watches.children.api-version=v1", "listwatch.watches.children.kind=ConfigMap",
+					"listwatch.watches.children.namespace=" + namespace,
+					"listwatch.watches.children.label-selector=role=child",
+					// declared after the owners: resolved at startup all the same
+					"listwatch.watches.zsecrets.api-version=v1", "listwatch.watches.zsecrets.kind=Secret",
+					"listwatch.watches.zsecrets.auto-startup=false", "listwatch.controllers.widgets.owns=children")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				Informer<?> children = context.getBean("childrenInformer", Informer.class);
+				Controller<?> controller = context.getBean("widgetsController", Controller.class);
+				// the child delivered to the controller while the owners' resource is not
+				// known
+				await().atMost(WAIT)
+					.until(() -> children.lister().hasSynced() && children.status().backlog() == 0
+							&& controller.isRunning());
+				// the owners' group is served again, by a CustomResourceDefinition
+				writer.delete(apiService);
+				writer.create("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", """
+						{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+						 "metadata":{"name":"widgets.%1$s"},
+						 "spec":{"group":"%1$s","scope":"Namespaced",
+						  "names":{"plural":"widgets","singular":"widget","kind":"Widget"},
+						  "versions":[{"name":"v1","served":true,"storage":true,
+						   "schema":{"openAPIV3Schema":{"type":"object",
+						    "x-kubernetes-preserve-unknown-fields":true}}}]}}""".formatted(GROUP));
+				await().atMost(Duration.ofSeconds(90))
+					.until(() -> !this.reconciles.isEmpty() && controller.status().processing() == 0
+							&& controller.status().ready() == 0);
+				// its owner's key, never a cluster-scoped guess
+				assertThat(this.reconciles).containsOnlyKeys(namespace + "/owner");
+				Informer<?> secrets = context.getBean("zsecretsInformer", Informer.class);
+				assertThat(secrets.listerWatcher().resource().namespaced()).isTrue();
+			});
+	}
+
+	private static String answers(ApiWriter writer, String path) {
+		try {
+			return writer.get(path);
+		}
+		catch (IllegalStateException ex) {
+			return String.valueOf(ex.getMessage());
+		}
 	}
 
 	private int count(String key) {
