@@ -97,6 +97,12 @@ public final class Controller<T> implements SmartLifecycle, ApplicationEventPubl
 	private volatile BooleanSupplier condition = () -> true;
 
 	/**
+	 * The deletions the watch saw lately, queued at each start of a controller that runs
+	 * only when a condition holds; see {@link #runOnlyWhen}.
+	 */
+	private volatile @Nullable MissedDeletions missedDeletions;
+
+	/**
 	 * Makes a controller; it does nothing until started.
 	 * @param name the controller's name, for logs, threads, meters and health
 	 * @param informer the watch whose keys it reconciles
@@ -203,11 +209,25 @@ public final class Controller<T> implements SmartLifecycle, ApplicationEventPubl
 	 * Makes every later start a no-op unless the condition holds when it is called: for a
 	 * controller that runs on the leader only, so that a context start (which starts
 	 * every lifecycle bean) or code that holds the controller cannot start it on a
-	 * follower.
+	 * follower. From then on the deletions the watch sees are kept (10 minutes, at most
+	 * 100,000 keys) and each start queues those whose object is still gone, beside every
+	 * cached key: a new leader reconciles the deletions the last one did not reach, which
+	 * its own watch saw while it was a follower.
 	 * @param condition what must hold, for example {@code elector::isLeader}
 	 */
-	public void runOnlyWhen(BooleanSupplier condition) {
+	public synchronized void runOnlyWhen(BooleanSupplier condition) {
 		this.condition = condition;
+		if (this.missedDeletions == null) {
+			// a term starts where another replica's ended: the deletions between its last
+			// reconcile and this one's start are known only to this replica's watch
+			MissedDeletions missed = new MissedDeletions(this.ticker);
+			this.informer.addListener((event) -> {
+				if (event.type() == ResourceEvent.Type.DELETED) {
+					missed.deleted(event.key());
+				}
+			});
+			this.missedDeletions = missed;
+		}
 	}
 
 	/**
@@ -267,6 +287,14 @@ public final class Controller<T> implements SmartLifecycle, ApplicationEventPubl
 			return;
 		}
 		this.workers.start(this.filter, this.secondaries);
+		MissedDeletions missed = this.missedDeletions;
+		if (missed != null) {
+			for (String key : missed.recent()) {
+				if (this.informer.lister().get(key).isEmpty()) {
+					this.workers.enqueue(key);
+				}
+			}
+		}
 		Shards sharding = this.shards;
 		if (sharding != null) {
 			sharding.publishTo(this.publisher);

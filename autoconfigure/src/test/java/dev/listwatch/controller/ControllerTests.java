@@ -539,6 +539,35 @@ class ControllerTests {
 		return this.informer.lister().get(key).orElseThrow().metadata().resourceVersion();
 	}
 
+	/**
+	 * A leader-only controller on a follower: its watch sees deletions that the old
+	 * leader did not reach before it stopped; this replica, leader next, reconciles them
+	 * with every cached key.
+	 */
+	@Test
+	void aNewTermReconcilesTheDeletionsItsWatchSawWhileItDidNotRun() throws Exception {
+		Map<String, Boolean> seen = new ConcurrentHashMap<>();
+		AtomicBoolean leader = new AtomicBoolean();
+		this.server.add("kept");
+		this.server.add("gone");
+		this.server.releaseList();
+		this.controller = new Controller<>("test", this.informer, (request) -> {
+			seen.put(request.key(), request.object().isPresent());
+			return Result.done();
+		}, ControllerOptions.DEFAULTS, ObservationRegistry.NOOP);
+		this.controller.runOnlyWhen(leader::get);
+		this.informer.start();
+		this.controller.start();
+		assertThat(this.controller.isRunning()).as("a follower").isFalse();
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.informer.lister().size() == 2);
+		this.server.delete("gone");
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.informer.lister().size() == 1);
+		leader.set(true);
+		this.controller.start();
+		await().atMost(Duration.ofSeconds(10)).until(() -> seen.size() == 2);
+		assertThat(seen).containsEntry("default/kept", true).containsEntry("default/gone", false);
+	}
+
 	private void start(int workers, Reconciler<KubernetesObject> reconciler) {
 		this.controller = new Controller<>("test", this.informer, reconciler,
 				ControllerOptions.DEFAULTS.withWorkers(workers)

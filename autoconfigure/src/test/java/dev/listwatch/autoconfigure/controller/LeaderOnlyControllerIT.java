@@ -1,10 +1,13 @@
 package dev.listwatch.autoconfigure.controller;
 
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.listwatch.KubernetesObject;
@@ -17,6 +20,7 @@ import dev.listwatch.leader.LeaderElector;
 import dev.listwatch.testsupport.ApiWriter;
 import dev.listwatch.testsupport.LocalApiServer;
 import dev.listwatch.testsupport.LocalApiServerExtension;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -64,6 +68,14 @@ class LeaderOnlyControllerIT {
 	/** Reconciles run by a replica that was not leader at the time. */
 	private final AtomicInteger notLeader = new AtomicInteger();
 
+	/** The keys reconciled as deleted, by replica. */
+	private final Map<String, Set<String>> deletedBy = new ConcurrentHashMap<>();
+
+	/** While set, reconciles of {@code busy-*} keys wait for it (or their interrupt). */
+	private volatile @Nullable CountDownLatch busy;
+
+	private final AtomicInteger busyNow = new AtomicInteger();
+
 	@BeforeAll
 	static void namespace(LocalApiServer localApiServer) {
 		server = localApiServer;
@@ -109,6 +121,54 @@ class LeaderOnlyControllerIT {
 		assertThat(this.notLeader).hasValue(0);
 	}
 
+	/**
+	 * The leader stops gracefully while its workers are busy and deletions wait in its
+	 * queue behind them: the next leader reconciles every one of them (its watch saw them
+	 * while it was a follower).
+	 */
+	@Test
+	void deletionsQueuedBehindBusyWorkersAtAGracefulStopAreReconciledByTheNextLeader() throws Exception {
+		ApiWriter writer = server.writer();
+		String path = "/api/v1/namespaces/" + NAMESPACE + "/configmaps";
+		List<String> deleted = List.of("del-0", "del-1", "del-2", "del-3", "del-4");
+		for (String name : deleted) {
+			writer.create(path, ApiWriter.configMap(NAMESPACE, name, "v", "0"));
+		}
+		writer.create(path, ApiWriter.configMap(NAMESPACE, "busy-0", "v", "0"));
+		writer.create(path, ApiWriter.configMap(NAMESPACE, "busy-1", "v", "0"));
+		ConfigurableApplicationContext first = start("replica-a", "listwatch.controllers.copy.shutdown-timeout=1s");
+		ConfigurableApplicationContext second = start("replica-b", "listwatch.controllers.copy.shutdown-timeout=1s");
+		await().atMost(WAIT).until(() -> elector(first).isLeader() != elector(second).isLeader());
+		ConfigurableApplicationContext leader = elector(first).isLeader() ? first : second;
+		ConfigurableApplicationContext follower = (leader == first) ? second : first;
+		await().atMost(WAIT)
+			.until(() -> this.reconciled.keySet()
+				.containsAll(deleted.stream().map((name) -> NAMESPACE + "/" + name).toList()));
+
+		// both workers of the leader busy, then the deletions queue behind them
+		CountDownLatch release = new CountDownLatch(1);
+		this.busy = release;
+		writer.patch(path + "/busy-0", "{\"data\":{\"v\":\"1\"}}");
+		writer.patch(path + "/busy-1", "{\"data\":{\"v\":\"1\"}}");
+		await().atMost(WAIT).until(() -> this.busyNow.get() == 2);
+		for (String name : deleted) {
+			writer.delete(path + "/" + name);
+		}
+		Controller<?> stopping = controller(leader);
+		await().atMost(WAIT)
+			.until(() -> deleted.stream()
+				.allMatch((name) -> stopping.informer().lister().get(NAMESPACE, name).isEmpty()
+						&& controller(follower).informer().lister().get(NAMESPACE, name).isEmpty()));
+		this.busy = null;
+		leader.close();
+		await().atMost(WAIT).until(() -> elector(follower).isLeader());
+		Set<String> expected = new HashSet<>(deleted.stream().map((name) -> NAMESPACE + "/" + name).toList());
+		await().atMost(WAIT)
+			.until(() -> this.deletedBy.getOrDefault(identity(follower), Set.of()).containsAll(expected));
+		assertThat(this.notLeader).hasValue(0);
+		release.countDown();
+	}
+
 	private boolean allAt(String value) {
 		for (int i = 0; i < OBJECTS; i++) {
 			if (!value.equals(this.reconciled.get(NAMESPACE + "/cm-" + i))) {
@@ -118,7 +178,7 @@ class LeaderOnlyControllerIT {
 		return true;
 	}
 
-	private ConfigurableApplicationContext start(String identity) {
+	private ConfigurableApplicationContext start(String identity, String... properties) {
 		ConfigurableApplicationContext[] self = new ConfigurableApplicationContext[1];
 		Reconciler<KubernetesObject> reconciler = (request) -> {
 			if (!self[0].getBean(LeaderElector.class).isLeader()) {
@@ -126,6 +186,22 @@ class LeaderOnlyControllerIT {
 			}
 			this.byReplica.computeIfAbsent(identity, (key) -> new AtomicInteger()).incrementAndGet();
 			request.object().ifPresent((object) -> this.reconciled.put(request.key(), object.at("/data/v").asString()));
+			if (request.object().isEmpty()) {
+				this.deletedBy.computeIfAbsent(identity, (key) -> ConcurrentHashMap.newKeySet()).add(request.key());
+			}
+			CountDownLatch gate = this.busy;
+			if (gate != null && request.key().startsWith(NAMESPACE + "/busy-")) {
+				this.busyNow.incrementAndGet();
+				try {
+					gate.await();
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+				finally {
+					this.busyNow.decrementAndGet();
+				}
+			}
 			return Result.done();
 		};
 		ConfigurableApplicationContext context = new SpringApplicationBuilder(App.class).web(WebApplicationType.NONE)
@@ -143,6 +219,7 @@ class LeaderOnlyControllerIT {
 					"listwatch.watches.configmaps.namespace=" + NAMESPACE,
 					"listwatch.controllers.copy.watch=configmaps", "listwatch.controllers.copy.workers=2",
 					"listwatch.controllers.copy.leader-only=true")
+			.properties(properties)
 			.run();
 		this.contexts.add(context);
 		return context;

@@ -67,6 +67,16 @@ public final class FakeListerWatcher implements ListerWatcher<KubernetesObject> 
 		}
 	}
 
+	/** Deletes an object, sending DELETED to the open watch. */
+	public synchronized void delete(String name) {
+		KubernetesObject object = this.objects.remove(name);
+		QueueStream stream = this.current;
+		if (object != null && stream != null) {
+			KubernetesObject gone = object(name, Long.toString(this.resourceVersion.incrementAndGet()));
+			stream.events.add(new WatchEvent<>(WatchEvent.Type.DELETED, gone, gone.metadata(), null, false));
+		}
+	}
+
 	/**
 	 * Changes an object into a state the watch's type cannot hold: the open watch gets a
 	 * MODIFIED whose object could not be bound.
