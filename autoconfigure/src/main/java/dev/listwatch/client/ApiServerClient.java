@@ -16,6 +16,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 import dev.listwatch.KubernetesApiException;
@@ -121,6 +122,15 @@ public final class ApiServerClient implements AutoCloseable {
 
 	/** What each request takes a token from: {@link #setRequestBudget}. */
 	private volatile RequestBudget budget = RequestBudget.unlimited();
+
+	/** Makes the client of {@link #lane()}; {@code null}: this client is its own lane. */
+	private volatile @Nullable Supplier<ApiServerClient> laneMaker;
+
+	/** The client of {@link #lane()} once made; guarded by {@code this}. */
+	private @Nullable ApiServerClient lane;
+
+	/** Whether {@link #close()} was called; guarded by {@code this}. */
+	private boolean closed;
 
 	/**
 	 * Makes a client on a rest client that brings its own transport (tests).
@@ -489,7 +499,9 @@ public final class ApiServerClient implements AutoCloseable {
 				.requestFactory(transport.requestFactory())
 				.requestInterceptor(new AuthorizationInterceptor(credentials::authorization, credentials::refresh))
 				.build();
-			return new ApiServerClient(restClient, cluster.server(), mapper, clock, transport);
+			ApiServerClient client = new ApiServerClient(restClient, cluster.server(), mapper, clock, transport);
+			client.laneMaker = () -> create(cluster, builder, mapper, clock, http2);
+			return client;
 		}
 		catch (RuntimeException | Error ex) {
 			// a customizer failed: release what the transport holds
@@ -506,8 +518,47 @@ public final class ApiServerClient implements AutoCloseable {
 	 */
 	@Override
 	public void close() {
+		ApiServerClient own;
+		synchronized (this) {
+			this.closed = true;
+			own = this.lane;
+		}
+		if (own != null && own != this) {
+			own.close();
+		}
 		if (this.transport != null) {
 			this.transport.close();
+		}
+	}
+
+	/**
+	 * A client of the same API server, with the same credentials, proxy and TLS, on a
+	 * connection of its own and with a request budget of its own (none): for traffic that
+	 * must not wait behind the watches, lists and writes of this client, nor share their
+	 * connection (a relist storm that uses up the budget, one silently dead HTTP/2
+	 * connection). Leader election and shard memberships send their Lease requests
+	 * through it, as client-go builds the election client apart. Made on the first call
+	 * (one for all callers), closed with this client. A client made on a rest client of
+	 * its own (tests) is its own lane.
+	 * @return the lane
+	 * @throws IllegalStateException when this client is closed
+	 */
+	public ApiServerClient lane() {
+		Supplier<ApiServerClient> maker = this.laneMaker;
+		if (maker == null) {
+			return this;
+		}
+		synchronized (this) {
+			if (this.closed) {
+				throw new IllegalStateException("The client is closed");
+			}
+			ApiServerClient made = this.lane;
+			if (made == null) {
+				made = maker.get();
+				made.setDefaultFieldManager(this.fieldManager);
+				this.lane = made;
+			}
+			return made;
 		}
 	}
 

@@ -236,8 +236,10 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 	public static LeaderElector create(ApiServerClient client, JsonMapper mapper, LeaderElectionOptions options,
 			ApplicationEventPublisher publisher) {
 		Objects.requireNonNull(publisher, "publisher");
+		// Lease traffic on a lane of its own (client-go builds the election client
+		// apart): neither the watches' request budget nor their connection delays it
 		return new LeaderElector(options,
-				new HttpLeaseStore(client, mapper, options.leaseNamespace(), options.leaseName()),
+				new HttpLeaseStore(client.lane(), mapper, options.leaseNamespace(), options.leaseName()),
 				publisher::publishEvent, Clock.systemUTC(), System::nanoTime, RandomGenerator.getDefault());
 	}
 
@@ -383,7 +385,11 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 	 * the status, none escapes.
 	 */
 	void step() {
-		long deadline = this.leading ? this.leadingUntil : this.ticker.getAsLong() + this.renewNanos;
+		long now = this.ticker.getAsLong();
+		// an attempt gets half the renew deadline at most: a request that hangs (a
+		// half-open connection) fails in time for the next attempt, on a fresh
+		// connection, to renew before the deadline
+		long deadline = Math.min(this.leading ? this.leadingUntil : now + this.renewNanos, now + this.renewNanos / 2);
 		try {
 			tryAcquireOrRenew(deadline);
 			if (this.failing) {

@@ -190,7 +190,8 @@ public final class ShardMembership implements AutoCloseable {
 	 */
 	public static ShardMembership create(ApiServerClient client, JsonMapper mapper, ShardMembershipOptions options,
 			ShardListener listener) {
-		return new ShardMembership(options, new HttpMemberLeaseStore(client, mapper, options), listener,
+		// Lease traffic on a lane of its own: see LeaderElector.create
+		return new ShardMembership(options, new HttpMemberLeaseStore(client.lane(), mapper, options), listener,
 				Clock.systemUTC(), System::nanoTime);
 	}
 
@@ -321,7 +322,9 @@ public final class ShardMembership implements AutoCloseable {
 	 */
 	void step() {
 		long now = this.ticker.getAsLong();
-		long deadline = this.active ? this.fenceUntil : now + this.renewNanos;
+		// a step gets half the renew deadline at most: a request that hangs fails in
+		// time for the next step, on a fresh connection, to write before the fence
+		long deadline = Math.min(this.active ? this.fenceUntil : now + this.renewNanos, now + this.renewNanos / 2);
 		this.shards.settle(now, this::drained);
 		SortedSet<Integer> listing = this.shards.listing();
 		try {

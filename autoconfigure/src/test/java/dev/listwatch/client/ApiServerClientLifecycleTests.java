@@ -19,6 +19,7 @@ import org.springframework.web.client.RestClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
  * A client made by {@link ApiServerClient#create} owns its transport: its credentials
@@ -63,6 +64,34 @@ class ApiServerClientLifecycleTests {
 			.satisfies((ex) -> assertThat(ex.kind()).isEqualTo(Kind.CONNECTION))
 			.withMessageContaining("the API server client is closed");
 		assertThat(this.server.requests(PATH)).isEqualTo(1);
+	}
+
+	/**
+	 * Lease traffic's lane: the same server and credentials on a transport of its own,
+	 * without the client's request budget, closed with the client.
+	 */
+	@Test
+	void theLaneHasItsOwnConnectionAndNoBudgetAndClosesWithTheClient() {
+		this.server.on(PATH, "{\"metadata\":{\"resourceVersion\":\"7\"},\"items\":[]}");
+		ApiServerClient client = create(Credentials.bearerToken("t0ken"));
+		// one token, renewed every 1,000 s: a second request of the client would wait
+		client.setRequestBudget(RequestBudget.of(0.001, 1));
+		client.listerWatcher(CONFIG_MAPS, KubernetesObject.class, ApiServerClient.Decoding.DEFAULTS)
+			.list(ListOptions.none());
+		ApiServerClient lane = client.lane();
+		assertThat(client.lane()).isSameAs(lane);
+		ListerWatcher<KubernetesObject> onLane = lane.listerWatcher(CONFIG_MAPS, KubernetesObject.class,
+				ApiServerClient.Decoding.DEFAULTS);
+		for (int i = 0; i < 5; i++) {
+			assertThat(onLane.list(ListOptions.none()).resourceVersion()).isEqualTo("7");
+		}
+		assertThat(lane.requestBudget().throttled()).isZero();
+		assertThat(this.server.authorizations()).containsOnly("Bearer t0ken").hasSize(6);
+		Transport transport = lane.transport();
+		assertThat(transport).isNotNull().isNotSameAs(client.transport());
+		client.close();
+		assertThat(transport.executor().isShutdown()).isTrue();
+		assertThatIllegalStateException().isThrownBy(client::lane);
 	}
 
 	@Test

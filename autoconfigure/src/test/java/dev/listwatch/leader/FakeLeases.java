@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import dev.listwatch.KubernetesApiException;
@@ -127,6 +128,11 @@ final class FakeLeases extends FakeLeaseServer {
 		volatile boolean hang;
 
 		/**
+		 * How many of the next requests hang until interrupted (a half-open connection).
+		 */
+		final AtomicInteger hangNext = new AtomicInteger();
+
+		/**
 		 * Runs inside the next update, before it is applied (to make a write race or take
 		 * time).
 		 */
@@ -180,7 +186,7 @@ final class FakeLeases extends FakeLeaseServer {
 		}
 
 		private void check(String method) {
-			if (this.hang) {
+			if (this.hang || this.hangNext.getAndUpdate((n) -> Math.max(0, n - 1)) > 0) {
 				try {
 					new CountDownLatch(1).await();
 				}
