@@ -4,8 +4,10 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The etcd auth token of a transport: fetched by the first call that needs it (one
- * authentication at a time), kept until etcd rejects it. Never in a string of this class.
- * Thread-safe.
+ * authentication at a time), kept until etcd refuses it. A refusal forgets the token only
+ * while it is still the one refused: calls refused together, or one whose refusal comes
+ * after another call already replaced the token, cause one authentication, not one each.
+ * Never in a string of this class. Thread-safe.
  */
 final class AuthToken {
 
@@ -39,10 +41,17 @@ final class AuthToken {
 	}
 
 	/**
-	 * Forgets the token (etcd rejected it), so that the next call authenticates.
+	 * Forgets the token etcd refused, so that the next call authenticates, unless it was
+	 * replaced already.
+	 * @param refused the token the refused call carried ({@code ""} when it carried none
+	 * because etcd's auth was off when the token was asked for)
 	 */
-	void forget() {
-		this.token = null;
+	void forget(String refused) {
+		synchronized (this.authenticating) {
+			if (refused.equals(this.token)) {
+				this.token = null;
+			}
+		}
 	}
 
 	/**

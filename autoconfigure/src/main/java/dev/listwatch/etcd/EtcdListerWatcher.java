@@ -193,10 +193,9 @@ final class EtcdListerWatcher<T> implements ListerWatcher<T> {
 				return stream;
 			}
 			stream.close();
-			if (refused.code() == 401 && this.transport.authenticates() && attempt == 0) {
-				// the token expired between the request and etcd's check: authenticate
-				// again, once
-				this.transport.tokenRejected();
+			if (attempt == 0 && this.transport.authenticates() && (refused.code() == 401 || refused.code() == 403)) {
+				// the token is refused (the stream forgot it, unless replaced already):
+				// authenticate again, once; a second refusal is etcd's answer
 				continue;
 			}
 			throw KubernetesApiException.of("etcd " + what, refused, null);

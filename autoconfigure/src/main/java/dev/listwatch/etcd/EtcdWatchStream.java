@@ -251,8 +251,12 @@ final class EtcdWatchStream<T> implements WatchStream<T> {
 					"etcd: required revision has been compacted (compacted up to revision " + compactRevision + ")");
 		}
 		Status status = Gateway.cancelled(answer.cancelReason());
-		if (status.code() == 401) {
-			this.transport.tokenRejected();
+		if (this.transport.authenticates() && (status.code() == 401 || (status.code() == 403 && answer.created()))) {
+			// a refused token; or, refusing the watch as it is created, "permission
+			// denied", which etcd before 3.5.6 and 3.4.22 answers for every auth failure
+			// of a watch
+			// (its token invalid, or from before an auth change, or none)
+			this.answers.tokenRefused();
 		}
 		return status;
 	}

@@ -41,11 +41,11 @@ import tools.jackson.databind.node.ObjectNode;
  * Endpoints: requests go to one endpoint until it cannot be reached, then to the next; a
  * call tries each endpoint once before it fails. Auth: with a user name, the token from
  * {@code /v3/auth/authenticate} goes in the {@code Authorization} header of every call; a
- * call that etcd answers with "invalid auth token" (an expired simple token, a restarted
- * etcd) authenticates again and is sent once more. Failures are
- * {@link KubernetesApiException}s whose {@link Status} translates etcd's gRPC code (see
- * {@link #status(int, String)}); neither the password nor the token ever appears in a
- * message or log. Thread-safe.
+ * call whose token etcd refuses (an expired simple token, a restarted etcd, a token from
+ * before an auth change, none because auth was off when it was asked for) authenticates
+ * again and is sent once more. Failures are {@link KubernetesApiException}s whose
+ * {@link Status} translates etcd's gRPC code (see {@link #status(int, String)}); neither
+ * the password nor the token ever appears in a message or log. Thread-safe.
  */
 final class Gateway implements Transport {
 
@@ -148,13 +148,14 @@ final class Gateway implements Transport {
 		ObjectNode body = this.mapper.createObjectNode();
 		body.set("create_request", create);
 		byte[] bytes = this.mapper.writeValueAsBytes(body);
-		Reply reply = send(what, (endpoint, authorization) -> {
-			StreamedCall call = StreamedCall.open(endpoint.resolve(WATCH), bytes, authorization, this.tls,
-					this.connectTimeout, ANSWER_TIMEOUT);
-			return new Reply(call.status(), call.body(), call.uri(), call);
+		Reply reply = send(what, (endpoint, token) -> {
+			StreamedCall call = StreamedCall.open(endpoint.resolve(WATCH), bytes, token.isEmpty() ? null : token,
+					this.tls, this.connectTimeout, ANSWER_TIMEOUT);
+			Frames frames = new Frames("etcd " + what + " at " + call.uri().resolve("/"), call, this.mapper,
+					() -> this.token.forget(token));
+			return new Reply(call.status(), call.body(), call.uri(), frames);
 		});
-		StreamedCall call = Objects.requireNonNull(reply.call(), "a watch is a streamed call");
-		return new Frames("etcd " + what + " at " + reply.uri().resolve("/"), call, this.mapper);
+		return Objects.requireNonNull(reply.frames(), "a watch is a streamed call");
 	}
 
 	private static KeyValue keyValue(JsonNode kv) {
@@ -190,8 +191,8 @@ final class Gateway implements Transport {
 	 */
 	JsonNode call(String path, ObjectNode body, String what) {
 		byte[] bytes = this.mapper.writeValueAsBytes(body);
-		Reply reply = send(what, (endpoint, authorization) -> {
-			HttpResponse<InputStream> response = exchange(endpoint.resolve(path), bytes, authorization);
+		Reply reply = send(what, (endpoint, token) -> {
+			HttpResponse<InputStream> response = exchange(endpoint.resolve(path), bytes, token);
 			return new Reply(response.statusCode(), response.body(), response.uri(), null);
 		});
 		try (InputStream in = reply.body()) {
@@ -223,8 +224,10 @@ final class Gateway implements Transport {
 			URI endpoint = this.endpoints.get(index);
 			String description = "etcd " + what + " at " + endpoint;
 			Reply response;
+			String token = "";
 			try {
-				response = call.to(endpoint, authorization(endpoint));
+				token = token(endpoint);
+				response = call.to(endpoint, token);
 			}
 			catch (IOException ex) {
 				failure = new KubernetesApiException(KubernetesApiException.Kind.CONNECTION, description + " failed: "
@@ -237,14 +240,14 @@ final class Gateway implements Transport {
 				return response;
 			}
 			Status status = error(response.status(), response.body());
-			if (response.call() != null) {
-				response.call().close();
+			if (response.frames() != null) {
+				response.frames().close();
 			}
 			if (status.code() == 401 && this.username != null && !reauthenticated) {
-				// an expired or unknown token (etcd restarted): authenticate again, then
-				// once more
+				// the token is refused (see status(int, String)): authenticate again,
+				// then once more
 				reauthenticated = true;
-				this.token.forget();
+				this.token.forget(token);
 				attempt--;
 				continue;
 			}
@@ -253,15 +256,14 @@ final class Gateway implements Transport {
 		throw failure;
 	}
 
-	private HttpResponse<InputStream> exchange(URI uri, byte[] body, @Nullable String authorization)
-			throws IOException {
+	private HttpResponse<InputStream> exchange(URI uri, byte[] body, String token) throws IOException {
 		HttpRequest.Builder request = HttpRequest.newBuilder(uri)
 			.timeout(ANSWER_TIMEOUT)
 			.POST(HttpRequest.BodyPublishers.ofByteArray(body))
 			.header("Content-Type", "application/json")
 			.header("Accept", "application/json");
-		if (authorization != null) {
-			request.header("Authorization", authorization);
+		if (!token.isEmpty()) {
+			request.header("Authorization", token);
 		}
 		try {
 			return this.http.send(request.build(), HttpResponse.BodyHandlers.ofInputStream());
@@ -272,19 +274,21 @@ final class Gateway implements Transport {
 		}
 	}
 
-	/** The token for a call, authenticating first when there is none yet. */
-	private @Nullable String authorization(URI endpoint) throws IOException {
+	/**
+	 * The token for a call, authenticating first when there is none yet; {@code ""} for
+	 * none (no user, or etcd's auth is off).
+	 */
+	private String token(URI endpoint) throws IOException {
 		if (this.username == null) {
-			return null;
+			return "";
 		}
-		String token = this.token.get(() -> authenticate(endpoint));
-		return token.isEmpty() ? null : token;
+		return this.token.get(() -> authenticate(endpoint));
 	}
 
 	private String authenticate(URI endpoint) throws IOException {
 		ObjectNode body = this.mapper.createObjectNode().put("name", this.username).put("password", this.password);
 		HttpResponse<InputStream> response = exchange(endpoint.resolve(AUTHENTICATE),
-				this.mapper.writeValueAsBytes(body), null);
+				this.mapper.writeValueAsBytes(body), "");
 		if (response.statusCode() != 200) {
 			Status status = error(response.statusCode(), response.body());
 			if (status.message() != null && status.message().contains("authentication is not enabled")) {
@@ -333,9 +337,12 @@ final class Gateway implements Transport {
 	 * The Kubernetes status that stands for an etcd failure, so that the reflector acts
 	 * on it as on the API server's: a compacted revision (the resourceVersion is too old)
 	 * is 410 Expired, a revision etcd has not reached (a restored etcd) 410 Gone: both
-	 * relist. Otherwise by gRPC code: Unauthenticated 401, PermissionDenied 403,
-	 * InvalidArgument 400, NotFound 404, ResourceExhausted 429, Unavailable 503,
-	 * DeadlineExceeded 504, anything else 500.
+	 * relist. A refused token is 401 Unauthorized, whatever the code: Unauthenticated
+	 * ("invalid auth token": expired, or etcd restarted), and InvalidArgument's "revision
+	 * of auth store is old" and "user name is empty" (a token from before an auth change,
+	 * or none at all), so that the caller authenticates again. Otherwise by gRPC code:
+	 * Unauthenticated 401, PermissionDenied 403, InvalidArgument 400, NotFound 404,
+	 * ResourceExhausted 429, Unavailable 503, DeadlineExceeded 504, anything else 500.
 	 * @param grpcCode the gRPC status code etcd answered with
 	 * @param message etcd's message
 	 * @return the status, its message prefixed with {@code etcd: }
@@ -348,6 +355,12 @@ final class Gateway implements Transport {
 		}
 		if (lower.contains("required revision is a future revision")) {
 			return new Status(410, "Gone", text);
+		}
+		if (lower.contains("revision of auth store is old") || lower.contains("user name is empty")) {
+			// InvalidArgument, but about the token: issued before the auth store last
+			// changed (a user or role added, changed, removed), or none sent (etcd's
+			// auth was off when the client asked for one)
+			return new Status(401, "Unauthorized", text);
 		}
 		return switch (grpcCode) {
 			case 16 -> new Status(401, "Unauthorized", text);
@@ -382,15 +395,6 @@ final class Gateway implements Transport {
 		return status(code, text);
 	}
 
-	/**
-	 * Forgets the token (a watch was cancelled for an invalid one), so the next call
-	 * authenticates.
-	 */
-	@Override
-	public void tokenRejected() {
-		this.token.forget();
-	}
-
 	@Override
 	public boolean authenticates() {
 		return this.username != null;
@@ -416,9 +420,9 @@ final class Gateway implements Transport {
 	 * @param status the HTTP status
 	 * @param body the body
 	 * @param uri the URL the call went to
-	 * @param call the streamed call the reply belongs to (a watch's), or {@code null}
+	 * @param frames the answers of the watch the reply belongs to, or {@code null}
 	 */
-	private record Reply(int status, InputStream body, URI uri, @Nullable StreamedCall call) {
+	private record Reply(int status, InputStream body, URI uri, @Nullable Frames frames) {
 
 	}
 
@@ -429,11 +433,11 @@ final class Gateway implements Transport {
 		/**
 		 * Sends the call.
 		 * @param endpoint the endpoint
-		 * @param authorization the token, or {@code null}
+		 * @param token the token, {@code ""} for none
 		 * @return its reply
 		 * @throws IOException when the endpoint cannot be reached, or the exchange broke
 		 */
-		Reply to(URI endpoint, @Nullable String authorization) throws IOException;
+		Reply to(URI endpoint, String token) throws IOException;
 
 	}
 
@@ -450,6 +454,8 @@ final class Gateway implements Transport {
 
 		private final StreamedCall call;
 
+		private final Runnable tokenRefused;
+
 		private final InputStream body;
 
 		private final JsonParser parser;
@@ -462,9 +468,10 @@ final class Gateway implements Transport {
 
 		private volatile boolean closed;
 
-		Frames(String what, StreamedCall call, JsonMapper mapper) {
+		Frames(String what, StreamedCall call, JsonMapper mapper, Runnable tokenRefused) {
 			this.what = what;
 			this.call = call;
+			this.tokenRefused = tokenRefused;
 			this.body = call.body();
 			this.parser = mapper.createParser(body);
 			this.frames = mapper.readerFor(JsonNode.class).without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
@@ -509,6 +516,11 @@ final class Gateway implements Transport {
 			return new Answer(number(result.path("header").path("revision")), result.path("created").asBoolean(false),
 					result.path("canceled").asBoolean(false), number(result.path("compact_revision")),
 					result.path("cancel_reason").asString(null), list, null);
+		}
+
+		@Override
+		public void tokenRefused() {
+			this.tokenRefused.run();
 		}
 
 		@Override

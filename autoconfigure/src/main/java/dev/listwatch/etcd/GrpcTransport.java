@@ -46,12 +46,13 @@ import org.springframework.boot.ssl.SslBundle;
  * As {@link Gateway}: one channel per endpoint (made when first used); a call goes to one
  * endpoint until it cannot be reached (gRPC's UNAVAILABLE), then to the next, and tries
  * each once; with a user name, the token from {@code Authenticate} goes in the
- * {@code token} metadata of every call, and a call refused as Unauthenticated
- * authenticates again and is sent once more; failures are {@link KubernetesApiException}s
- * whose {@link Status} is {@link Gateway#status(int, String)} of etcd's gRPC code. TLS
- * takes the trust and key managers of the connection's {@link SslBundle}. A watch's
- * answers are read with flow control: a few ahead of the reader, no more. Neither the
- * password nor the token appears in a message or log. Thread-safe.
+ * {@code token} metadata of every call, and a call whose token etcd refuses (see
+ * {@link Gateway#status(int, String)}) authenticates again and is sent once more;
+ * failures are {@link KubernetesApiException}s whose {@link Status} is
+ * {@link Gateway#status(int, String)} of etcd's gRPC code. TLS takes the trust and key
+ * managers of the connection's {@link SslBundle}. A watch's answers are read with flow
+ * control: a few ahead of the reader, no more. Neither the password nor the token appears
+ * in a message or log. Thread-safe.
  */
 final class GrpcTransport implements Transport {
 
@@ -151,14 +152,13 @@ final class GrpcTransport implements Transport {
 	@Override
 	public Answers watch(byte[] key, byte[] rangeEnd, long startRevision, String what) {
 		byte[] request = Protobuf.watchCreateRequest(key, rangeEnd, startRevision);
-		return onEndpoints(what, (index, description) -> {
-			Metadata headers = headers(index);
+		return onEndpoints(what, (index, description, headers, token) -> {
 			// etcd cancels a watch that asks for a leader when its member loses the
 			// leader (as kube-apiserver's watches ask): a member cut off from the others
 			// would otherwise keep the watch open, quiet, at a revision that no longer
 			// moves
 			headers.put(HAS_LEADER, "true");
-			Watch watch = new Watch(description, channel(index), headers);
+			Watch watch = new Watch(description, channel(index), headers, () -> this.token.forget(token));
 			watch.open(request);
 			return watch;
 		});
@@ -166,13 +166,15 @@ final class GrpcTransport implements Transport {
 
 	/** A unary call, to the endpoints in turn. */
 	private <R> R call(MethodDescriptor<byte[], R> method, byte[] request, String what) {
-		return onEndpoints(what, (index, description) -> unaryCall(channel(index), method, request, headers(index)));
+		return onEndpoints(what,
+				(index, description, headers, token) -> unaryCall(channel(index), method, request, headers));
 	}
 
 	/**
 	 * Makes a call to the endpoints in turn, from the one that answered last: the next
 	 * one when an endpoint cannot be reached, the same once more after authenticating
-	 * again when etcd refuses the token (an expired or unknown one: etcd restarted).
+	 * again when etcd refuses the token ({@link Gateway#status(int, String)}'s 401: an
+	 * expired or unknown one, one from before an auth change, none at all).
 	 */
 	private <R> R onEndpoints(String what, EndpointCall<R> call) {
 		boolean reauthenticated = false;
@@ -181,8 +183,10 @@ final class GrpcTransport implements Transport {
 		for (int attempt = 0; attempt < this.endpoints.size(); attempt++) {
 			int index = (start + attempt) % this.endpoints.size();
 			String description = "etcd " + what + " at " + this.endpoints.get(index);
+			String token = "";
 			try {
-				R answer = call.to(index, description);
+				token = token(index);
+				R answer = call.to(index, description, headers(token), token);
 				this.current = index;
 				return answer;
 			}
@@ -195,7 +199,7 @@ final class GrpcTransport implements Transport {
 				if (failure.status() != null && failure.status().code() == 401 && this.username != null
 						&& !reauthenticated) {
 					reauthenticated = true;
-					this.token.forget();
+					this.token.forget(token);
 					attempt--;
 					continue;
 				}
@@ -209,7 +213,15 @@ final class GrpcTransport implements Transport {
 	@FunctionalInterface
 	private interface EndpointCall<R> {
 
-		R to(int index, String description);
+		/**
+		 * Makes the call.
+		 * @param index the endpoint's index
+		 * @param description the call and its endpoint, for messages
+		 * @param headers the call's headers, the token among them
+		 * @param token the token the headers carry, {@code ""} for none
+		 * @return the answer
+		 */
+		R to(int index, String description, Metadata headers, String token);
 
 	}
 
@@ -272,13 +284,20 @@ final class GrpcTransport implements Transport {
 		}
 	}
 
-	/** The headers of a call: the token, authenticating first when there is none yet. */
-	private Metadata headers(int index) {
-		Metadata headers = new Metadata();
+	/**
+	 * The token for a call, authenticating first when there is none yet; {@code ""} for
+	 * none (no user, or etcd's auth is off).
+	 */
+	private String token(int index) {
 		if (this.username == null) {
-			return headers;
+			return "";
 		}
-		String token = this.token.get(() -> authenticate(index));
+		return this.token.get(() -> authenticate(index));
+	}
+
+	/** The headers of a call: the token, if any. */
+	private static Metadata headers(String token) {
+		Metadata headers = new Metadata();
 		if (!token.isEmpty()) {
 			headers.put(TOKEN, token);
 		}
@@ -392,11 +411,6 @@ final class GrpcTransport implements Transport {
 	}
 
 	@Override
-	public void tokenRejected() {
-		this.token.forget();
-	}
-
-	@Override
 	public boolean authenticates() {
 		return this.username != null;
 	}
@@ -485,6 +499,8 @@ final class GrpcTransport implements Transport {
 
 		private final Metadata headers;
 
+		private final Runnable tokenRefused;
+
 		/**
 		 * Answers, then the call's end: an {@code io.grpc.Status} (or {@link #CLOSED}).
 		 */
@@ -499,8 +515,9 @@ final class GrpcTransport implements Transport {
 		/** Sends of the request stream after the create request: one at a time. */
 		private final Object sending = new Object();
 
-		Watch(String what, ManagedChannel channel, Metadata headers) {
+		Watch(String what, ManagedChannel channel, Metadata headers, Runnable tokenRefused) {
 			this.what = what;
+			this.tokenRefused = tokenRefused;
 			this.channel = channel;
 			this.call = channel.newCall(WATCH, CallOptions.DEFAULT);
 			this.headers = headers;
@@ -591,6 +608,11 @@ final class GrpcTransport implements Transport {
 						+ ": etcd sent an answer that is not a WatchResponse: " + status.getCause().getMessage(), null);
 			}
 			return Answer.failed(Gateway.status(status.getCode().value(), message));
+		}
+
+		@Override
+		public void tokenRefused() {
+			this.tokenRefused.run();
 		}
 
 		@Override

@@ -13,8 +13,9 @@ import org.jspecify.annotations.Nullable;
  * etcd. Two implement it: {@link Gateway}, etcd's JSON gateway over the JDK HTTP client
  * (no extra dependency), and {@link GrpcTransport}, etcd's native gRPC API (when
  * grpc-java is on the class path). Both try the endpoints in turn, authenticate and renew
- * the token, and fail with {@link KubernetesApiException}s whose {@link Status}
- * translates etcd's gRPC code ({@link Gateway#status(int, String)}). Thread-safe.
+ * the token (on any refusal etcd makes for it: {@link Gateway#status(int, String)} makes
+ * them all 401), and fail with {@link KubernetesApiException}s whose {@link Status}
+ * translates etcd's gRPC code. Thread-safe.
  */
 interface Transport extends AutoCloseable {
 
@@ -41,12 +42,6 @@ interface Transport extends AutoCloseable {
 	 * @throws KubernetesApiException when no endpoint can be reached, or etcd refuses
 	 */
 	Answers watch(byte[] key, byte[] rangeEnd, long startRevision, String what);
-
-	/**
-	 * Forgets the token (a watch was cancelled for an invalid one), so the next call
-	 * authenticates.
-	 */
-	void tokenRejected();
 
 	/** Whether calls carry a token (a user name is set). */
 	boolean authenticates();
@@ -140,6 +135,13 @@ interface Transport extends AutoCloseable {
 		 */
 		default void abandon() {
 			close();
+		}
+
+		/**
+		 * etcd refused the token this watch was opened with: the transport forgets it,
+		 * unless it holds another already, so that the next call authenticates.
+		 */
+		default void tokenRefused() {
 		}
 
 	}

@@ -142,7 +142,7 @@ final class WatchLiveness implements AutoCloseable {
 		/** When a progress request was last sent; the checks alone use it. */
 		private long requestedAt;
 
-		private @Nullable ScheduledFuture<?> next;
+		private volatile @Nullable ScheduledFuture<?> next;
 
 		private Watched(Transport.Answers answers, String what, long now) {
 			this.answers = answers;

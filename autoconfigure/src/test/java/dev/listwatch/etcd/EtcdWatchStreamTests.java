@@ -19,7 +19,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * {@link EtcdWatchStream} on scripted answers: a watch asked from the revision before the
  * first one it needs leaves that revision's events out, takes a progress answer for a
  * bookmark, and tells a compaction that took only that revision (watch again from the
- * first one needed) from one that took more (410).
+ * first one needed) from one that took more (410); a watch refused for its token forgets
+ * it.
  */
 class EtcdWatchStreamTests {
 
@@ -75,9 +76,42 @@ class EtcdWatchStreamTests {
 		assertThat(stream.next().status().code()).isEqualTo(410);
 	}
 
+	@Test
+	void aWatchRefusedForItsTokenForgetsIt() {
+		Scripted answers = new Scripted(
+				refused("rpc error: code = InvalidArgument desc = etcdserver: " + "revision of auth store is old"));
+		assertThat(stream(answers, 11, 10, true).awaitCreated().code()).isEqualTo(401);
+		assertThat(answers.tokensRefused).isEqualTo(1);
+	}
+
+	@Test
+	void aWatchRefusedAsItIsCreatedForPermissionForgetsItsToken() {
+		// etcd before 3.5.6 says "permission denied" for every auth failure of a watch
+		Scripted answers = new Scripted(
+				refused("rpc error: code = PermissionDenied desc = etcdserver: permission denied"));
+		assertThat(stream(answers, 11, 10, true).awaitCreated().code()).isEqualTo(403);
+		assertThat(answers.tokensRefused).isEqualTo(1);
+	}
+
+	@Test
+	void withoutAUserNoTokenIsForgotten() {
+		Scripted answers = new Scripted(
+				refused("rpc error: code = InvalidArgument desc = etcdserver: user name is empty"));
+		assertThat(stream(answers, 11, 10, false).awaitCreated().code()).isEqualTo(401);
+		assertThat(answers.tokensRefused).isZero();
+	}
+
 	private EtcdWatchStream<KubernetesObject> stream(Scripted answers, long start, long from) {
-		return new EtcdWatchStream<>("etcd watch of /p/", answers, this.decoder, new NoTransport(), start, from,
+		return stream(answers, start, from, false);
+	}
+
+	private EtcdWatchStream<KubernetesObject> stream(Scripted answers, long start, long from, boolean user) {
+		return new EtcdWatchStream<>("etcd watch of /p/", answers, this.decoder, new NoTransport(user), start, from,
 				this.compactions::add, null);
+	}
+
+	private static Transport.Answer refused(String reason) {
+		return new Transport.Answer(20, true, true, 0, reason, List.of(), null);
 	}
 
 	private static Transport.Answer created(long revision) {
@@ -104,6 +138,8 @@ class EtcdWatchStreamTests {
 
 		boolean closed;
 
+		int tokensRefused;
+
 		Scripted(Transport.Answer... answers) {
 			this.script = new ArrayDeque<>(List.of(answers));
 		}
@@ -122,10 +158,21 @@ class EtcdWatchStreamTests {
 			this.closed = true;
 		}
 
+		@Override
+		public void tokenRefused() {
+			this.tokensRefused++;
+		}
+
 	}
 
 	/** A transport that is never called. */
 	static class NoTransport implements Transport {
+
+		private final boolean user;
+
+		NoTransport(boolean user) {
+			this.user = user;
+		}
 
 		@Override
 		public Range range(byte[] key, byte[] rangeEnd, @Nullable Long limit, long revision, String what) {
@@ -138,13 +185,8 @@ class EtcdWatchStreamTests {
 		}
 
 		@Override
-		public void tokenRejected() {
-			throw new UnsupportedOperationException();
-		}
-
-		@Override
 		public boolean authenticates() {
-			return false;
+			return this.user;
 		}
 
 		@Override

@@ -39,7 +39,9 @@ import org.slf4j.LoggerFactory;
  * {@code https} with a certificate of a fresh CA ({@link #caCertificatePath()}) and
  * requires a client certificate signed by it ({@link #clientCertificatePath()},
  * {@link #clientKeyPath()}). With {@link Options#withPassword(String) a password}, etcd's
- * auth is on and user {@code root} has it. The writing helpers ({@link #put},
+ * auth is on and user {@code root} has it ({@link #enableAuth(String)} turns it on
+ * later); with {@link Options#withJwtTokens(boolean) JWT tokens}, etcd signs its tokens
+ * (RS256, a fresh key) instead of keeping simple ones. The writing helpers ({@link #put},
  * {@link #delete}, {@link #compact}) always use a second, plain-HTTP loopback URL (and
  * the root user), whatever the options. Thread-safe.
  */
@@ -72,6 +74,9 @@ public final class LocalEtcd implements AutoCloseable {
 
 	private String token;
 
+	/** The password of {@code root} once auth is on, or {@code null}. */
+	private String password;
+
 	private boolean closed;
 
 	/**
@@ -80,6 +85,7 @@ public final class LocalEtcd implements AutoCloseable {
 	 */
 	public LocalEtcd(Options options) {
 		this.options = options;
+		this.password = options.password();
 	}
 
 	/**
@@ -111,12 +117,17 @@ public final class LocalEtcd implements AutoCloseable {
 					Pki.write(clientCertificatePath(), client.certificatePem());
 					Pki.write(clientKeyPath(), client.privateKeyPem());
 				}
+				if (this.options.jwtTokens()) {
+					java.security.KeyPair signing = Pki.generate(KeyType.RSA);
+					Pki.write(this.dir.resolve("jwt.key"), Pki.privateKeyPem(signing, KeyFormat.PKCS8));
+					Pki.write(this.dir.resolve("jwt.pub"), Pki.pem("PUBLIC KEY", signing.getPublic().getEncoded()));
+				}
 				ApiServerBinaries.writeWatchdog(this.dir.resolve("etcd"),
 						ApiServerBinaries.versionDir().resolve("etcd"), ProcessHandle.current().pid(),
 						"'" + this.dir + "'");
 				launch();
 				if (this.options.password() != null) {
-					enableAuth();
+					enableAuth(this.options.password());
 				}
 			}
 			else {
@@ -140,6 +151,10 @@ public final class LocalEtcd implements AutoCloseable {
 				"http://127.0.0.1:" + this.peerPort, "--initial-cluster", "listwatch=http://127.0.0.1:" + this.peerPort,
 				"--watch-progress-notify-interval", this.options.progressNotifyInterval().toMillis() + "ms",
 				"--log-level", "info"));
+		if (this.options.jwtTokens()) {
+			command.addAll(List.of("--auth-token", "jwt,pub-key=" + this.dir.resolve("jwt.pub") + ",priv-key="
+					+ this.dir.resolve("jwt.key") + ",sign-method=RS256,ttl=10m"));
+		}
 		if (this.options.tls()) {
 			command.addAll(List.of("--cert-file", this.dir.resolve("server.crt").toString(), "--key-file",
 					this.dir.resolve("server.key").toString(), "--trusted-ca-file", caCertificatePath().toString(),
@@ -178,11 +193,16 @@ public final class LocalEtcd implements AutoCloseable {
 		logger.info("etcd ready at {} (data in {})", endpoint(), this.dir);
 	}
 
-	private void enableAuth() {
-		String password = this.options.password();
+	/**
+	 * Turns etcd's auth on: user {@code root} with the password and the root role. The
+	 * helpers authenticate as root from then on.
+	 * @param password the password of {@code root}
+	 */
+	public synchronized void enableAuth(String password) {
 		call("/v3/auth/user/add", "{\"name\":\"" + ROOT + "\",\"password\":\"" + password + "\"}");
 		call("/v3/auth/user/grant", "{\"user\":\"" + ROOT + "\",\"role\":\"root\"}");
 		call("/v3/auth/enable", "{}");
+		this.password = password;
 	}
 
 	/**
@@ -358,7 +378,9 @@ public final class LocalEtcd implements AutoCloseable {
 			if (response.statusCode() == 200) {
 				return response.body();
 			}
-			if (attempt == 0 && this.options.password() != null && response.body().contains("user name is empty")
+			if (attempt == 0 && this.password != null
+					&& (response.body().contains("user name is empty")
+							|| response.body().contains("revision of auth store is old"))
 					|| attempt == 0 && response.statusCode() == 401) {
 				authenticate();
 				continue;
@@ -371,7 +393,7 @@ public final class LocalEtcd implements AutoCloseable {
 	private void authenticate() {
 		this.token = null;
 		String answer = call("/v3/auth/authenticate",
-				"{\"name\":\"" + ROOT + "\",\"password\":\"" + this.options.password() + "\"}");
+				"{\"name\":\"" + ROOT + "\",\"password\":\"" + this.password + "\"}");
 		Matcher matcher = TOKEN.matcher(answer);
 		if (!matcher.find()) {
 			throw new IllegalStateException("etcd answered the authentication without a token");
@@ -410,8 +432,11 @@ public final class LocalEtcd implements AutoCloseable {
 	 * auth off
 	 * @param progressNotifyInterval how often etcd sends watches a progress notification
 	 * @param startupTimeout how long to wait for etcd to serve clients
+	 * @param jwtTokens whether etcd's auth tokens are JWTs (RS256) instead of simple
+	 * tokens
 	 */
-	public record Options(boolean tls, String password, Duration progressNotifyInterval, Duration startupTimeout) {
+	public record Options(boolean tls, String password, Duration progressNotifyInterval, Duration startupTimeout,
+			boolean jwtTokens) {
 
 		/**
 		 * Plain HTTP, no auth, progress notifications every 10 minutes (etcd's default),
@@ -419,7 +444,7 @@ public final class LocalEtcd implements AutoCloseable {
 		 * @return the options
 		 */
 		public static Options defaults() {
-			return new Options(false, null, Duration.ofMinutes(10), Duration.ofSeconds(30));
+			return new Options(false, null, Duration.ofMinutes(10), Duration.ofSeconds(30), false);
 		}
 
 		/**
@@ -427,7 +452,7 @@ public final class LocalEtcd implements AutoCloseable {
 		 * @return a copy with it
 		 */
 		public Options withTls(boolean tls) {
-			return new Options(tls, this.password, this.progressNotifyInterval, this.startupTimeout);
+			return new Options(tls, this.password, this.progressNotifyInterval, this.startupTimeout, this.jwtTokens);
 		}
 
 		/**
@@ -435,7 +460,7 @@ public final class LocalEtcd implements AutoCloseable {
 		 * @return a copy with it
 		 */
 		public Options withPassword(String password) {
-			return new Options(this.tls, password, this.progressNotifyInterval, this.startupTimeout);
+			return new Options(this.tls, password, this.progressNotifyInterval, this.startupTimeout, this.jwtTokens);
 		}
 
 		/**
@@ -443,7 +468,16 @@ public final class LocalEtcd implements AutoCloseable {
 		 * @return a copy with it
 		 */
 		public Options withProgressNotifyInterval(Duration interval) {
-			return new Options(this.tls, this.password, interval, this.startupTimeout);
+			return new Options(this.tls, this.password, interval, this.startupTimeout, this.jwtTokens);
+		}
+
+		/**
+		 * @param jwtTokens whether etcd's auth tokens are JWTs (RS256, a fresh key)
+		 * instead of simple tokens
+		 * @return a copy with it
+		 */
+		public Options withJwtTokens(boolean jwtTokens) {
+			return new Options(this.tls, this.password, this.progressNotifyInterval, this.startupTimeout, jwtTokens);
 		}
 
 	}
