@@ -135,6 +135,19 @@ public final class ControllersHealthContributor implements CompositeHealthContri
 			details.put("reason", "the last resync failed (" + resync.exception() + ", " + resync.inARow()
 					+ " in a row); retried each resync period");
 		}
+		else if (status.running() && status.shards() != null && status.shards().ended()) {
+			state = this.unhealthy;
+			details.put("reason", "the shard membership's thread has ended on a failure (see the log): this "
+					+ "replica runs no shard until the controller is started again");
+		}
+		else if (status.running() && status.shards() != null && status.shards().standingDown() != null
+				&& status.shards().standingDown().compareTo(this.maxQueueWait) > 0) {
+			state = this.unhealthy;
+			details.put("reason",
+					"the members of the shard group have disagreed on the number of shards for "
+							+ seconds(status.shards().standingDown())
+							+ ", longer than max-queue-wait: no replica reconciles meanwhile");
+		}
 		else if (status.oldestReady().compareTo(this.maxQueueWait) > 0) {
 			state = this.unhealthy;
 			details.put("reason", "a key has waited " + seconds(status.oldestReady())
@@ -150,6 +163,9 @@ public final class ControllersHealthContributor implements CompositeHealthContri
 			sharding.put("members", shards.members().size());
 			sharding.put("handOvers", shards.handOvers());
 			sharding.put("fences", shards.fences());
+			if (shards.standingDown() != null) {
+				sharding.put("standingDown", seconds(shards.standingDown()));
+			}
 			if (shards.lastError() != null) {
 				sharding.put("failingSince", String.valueOf(shards.failingSince()));
 				sharding.put("lastError", shards.lastError());

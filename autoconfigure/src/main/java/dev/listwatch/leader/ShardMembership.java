@@ -141,6 +141,15 @@ public final class ShardMembership implements AutoCloseable {
 
 	private volatile View view = new View(false, false, 0, Collections.emptySortedSet());
 
+	/**
+	 * Since when the members disagree on the number of shards (this replica stands down),
+	 * on {@link #ticker}; {@code null} while they agree.
+	 */
+	private volatile @Nullable Long disagreeingSince;
+
+	/** Whether the loop's thread ended on an unexpected failure (until a restart). */
+	private volatile boolean ended;
+
 	private volatile List<String> members = List.of();
 
 	private volatile SortedSet<Integer> listed = Collections.emptySortedSet();
@@ -239,9 +248,11 @@ public final class ShardMembership implements AutoCloseable {
 	public ShardStatus status() {
 		View current = this.view;
 		boolean live = current.active() && this.ticker.getAsLong() - current.until() < 0;
+		Long disagreeing = this.disagreeingSince;
 		return new ShardStatus(this.options.identity(), this.members,
 				live ? current.running() : Collections.emptySortedSet(), this.listed, this.handOvers.get(),
-				this.fences.get(), this.conflicts.get(), this.failures.get(), this.lastError, this.failingSince);
+				this.fences.get(), this.conflicts.get(), this.failures.get(), this.lastError, this.failingSince,
+				(disagreeing != null) ? Duration.ofNanos(this.ticker.getAsLong() - disagreeing) : null, this.ended);
 	}
 
 	// ---------------------------------------------------------------- lifecycle
@@ -343,7 +354,14 @@ public final class ShardMembership implements AutoCloseable {
 				this.failing = false;
 				logger.info("Shard membership in " + this.options.group() + " reaches the API server again");
 			}
-			this.lastError = this.shards.disagreement();
+			String disagreement = this.shards.disagreement();
+			this.lastError = disagreement;
+			if (disagreement == null) {
+				this.disagreeingSince = null;
+			}
+			else if (this.disagreeingSince == null) {
+				this.disagreeingSince = this.ticker.getAsLong();
+			}
 			this.failingSince = null;
 		}
 		catch (RuntimeException ex) {
@@ -550,7 +568,8 @@ public final class ShardMembership implements AutoCloseable {
 
 		@Override
 		public void reset() {
-			// nothing: a membership keeps its state across a restart
+			// a membership keeps its state across a restart, but for a crash of its loop
+			ShardMembership.this.ended = false;
 		}
 
 		@Override
@@ -572,7 +591,8 @@ public final class ShardMembership implements AutoCloseable {
 
 		@Override
 		public void crashed(Throwable ex) {
-			ShardMembership.this.lastError = "The membership stopped unexpectedly: " + ex;
+			ShardMembership.this.lastError = "The membership stopped unexpectedly: " + ex.getClass().getName();
+			ShardMembership.this.ended = true;
 		}
 
 		@Override

@@ -1,5 +1,6 @@
 package dev.listwatch.leader;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.SortedSet;
@@ -23,8 +24,13 @@ import org.jspecify.annotations.Nullable;
  * @param lastError the error of the last step, {@code null} when it succeeded
  * @param failingSince when the steps started failing (wall clock, shown only),
  * {@code null} when the last one succeeded
+ * @param standingDown how long this replica has stood down because the members of its
+ * group disagree on the number of shards (none of them runs a shard meanwhile: a canary
+ * with another {@code shards}, a stuck rolling update), {@code null} while they agree
+ * @param ended whether the membership's thread ended on an unexpected failure: it owns
+ * nothing until it is started again
  */
 public record ShardStatus(String identity, List<String> members, SortedSet<Integer> running, SortedSet<Integer> listed,
 		long handOvers, long fences, long conflicts, long failures, @Nullable String lastError,
-		@Nullable Instant failingSince) {
+		@Nullable Instant failingSince, @Nullable Duration standingDown, boolean ended) {
 }

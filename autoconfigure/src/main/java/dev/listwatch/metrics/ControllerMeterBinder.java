@@ -1,10 +1,12 @@
 package dev.listwatch.metrics;
 
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 import dev.listwatch.controller.Controller;
 import dev.listwatch.controller.ControllerStatus;
 import dev.listwatch.leader.ShardMembership;
+import dev.listwatch.leader.ShardStatus;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
@@ -151,6 +153,13 @@ public final class ControllerMeterBinder implements MeterBinder {
 			.baseUnit("shards")
 			.tags(tags)
 			.register(registry);
+		TimeGauge
+			.builder("listwatch.controller.shards.standing.down", membership, TimeUnit.SECONDS,
+					(m) -> standingDownSeconds(m.status()))
+			.description("How long the replicas of the shard group have disagreed on the number of shards, "
+					+ "reconciling nothing (0 while they agree)")
+			.tags(tags)
+			.register(registry);
 		FunctionCounter.builder("listwatch.controller.shards.fences", membership, (m) -> m.status().fences())
 			.description("Times this replica stopped all its shards, unable to renew its Lease in time")
 			.tags(tags)
@@ -165,6 +174,11 @@ public final class ControllerMeterBinder implements MeterBinder {
 				.tags(tags.and("shard", Integer.toString(shard)))
 				.register(registry);
 		}
+	}
+
+	private static double standingDownSeconds(ShardStatus status) {
+		Duration standingDown = status.standingDown();
+		return (standingDown != null) ? standingDown.toNanos() / 1e9 : 0;
 	}
 
 }

@@ -1,11 +1,22 @@
 package dev.listwatch.health;
 
+import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
+import dev.listwatch.KubernetesObject;
+import dev.listwatch.autoconfigure.health.FakeListerWatcher;
 import dev.listwatch.controller.Controller;
+import dev.listwatch.controller.ControllerOptions;
 import dev.listwatch.controller.ControllerStatus;
+import dev.listwatch.controller.Result;
+import dev.listwatch.informer.Informer;
+import dev.listwatch.informer.InformerFactory;
+import dev.listwatch.informer.InformerOptions;
+import dev.listwatch.leader.ManualMembership;
+import io.micrometer.observation.ObservationRegistry;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -14,6 +25,7 @@ import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * A controller's health from its status: DOWN for a stuck worker or a key that waits too
@@ -35,6 +47,68 @@ class ControllersHealthContributorTests {
 			.containsEntry("watch", "configmaps")
 			.doesNotContainKey("reason");
 		assertThat(health.getDetails().toString()).doesNotContain("db down");
+	}
+
+	/**
+	 * The replicas of a sharded controller disagree on the number of shards: every one
+	 * stands down and nothing is reconciled; DOWN once that lasts past max-queue-wait.
+	 */
+	@Test
+	void aShardGroupThatDisagreesOnTheNumberOfShardsIsDownPastMaxQueueWait() {
+		ManualMembership group = new ManualMembership();
+		Controller<KubernetesObject> controller = shardedController(group);
+		try {
+			group.step();
+			group.disagreeingMember("canary", 5);
+			group.step();
+			assertThat(this.contributor.health(controller.status()).getStatus()).isEqualTo(Status.UP);
+			for (int i = 0; i < 90; i++) {
+				group.advance(Duration.ofSeconds(2));
+				group.step();
+			}
+			Health health = this.contributor.health(controller.status());
+			assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+			assertThat(health.getDetails().get("reason").toString()).contains("disagreed on the number of shards");
+		}
+		finally {
+			controller.stop(Duration.ofSeconds(5));
+		}
+	}
+
+	/**
+	 * The thread of a sharded controller's membership ends on an Error: the replica runs
+	 * no shard from then on, which health says at once.
+	 */
+	@Test
+	void aShardMembershipWhoseThreadEndedIsDown() {
+		ManualMembership group = new ManualMembership();
+		Controller<KubernetesObject> controller = shardedController(group);
+		try {
+			group.startAndCrashOnTheFirstWrite();
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> this.contributor.health(controller.status()).getStatus().equals(Status.DOWN));
+			assertThat(this.contributor.health(controller.status()).getDetails().get("reason").toString())
+				.contains("shard membership's thread has ended");
+		}
+		finally {
+			controller.stop(Duration.ofSeconds(5));
+		}
+	}
+
+	/**
+	 * A running sharded controller on a watch that never syncs, so that its membership is
+	 * stepped by the test alone.
+	 */
+	private static Controller<KubernetesObject> shardedController(ManualMembership group) {
+		InformerFactory factory = new InformerFactory(Clock.systemUTC(), (event) -> {
+		}, 1, Duration.ofSeconds(1));
+		Informer<KubernetesObject> informer = factory.informer("configmaps", KubernetesObject.class,
+				FakeListerWatcher.held(), InformerOptions.defaults(), List.of());
+		Controller<KubernetesObject> controller = new Controller<>("copy", informer, (request) -> Result.done(),
+				ControllerOptions.DEFAULTS, ObservationRegistry.NOOP);
+		controller.shardBy(group.factory("me", 12));
+		controller.start();
+		return controller;
 	}
 
 	@Test

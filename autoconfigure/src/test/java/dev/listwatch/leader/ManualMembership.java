@@ -1,6 +1,8 @@
 package dev.listwatch.leader;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
 
@@ -19,6 +21,9 @@ public final class ManualMembership {
 	private @Nullable FakeMemberLeases.Connection connection;
 
 	private @Nullable ShardMembership membership;
+
+	/** The other members, stepped with this one. */
+	private final List<ShardMembership> others = new ArrayList<>();
 
 	/**
 	 * What makes the membership from its listener (for {@code Controller.shardBy}).
@@ -48,6 +53,11 @@ public final class ManualMembership {
 		made.checkDeadline();
 		made.step();
 		made.checkDeadline();
+		for (ShardMembership other : this.others) {
+			other.checkDeadline();
+			other.step();
+			other.checkDeadline();
+		}
 	}
 
 	/**
@@ -56,6 +66,33 @@ public final class ManualMembership {
 	 */
 	public void advance(Duration duration) {
 		this.server.advance(duration);
+	}
+
+	/**
+	 * Another member joins the group, hashing keys into another number of shards (a
+	 * canary with another {@code shards}): it writes its Lease, and at each
+	 * {@link #step()} from now on.
+	 * @param identity its identity
+	 * @param shards its number of shards
+	 */
+	public void disagreeingMember(String identity, int shards) {
+		FakeMemberLeases.Replica other = this.server.replica(identity, Duration.ZERO, 7);
+		other.connection().shardCount = shards;
+		other.membership().step();
+		this.others.add(other.membership());
+	}
+
+	/**
+	 * Starts the membership's own thread (a step at once), after a step by hand, so that
+	 * its first write is an update, which throws an {@link Error} that ends the thread.
+	 */
+	public void startAndCrashOnTheFirstWrite() {
+		step();
+		FakeMemberLeases.Connection store = Objects.requireNonNull(this.connection, "made by factory()");
+		store.beforeUpdate = () -> {
+			throw new StackOverflowError("a step that recursed without end");
+		};
+		Objects.requireNonNull(this.membership, "made by factory()").start();
 	}
 
 	/** The API server can no longer be reached from this replica. */
