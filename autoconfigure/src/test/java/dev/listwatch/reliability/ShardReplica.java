@@ -57,15 +57,27 @@ public final class ShardReplica {
 		Reconciler<KubernetesObject> reconciler = (request) -> {
 			long start = System.nanoTime();
 			String v = request.object().map((object) -> object.at("/data/v").asString()).orElse("-");
-			Thread.sleep(WORK_MILLIS);
+			boolean interrupted = false;
+			try {
+				Thread.sleep(WORK_MILLIS);
+			}
+			catch (InterruptedException ex) {
+				// interrupted as its shard was given up: recorded too, as it ran until
+				// now
+				interrupted = true;
+			}
 			// the end is read before the question: a freeze after it cannot make a
 			// recorded, owned reconcile end later than recorded
 			long end = System.nanoTime();
-			boolean owned = request.stillOwned();
-			String line = request.key() + " " + identity + " " + start + " " + end + " " + v + " " + owned + "\n";
+			boolean owned = !interrupted && request.stillOwned();
+			String line = request.key() + " " + identity + " " + start + " " + end + " " + v + " " + owned + " "
+					+ interrupted + "\n";
 			synchronized (out) {
 				out.write(line);
 				out.flush();
+			}
+			if (interrupted) {
+				throw new InterruptedException("given up");
 			}
 			return Result.done();
 		};

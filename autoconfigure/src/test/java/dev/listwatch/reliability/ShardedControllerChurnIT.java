@@ -48,11 +48,13 @@ import static org.awaitility.Awaitility.await;
  * one is frozen ({@code SIGSTOP}, as a long GC pause) for longer than the lease. Every
  * reconcile is recorded as (key, replica, start, end) on the machine's monotonic clock.
  * Then: every key's last change was reconciled; no two replicas' reconciles of one key
- * overlap (reconciles that, asked at their end, no longer owned their key are left out:
- * {@code Request.stillOwned()} is what a reconciler asks before an effect); the killed
- * replica's shards started elsewhere within a lease duration and a retry period (and the
- * time of the steps that see it gone and start them); the live replicas' shares are
- * within one shard of even.
+ * overlap that owned their key at their end ({@code Request.stillOwned()} is what a
+ * reconciler asks before an effect), and of all reconciles, those that no longer owned
+ * their key or were interrupted included, only the frozen replica's overlap, ending
+ * within a second of its waking (its interrupt is due at once when it notices); the
+ * killed replica's shards started elsewhere within a lease duration and a retry period
+ * (and the time of the steps that see it gone and start them); the live replicas' shares
+ * are within one shard of even.
  */
 @ExtendWith(LocalApiServerExtension.class)
 @Timeout(300)
@@ -143,6 +145,7 @@ class ShardedControllerChurnIT {
 		Set<Integer> ofR4 = r4.shards();
 		signal(r4, "STOP");
 		awaitTaken(ofR4, System.nanoTime(), r3, r5);
+		long woke = System.nanoTime();
 		signal(r4, "CONT");
 		awaitEvenShares(r3, r4, r5);
 
@@ -153,8 +156,27 @@ class ShardedControllerChurnIT {
 		await().atMost(WAIT).until(() -> lastChangesReconciled(last));
 
 		List<Reconcile> all = records();
-		assertThat(overlaps(all)).isEmpty();
+		assertThat(overlaps(all, true)).isEmpty();
+		// every overlap, the reconciles that no longer owned their key at their end (or
+		// were interrupted) included: with a reconciler that honours its interrupt, only
+		// the frozen replica's can overlap, and only up to when it noticed it woke
+		List<String> anyOverlap = overlaps(all, false);
+		long afterWaking = all.stream()
+			.filter((reconcile) -> reconcile.replica().equals("r4") && reconcile.start() < woke
+					&& reconcile.end() > woke)
+			.mapToLong((reconcile) -> reconcile.end() - woke)
+			.max()
+			.orElse(0);
+		List<Reconcile> beyondTheFreeze = all.stream()
+			.filter((reconcile) -> !reconcile.owned())
+			.filter((reconcile) -> !(reconcile.replica().equals("r4") && reconcile.start() < woke
+					&& reconcile.end() >= woke))
+			.filter((reconcile) -> anyOverlap.stream().anyMatch((pair) -> pair.contains(reconcile.toString())))
+			.toList();
+		assertThat(beyondTheFreeze).isEmpty();
+		assertThat(Duration.ofNanos(afterWaking)).isLessThan(Duration.ofSeconds(1));
 		long unowned = all.stream().filter((reconcile) -> !reconcile.owned()).count();
+		long interrupted = all.stream().filter(Reconcile::interrupted).count();
 		Set<String> seen = all.stream().map(Reconcile::replica).collect(Collectors.toSet());
 		assertThat(seen).contains("r1", "r2", "r3", "r4", "r5");
 		// the survivors see the killed replica's last write within a retry period of the
@@ -167,7 +189,10 @@ class ShardedControllerChurnIT {
 		// expired: only the live replicas' remain
 		await().atMost(WAIT).until(() -> leaseHolders(writer), List.of("r3", "r4", "r5")::equals);
 		System.out.println("Sharded churn: " + all.size() + " reconciles over " + round.get() + " rounds of " + KEYS
-				+ " keys, " + unowned + " ended no longer owned, 0 overlaps; hand-over after the kill " + handOver);
+				+ " keys, " + unowned + " ended no longer owned (" + interrupted + " interrupted); overlaps: 0 owned, "
+				+ anyOverlap.size() + " in all (the frozen replica's, ending at most "
+				+ Duration.ofNanos(afterWaking).toMillis() + " ms after it woke); hand-over after the kill "
+				+ handOver);
 	}
 
 	private static List<String> leaseHolders(ApiWriter writer) {
@@ -265,9 +290,10 @@ class ShardedControllerChurnIT {
 				if (Files.exists(replica.records)) {
 					for (String line : Files.readAllLines(replica.records)) {
 						String[] fields = line.split(" ");
-						if (fields.length == 6) {
+						if (fields.length == 7) {
 							all.add(new Reconcile(fields[0], fields[1], Long.parseLong(fields[2]),
-									Long.parseLong(fields[3]), fields[4], Boolean.parseBoolean(fields[5])));
+									Long.parseLong(fields[3]), fields[4], Boolean.parseBoolean(fields[5]),
+									Boolean.parseBoolean(fields[6])));
 						}
 					}
 				}
@@ -279,11 +305,14 @@ class ShardedControllerChurnIT {
 		return all;
 	}
 
-	/** Pairs of owned reconciles of one key on two replicas whose intervals overlap. */
-	private static List<String> overlaps(List<Reconcile> all) {
+	/**
+	 * Pairs of reconciles of one key on two replicas whose intervals overlap: of those
+	 * that owned their key at their end, or of all.
+	 */
+	private static List<String> overlaps(List<Reconcile> all, boolean ownedOnly) {
 		Map<String, List<Reconcile>> byKey = new HashMap<>();
 		all.stream()
-			.filter(Reconcile::owned)
+			.filter((reconcile) -> !ownedOnly || reconcile.owned())
 			.forEach((reconcile) -> byKey.computeIfAbsent(reconcile.key(), (key) -> new ArrayList<>()).add(reconcile));
 		List<String> overlaps = new ArrayList<>();
 		byKey.forEach((key, reconciles) -> {
@@ -302,7 +331,8 @@ class ShardedControllerChurnIT {
 		return overlaps;
 	}
 
-	private record Reconcile(String key, String replica, long start, long end, String v, boolean owned) {
+	private record Reconcile(String key, String replica, long start, long end, String v, boolean owned,
+			boolean interrupted) {
 	}
 
 	/** One replica's process, what it printed, and its proxy. */
