@@ -77,9 +77,15 @@ public final class Request<T> {
 	 * over before the margin {@code lease-duration - renew-deadline} has passed (on this
 	 * machine's monotonic clock, even if this process was frozen before the question): an
 	 * effect sent within that margin of the answer cannot meet another replica's. An
-	 * effect that waits longer (a GC pause, a request budget, a retry) is covered only by
-	 * the API server's own check: write with a resourceVersion, and a 409 refuses a stale
-	 * write.
+	 * effect that waits longer (a GC pause, a request budget, a retry), or one already
+	 * sent when this process froze, is covered only by the API server's own check: write
+	 * with a resourceVersion, and a 409 refuses the stale write once the new owner has
+	 * written. {@code ResourceWriter.update} and {@code updateStatus} do so by default
+	 * (the object's {@code metadata.resourceVersion}, as read from the cache); a merge or
+	 * JSON patch does when it carries {@code metadata.resourceVersion} (or a JSON patch
+	 * {@code test} of it); a delete with {@code DeleteOptions.withResourceVersion}.
+	 * Server-side apply and unconditional patches cannot be refused this way: keep their
+	 * effects idempotent.
 	 * @return whether the key is still this replica's
 	 */
 	public boolean stillOwned() {
