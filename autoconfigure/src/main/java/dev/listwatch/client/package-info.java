@@ -11,9 +11,8 @@
  * for objects from other sources (etcd values).
  *
  * <p>
- * Everything but {@code ApiServerClient}, {@code ResourceWriter}, {@code RequestBudget},
- * {@code WholeObjectWrites} (what a writer asks before it writes an object whole) and
- * {@code ObjectBytes} is package-private. Values are non-null unless annotated
+ * Everything but {@code ApiServerClient}, {@code ResourceWriter}, {@code RequestBudget}
+ * and {@code ObjectBytes} is package-private. Values are non-null unless annotated
  * {@code @Nullable}.
  */
 @NullMarked
