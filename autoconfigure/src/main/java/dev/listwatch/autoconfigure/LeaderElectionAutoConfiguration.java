@@ -159,36 +159,42 @@ public final class LeaderElectionAutoConfiguration {
 
 	/**
 	 * This replica's identity when none is configured, from this process's environment:
-	 * see {@link #defaultIdentity(Map, Supplier, RandomGenerator)}. Shard memberships of
-	 * controllers take theirs from it too.
+	 * see {@link #defaultIdentity(Map, Supplier, RandomGenerator)}; the same for the
+	 * whole process (the elector and the shard memberships of controllers take it).
 	 * @return the identity
 	 */
 	public static String replicaIdentity() {
-		return defaultIdentity(System.getenv(), LeaderElectionAutoConfiguration::hostName,
-				RandomGenerator.getDefault());
+		return ProcessIdentity.VALUE;
 	}
 
 	/**
 	 * This replica's identity when none is configured: {@code POD_NAME} (the downward
 	 * API), else {@code HOSTNAME} in a pod (where it is the pod's name), else the host
-	 * name and a random suffix (two processes on one machine differ).
+	 * name; always with a random suffix, as controller-runtime's, so that two processes
+	 * never share one (a pod with {@code spec.hostname} and no {@code POD_NAME}, two
+	 * processes on one machine, a restarted container beside its predecessor).
 	 * @param env the environment variables
 	 * @param hostName the host name
 	 * @param random the source of the suffix
 	 * @return the identity
 	 */
 	static String defaultIdentity(Map<String, String> env, Supplier<String> hostName, RandomGenerator random) {
-		String pod = trimmed(env.get("POD_NAME"));
-		if (pod != null) {
-			return pod;
-		}
-		String host = trimmed(env.get("HOSTNAME"));
-		if (host != null && trimmed(env.get("KUBERNETES_SERVICE_HOST")) != null) {
-			return host;
+		String name = trimmed(env.get("POD_NAME"));
+		if (name == null) {
+			String host = trimmed(env.get("HOSTNAME"));
+			name = (host != null && trimmed(env.get("KUBERNETES_SERVICE_HOST")) != null) ? host : hostName.get();
 		}
 		byte[] suffix = new byte[4];
 		random.nextBytes(suffix);
-		return hostName.get() + "_" + HexFormat.of().formatHex(suffix);
+		return name + "_" + HexFormat.of().formatHex(suffix);
+	}
+
+	/** The identity of this process, made once. */
+	private static final class ProcessIdentity {
+
+		static final String VALUE = defaultIdentity(System.getenv(), LeaderElectionAutoConfiguration::hostName,
+				RandomGenerator.getDefault());
+
 	}
 
 	private static String hostName() {

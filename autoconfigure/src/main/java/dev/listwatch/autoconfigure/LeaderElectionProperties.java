@@ -32,7 +32,9 @@ public class LeaderElectionProperties {
 
 	/**
 	 * Identity of this replica, unique among the replicas. Default: $POD_NAME, else
-	 * $HOSTNAME in a pod, else the host name with a random suffix.
+	 * $HOSTNAME in a pod, else the host name; always with a random suffix, so unique per
+	 * process. A Lease held under this identity by another process is waited out, never
+	 * taken over at once.
 	 */
 	private @Nullable String identity;
 

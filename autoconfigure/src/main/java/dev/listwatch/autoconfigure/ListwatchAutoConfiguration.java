@@ -70,7 +70,7 @@ public final class ListwatchAutoConfiguration {
 	ApiServerClient listwatchApiServerClient(Cluster cluster, ConfigurableListableBeanFactory beanFactory,
 			ObjectProvider<RestClient.Builder> restClientBuilder, ObjectProvider<RestClientCustomizer> customizers,
 			ObjectProvider<JsonMapper> jsonMapper, Environment environment, ListwatchProperties properties,
-			WatchBeanRegistrar registrar) {
+			WatchBeanRegistrar registrar, RequestBudget requestBudget) {
 		ApiServerClient client = ApiServerClient.create(cluster,
 				restClientBuilder(beanFactory, restClientBuilder, customizers),
 				jsonMapper.getIfAvailable(JsonMapper::shared), Clock.systemUTC(), properties.getConnection().isHttp2());
@@ -79,13 +79,27 @@ public final class ListwatchAutoConfiguration {
 		// no update of an object read from a transformed cache: it would wipe what the
 		// transform left out
 		client.setWholeObjectWrites(new TransformedObjectWrites(informers(beanFactory)));
-		ListwatchProperties.Connection connection = properties.getConnection();
-		client.setRequestBudget(RequestBudget.of(connection.getQps(), connection.getBurst()));
+		client.setRequestBudget(requestBudget);
 		// the discovery that the startup check (WatchStartupChecks) sends, sent now on a
 		// thread of its own: it runs, the client's first request, while the rest of the
 		// context is made instead of before the informers start
 		client.discoverAhead(registrar.apiVersions());
 		return client;
+	}
+
+	/**
+	 * The request budget of the API server's connection ({@code listwatch.connection.qps}
+	 * and {@code burst}): a bean of its own, so that what reads it (its meters) needs no
+	 * connection to the API server, and an application whose only watches are on etcd,
+	 * without a kubeconfig, starts with them.
+	 * @param properties the properties
+	 * @return the budget the client takes a token from for each request
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	RequestBudget listwatchRequestBudget(ListwatchProperties properties) {
+		ListwatchProperties.Connection connection = properties.getConnection();
+		return RequestBudget.of(connection.getQps(), connection.getBurst());
 	}
 
 	/**

@@ -405,6 +405,18 @@ public final class Controller<T> implements SmartLifecycle, ApplicationEventPubl
 	}
 
 	/**
+	 * Interrupts every reconcile under way, without waiting: for work that must end now,
+	 * because another replica may start it (a leadership lost while the controller still
+	 * drains). The reconciles fail, or end as they handle the interrupt, and their keys
+	 * are handled by the usual rules. Not synchronized with {@link #stop(Duration)}: it
+	 * may be called while a stop waits.
+	 * @return how many reconciles were interrupted
+	 */
+	public int interruptReconciles() {
+		return interrupt((key) -> true);
+	}
+
+	/**
 	 * The keys queued now: ready, or waiting out a delay.
 	 * @return the keys
 	 */

@@ -42,7 +42,9 @@ import org.springframework.context.ApplicationEventPublisher;
  * <li>A shard given up has its reconciles in flight interrupted once half the smaller of
  * the renew deadline and the lease's margin has passed, so that they end before another
  * replica may start the shard (the membership waits for them to end, at most the renew
- * deadline, before it releases the shard).</li>
+ * deadline, before it releases the shard). After a self-fence that time counts from the
+ * renew deadline, so after a freeze longer than the margin they are interrupted as soon
+ * as the replica notices it woke.</li>
  * <li>Each change of this replica's shards is published as a {@link ShardsChangedEvent}
  * on a thread of its own (an event listener never delays the membership).</li>
  * </ul>
@@ -278,7 +280,10 @@ final class Shards implements ShardListener {
 		this.queued = null;
 		ScheduledExecutorService timers = this.timer;
 		if (timers != null && !timers.isShutdown()) {
-			timers.schedule(() -> abandon(shards), this.abandonAfter, TimeUnit.NANOSECONDS);
+			// after a self-fence, counted from the renew deadline, not from now: after a
+			// freeze that is at once
+			long fenced = this.membership.fencedFor().map(Duration::toNanos).orElse(0L);
+			timers.schedule(() -> abandon(shards), Math.max(0, this.abandonAfter - fenced), TimeUnit.NANOSECONDS);
 		}
 		publish(now, Set.of(), shards);
 	}

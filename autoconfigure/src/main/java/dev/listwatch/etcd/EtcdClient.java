@@ -1,5 +1,6 @@
 package dev.listwatch.etcd;
 
+import java.time.Duration;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -23,9 +24,13 @@ import org.springframework.util.ClassUtils;
  * ({@code /v3/kv/range}, {@code /v3/watch}, {@code /v3/auth/authenticate}; served by etcd
  * 3.x on its client URLs) over the JDK HTTP client (see {@link Protocol}); both with the
  * TLS material of an {@code SslBundle}, the same semantics, and every failure surfacing
- * to the reflector, whose backoff, resume and relist rules apply as for the API server.
- * It holds its connections and their threads; {@link #close()} releases them.
- * Thread-safe.
+ * to the reflector, whose backoff, resume and relist rules apply as for the API server. A
+ * watch that has heard nothing from etcd for 30 s asks etcd for progress on the open
+ * watch, again 30 s later, and is given up after 90 s of silence, as a dead (half-open)
+ * connection: the reflector resumes it from its last revision, without a relist. A watch
+ * of a quiet prefix is answered each time with etcd's revision, so it moves on with
+ * etcd's and stays open. It holds its connections and their threads; {@link #close()}
+ * releases them. Thread-safe.
  */
 public final class EtcdClient implements AutoCloseable {
 
@@ -40,9 +45,13 @@ public final class EtcdClient implements AutoCloseable {
 	/** Reads the next page of a list while the informer files the one before. */
 	private final ThreadPoolExecutor prefetcher;
 
-	private EtcdClient(Transport transport, JsonMapper mapper) {
+	/** Finds watches whose connection died without a word. */
+	private final WatchLiveness liveness;
+
+	private EtcdClient(Transport transport, JsonMapper mapper, Duration watchTimeout) {
 		this.transport = transport;
 		this.mapper = mapper;
+		this.liveness = new WatchLiveness(watchTimeout);
 		String prefix = "listwatch-etcd-prefetch-" + clients.incrementAndGet() + "-";
 		AtomicInteger count = new AtomicInteger();
 		this.prefetcher = new ThreadPoolExecutor(0, 4, 30, TimeUnit.SECONDS, new SynchronousQueue<>(), (runnable) -> {
@@ -99,6 +108,22 @@ public final class EtcdClient implements AutoCloseable {
 	 * not on the class path
 	 */
 	public static EtcdClient create(EtcdConnection connection, JsonMapper mapper, Protocol protocol) {
+		return create(connection, mapper, protocol, WatchLiveness.DEFAULT_TIMEOUT);
+	}
+
+	/**
+	 * Makes a client whose watches are given up after another silence than the default.
+	 * @param connection where etcd is and how to log in
+	 * @param mapper the mapper that binds values to Java types
+	 * @param protocol how to reach etcd
+	 * @param watchTimeout how long a watch may stay silent while its reader waits, its
+	 * progress requests (one after each third of it) unanswered, before it is given up as
+	 * a dead connection
+	 * @return the client; the caller owns it and closes it
+	 * @throws IllegalStateException when {@link Protocol#GRPC} is asked for and gRPC is
+	 * not on the class path
+	 */
+	static EtcdClient create(EtcdConnection connection, JsonMapper mapper, Protocol protocol, Duration watchTimeout) {
 		boolean grpc = switch (protocol) {
 			case GATEWAY -> false;
 			case AUTO -> grpcAvailable();
@@ -111,7 +136,7 @@ public final class EtcdClient implements AutoCloseable {
 			}
 		};
 		Transport transport = grpc ? GrpcTransport.create(connection) : new Gateway(connection, mapper);
-		return new EtcdClient(transport, mapper);
+		return new EtcdClient(transport, mapper, watchTimeout);
 	}
 
 	/**
@@ -150,7 +175,7 @@ public final class EtcdClient implements AutoCloseable {
 			int maxValueBytes) {
 		String prefix = normalize(keyPrefix);
 		return new EtcdListerWatcher<>(this.transport, this.prefetcher, prefix,
-				new ValueDecoder<>(prefix, type, this.mapper, keepManagedFields, maxValueBytes));
+				new ValueDecoder<>(prefix, type, this.mapper, keepManagedFields, maxValueBytes), this.liveness);
 	}
 
 	/**
@@ -174,6 +199,7 @@ public final class EtcdClient implements AutoCloseable {
 	@Override
 	public void close() {
 		this.prefetcher.shutdownNow();
+		this.liveness.close();
 		this.transport.close();
 	}
 

@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import dev.listwatch.KubernetesApiException;
@@ -39,10 +40,13 @@ import org.jspecify.annotations.Nullable;
  * created the key ({@code version} 1), else MODIFIED; a DELETE is DELETED, with the key's
  * metadata and no object (etcd's delete carries only the key; the informer publishes the
  * last cached state). Each event's resourceVersion is its {@code mod_revision}. A
- * progress notification is a BOOKMARK at the header's revision. etcd has no server-side
- * watch timeout: {@code timeout} is not sent, and the informer's idle timeout replaces a
- * watch that stays silent (etcd's progress notifications come every 10 minutes by
- * default, {@code --watch-progress-notify-interval}).</li>
+ * progress notification, or an answer to a progress request, is a BOOKMARK at the
+ * header's revision. etcd has no server-side watch timeout: {@code timeout} is not sent.
+ * A watch silent while its reader waits asks etcd for progress on the open watch, and is
+ * given up as a dead connection when that goes unanswered ({@link WatchLiveness}); etcd
+ * is asked to start from the revision before the first one needed (its events are left
+ * out), because it answers a progress request only for a watch whose start revision it
+ * has reached.</li>
  * <li><b>410.</b> A list, or a watch, from a revision etcd has compacted fails as etcd's
  * "required revision has been compacted": a list throws a {@link KubernetesApiException}
  * of kind GONE, a watch already open sends an ERROR event with status 410 Expired, as the
@@ -80,9 +84,16 @@ final class EtcdListerWatcher<T> implements ListerWatcher<T> {
 
 	private final Resource resource;
 
-	EtcdListerWatcher(Transport transport, @Nullable Executor prefetcher, String prefix, ValueDecoder<T> decoder) {
+	private final @Nullable WatchLiveness liveness;
+
+	/** The highest revision etcd reported its history compacted up to. */
+	private final AtomicLong compacted = new AtomicLong();
+
+	EtcdListerWatcher(Transport transport, @Nullable Executor prefetcher, String prefix, ValueDecoder<T> decoder,
+			@Nullable WatchLiveness liveness) {
 		this.transport = transport;
 		this.prefetcher = prefetcher;
+		this.liveness = liveness;
 		this.prefix = prefix;
 		this.rangeEnd = rangeEnd(prefix.getBytes(StandardCharsets.UTF_8));
 		this.decoder = decoder;
@@ -162,10 +173,14 @@ final class EtcdListerWatcher<T> implements ListerWatcher<T> {
 		long start = (resourceVersion == null || resourceVersion.isEmpty() || "0".equals(resourceVersion)) ? 0
 				: revision(resourceVersion, what) + 1;
 		byte[] key = this.prefix.getBytes(StandardCharsets.UTF_8);
+		// from the revision before the first one needed (its events are left out), so
+		// that etcd answers progress requests while it is quiet; from the first one when
+		// etcd compacted the one before away
+		long from = (start > 1) ? Math.max(start - 1, Math.min(start, this.compacted.get())) : start;
 		for (int attempt = 0;; attempt++) {
-			Transport.Answers answers = this.transport.watch(key, this.rangeEnd, start, what);
+			Transport.Answers answers = this.transport.watch(key, this.rangeEnd, from, what);
 			EtcdWatchStream<T> stream = new EtcdWatchStream<>(answers.toString(), answers, this.decoder, this.transport,
-					start);
+					start, from, this::compacted, this.liveness);
 			Status refused;
 			try {
 				refused = stream.awaitCreated();
@@ -186,6 +201,11 @@ final class EtcdListerWatcher<T> implements ListerWatcher<T> {
 			}
 			throw KubernetesApiException.of("etcd " + what, refused, null);
 		}
+	}
+
+	/** etcd reported a compaction up to a revision. */
+	private void compacted(long revision) {
+		this.compacted.accumulateAndGet(revision, Math::max);
 	}
 
 	@Override

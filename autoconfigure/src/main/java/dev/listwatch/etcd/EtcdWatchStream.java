@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.NoSuchElementException;
 import java.util.Objects;
+import java.util.function.LongConsumer;
 
 import dev.listwatch.KubernetesApiException;
 import dev.listwatch.ObjectMeta;
@@ -15,7 +16,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * One etcd watch: etcd's answers (WatchResponses, from the JSON gateway or gRPC), each
  * turned into watch events (see {@link EtcdListerWatcher} for the mapping). One answer
- * may carry several events; they are handed out one at a time, in order.
+ * may carry several events; they are handed out one at a time, in order. While it is
+ * open, {@link WatchLiveness} asks etcd for progress when it has been silent, and gives
+ * it up when no answer comes: the stream then fails as a broken connection.
  *
  * @param <T> the Java type of the objects
  */
@@ -36,18 +39,44 @@ final class EtcdWatchStream<T> implements WatchStream<T> {
 	private boolean ended;
 
 	/**
-	 * The revision the watch was asked to start from: nothing below it is handed out; 0
-	 * for now.
+	 * The first revision the watch hands out: nothing below it is; 0 for now.
 	 */
 	private final long startRevision;
 
+	/**
+	 * The revision etcd was asked to start from: one before {@link #startRevision} (etcd
+	 * answers a progress request only for a watch whose start revision it has reached,
+	 * which one that resumes at etcd's newest revision + 1 has not, while etcd is quiet),
+	 * or the same when etcd compacted that one away.
+	 */
+	private final long requestedFrom;
+
+	/** Hears of each compaction etcd reports, with its revision. */
+	private final LongConsumer compacted;
+
+	private final WatchLiveness.@Nullable Watched liveness;
+
+	/**
+	 * A watch stream.
+	 * @param what the watch, for messages
+	 * @param answers etcd's answers
+	 * @param decoder decodes values
+	 * @param transport the transport the watch uses (told of a rejected token)
+	 * @param startRevision the first revision to hand out, or 0 for now
+	 * @param requestedFrom the revision etcd was asked to start from
+	 * @param compacted hears of each compaction etcd reports
+	 * @param liveness looks after the open watch, or {@code null} for nothing
+	 */
 	EtcdWatchStream(String what, Transport.Answers answers, ValueDecoder<T> decoder, Transport transport,
-			long startRevision) {
+			long startRevision, long requestedFrom, LongConsumer compacted, @Nullable WatchLiveness liveness) {
 		this.what = what;
 		this.startRevision = startRevision;
+		this.requestedFrom = requestedFrom;
+		this.compacted = compacted;
 		this.answers = answers;
 		this.decoder = decoder;
 		this.transport = transport;
+		this.liveness = (liveness != null) ? liveness.watch(answers, what) : null;
 	}
 
 	/**
@@ -119,10 +148,19 @@ final class EtcdWatchStream<T> implements WatchStream<T> {
 		return this.pending.poll();
 	}
 
-	/** The next answer, or {@code null} at the end (or once closed). */
+	/**
+	 * The next answer, or {@code null} at the end (or once closed).
+	 * @throws KubernetesApiException when the watch broke off, or was given up for
+	 * silence
+	 */
 	private Transport.@Nullable Answer answer() {
+		WatchLiveness.Watched liveness = this.liveness;
+		if (liveness != null) {
+			liveness.waiting();
+		}
+		Transport.Answer answer;
 		try {
-			return this.answers.next();
+			answer = this.answers.next();
 		}
 		catch (RuntimeException ex) {
 			boolean byClose = this.closed;
@@ -130,12 +168,27 @@ final class EtcdWatchStream<T> implements WatchStream<T> {
 			if (byClose) {
 				return null;
 			}
+			String abandoned = (liveness != null) ? liveness.abandoned() : null;
+			if (abandoned != null) {
+				throw new KubernetesApiException(KubernetesApiException.Kind.CONNECTION, abandoned, ex);
+			}
 			if (ex instanceof KubernetesApiException) {
 				throw ex;
 			}
 			throw new KubernetesApiException(KubernetesApiException.Kind.CONNECTION, this.what + " broke off: " + ex,
 					ex);
 		}
+		finally {
+			if (liveness != null) {
+				liveness.heard();
+			}
+		}
+		String abandoned = (liveness != null) ? liveness.abandoned() : null;
+		if (answer == null && abandoned != null && !this.closed) {
+			close();
+			throw new KubernetesApiException(KubernetesApiException.Kind.CONNECTION, abandoned, null);
+		}
+		return answer;
 	}
 
 	/** The events of one WatchResponse. */
@@ -182,9 +235,20 @@ final class EtcdWatchStream<T> implements WatchStream<T> {
 		if (answer.error() != null) {
 			return answer.error();
 		}
-		if (answer.compactRevision() > 0) {
-			return new Status(410, "Expired", "etcd: required revision has been compacted (compacted up to revision "
-					+ answer.compactRevision() + ")");
+		long compactRevision = answer.compactRevision();
+		if (compactRevision > 0) {
+			this.compacted.accept(compactRevision);
+			if (compactRevision <= this.startRevision && this.requestedFrom < compactRevision) {
+				// compacted up to the first revision the watch needs, which etcd still
+				// has: only the revision before, asked for progress answers, is gone
+				close();
+				throw new KubernetesApiException(KubernetesApiException.Kind.CONNECTION,
+						this.what + ": etcd compacted its history up to revision " + compactRevision
+								+ ", the first one the watch needs; watching again from it",
+						null);
+			}
+			return new Status(410, "Expired",
+					"etcd: required revision has been compacted (compacted up to revision " + compactRevision + ")");
 		}
 		Status status = Gateway.cancelled(answer.cancelReason());
 		if (status.code() == 401) {
@@ -199,6 +263,9 @@ final class EtcdWatchStream<T> implements WatchStream<T> {
 			return;
 		}
 		this.closed = true;
+		if (this.liveness != null) {
+			this.liveness.ended();
+		}
 		try {
 			this.answers.close();
 		}

@@ -10,10 +10,13 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+
+import javax.net.ssl.SSLContext;
 
 import dev.listwatch.KubernetesApiException;
 import dev.listwatch.Status;
@@ -30,9 +33,10 @@ import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * etcd's JSON gateway ({@code /v3/...}, served on etcd's client URLs next to gRPC) over
- * the JDK HTTP client: unary calls, streamed calls (a watch), the endpoints in turn, and
- * the auth token.
+ * etcd's JSON gateway ({@code /v3/...}, served on etcd's client URLs next to gRPC): unary
+ * calls over the JDK HTTP client, a watch as a {@link StreamedCall} (its request body
+ * stays open for progress requests, which the JDK client cannot do), the endpoints in
+ * turn, and the auth token.
  * <p>
  * Endpoints: requests go to one endpoint until it cannot be reached, then to the next; a
  * call tries each endpoint once before it fails. Auth: with a user name, the token from
@@ -81,6 +85,9 @@ final class Gateway implements Transport {
 
 	private final AuthToken token = new AuthToken();
 
+	/** The TLS context of {@code https} endpoints, or {@code null} for the JVM's. */
+	private final @Nullable SSLContext tls;
+
 	private volatile int current;
 
 	Gateway(EtcdConnection connection, JsonMapper mapper) {
@@ -103,8 +110,9 @@ final class Gateway implements Transport {
 			.followRedirects(HttpClient.Redirect.NEVER)
 			.connectTimeout(connection.connectTimeout())
 			.executor(this.executor);
-		if (connection.ssl() != null) {
-			builder.sslContext(connection.ssl().createSslContext());
+		this.tls = (connection.ssl() != null) ? connection.ssl().createSslContext() : null;
+		if (this.tls != null) {
+			builder.sslContext(this.tls);
 		}
 		this.http = builder.build();
 	}
@@ -139,8 +147,14 @@ final class Gateway implements Transport {
 		}
 		ObjectNode body = this.mapper.createObjectNode();
 		body.set("create_request", create);
-		HttpResponse<InputStream> response = send(WATCH, body, what);
-		return new Frames("etcd " + what + " at " + response.uri().resolve("/"), response.body(), this.mapper);
+		byte[] bytes = this.mapper.writeValueAsBytes(body);
+		Reply reply = send(what, (endpoint, authorization) -> {
+			StreamedCall call = StreamedCall.open(endpoint.resolve(WATCH), bytes, authorization, this.tls,
+					this.connectTimeout, ANSWER_TIMEOUT);
+			return new Reply(call.status(), call.body(), call.uri(), call);
+		});
+		StreamedCall call = Objects.requireNonNull(reply.call(), "a watch is a streamed call");
+		return new Frames("etcd " + what + " at " + reply.uri().resolve("/"), call, this.mapper);
 	}
 
 	private static KeyValue keyValue(JsonNode kv) {
@@ -175,28 +189,32 @@ final class Gateway implements Transport {
 	 * call
 	 */
 	JsonNode call(String path, ObjectNode body, String what) {
-		HttpResponse<InputStream> response = send(path, body, what);
-		try (InputStream in = response.body()) {
+		byte[] bytes = this.mapper.writeValueAsBytes(body);
+		Reply reply = send(what, (endpoint, authorization) -> {
+			HttpResponse<InputStream> response = exchange(endpoint.resolve(path), bytes, authorization);
+			return new Reply(response.statusCode(), response.body(), response.uri(), null);
+		});
+		try (InputStream in = reply.body()) {
 			return this.mapper.readTree(in);
 		}
 		catch (IOException | JacksonException ex) {
-			throw new KubernetesApiException(KubernetesApiException.Kind.CONNECTION, "etcd " + what + " at "
-					+ response.uri().resolve("/") + " broke off: " + ex.getClass().getSimpleName(), ex);
+			throw new KubernetesApiException(KubernetesApiException.Kind.CONNECTION,
+					"etcd " + what + " at " + reply.uri().resolve("/") + " broke off: " + ex.getClass().getSimpleName(),
+					ex);
 		}
 	}
 
 	/**
-	 * Sends a call and hands back its answer as it streams in (a watch): the caller reads
-	 * and closes the body.
-	 * @param path the gateway path
-	 * @param body the request
+	 * Sends a call to the endpoints in turn, from the one that answered last: the next
+	 * one when an endpoint cannot be reached, the same once more after authenticating
+	 * again when etcd refuses the token.
 	 * @param what what the call does, for messages
-	 * @return the response, status 200
+	 * @param attempt sends the call to one endpoint
+	 * @return the reply, status 200: the caller reads and closes its body
 	 * @throws KubernetesApiException when no endpoint can be reached, or etcd refuses the
 	 * call
 	 */
-	HttpResponse<InputStream> send(String path, ObjectNode body, String what) {
-		byte[] bytes = this.mapper.writeValueAsBytes(body);
+	private Reply send(String what, Attempt call) {
 		boolean reauthenticated = false;
 		KubernetesApiException failure = null;
 		int start = this.current;
@@ -204,9 +222,9 @@ final class Gateway implements Transport {
 			int index = (start + attempt) % this.endpoints.size();
 			URI endpoint = this.endpoints.get(index);
 			String description = "etcd " + what + " at " + endpoint;
-			HttpResponse<InputStream> response;
+			Reply response;
 			try {
-				response = exchange(endpoint.resolve(path), bytes, authorization(endpoint));
+				response = call.to(endpoint, authorization(endpoint));
 			}
 			catch (IOException ex) {
 				failure = new KubernetesApiException(KubernetesApiException.Kind.CONNECTION, description + " failed: "
@@ -214,11 +232,14 @@ final class Gateway implements Transport {
 				this.current = (index + 1) % this.endpoints.size();
 				continue;
 			}
-			if (response.statusCode() == 200) {
+			if (response.status() == 200) {
 				this.current = index;
 				return response;
 			}
-			Status status = error(response);
+			Status status = error(response.status(), response.body());
+			if (response.call() != null) {
+				response.call().close();
+			}
 			if (status.code() == 401 && this.username != null && !reauthenticated) {
 				// an expired or unknown token (etcd restarted): authenticate again, then
 				// once more
@@ -265,7 +286,7 @@ final class Gateway implements Transport {
 		HttpResponse<InputStream> response = exchange(endpoint.resolve(AUTHENTICATE),
 				this.mapper.writeValueAsBytes(body), null);
 		if (response.statusCode() != 200) {
-			Status status = error(response);
+			Status status = error(response.statusCode(), response.body());
 			if (status.message() != null && status.message().contains("authentication is not enabled")) {
 				logger.warn("etcd at " + endpoint + " does not have authentication enabled; listwatch.etcd.username "
 						+ "and password are not used");
@@ -293,19 +314,19 @@ final class Gateway implements Transport {
 	 * The status of a failed call, from the gateway's {@code {"code": <gRPC code>,
 	 * "message": ...}}.
 	 */
-	private Status error(HttpResponse<InputStream> response) {
-		String message = "HTTP " + response.statusCode();
+	private Status error(int httpStatus, InputStream body) {
+		String message = "HTTP " + httpStatus;
 		int code = -1;
-		try (InputStream in = response.body()) {
-			JsonNode body = this.mapper.readTree(in.readNBytes(64 * 1024));
-			JsonNode error = body.has("error") && body.get("error").isObject() ? body.get("error") : body;
+		try (InputStream in = body) {
+			JsonNode answer = this.mapper.readTree(in.readNBytes(64 * 1024));
+			JsonNode error = answer.has("error") && answer.get("error").isObject() ? answer.get("error") : answer;
 			code = error.path("code").asInt(error.path("grpc_code").asInt(-1));
 			message = error.path("message").asString(message);
 		}
 		catch (IOException | JacksonException ex) {
 			// not the gateway's JSON: the HTTP status says what there is to say
 		}
-		return (code >= 0) ? status(code, message) : new Status(response.statusCode(), null, message);
+		return (code >= 0) ? status(code, message) : new Status(httpStatus, null, message);
 	}
 
 	/**
@@ -390,12 +411,44 @@ final class Gateway implements Transport {
 	}
 
 	/**
+	 * The reply of one endpoint to a call.
+	 *
+	 * @param status the HTTP status
+	 * @param body the body
+	 * @param uri the URL the call went to
+	 * @param call the streamed call the reply belongs to (a watch's), or {@code null}
+	 */
+	private record Reply(int status, InputStream body, URI uri, @Nullable StreamedCall call) {
+
+	}
+
+	/** Sends a call to one endpoint. */
+	@FunctionalInterface
+	private interface Attempt {
+
+		/**
+		 * Sends the call.
+		 * @param endpoint the endpoint
+		 * @param authorization the token, or {@code null}
+		 * @return its reply
+		 * @throws IOException when the endpoint cannot be reached, or the exchange broke
+		 */
+		Reply to(URI endpoint, @Nullable String authorization) throws IOException;
+
+	}
+
+	/**
 	 * The answers of a watch over the gateway: a streamed HTTP response of
 	 * {@code {"result": WatchResponse}} objects (or {@code {"error": ...}}).
 	 */
 	private static final class Frames implements Answers {
 
+		private static final byte[] PROGRESS_REQUEST = "{\"progress_request\":{}}"
+			.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+
 		private final String what;
+
+		private final StreamedCall call;
 
 		private final InputStream body;
 
@@ -409,9 +462,10 @@ final class Gateway implements Transport {
 
 		private volatile boolean closed;
 
-		Frames(String what, InputStream body, JsonMapper mapper) {
+		Frames(String what, StreamedCall call, JsonMapper mapper) {
 			this.what = what;
-			this.body = body;
+			this.call = call;
+			this.body = call.body();
 			this.parser = mapper.createParser(body);
 			this.frames = mapper.readerFor(JsonNode.class).without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 		}
@@ -458,17 +512,25 @@ final class Gateway implements Transport {
 		}
 
 		@Override
+		public void requestProgress() {
+			if (this.closed) {
+				return;
+			}
+			try {
+				this.call.send(PROGRESS_REQUEST);
+			}
+			catch (IOException | RuntimeException ex) {
+				// the connection is closed or broken: the reader hears of it
+			}
+		}
+
+		@Override
 		public void close() {
 			if (this.closed) {
 				return;
 			}
 			this.closed = true;
-			try {
-				this.body.close();
-			}
-			catch (IOException | RuntimeException ex) {
-				// best effort: the connection is gone either way
-			}
+			this.call.close();
 		}
 
 		@Override

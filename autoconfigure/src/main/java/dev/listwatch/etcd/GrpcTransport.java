@@ -72,6 +72,8 @@ final class GrpcTransport implements Transport {
 	private static final Metadata.Key<String> HAS_LEADER = Metadata.Key.of("hasleader",
 			Metadata.ASCII_STRING_MARSHALLER);
 
+	private static final byte[] PROGRESS_REQUEST = Protobuf.watchProgressRequest();
+
 	/** Answers of a watch read ahead of the reader, at most. */
 	private static final int WINDOW = 4;
 
@@ -479,6 +481,8 @@ final class GrpcTransport implements Transport {
 
 		private final ClientCall<byte[], Answer> call;
 
+		private final ManagedChannel channel;
+
 		private final Metadata headers;
 
 		/**
@@ -492,8 +496,12 @@ final class GrpcTransport implements Transport {
 
 		private volatile boolean closed;
 
+		/** Sends of the request stream after the create request: one at a time. */
+		private final Object sending = new Object();
+
 		Watch(String what, ManagedChannel channel, Metadata headers) {
 			this.what = what;
+			this.channel = channel;
 			this.call = channel.newCall(WATCH, CallOptions.DEFAULT);
 			this.headers = headers;
 		}
@@ -583,6 +591,33 @@ final class GrpcTransport implements Transport {
 						+ ": etcd sent an answer that is not a WatchResponse: " + status.getCause().getMessage(), null);
 			}
 			return Answer.failed(Gateway.status(status.getCode().value(), message));
+		}
+
+		@Override
+		public void requestProgress() {
+			if (this.closed) {
+				return;
+			}
+			synchronized (this.sending) {
+				try {
+					this.call.sendMessage(PROGRESS_REQUEST);
+				}
+				catch (RuntimeException ex) {
+					// the call has ended: the reader hears of it
+				}
+			}
+		}
+
+		/**
+		 * Ends the watch and moves the channel to idle: calls made after it connect anew
+		 * (the half-open connection would take them, and answer none), while calls under
+		 * way on the old connection go on until they end, or are given up too.
+		 */
+		@Override
+		public void abandon() {
+			// idle first: the reader, woken by the close, opens the next watch at once
+			this.channel.enterIdle();
+			close();
 		}
 
 		@Override

@@ -64,6 +64,15 @@ final class Protobuf {
 	}
 
 	/**
+	 * etcdserverpb.WatchRequest with its progress_request (3), an empty
+	 * WatchProgressRequest: the field's tag and a length of 0.
+	 * @return the encoded request
+	 */
+	static byte[] watchProgressRequest() {
+		return new byte[] { (3 << 3) | LENGTH, 0 };
+	}
+
+	/**
 	 * etcdserverpb.AuthenticateRequest: name 1, password 2.
 	 * @param name the user
 	 * @param password the password

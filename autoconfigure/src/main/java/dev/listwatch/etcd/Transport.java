@@ -119,9 +119,28 @@ interface Transport extends AutoCloseable {
 		 */
 		@Nullable Answer next();
 
+		/**
+		 * Asks etcd for progress on this watch ({@code WatchRequest.progress_request} on
+		 * the same stream): etcd answers with an answer without events at its current
+		 * revision once it has sent every event up to it (not while the watch is catching
+		 * up, nor while etcd has not reached the watch's start revision). Best effort:
+		 * does nothing once the watch has ended, and never throws. May be called from any
+		 * thread, while another reads.
+		 */
+		void requestProgress();
+
 		/** Ends the watch; a blocked {@link #next()} returns {@code null}. Idempotent. */
 		@Override
 		void close();
+
+		/**
+		 * Ends the watch as {@link #close()} does, its connection taken for dead (it
+		 * answered nothing, not even a progress request): calls made after this one do
+		 * not use that connection.
+		 */
+		default void abandon() {
+			close();
+		}
 
 	}
 

@@ -1,9 +1,12 @@
 package dev.listwatch.leader;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -37,11 +40,18 @@ import org.springframework.context.SmartLifecycle;
  * with 409 Conflict, which is counted and retried at the next period, never fatal.
  * <ul>
  * <li>It takes the Lease when there is none (it creates it), when nobody holds it
- * (released), when this replica holds it, or when the Lease has not changed (the same
+ * (released), when this process holds it, or when the Lease has not changed (the same
  * resourceVersion) for its {@code leaseDurationSeconds} since this replica first saw it
  * as it is. That time is measured on this replica's monotonic clock from when it saw the
  * change, never by comparing the holder's {@code renewTime} with the wall clock: clocks
  * set apart by minutes change nothing.</li>
+ * <li>This process holds the Lease when it is held by this replica's identity with a
+ * {@code renewTime} this process wrote. Held by the same identity otherwise, it was
+ * written by another process (two processes given one identity, or an earlier run of this
+ * one): it is waited out as any other holder's, never taken over at once, so two
+ * processes with one identity never lead together (client-go would let both); that other
+ * process renewing it is logged as an error and kept in the status's last error, and a
+ * leader that finds it revokes ({@link Reason#LOST}).</li>
  * <li>The leader renews the Lease every {@code retryPeriod}, first with the object it
  * wrote last, on a conflict by reading the Lease again. It is leader only while fewer
  * than {@code renewDeadline} have passed since the <em>start</em> of its last successful
@@ -49,10 +59,16 @@ import org.springframework.context.SmartLifecycle;
  * (a revoke with {@link Reason#RENEW_DEADLINE_PASSED}) whether or not the API server can
  * be reached. Seeing the Lease held by another replica revokes at once
  * ({@link Reason#LOST}).</li>
- * <li>On {@link #stop()} the leader first publishes the revoke ({@link Reason#STOPPED}),
- * then releases the Lease (an empty holder, a lease duration of 1 s, as client-go's
+ * <li>On {@link #stop()} the leader steps down in controller-runtime's order: it
+ * publishes the revoke ({@link Reason#STOPPED}) and, while its listeners stop the
+ * leader's work (the reconciles under way finish within their shutdown timeout), goes on
+ * renewing the Lease, so no other replica can take over while that work runs; then it
+ * releases the Lease (an empty holder, a lease duration of 1 s, as client-go's
  * {@code ReleaseOnCancel}), so that another replica takes over at its next retry rather
- * than after a lease duration.</li>
+ * than after a lease duration. While it steps down it never acquires the Lease again. If
+ * a renewal fails meanwhile, leadership ends at the renew deadline as ever, and
+ * {@link #workMayRunFor()} tells the listeners still draining when to interrupt what is
+ * left.</li>
  * </ul>
  *
  * <h2>Why two replicas never lead at once, and the clock skew this tolerates</h2> The API
@@ -127,7 +143,42 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 
 	private boolean failing;
 
+	/**
+	 * The renew times this process wrote lately, the newest last: a Lease held by this
+	 * replica's identity is this process's only with one of them.
+	 */
+	private final Deque<String> renewTimes = new ArrayDeque<>();
+
+	/**
+	 * Why a Lease held by this identity is not this process's, while it is so; kept in
+	 * the status's last error.
+	 */
+	private @Nullable String impostor;
+
+	/**
+	 * Guards the decisions to grant and to revoke, which the loop's thread and a stop
+	 * make.
+	 */
+	private final Object term = new Object();
+
+	/** Whether the revoke of the current term went out; guarded by {@link #term}. */
+	private boolean revoked;
+
 	// read by any thread
+
+	/**
+	 * A stop is under way and its revoke listeners are draining the leader's work: renew
+	 * while leading, never acquire, never grant.
+	 */
+	private volatile boolean draining;
+
+	/**
+	 * Until when the work of this replica's last term may run, on {@link #ticker}: half
+	 * the lease's margin after its renew deadline (see {@link #workMayRunFor()}).
+	 */
+	private volatile long workUntil;
+
+	private final long halfMarginNanos;
 
 	private volatile boolean leading;
 
@@ -164,6 +215,8 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 		this.leaseSeconds = (int) options.leaseDuration().toSeconds();
 		this.renewNanos = options.renewDeadline().toNanos();
 		this.retryNanos = options.retryPeriod().toNanos();
+		this.halfMarginNanos = options.leaseDuration().minus(options.renewDeadline()).toNanos() / 2;
+		this.workUntil = ticker.getAsLong();
 		this.requests = new LeaseRequests(options.lease(),
 				"listwatch-leader-" + electors.incrementAndGet() + "-request-", ticker);
 		this.loop = new LeaseLoop(logger, "Leader election on Lease " + options.lease(),
@@ -209,6 +262,24 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 	}
 
 	/**
+	 * How long the work of this replica's current or last term may still run before it
+	 * must be interrupted: until half the lease's margin ({@code leaseDuration -
+	 * renewDeadline}) after the renew deadline of its last successful renewal. Another
+	 * replica may take the Lease over no earlier than the whole margin after that
+	 * deadline, so work interrupted then ends before another replica starts it. While
+	 * leading, and while a {@link #stop()} renews during its revoke listeners, it moves
+	 * forward with every renewal. Zero once it has passed (after a freeze it has passed
+	 * at once: it is counted from the deadline, not from when this replica noticed),
+	 * after the Lease was seen held by another replica (which may be working already),
+	 * and when this replica has not led.
+	 * @return the time left, never negative
+	 */
+	public Duration workMayRunFor() {
+		long left = this.workUntil - this.ticker.getAsLong();
+		return (left > 0) ? Duration.ofNanos(left) : Duration.ZERO;
+	}
+
+	/**
 	 * A snapshot of the elector's state.
 	 * @return the snapshot
 	 */
@@ -230,14 +301,29 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 	}
 
 	/**
-	 * Stops the elector and waits for it: a leader publishes its
-	 * {@link LeadershipRevokedEvent} ({@link Reason#STOPPED}) first and then releases the
-	 * Lease, so another replica takes over at its next retry. Waits at most
-	 * {@code renewDeadline} for the release (plus a request under way when stop was
-	 * called, which is aborted).
+	 * Stops the elector and waits for it. A leader steps down: it publishes its
+	 * {@link LeadershipRevokedEvent} ({@link Reason#STOPPED}) on the calling thread while
+	 * its own thread goes on renewing the Lease, so that the listeners can let the
+	 * leader's work finish with the Lease still held; once they have returned it releases
+	 * the Lease, so another replica takes over at its next retry. Waits for the
+	 * listeners, then at most {@code renewDeadline} for the release (plus a request under
+	 * way, which is aborted).
 	 */
 	@Override
 	public void stop() {
+		boolean stepDown;
+		synchronized (this.term) {
+			stepDown = this.loop.isRunning() && this.leading && !this.revoked && !this.draining;
+			if (stepDown) {
+				this.draining = true;
+				this.revoked = true;
+			}
+		}
+		if (stepDown) {
+			logger.info(this.options.identity() + " steps down as leader on Lease " + this.options.lease()
+					+ ": its leader-only work stops first, with the Lease renewed meanwhile, then the Lease is released");
+			publish(new LeadershipRevokedEvent(this, this.options.identity(), this.options.lease(), Reason.STOPPED));
+		}
 		this.loop.stop();
 	}
 
@@ -304,7 +390,7 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 				this.failing = false;
 				logger.info("Leader election on Lease " + this.options.lease() + " reaches the API server again");
 			}
-			this.lastError = null;
+			this.lastError = this.impostor;
 		}
 		catch (RuntimeException ex) {
 			failed(ex);
@@ -348,10 +434,11 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 		Instant now = this.clock.instant();
 		String time = MICRO_TIME.format(now);
 		Lease known = this.observed;
-		if (this.leading && known != null && known.record().heldBy(this.options.identity())) {
+		if (this.leading && known != null && ours(known.record())) {
 			// the fast path: renew the Lease as written last
 			LeaseRecord renewed = new LeaseRecord(this.options.identity(), this.leaseSeconds,
 					known.record().acquireTime(), time, known.record().leaseTransitions());
+			writing(time);
 			long start = this.ticker.getAsLong();
 			try {
 				return wrote(this.requests.call(() -> this.store.update(known, renewed), deadline), start, now);
@@ -373,15 +460,23 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 		Lease current = this.requests.call(this.store::get, deadline);
 		if (current == null) {
 			LeaseRecord created = new LeaseRecord(this.options.identity(), this.leaseSeconds, time, time, 0);
+			writing(time);
 			long start = this.ticker.getAsLong();
 			return wrote(this.requests.call(() -> this.store.create(created), deadline), start, now);
 		}
+		boolean changed = this.observed == null || !this.observed.resourceVersion().equals(current.resourceVersion());
 		observe(current);
 		LeaseRecord record = current.record();
-		boolean mine = record.heldBy(this.options.identity());
+		boolean mine = ours(record);
+		impostor(record, changed);
 		if (record.held() && !mine) {
 			if (this.leading) {
+				// another replica holds it, and may be working already
+				this.workUntil = this.ticker.getAsLong();
 				revoke(Reason.LOST);
+			}
+			if (this.draining) {
+				return false;
 			}
 			long expiresAt = this.observedAt + TimeUnit.SECONDS.toNanos(record.leaseDurationSeconds());
 			if (this.ticker.getAsLong() - expiresAt <= 0) {
@@ -393,8 +488,59 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 						(record.acquireTime() != null) ? record.acquireTime() : time, time, record.leaseTransitions())
 				: new LeaseRecord(this.options.identity(), this.leaseSeconds, time, time,
 						record.leaseTransitions() + 1);
+		writing(time);
 		long start = this.ticker.getAsLong();
 		return wrote(this.requests.call(() -> this.store.update(current, next), deadline), start, now);
+	}
+
+	/**
+	 * Whether this process holds the Lease: held by this replica's identity, with a renew
+	 * time this process wrote. One held by the same identity with another renew time was
+	 * written by another process (one with a copied identity, or an earlier run of this
+	 * one), and is waited out as any other holder's.
+	 */
+	private boolean ours(LeaseRecord record) {
+		String renewTime = record.renewTime();
+		return record.heldBy(this.options.identity()) && renewTime != null && this.renewTimes.contains(renewTime);
+	}
+
+	private void writing(String renewTime) {
+		if (!this.renewTimes.contains(renewTime)) {
+			this.renewTimes.addLast(renewTime);
+			if (this.renewTimes.size() > 16) {
+				this.renewTimes.removeFirst();
+			}
+		}
+	}
+
+	/**
+	 * Says so, once, when the Lease is held under this replica's identity by another
+	 * process; an error when that process keeps renewing it (two live processes with one
+	 * identity), a warning the first time (it may be this process's earlier run).
+	 */
+	private void impostor(LeaseRecord record, boolean changed) {
+		if (!record.heldBy(this.options.identity()) || ours(record)) {
+			if (this.impostor != null) {
+				logger.info("Lease " + this.options.lease() + " is no longer held by another process with identity '"
+						+ this.options.identity() + "'");
+			}
+			this.impostor = null;
+			return;
+		}
+		String identity = this.options.identity();
+		if (this.impostor == null) {
+			this.impostor = "Lease " + this.options.lease() + " is held under this replica's identity '" + identity
+					+ "' by another process; waiting for it to expire";
+			logger.warn(this.impostor + " (an earlier run of this process, or another process with the same "
+					+ "listwatch.leader-election.identity)");
+		}
+		else if (changed && !this.impostor.startsWith("Another")) {
+			this.impostor = "Another live process renews Lease " + this.options.lease()
+					+ " under this replica's identity '" + identity
+					+ "': this replica stands down; give each replica its own "
+					+ "listwatch.leader-election.identity, or leave it unset (the default is unique)";
+			logger.error(this.impostor);
+		}
 	}
 
 	/**
@@ -410,8 +556,18 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 			// answered after the deadline: too late to act on; the next attempt renews
 			return false;
 		}
+		if (!this.leading && this.draining) {
+			// stepping down: the Lease is no longer this replica's to lead on
+			return false;
+		}
+		// whoever held it under this identity before, it is this process's now
+		this.impostor = null;
 		this.leadingUntil = until;
+		this.workUntil = until + this.halfMarginNanos;
 		if (!this.leading) {
+			synchronized (this.term) {
+				this.revoked = false;
+			}
 			this.leading = true;
 			this.since = this.clock.instant();
 			logger.info(this.options.identity() + " is now leader on Lease " + this.options.lease());
@@ -437,8 +593,21 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 	}
 
 	private void revoke(Reason reason) {
-		this.leading = false;
+		boolean publish;
+		synchronized (this.term) {
+			this.leading = false;
+			publish = !this.revoked;
+			this.revoked = true;
+		}
 		this.since = this.clock.instant();
+		if (!publish) {
+			// stepping down, its revoke out already: what still drains is interrupted
+			// once workMayRunFor() runs out
+			logger.warn(this.options.identity() + " lost leadership on Lease " + this.options.lease() + " (" + reason
+					+ ") while stepping down; leader-only work still running ends within " + workMayRunFor().toMillis()
+					+ " ms" + ((this.lastError != null) ? ": " + this.lastError : ""));
+			return;
+		}
 		String text = this.options.identity() + " is no longer leader on Lease " + this.options.lease() + " (" + reason
 				+ ")";
 		if (reason == Reason.STOPPED) {
@@ -468,12 +637,13 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 	 */
 	void release() {
 		Lease known = this.observed;
-		if (known == null || !known.record().heldBy(this.options.identity())) {
+		if (known == null || !ours(known.record())) {
 			return;
 		}
 		long deadline = this.ticker.getAsLong() + this.renewNanos;
 		String time = MICRO_TIME.format(this.clock.instant());
 		LeaseRecord released = new LeaseRecord("", 1, time, time, known.record().leaseTransitions());
+		writing(time);
 		try {
 			Lease written;
 			try {
@@ -486,7 +656,7 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 				// a renewal of ours may have landed without its answer: read what is
 				// there
 				Lease current = this.requests.call(this.store::get, deadline);
-				if (current == null || !current.record().heldBy(this.options.identity())) {
+				if (current == null || !ours(current.record())) {
 					return;
 				}
 				written = this.requests.call(() -> this.store.update(current, released), deadline);
@@ -513,6 +683,11 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 			LeaderElector.this.observed = null;
 			LeaderElector.this.failing = false;
 			LeaderElector.this.leading = false;
+			LeaderElector.this.draining = false;
+			synchronized (LeaderElector.this.term) {
+				LeaderElector.this.revoked = false;
+			}
+			LeaderElector.this.workUntil = LeaderElector.this.ticker.getAsLong();
 			LeaderElector.this.running = true;
 		}
 
@@ -525,7 +700,10 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 		@Override
 		public void step() {
 			checkDeadline();
-			LeaderElector.this.step();
+			if (LeaderElector.this.leading || !LeaderElector.this.draining) {
+				// stepping down, only a leader renews
+				LeaderElector.this.step();
+			}
 			checkDeadline();
 		}
 
@@ -543,13 +721,20 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 		public void finish(boolean halted) {
 			try {
 				if (!halted) {
-					if (LeaderElector.this.leading) {
+					if (LeaderElector.this.leading && LeaderElector.this.draining) {
+						// stepped down: the revoke went out when the stop began, and its
+						// listeners have returned
+						LeaderElector.this.leading = false;
+						LeaderElector.this.workUntil = LeaderElector.this.ticker.getAsLong();
+					}
+					else if (LeaderElector.this.leading) {
 						revoke(Reason.STOPPED);
 					}
 					release();
 				}
 			}
 			finally {
+				LeaderElector.this.draining = false;
 				LeaderElector.this.running = false;
 			}
 		}

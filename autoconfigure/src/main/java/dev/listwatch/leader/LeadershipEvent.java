@@ -8,11 +8,12 @@ import org.springframework.context.ApplicationEvent;
  * {@link LeaderElector}.
  *
  * <p>
- * Published on the elector's thread, one at a time and in order: a grant, then its
- * revoke, then perhaps a grant again. Listeners run before the elector goes on; they
- * should return quickly (start or stop work elsewhere): a revoke listener that takes
- * longer than {@code leaseDuration - renewDeadline} lets another replica start while it
- * still runs.
+ * Published one at a time and in order: a grant, then its revoke, then perhaps a grant
+ * again; on the elector's thread, but for the revoke of a {@link LeaderElector#stop()},
+ * which goes out on the thread that stops it. Listeners run before the elector goes on. A
+ * revoke listener of a stop may take its time (the elector renews the Lease until it
+ * returns, then releases it); any other revoke listener should stop the leader's work
+ * within {@link LeaderElector#workMayRunFor()}, after which another replica may start it.
  */
 public abstract sealed class LeadershipEvent extends ApplicationEvent
 		permits LeadershipGrantedEvent, LeadershipRevokedEvent {

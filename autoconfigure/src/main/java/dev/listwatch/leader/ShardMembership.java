@@ -1,12 +1,14 @@
 package dev.listwatch.leader;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
@@ -137,7 +139,7 @@ public final class ShardMembership implements AutoCloseable {
 
 	// read by any thread
 
-	private volatile View view = new View(false, 0, Collections.emptySortedSet());
+	private volatile View view = new View(false, false, 0, Collections.emptySortedSet());
 
 	private volatile List<String> members = List.of();
 
@@ -202,6 +204,23 @@ public final class ShardMembership implements AutoCloseable {
 	public boolean owns(int shard) {
 		View current = this.view;
 		return current.active() && current.running().contains(shard) && this.ticker.getAsLong() - current.until() < 0;
+	}
+
+	/**
+	 * How long ago the renew deadline passed, while this replica is fenced: it stopped
+	 * all its shards because no step succeeded within the renew deadline, and none has
+	 * succeeded since. The others may start those shards once the lease's margin has
+	 * passed since that deadline, so what still runs of them must end before; after a
+	 * freeze this is already long.
+	 * @return the time since the deadline, or empty when this replica is not fenced
+	 */
+	public Optional<Duration> fencedFor() {
+		View current = this.view;
+		if (current.active() || !current.fenced()) {
+			return Optional.empty();
+		}
+		long since = this.ticker.getAsLong() - current.until();
+		return (since >= 0) ? Optional.of(Duration.ofNanos(since)) : Optional.empty();
 	}
 
 	/**
@@ -427,7 +446,7 @@ public final class ShardMembership implements AutoCloseable {
 	}
 
 	private void publishView() {
-		this.view = new View(this.active, this.fenceUntil, this.shards.running());
+		this.view = new View(this.active, this.fenced, this.fenceUntil, this.shards.running());
 	}
 
 	private void report(boolean started, SortedSet<Integer> shards) {
@@ -563,7 +582,7 @@ public final class ShardMembership implements AutoCloseable {
 	}
 
 	/** What other threads read: running shards and until when. */
-	private record View(boolean active, long until, SortedSet<Integer> running) {
+	private record View(boolean active, boolean fenced, long until, SortedSet<Integer> running) {
 	}
 
 }

@@ -251,20 +251,28 @@ class LeaderElectionAutoConfigurationTests {
 	}
 
 	@Test
-	void theIdentityIsThePodNameElseTheHostNameWithARandomSuffix() {
+	void theIdentityIsThePodNameElseTheHostNameAlwaysWithARandomSuffix() {
 		Random random = new Random(7);
-		assertThat(LeaderElectionAutoConfiguration
-			.defaultIdentity(Map.of("POD_NAME", "web-7c9f-x2k4p", "HOSTNAME", "h"), () -> "host", random))
-			.isEqualTo("web-7c9f-x2k4p");
-		assertThat(LeaderElectionAutoConfiguration.defaultIdentity(
-				Map.of("HOSTNAME", "web-7c9f-x2k4p", "KUBERNETES_SERVICE_HOST", "10.0.0.1"), () -> "host", random))
-			.isEqualTo("web-7c9f-x2k4p");
-		String first = LeaderElectionAutoConfiguration.defaultIdentity(Map.of("HOSTNAME", "laptop"), () -> "laptop",
-				random);
-		String second = LeaderElectionAutoConfiguration.defaultIdentity(Map.of("HOSTNAME", "laptop"), () -> "laptop",
-				random);
-		assertThat(first).matches("laptop_[0-9a-f]{8}");
-		assertThat(second).matches("laptop_[0-9a-f]{8}").isNotEqualTo(first);
+		String pod = LeaderElectionAutoConfiguration
+			.defaultIdentity(Map.of("POD_NAME", "web-7c9f-x2k4p", "HOSTNAME", "h"), () -> "host", random);
+		// two processes with one pod name (a copied POD_NAME, a container restarted
+		// beside its predecessor) still differ
+		String samePod = LeaderElectionAutoConfiguration
+			.defaultIdentity(Map.of("POD_NAME", "web-7c9f-x2k4p", "HOSTNAME", "h"), () -> "host", random);
+		assertThat(pod).matches("web-7c9f-x2k4p_[0-9a-f]{8}");
+		assertThat(samePod).matches("web-7c9f-x2k4p_[0-9a-f]{8}").isNotEqualTo(pod);
+		// pods with spec.hostname and no POD_NAME share HOSTNAME
+		String first = LeaderElectionAutoConfiguration
+			.defaultIdentity(Map.of("HOSTNAME", "web", "KUBERNETES_SERVICE_HOST", "10.0.0.1"), () -> "web", random);
+		String second = LeaderElectionAutoConfiguration
+			.defaultIdentity(Map.of("HOSTNAME", "web", "KUBERNETES_SERVICE_HOST", "10.0.0.1"), () -> "web", random);
+		assertThat(first).matches("web_[0-9a-f]{8}");
+		assertThat(second).matches("web_[0-9a-f]{8}").isNotEqualTo(first);
+		assertThat(
+				LeaderElectionAutoConfiguration.defaultIdentity(Map.of("HOSTNAME", "laptop"), () -> "laptop", random))
+			.matches("laptop_[0-9a-f]{8}");
+		assertThat(LeaderElectionAutoConfiguration.replicaIdentity())
+			.isEqualTo(LeaderElectionAutoConfiguration.replicaIdentity());
 	}
 
 	private static InvalidConfigurationPropertyValueException failure(Throwable startupFailure) {

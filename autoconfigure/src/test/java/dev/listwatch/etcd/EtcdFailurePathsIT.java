@@ -1,20 +1,29 @@
 package dev.listwatch.etcd;
 
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
+import dev.listwatch.WatchEvent;
 import dev.listwatch.WatchIndex;
 import dev.listwatch.WatchStatus.RestartReason;
 import dev.listwatch.event.ResourceEvent;
 import dev.listwatch.informer.Informer;
 import dev.listwatch.testsupport.LocalEtcd;
+import dev.listwatch.testsupport.fault.FaultProxy;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -24,11 +33,17 @@ import static org.awaitility.Awaitility.await;
  * notification interval (10 minutes): a watch resumed against an etcd that is behind
  * relists instead of stalling; the events of one revision all reach the cache when a stop
  * falls between them; and a quiet prefix's watch is not replaced before etcd's progress
- * notification can arrive, so a compaction costs it no relist.
+ * notification can arrive, so a compaction costs it no relist; and a watch behind a
+ * frozen (half-open) connection is given up once its progress requests go unanswered for
+ * the watch timeout, and resumed without a relist.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class EtcdFailurePathsIT {
 
 	private static final Duration WAIT = Duration.ofSeconds(30);
+
+	/** How long a watch may stay silent, progress requests unanswered. */
+	private static final Duration WATCH_TIMEOUT = Duration.ofSeconds(3);
 
 	private static LocalEtcd etcd;
 
@@ -131,6 +146,55 @@ class EtcdFailurePathsIT {
 			assertThat(informer.status().restarts()).doesNotContainKey(RestartReason.IDLE)
 				.doesNotContainKey(RestartReason.EXPIRED);
 		});
+	}
+
+	@Test
+	void aWatchBehindAFrozenConnectionIsReplacedWithinTheTimeoutWithoutARelist(CapturedOutput output) {
+		try (FaultProxy proxy = FaultProxy.start(etcd.port())) {
+			etcd.put("/frozen/a", "{}");
+			String endpoint = "http://127.0.0.1:" + proxy.port();
+			EtcdWatchIT.runner(endpoint, "/frozen/")
+				.withBean(EtcdClient.class, () -> client(endpoint, WATCH_TIMEOUT))
+				.run((context) -> {
+					Informer<?> informer = EtcdWatchIT.informer(context);
+					await().atMost(WAIT).until(() -> informer.status().synced());
+					// alive and quiet, etcd too: several timeouts pass, etcd answers each
+					// progress request, the watch stays
+					await().during(WATCH_TIMEOUT.multipliedBy(2))
+						.atMost(WATCH_TIMEOUT.multipliedBy(3))
+						.until(() -> informer.status().restarts().isEmpty());
+					assertThat(informer.status().events(WatchEvent.Type.BOOKMARK)).isPositive();
+					// etcd moves on elsewhere: the quiet prefix's revision moves with it,
+					// long before etcd's progress notification (10 minutes here)
+					long elsewhere = etcd.put("/elsewhere-frozen/x", "{}");
+					await().atMost(WATCH_TIMEOUT)
+						.until(() -> Long.parseLong(informer.status().lastResourceVersion()) >= elsewhere);
+					// packets dropped both ways, no FIN, no RST: a dead load balancer
+					assertThat(proxy.stallAll()).isPositive();
+					long frozen = System.nanoTime();
+					for (int i = 0; i < 10; i++) {
+						etcd.put("/frozen/k" + i, "{}");
+					}
+					await().atMost(WATCH_TIMEOUT.plusSeconds(5))
+						.until(() -> EtcdWatchIT.lister(context).list().size() == 11);
+					System.out
+						.println("etcd " + EtcdWatchIT.protocol + " watch behind a frozen connection caught up in "
+								+ Duration.ofNanos(System.nanoTime() - frozen).toMillis() + " ms (timeout "
+								+ WATCH_TIMEOUT + ")");
+					assertThat(informer.status().relists()).isZero();
+					assertThat(informer.status().lists().count()).isEqualTo(1);
+					assertThat(informer.status().restarts(RestartReason.DISCONNECTED)).isPositive();
+					assertThat(output).contains("no answer from etcd for");
+				});
+		}
+	}
+
+	/** A client whose watches are given up after a short silence. */
+	static EtcdClient client(String endpoint, Duration watchTimeout) {
+		return EtcdClient.create(
+				new EtcdConnection(List.of(URI.create(endpoint)), null, null, null, Duration.ofSeconds(2)),
+				JsonMapper.shared(), EtcdClient.Protocol.valueOf(EtcdWatchIT.protocol.toUpperCase(Locale.ROOT)),
+				watchTimeout);
 	}
 
 	/** Puts several keys in one txn: one revision, several events. */

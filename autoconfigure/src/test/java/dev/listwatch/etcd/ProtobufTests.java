@@ -113,6 +113,13 @@ class ProtobufTests {
 		assertThat(Protobuf.token(new byte[0])).isEmpty();
 	}
 
+	@Test
+	void aProgressRequestIsAnEmptyProgressRequestField() {
+		// WatchRequest { progress_request (3): WatchProgressRequest {} }: tag 0x1a,
+		// length 0, as etcd's Go client encodes it
+		assertThat(Protobuf.watchProgressRequest()).containsExactly(0x1a, 0x00);
+	}
+
 	private static Protobuf.Writer event(int type, String key, String value, long modRevision, long version) {
 		Protobuf.Writer kv = new Protobuf.Writer(32);
 		kv.bytes(1, key.getBytes(StandardCharsets.UTF_8));

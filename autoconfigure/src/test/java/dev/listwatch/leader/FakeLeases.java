@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import dev.listwatch.KubernetesApiException;
@@ -30,6 +31,12 @@ final class FakeLeases extends FakeLeaseServer {
 
 	/** Requests interrupted while hanging. */
 	final AtomicLong aborted = new AtomicLong();
+
+	/**
+	 * When set, a revoke listener of a stop ({@code STOPPED}) waits for it: leader's work
+	 * that takes time to drain.
+	 */
+	volatile @Nullable CountDownLatch drainStopped;
 
 	private @Nullable Lease lease;
 
@@ -69,7 +76,7 @@ final class FakeLeases extends FakeLeaseServer {
 		Clock wall = wall(wallSkew);
 		LeaderElectionOptions options = new LeaderElectionOptions("app", "ns", identity, durations.leaseDuration(),
 				durations.renewDeadline(), durations.retryPeriod());
-		LeaderElector elector = new LeaderElector(options, connection, (event) -> log(describe(event)), wall,
+		LeaderElector elector = new LeaderElector(options, connection, this::published, wall,
 				() -> this.nanos.get() + tickerOffset, new Random(1));
 		return new Replica(identity, elector, connection, wall);
 	}
@@ -81,8 +88,22 @@ final class FakeLeases extends FakeLeaseServer {
 	Replica realTimeReplica(String identity, Duration lease, Duration renew, Duration retry) {
 		Connection connection = new Connection(identity);
 		LeaderElector elector = new LeaderElector(new LeaderElectionOptions("app", "ns", identity, lease, renew, retry),
-				connection, (event) -> log(describe(event)), Clock.systemUTC(), System::nanoTime, new Random(1));
+				connection, this::published, Clock.systemUTC(), System::nanoTime, new Random(1));
 		return new Replica(identity, elector, connection, Clock.systemUTC());
+	}
+
+	private void published(LeadershipEvent event) {
+		log(describe(event));
+		CountDownLatch drain = this.drainStopped;
+		if (drain != null && event instanceof LeadershipRevokedEvent revoked
+				&& revoked.reason() == LeadershipRevokedEvent.Reason.STOPPED) {
+			try {
+				drain.await(30, TimeUnit.SECONDS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		}
 	}
 
 	private static String describe(LeadershipEvent event) {

@@ -2,6 +2,7 @@ package dev.listwatch.leader;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 
 import dev.listwatch.leader.FakeLeases.Replica;
 import dev.listwatch.leader.LeaderStatus.Role;
@@ -40,11 +41,59 @@ class LeaderElectorLifecycleTests {
 		assertThat(this.a.elector().status().role()).isEqualTo(Role.LEADER);
 		this.a.elector().stop();
 		List<String> log = this.server.log();
-		assertThat(log.subList(log.indexOf("revoked a STOPPED"), log.size())).containsExactly("revoked a STOPPED",
-				"write a holder=");
+		// renewals may go on while the revoke's listeners run; the release comes last
+		List<String> after = log.subList(log.indexOf("revoked a STOPPED"), log.size());
+		assertThat(after.get(after.size() - 1)).isEqualTo("write a holder=");
+		assertThat(after.subList(1, after.size() - 1)).allMatch("write a holder=a"::equals);
 		assertThat(this.server.current().record().held()).isFalse();
 		assertThat(this.a.elector().isRunning()).isFalse();
 		assertThat(this.a.elector().status().role()).isEqualTo(Role.STOPPED);
+	}
+
+	/**
+	 * controller-runtime's order: a leader that stops renews its Lease until the revoke's
+	 * listeners have drained its work (reconciles that take longer than the lease), and
+	 * only then releases it; no other replica takes over meanwhile.
+	 */
+	@Test
+	void aStoppingLeaderRenewsUntilItsRevokeListenersHaveDrainedThenReleases() throws Exception {
+		LeaderElectionOptions durations = new LeaderElectionOptions("app", "ns", "x", LEASE, RENEW, RETRY);
+		Replica leader = this.server.replica("l", durations, Duration.ZERO, 0);
+		Replica follower = this.server.replica("f", durations, Duration.ZERO, 555_000_000_000L);
+		CountDownLatch drain = new CountDownLatch(1);
+		this.server.drainStopped = drain;
+		leader.elector().start();
+		try {
+			await().atMost(Duration.ofSeconds(10)).until(() -> this.server.log().contains("granted l"));
+			Thread stopping = new Thread(leader.elector()::stop, "stopping");
+			stopping.start();
+			await().atMost(Duration.ofSeconds(10)).until(() -> this.server.log().contains("revoked l STOPPED"));
+			follower.elector().step();
+			// three lease durations of draining, in steps of a quarter
+			for (int i = 0; i < 12; i++) {
+				long renewals = count("write l holder=l");
+				this.server.advance(LEASE.dividedBy(4));
+				await().atMost(Duration.ofSeconds(5)).until(() -> count("write l holder=l") > renewals);
+				follower.elector().step();
+				assertThat(follower.elector().isLeader()).isFalse();
+				assertThat(leader.elector().isLeader()).as("the drained work may still write").isTrue();
+			}
+			assertThat(stopping.isAlive()).isTrue();
+			drain.countDown();
+			stopping.join(Duration.ofSeconds(10).toMillis());
+			assertThat(stopping.isAlive()).isFalse();
+			assertThat(this.server.log()).last().isEqualTo("write l holder=");
+			follower.elector().step();
+			assertThat(follower.elector().isLeader()).as("the released Lease is taken at once").isTrue();
+		}
+		finally {
+			drain.countDown();
+			leader.elector().close();
+		}
+	}
+
+	private long count(String line) {
+		return this.server.log().stream().filter(line::equals).count();
 	}
 
 	@Test

@@ -74,6 +74,50 @@ class LeaderElectorTests {
 		}
 	}
 
+	/**
+	 * Two live processes given one identity (a copied {@code identity:}): never both
+	 * leaders, and the one that stands down says why.
+	 */
+	@Test
+	void twoProcessesWithOneIdentityNeverLeadTogether() {
+		Replica first = this.server.replica("same", DEFAULTS, Duration.ZERO, 0);
+		Replica second = this.server.replica("same", DEFAULTS, Duration.ofMillis(3), 123_000_000_000L);
+		first.elector().step();
+		assertThat(first.elector().isLeader()).isTrue();
+		for (int i = 0; i < 30; i++) {
+			second.elector().step();
+			assertThat(first.elector().isLeader() && second.elector().isLeader()).as("both lead, round %d", i)
+				.isFalse();
+			this.server.advance(RETRY);
+			first.elector().step();
+			assertThat(first.elector().isLeader() && second.elector().isLeader()).as("both lead, round %d", i)
+				.isFalse();
+		}
+		assertThat(first.elector().isLeader()).isTrue();
+		assertThat(second.elector().status().lastError()).contains("Another live process renews Lease ns/app")
+			.contains("'same'");
+	}
+
+	/**
+	 * A process restarted with the identity of its crashed predecessor (a StatefulSet's
+	 * pod name) waits the Lease out as any follower; a released one it takes at once.
+	 */
+	@Test
+	void aLeaseHeldUnderThisIdentityByAnEarlierRunIsWaitedOut() {
+		Replica crashed = this.server.replica("same", DEFAULTS, Duration.ZERO, 0);
+		crashed.elector().step();
+		Replica restarted = this.server.replica("same", DEFAULTS, Duration.ofMillis(3), 5);
+		restarted.elector().step();
+		assertThat(restarted.elector().isLeader()).isFalse();
+		this.server.advance(DEFAULTS.leaseDuration());
+		restarted.elector().step();
+		assertThat(restarted.elector().isLeader()).isFalse();
+		this.server.advance(Duration.ofMillis(1));
+		restarted.elector().step();
+		assertThat(restarted.elector().isLeader()).isTrue();
+		assertThat(restarted.elector().status().lastError()).isNull();
+	}
+
 	@Test
 	void theLeaderRenewsEveryRetryPeriodAndFollowersNeverTakeOver() {
 		this.a.elector().step();

@@ -42,7 +42,7 @@ final class ControllerBeanRegistrar implements BeanDefinitionRegistryPostProcess
 			boolean leaderOnly = ControllerBeans.leaderOnly(name, declaration, this.environment);
 			ControllerBeans.options(name, declaration, leaderOnly);
 			// checked now with stand-ins for what only the connection knows
-			ControllerBeans.sharding(name, declaration, leaderOnly, this.environment, "default", () -> "replica");
+			ControllerBeans.sharding(name, declaration, leaderOnly, this.environment, () -> "default", () -> "replica");
 			if (leaderOnly && !electing) {
 				throw new ControllerDeclarationException(name, declaration.isLeaderOnly() ? "leader-only" : null,
 						declaration.isLeaderOnly() ? "is true, but leader election is not enabled"

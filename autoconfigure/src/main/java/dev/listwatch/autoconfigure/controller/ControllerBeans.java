@@ -141,13 +141,15 @@ final class ControllerBeans {
 	 * @param declaration its declaration
 	 * @param leaderOnly whether it runs on the leader only
 	 * @param environment the environment (spring.application.name)
-	 * @param namespace the connection's namespace, the default of the Leases'
+	 * @param namespace the connection's namespace, the default of the Leases' (asked only
+	 * when the controller is sharded and names no {@code lease-namespace}: the connection
+	 * is made only when something needs it)
 	 * @param identity the default identity of this replica
 	 * @return the options, or {@code null} when it is not sharded
 	 * @throws ControllerDeclarationException naming the property that cannot work
 	 */
 	static @Nullable ShardMembershipOptions sharding(String name, ControllerProperties.Declaration declaration,
-			boolean leaderOnly, Environment environment, String namespace, Supplier<String> identity) {
+			boolean leaderOnly, Environment environment, Supplier<String> namespace, Supplier<String> identity) {
 		ControllerProperties.Sharding sharding = declaration.getSharding();
 		if (!sharding.isEnabled()) {
 			return null;
@@ -179,7 +181,7 @@ final class ControllerBeans {
 		String leaseNamespace = trimmed(sharding.getLeaseNamespace());
 		String id = trimmed(sharding.getIdentity());
 		try {
-			return new ShardMembershipOptions(prefix, (leaseNamespace != null) ? leaseNamespace : namespace,
+			return new ShardMembershipOptions(prefix, (leaseNamespace != null) ? leaseNamespace : namespace.get(),
 					(id != null) ? id : identity.get(), sharding.getShards(), sharding.getLeaseDuration(),
 					sharding.getRenewDeadline(), sharding.getRetryPeriod());
 		}
@@ -194,6 +196,11 @@ final class ControllerBeans {
 							+ "and retry-period so that lease-duration > renew-deadline > retry-period * 1.2 "
 							+ "(defaults: 15s, 10s, 2s), and identity and lease-namespace to non-blank values.");
 		}
+	}
+
+	private static String connectionNamespace(ConfigurableListableBeanFactory beanFactory) {
+		Cluster connection = beanFactory.getBeanProvider(Cluster.class).getIfAvailable();
+		return (connection != null) ? connection.namespace() : "default";
 	}
 
 	private static @Nullable String trimmed(@Nullable String value) {
@@ -245,10 +252,8 @@ final class ControllerBeans {
 				options(name, declaration, leaderOnly(name, declaration, environment)), observations);
 		controller.showExceptionMessages(
 				Binder.get(environment).bind("listwatch.show-exception-messages", Boolean.class).orElse(false));
-		Cluster connection = beanFactory.getBeanProvider(Cluster.class).getIfAvailable();
 		ShardMembershipOptions sharding = sharding(name, declaration, leaderOnly(name, declaration, environment),
-				environment, (connection != null) ? connection.namespace() : "default",
-				LeaderElectionAutoConfiguration::replicaIdentity);
+				environment, () -> connectionNamespace(beanFactory), LeaderElectionAutoConfiguration::replicaIdentity);
 		if (sharding != null) {
 			ApiServerClient client = beanFactory.getBean(ApiServerClient.class);
 			JsonMapper mapper = beanFactory.getBeanProvider(JsonMapper.class).getIfAvailable(JsonMapper::shared);

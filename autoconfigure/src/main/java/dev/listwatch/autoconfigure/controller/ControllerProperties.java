@@ -318,8 +318,8 @@ public class ControllerProperties {
 		/**
 		 * Identity of this replica, unique among the replicas: two processes with one
 		 * identity share one Lease and each runs every shard, so never one value for all
-		 * replicas. Default: $POD_NAME, else $HOSTNAME in a pod, else the host name with
-		 * a random suffix.
+		 * replicas. Default: $POD_NAME, else $HOSTNAME in a pod, else the host name;
+		 * always with a random suffix, so unique per process.
 		 */
 		private @Nullable String identity;
 

@@ -7,14 +7,12 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import dev.listwatch.controller.Controller;
-import dev.listwatch.leader.LeaderElectionOptions;
 import dev.listwatch.leader.LeaderElector;
 import dev.listwatch.leader.LeadershipEvent;
 import dev.listwatch.leader.LeadershipGrantedEvent;
 import dev.listwatch.leader.LeadershipRevokedEvent;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -26,16 +24,23 @@ import org.springframework.core.env.Environment;
  * Runs the leader-only controllers on the leader only: they do not start with the
  * context, start when the {@link LeaderElector} publishes a
  * {@link LeadershipGrantedEvent}, and stop on its {@link LeadershipRevokedEvent}, before
- * the leader-only watches stop (this listener comes first), each letting the reconciles
- * under way finish within its shutdown timeout, or, when the Lease is lost or could not
- * be renewed, within half the lease's margin ({@link #limit}). Each such controller runs
- * only while this replica is leader ({@link Controller#runOnlyWhen}), so a context start
- * cannot start it on a follower. A new term queues every cached key again, and the keys
- * the last term of this replica left queued.
+ * the leader-only watches stop (this listener comes first). The reconciles under way
+ * finish within each controller's shutdown timeout, as long as this replica's work may
+ * still run ({@link LeaderElector#workMayRunFor()}): on a stop the elector renews the
+ * Lease until this listener returns, so they get their shutdown timeout; when the Lease
+ * was lost, or no renewal succeeded within the renew deadline (a partition, a freeze),
+ * what is still running is interrupted at half the lease's margin after that deadline, at
+ * once when that has passed, before another replica may start the same keys. Each such
+ * controller runs only while this replica is leader ({@link Controller#runOnlyWhen}), so
+ * a context start cannot start it on a follower. A new term queues every cached key
+ * again, and the keys the last term of this replica left queued.
  */
 final class LeaderOnlyControllers implements ApplicationListener<LeadershipEvent>, SmartInitializingSingleton, Ordered {
 
 	private static final Log logger = LogFactory.getLog(LeaderOnlyControllers.class);
+
+	/** How long the stop waits for reconciles it has interrupted. */
+	private static final Duration AFTER_INTERRUPT = Duration.ofSeconds(1);
 
 	private final LeaderElector elector;
 
@@ -88,43 +93,21 @@ final class LeaderOnlyControllers implements ApplicationListener<LeadershipEvent
 			logger.info("Leader: started leader-only controllers " + names(leaderOnly));
 		}
 		else if (event instanceof LeadershipRevokedEvent revoked) {
-			stopAll(leaderOnly, limit(this.elector.options(), revoked.reason()));
+			stopAll(leaderOnly, revoked.reason());
 			logger.info("No longer leader: stopped leader-only controllers " + names(leaderOnly));
 		}
 	}
 
 	/**
-	 * How long the reconciles under way may run on after a revoke. The elector that stops
-	 * still holds the Lease until this listener returns, so they get their shutdown
-	 * timeout; after a lost Lease or a passed renew deadline another replica may take
-	 * over a lease duration after this one's last renewal began, so they get half the
-	 * margin between lease duration and renew deadline (the rest covers the stop itself),
-	 * and are interrupted after it.
-	 * @param options the elector's options
-	 * @param reason why leadership was revoked
-	 * @return the limit, or {@code null} for each controller's shutdown timeout
+	 * Stops the controllers together, each within its shutdown timeout, and interrupts
+	 * the reconciles still running once this replica's work may run no longer.
 	 */
-	static @Nullable Duration limit(LeaderElectionOptions options, LeadershipRevokedEvent.Reason reason) {
-		if (reason == LeadershipRevokedEvent.Reason.STOPPED) {
-			return null;
-		}
-		return options.leaseDuration().minus(options.renewDeadline()).dividedBy(2);
-	}
-
-	/**
-	 * Stops the controllers together, each within its shutdown timeout or the limit,
-	 * whichever is shorter.
-	 */
-	private void stopAll(List<Controller<?>> leaderOnly, @Nullable Duration limit) {
+	private void stopAll(List<Controller<?>> leaderOnly, LeadershipRevokedEvent.Reason reason) {
 		CountDownLatch stopped = new CountDownLatch(leaderOnly.size());
-		Duration longest = Duration.ZERO;
 		for (Controller<?> controller : leaderOnly) {
-			Duration timeout = controller.options().shutdownTimeout();
-			Duration within = (limit != null && limit.compareTo(timeout) < 0) ? limit : timeout;
-			longest = (within.compareTo(longest) > 0) ? within : longest;
 			Thread stopping = new Thread(() -> {
 				try {
-					controller.stop(within);
+					controller.stop(controller.options().shutdownTimeout());
 				}
 				finally {
 					stopped.countDown();
@@ -134,8 +117,22 @@ final class LeaderOnlyControllers implements ApplicationListener<LeadershipEvent
 			stopping.start();
 		}
 		try {
-			if (!stopped.await(longest.toMillis() + 1000, TimeUnit.MILLISECONDS)) {
-				logger.warn("Leader-only controllers " + names(leaderOnly) + " did not all stop within " + longest);
+			// the time left moves on with each renewal while a stop drains, so wait it
+			// out and look again
+			Duration left = this.elector.workMayRunFor();
+			while (!stopped.await(left.toNanos(), TimeUnit.NANOSECONDS)) {
+				left = this.elector.workMayRunFor();
+				if (left.isZero()) {
+					int interrupted = leaderOnly.stream().mapToInt(Controller::interruptReconciles).sum();
+					logger.warn("Leader-only controllers " + names(leaderOnly) + ": " + interrupted
+							+ " reconciles still running when this replica's leadership ended (" + reason
+							+ ") are interrupted, before another replica may start their keys");
+					if (!stopped.await(AFTER_INTERRUPT.toMillis(), TimeUnit.MILLISECONDS)) {
+						logger.warn("Leader-only controllers " + names(leaderOnly) + " did not all stop within "
+								+ AFTER_INTERRUPT + " of the interrupt");
+					}
+					return;
+				}
 			}
 		}
 		catch (InterruptedException ex) {

@@ -1,7 +1,7 @@
 package dev.listwatch.autoconfigure.metrics;
 
 import dev.listwatch.autoconfigure.ListwatchAutoConfiguration;
-import dev.listwatch.client.ApiServerClient;
+import dev.listwatch.client.RequestBudget;
 import dev.listwatch.controller.Controller;
 import dev.listwatch.informer.Informer;
 import dev.listwatch.informer.InformerFactory;
@@ -39,9 +39,11 @@ public final class ListwatchMetricsAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	@ConditionalOnBean(ApiServerClient.class)
-	RequestBudgetMeterBinder listwatchRequestBudgetMeterBinder(ApiServerClient client) {
-		return new RequestBudgetMeterBinder(client.requestBudget());
+	@ConditionalOnBean(RequestBudget.class)
+	RequestBudgetMeterBinder listwatchRequestBudgetMeterBinder(RequestBudget budget) {
+		// the budget bean, not the client's: the client (and the kubeconfig it loads) is
+		// made only when something needs it, which an application of etcd watches lacks
+		return new RequestBudgetMeterBinder(budget);
 	}
 
 	@Bean

@@ -342,7 +342,9 @@ class ControllerAutoConfigurationTests {
 				assertThat(described.failing()).containsOnlyKeys("default/b");
 				assertThat(described.failing().get("default/b").exception())
 					.isEqualTo(IllegalStateException.class.getName());
-				assertThat(described.failing().get("default/b").message()).isEqualTo("the target namespace is full");
+				// the message may quote values: shown only with
+				// listwatch.show-exception-messages
+				assertThat(described.failing().get("default/b").message()).isNull();
 			});
 	}
 
