@@ -1,6 +1,7 @@
 package dev.listwatch;
 
 import org.apache.commons.logging.Log;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How listwatch shows what the application's code threw (a reconciler, an event listener,
@@ -11,8 +12,9 @@ import org.apache.commons.logging.Log;
  * binding error quotes its input, a JDBC URL its password. The one rule for health, the
  * {@code listwatch} endpoint, events and warnings and errors logged; the stack trace and
  * message of what is logged at WARN or ERROR without them go to DEBUG on the same logger.
- * Messages listwatch makes itself (a request to the API server, the answer's status) hold
- * no secret and are shown as they are.
+ * Messages listwatch makes itself hold no secret and are shown as they are: a
+ * {@link KubernetesApiException} (the request to the API server and its answer, never the
+ * values sent) that the application's code let through is shown with its message.
  */
 public final class Thrown {
 
@@ -46,7 +48,19 @@ public final class Thrown {
 	 */
 	public static String describe(Throwable ex, boolean message) {
 		String described = ex.getClass().getName() + " at " + where(ex);
-		return (message && ex.getMessage() != null) ? described + ": " + ex.getMessage() : described;
+		String shown = message(ex, message);
+		return (shown != null) ? described + ": " + shown : described;
+	}
+
+	/**
+	 * An exception's message as listwatch shows it: when asked for, and always for a
+	 * {@link KubernetesApiException}, whose message listwatch made.
+	 * @param ex the exception
+	 * @param message whether to show its message (the application opted in)
+	 * @return the message, or {@code null} when it is not shown (or has none)
+	 */
+	public static @Nullable String message(Throwable ex, boolean message) {
+		return (message || ex instanceof KubernetesApiException) ? ex.getMessage() : null;
 	}
 
 	/**

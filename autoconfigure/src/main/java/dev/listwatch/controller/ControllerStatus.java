@@ -78,7 +78,8 @@ public record ControllerStatus(String name, String watch, boolean running, int w
 	 * stack ({@link dev.listwatch.Thrown#where})
 	 * @param message its message, which may quote values; {@code null} unless the
 	 * application opted in ({@code listwatch.show-exception-messages}, or
-	 * {@link Controller#showExceptionMessages})
+	 * {@link Controller#showExceptionMessages}), or it is a
+	 * {@link dev.listwatch.KubernetesApiException}, whose message listwatch made
 	 * @param inARow how often in a row it failed
 	 * @param error whether it threw an {@link Error} rather than an exception
 	 */

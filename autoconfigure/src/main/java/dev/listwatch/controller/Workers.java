@@ -423,7 +423,7 @@ final class Workers<T> {
 	/** A failure as the status keeps it: its message only when messages are shown. */
 	private ControllerStatus.Failure failure(Throwable ex, int inARow) {
 		return new ControllerStatus.Failure(ex.getClass().getName(), Thrown.where(ex),
-				this.showMessages ? ex.getMessage() : null, inARow, ex instanceof Error);
+				Thrown.message(ex, this.showMessages), inARow, ex instanceof Error);
 	}
 
 	private static boolean isConflict(Throwable ex) {

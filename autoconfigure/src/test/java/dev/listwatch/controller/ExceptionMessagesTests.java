@@ -4,7 +4,9 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 
+import dev.listwatch.KubernetesApiException;
 import dev.listwatch.KubernetesObject;
+import dev.listwatch.Status;
 import dev.listwatch.autoconfigure.health.FakeListerWatcher;
 import dev.listwatch.endpoint.ListwatchEndpoint;
 import dev.listwatch.informer.Informer;
@@ -84,6 +86,29 @@ class ExceptionMessagesTests {
 		assertThat(output).contains("Controller test failed to reconcile default/a (1 in a row)")
 			.contains("java.lang.IllegalStateException at dev.listwatch.controller.ExceptionMessagesTests.fail:")
 			.contains("s3cr3t");
+	}
+
+	@Test
+	void theMessageOfAnApiServerFailureIsOursAndAlwaysShown(CapturedOutput output) {
+		this.server.add("a");
+		this.informer = this.factory.informer("configmaps", KubernetesObject.class, this.server,
+				InformerOptions.defaults(), List.of());
+		this.controller = new Controller<>("test", this.informer, (request) -> {
+			throw new KubernetesApiException(KubernetesApiException.Kind.OTHER,
+					"PUT configmaps default/a failed: 500 InternalError: etcdserver: request timed out",
+					new Status(500, "InternalError", "etcdserver: request timed out"), null, null);
+		}, ControllerOptions.DEFAULTS.withBackoff(Duration.ofSeconds(60), Duration.ofSeconds(60)),
+				ObservationRegistry.NOOP);
+		this.controller.start();
+		this.informer.start();
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.controller.status().failures() >= 1);
+		ListwatchEndpoint.FailureDescriptor failure = endpoint().watches()
+			.controllers()
+			.get("test")
+			.failing()
+			.get("default/a");
+		assertThat(failure.message()).contains("PUT configmaps default/a").contains("etcdserver: request timed out");
+		assertThat(output).contains("etcdserver: request timed out");
 	}
 
 	@Test

@@ -344,7 +344,31 @@ class ControllerAutoConfigurationTests {
 					.isEqualTo(IllegalStateException.class.getName());
 				// the message may quote values: shown only with
 				// listwatch.show-exception-messages
+				assertThat(described.failing().get("default/b").at())
+					.startsWith(ControllerAutoConfigurationTests.class.getName() + ".lambda$");
 				assertThat(described.failing().get("default/b").message()).isNull();
+			});
+	}
+
+	@Test
+	void theEndpointShowsTheMessagesOfFailingKeysWhenAsked() {
+		watching("listwatch.controllers.copy.watch=configmaps", "listwatch.controllers.copy.backoff.initial=1ms",
+				"listwatch.controllers.copy.backoff.max=5ms", "listwatch.show-exception-messages=true")
+			.withConfiguration(AutoConfigurations.of(ListwatchEndpointAutoConfiguration.class))
+			.withPropertyValues("management.endpoints.web.exposure.include=listwatch")
+			.withBean("copyReconciler", Reconciler.class, () -> (Reconciler<KubernetesObject>) (request) -> {
+				if (request.key().equals("default/b")) {
+					throw new IllegalStateException("the target namespace is full");
+				}
+				return Result.done();
+			})
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				ListwatchEndpoint endpoint = context.getBean(ListwatchEndpoint.class);
+				await().atMost(Duration.ofSeconds(10))
+					.until(() -> endpoint.watches().controllers().get("copy").failing().containsKey("default/b"));
+				assertThat(endpoint.watches().controllers().get("copy").failing().get("default/b").message())
+					.isEqualTo("the target namespace is full");
 			});
 	}
 
