@@ -1,6 +1,7 @@
 package dev.listwatch.autoconfigure;
 
 import java.net.URI;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -51,7 +52,8 @@ public final class EtcdAutoConfiguration {
 
 	@Bean(destroyMethod = "close")
 	@ConditionalOnMissingBean
-	EtcdClient listwatchEtcdClient(EtcdProperties properties, ObjectProvider<JsonMapper> jsonMapper) {
+	EtcdClient listwatchEtcdClient(EtcdProperties properties, ObjectProvider<JsonMapper> jsonMapper,
+			Environment environment) {
 		EtcdConnection connection = connection(properties);
 		if (properties.getProtocol() == EtcdClient.Protocol.GRPC && !EtcdClient.grpcAvailable()) {
 			throw new EtcdConfigurationException(PREFIX + "protocol", "is grpc, but gRPC is not on the class path",
@@ -59,7 +61,16 @@ public final class EtcdAutoConfiguration {
 							+ "protocol to auto or gateway.",
 					null);
 		}
-		return EtcdClient.create(connection, jsonMapper.getIfAvailable(JsonMapper::shared), properties.getProtocol());
+		Duration idleTimeout = EtcdWatches.idleTimeout(environment);
+		if (idleTimeout.toMillis() < 3) {
+			throw new EtcdConfigurationException(EtcdWatches.IDLE_TIMEOUT,
+					"is " + idleTimeout + ", too short for an etcd watch to ask etcd for progress",
+					"Give at least a few seconds (90s by default).", null);
+		}
+		// a watch silent for the idle timeout, its progress requests unanswered, is
+		// given up as a dead connection
+		return EtcdClient.create(connection, jsonMapper.getIfAvailable(JsonMapper::shared), properties.getProtocol(),
+				idleTimeout);
 	}
 
 	@Bean

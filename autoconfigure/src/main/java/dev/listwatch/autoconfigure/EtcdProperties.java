@@ -9,6 +9,7 @@ import dev.listwatch.etcd.EtcdClient;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.DeprecatedConfigurationProperty;
 
 /**
  * Where etcd is, for watches with {@code source: etcd} ({@code listwatch.etcd.*}).
@@ -53,12 +54,13 @@ public class EtcdProperties {
 	private @Nullable String password;
 
 	/**
-	 * How often etcd sends a quiet watch a progress notification: etcd's
-	 * --watch-progress-notify-interval (10 minutes unless etcd was started with another).
-	 * An etcd watch is replaced for silence only after this and a minute more (or
-	 * idle-timeout, if longer), so that a watch of a quiet prefix lives to receive it:
-	 * its revision then moves with etcd's, and a compaction costs it no relist. Lower it
-	 * together with etcd's flag to find a half-open watch sooner.
+	 * etcd's --watch-progress-notify-interval (10 minutes unless etcd was started with
+	 * another). No longer used: an etcd watch asks etcd for progress itself when it has
+	 * heard nothing for a third of listwatch.defaults.idle-timeout, so a quiet prefix's
+	 * revision moves with etcd's without waiting for etcd's notification, and a watch
+	 * whose progress requests go unanswered for the idle timeout is given up as a dead
+	 * (half-open) connection. Set listwatch.defaults.idle-timeout to find a dead watch
+	 * sooner or later.
 	 */
 	private Duration progressNotifyInterval = Duration.ofMinutes(10);
 
@@ -83,10 +85,15 @@ public class EtcdProperties {
 		this.protocol = protocol;
 	}
 
+	@Deprecated(since = "0.1")
+	@DeprecatedConfigurationProperty(
+			reason = "etcd watches ask etcd for progress themselves; their dead-connection timeout is "
+					+ "listwatch.defaults.idle-timeout")
 	public Duration getProgressNotifyInterval() {
 		return this.progressNotifyInterval;
 	}
 
+	@Deprecated(since = "0.1")
 	public void setProgressNotifyInterval(Duration progressNotifyInterval) {
 		this.progressNotifyInterval = progressNotifyInterval;
 	}

@@ -26,11 +26,7 @@ final class EtcdWatches {
 
 	static final String ENDPOINTS = "listwatch.etcd.endpoints";
 
-	/**
-	 * How long after etcd's progress notification interval a silent etcd watch is taken
-	 * for dead.
-	 */
-	static final Duration PROGRESS_MARGIN = Duration.ofMinutes(1);
+	static final String IDLE_TIMEOUT = "listwatch.defaults.idle-timeout";
 
 	private EtcdWatches() {
 	}
@@ -64,27 +60,38 @@ final class EtcdWatches {
 	}
 
 	/**
-	 * The options of an etcd watch: its idle timeout covers etcd's progress notification
-	 * interval and a minute more. A silent etcd watch replaced sooner would never receive
-	 * a progress notification (etcd sends one only to a watch that has lived the
-	 * interval), so a quiet prefix's revision would never move, and every compaction past
-	 * it would cost a relist; an open, synced etcd watch is not cancelled by a
-	 * compaction.
+	 * The idle timeout etcd watches are given up after, as dead connections, by the
+	 * client the auto-configuration makes: {@code listwatch.defaults.idle-timeout}.
+	 * @param environment where it is looked up
+	 * @return the timeout, 90 s unless set
+	 */
+	static Duration idleTimeout(Environment environment) {
+		return Binder.get(environment).bind(IDLE_TIMEOUT, Duration.class).orElse(Duration.ofSeconds(90));
+	}
+
+	/**
+	 * The options of an etcd watch: the informer's idle timeout is only a backstop behind
+	 * the etcd client's own check, which asks etcd for progress on a silent watch after
+	 * each third of its watch timeout and gives it up at the whole, so it is at least
+	 * that timeout and a third more. A quiet prefix's watch on a live connection is then
+	 * answered (a bookmark at etcd's revision) well before the informer would take it for
+	 * silent, so it stays open, its revision moves with etcd's, and a compaction costs it
+	 * no relist; a dead connection is found by the client within its timeout. With the
+	 * auto-configured client (whose watch timeout is the idle timeout) that is the idle
+	 * timeout and a third; a client made with a longer watch timeout raises it to match.
 	 * @param options the watch's options
-	 * @param environment where listwatch.etcd.progress-notify-interval is looked up
+	 * @param watchTimeout the etcd client's watch timeout
+	 * ({@link EtcdClient#watchTimeout()})
 	 * @return the options, with the idle timeout so raised where needed
 	 */
-	static InformerOptions withProgressNotifications(InformerOptions options, Environment environment) {
-		Duration interval = Binder.get(environment)
-			.bind("listwatch.etcd.progress-notify-interval", Duration.class)
-			.orElse(Duration.ofMinutes(10));
-		Duration covering = interval.plus(PROGRESS_MARGIN);
-		if (options.idleTimeout().compareTo(covering) >= 0) {
+	static InformerOptions behindTheClientsCheck(InformerOptions options, Duration watchTimeout) {
+		Duration backstop = watchTimeout.plus(watchTimeout.dividedBy(3));
+		if (options.idleTimeout().compareTo(backstop) >= 0) {
 			return options;
 		}
 		return new InformerOptions(options.labelSelector(), options.fieldSelector(), options.pageSize(),
-				options.streamingList(), options.minWatchTimeout(), options.maxWatchTimeout(), covering,
-				options.backoff(), options.resyncPeriod(), options.autoStartup());
+				options.streamingList(), options.minWatchTimeout(), options.maxWatchTimeout(), backstop,
+				options.backoff(), options.resyncPeriod(), options.autoStartup(), options.onRefusal());
 	}
 
 	/**

@@ -11,6 +11,7 @@ import dev.listwatch.ListerWatcher;
 import dev.listwatch.ObjectTransform;
 import dev.listwatch.WatchIndex;
 import dev.listwatch.WatchTransform;
+import dev.listwatch.etcd.EtcdClient;
 import dev.listwatch.informer.Informer;
 import dev.listwatch.informer.InformerFactory;
 import dev.listwatch.informer.InformerOptions;
@@ -178,7 +179,8 @@ final class WatchBeans {
 		try {
 			options = DeclaredWatches.informerOptions(properties.getDefaults(), watch);
 			if (EtcdWatches.isEtcd(name, watch)) {
-				options = EtcdWatches.withProgressNotifications(options, beanFactory.getBean(Environment.class));
+				options = EtcdWatches.behindTheClientsCheck(options,
+						beanFactory.getBean(EtcdClient.class).watchTimeout());
 			}
 		}
 		catch (IllegalArgumentException ex) {

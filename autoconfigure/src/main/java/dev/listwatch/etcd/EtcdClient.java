@@ -112,18 +112,24 @@ public final class EtcdClient implements AutoCloseable {
 	}
 
 	/**
-	 * Makes a client whose watches are given up after another silence than the default.
+	 * Makes a client whose watches are given up after another silence than the default
+	 * (the auto-configuration gives {@code listwatch.defaults.idle-timeout}).
 	 * @param connection where etcd is and how to log in
 	 * @param mapper the mapper that binds values to Java types
 	 * @param protocol how to reach etcd
 	 * @param watchTimeout how long a watch may stay silent while its reader waits, its
 	 * progress requests (one after each third of it) unanswered, before it is given up as
-	 * a dead connection
+	 * a dead connection; at least 3 ms
 	 * @return the client; the caller owns it and closes it
 	 * @throws IllegalStateException when {@link Protocol#GRPC} is asked for and gRPC is
 	 * not on the class path
+	 * @throws IllegalArgumentException when the timeout is below 3 ms
 	 */
-	static EtcdClient create(EtcdConnection connection, JsonMapper mapper, Protocol protocol, Duration watchTimeout) {
+	public static EtcdClient create(EtcdConnection connection, JsonMapper mapper, Protocol protocol,
+			Duration watchTimeout) {
+		if (watchTimeout.toMillis() < 3) {
+			throw new IllegalArgumentException("the watch timeout must be at least 3 ms, not " + watchTimeout);
+		}
 		boolean grpc = switch (protocol) {
 			case GATEWAY -> false;
 			case AUTO -> grpcAvailable();
@@ -146,6 +152,15 @@ public final class EtcdClient implements AutoCloseable {
 	 */
 	public static boolean grpcAvailable() {
 		return ClassUtils.isPresent(GRPC_CLASS, EtcdClient.class.getClassLoader()) && GrpcTransport.available();
+	}
+
+	/**
+	 * How long a watch may stay silent while its reader waits, its progress requests
+	 * unanswered, before it is given up as a dead connection.
+	 * @return the timeout (90 s unless the client was made with another)
+	 */
+	public Duration watchTimeout() {
+		return this.liveness.timeout();
 	}
 
 	/**

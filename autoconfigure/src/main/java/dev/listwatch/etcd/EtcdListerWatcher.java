@@ -54,7 +54,11 @@ import org.jspecify.annotations.Nullable;
  * the difference (deletes with final state unknown). A revision etcd has not reached (an
  * etcd restored from a backup, or a fresh member behind the same endpoint) fails a list
  * as 410 Gone, and a watch as the API server's 504 "Too large resource version" (etcd
- * itself accepts such a watch and waits in silence); both relist from scratch.</li>
+ * itself accepts such a watch and waits in silence); both relist from scratch. A watch
+ * finding etcd at most {@value #LAGGING} revisions behind (a follower lagging after a
+ * leader failover) asks again after a pause, for up to 3 s in all (as kube-apiserver
+ * waits for its watch cache; at most a third of the client's watch timeout), and is
+ * refused only if etcd is still behind then.</li>
  * <li><b>Values</b> are JSON, decoded per key by {@link ValueDecoder} (which also says
  * how a key maps to namespace and name): a value that cannot be held is an
  * {@link UnbindableObject} in the list's {@code unbindable()} or an event's
@@ -69,6 +73,20 @@ import org.jspecify.annotations.Nullable;
  * @param <T> the Java type of the objects
  */
 final class EtcdListerWatcher<T> implements ListerWatcher<T> {
+
+	/**
+	 * How far (in revisions) an etcd may be behind the revision a watch resumes after and
+	 * still be taken for a member catching up, waited for: further behind, it is taken
+	 * for one restored from a backup (or another cluster), and refused at once.
+	 */
+	static final long LAGGING = 1000;
+
+	/**
+	 * The pauses (milliseconds) before each new ask of a member that is behind: 3 s in
+	 * all, kube-apiserver's wait for its watch cache to catch up ({@code blockTimeout} of
+	 * {@code waitUntilFreshAndBlock}), after which a member still behind is refused.
+	 */
+	private static final long[] CATCHING_UP = { 100, 200, 400, 800, 1500 };
 
 	private final Transport transport;
 
@@ -89,9 +107,18 @@ final class EtcdListerWatcher<T> implements ListerWatcher<T> {
 	/** The highest revision etcd reported its history compacted up to. */
 	private final AtomicLong compacted = new AtomicLong();
 
+	/** Waits between the asks of an etcd member that is behind. */
+	private final Pause pause;
+
 	EtcdListerWatcher(Transport transport, @Nullable Executor prefetcher, String prefix, ValueDecoder<T> decoder,
 			@Nullable WatchLiveness liveness) {
+		this(transport, prefetcher, prefix, decoder, liveness, Thread::sleep);
+	}
+
+	EtcdListerWatcher(Transport transport, @Nullable Executor prefetcher, String prefix, ValueDecoder<T> decoder,
+			@Nullable WatchLiveness liveness, Pause pause) {
 		this.transport = transport;
+		this.pause = pause;
 		this.prefetcher = prefetcher;
 		this.liveness = liveness;
 		this.prefix = prefix;
@@ -177,7 +204,10 @@ final class EtcdListerWatcher<T> implements ListerWatcher<T> {
 		// that etcd answers progress requests while it is quiet; from the first one when
 		// etcd compacted the one before away
 		long from = (start > 1) ? Math.max(start - 1, Math.min(start, this.compacted.get())) : start;
-		for (int attempt = 0;; attempt++) {
+		boolean tokenRenewed = false;
+		int waits = 0;
+		long waited = 0;
+		for (;;) {
 			Transport.Answers answers = this.transport.watch(key, this.rangeEnd, from, what);
 			EtcdWatchStream<T> stream = new EtcdWatchStream<>(answers.toString(), answers, this.decoder, this.transport,
 					start, from, this::compacted, this.liveness);
@@ -193,12 +223,50 @@ final class EtcdListerWatcher<T> implements ListerWatcher<T> {
 				return stream;
 			}
 			stream.close();
-			if (attempt == 0 && this.transport.authenticates() && (refused.code() == 401 || refused.code() == 403)) {
+			if (!tokenRenewed && this.transport.authenticates() && (refused.code() == 401 || refused.code() == 403)) {
 				// the token is refused (the stream forgot it, unless replaced already):
 				// authenticate again, once; a second refusal is etcd's answer
+				tokenRenewed = true;
 				continue;
 			}
+			long behind = (start - 1) - stream.createdRevision();
+			if (stream.behind() && behind <= LAGGING && waits < CATCHING_UP.length
+					&& waited + CATCHING_UP[waits] <= catchingUpAtMost()) {
+				// a member a few revisions behind (a follower after a leader failover):
+				// it catches up within moments; asked again after a pause, as
+				// kube-apiserver waits up to 3 s for its watch cache to catch up
+				pause(CATCHING_UP[waits], what);
+				waited += CATCHING_UP[waits++];
+				continue;
+			}
+			if (waits > 0) {
+				refused = new Status(refused.code(), refused.reason(),
+						refused.message() + "; still behind after " + waited + " ms of waiting for it to catch up");
+			}
 			throw KubernetesApiException.of("etcd " + what, refused, null);
+		}
+	}
+
+	/**
+	 * How long, in milliseconds, a watch waits for a member that is behind: 3 s, or a
+	 * third of the client's watch timeout if that is shorter, so that the informer, which
+	 * gives a request up after a longer silence, never abandons the wait and retries it
+	 * (a short timeout would then never let a restored etcd be refused).
+	 */
+	private long catchingUpAtMost() {
+		long most = 3000;
+		WatchLiveness liveness = this.liveness;
+		return (liveness != null) ? Math.min(most, liveness.timeout().toMillis() / 3) : most;
+	}
+
+	private void pause(long millis, String what) {
+		try {
+			this.pause.pause(millis);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new KubernetesApiException(KubernetesApiException.Kind.CONNECTION,
+					"etcd " + what + ": interrupted while waiting for etcd to catch up", ex);
 		}
 	}
 
@@ -258,6 +326,14 @@ final class EtcdListerWatcher<T> implements ListerWatcher<T> {
 	@Override
 	public String toString() {
 		return "EtcdListerWatcher[" + this.prefix + " on " + this.transport + "]";
+	}
+
+	/** A wait, in milliseconds: {@link Thread#sleep(long)}, or a test's record of it. */
+	@FunctionalInterface
+	interface Pause {
+
+		void pause(long millis) throws InterruptedException;
+
 	}
 
 	/**

@@ -56,6 +56,14 @@ final class EtcdWatchStream<T> implements WatchStream<T> {
 
 	private final WatchLiveness.@Nullable Watched liveness;
 
+	/** etcd's revision when it created the watch, or 0 before. */
+	private long createdRevision;
+
+	/**
+	 * Whether the watch was refused for etcd being behind the revision it resumes from.
+	 */
+	private boolean behind;
+
 	/**
 	 * A watch stream.
 	 * @param what the watch, for messages
@@ -86,7 +94,8 @@ final class EtcdWatchStream<T> implements WatchStream<T> {
 	 * endpoint) would stall in silence: when the created answer's revision, etcd's
 	 * newest, is below the one the watch resumes after, the watch is refused as the API
 	 * server refuses a too large resourceVersion (504, "Too large resource version"), on
-	 * which the reflector relists from scratch.
+	 * which the reflector relists from scratch ({@link EtcdListerWatcher} first asks a
+	 * member only a little behind again, for a while, as one that may be catching up).
 	 * @return {@code null} when the watch is created, else the status of etcd's refusal
 	 * @throws KubernetesApiException when the stream breaks or ends first
 	 */
@@ -104,13 +113,32 @@ final class EtcdWatchStream<T> implements WatchStream<T> {
 			return null;
 		}
 		long current = answer.revision();
+		this.createdRevision = current;
 		// etcd's newest revision below the one the watch resumed after (start - 1): it is
 		// behind
 		if (this.startRevision > 0 && current > 0 && current < this.startRevision - 1) {
+			this.behind = true;
 			return new Status(504, "Timeout", "Too large resource version: " + this.startRevision + ", current: "
 					+ current + " (etcd is behind the revision the watch resumes from: restored, or replaced)");
 		}
 		return null;
+	}
+
+	/**
+	 * etcd's revision when it created the watch.
+	 * @return the revision, or 0 before {@link #awaitCreated()} read it
+	 */
+	long createdRevision() {
+		return this.createdRevision;
+	}
+
+	/**
+	 * Whether {@link #awaitCreated()} refused the watch for etcd being behind the
+	 * revision it resumes from.
+	 * @return whether it did
+	 */
+	boolean behind() {
+		return this.behind;
 	}
 
 	@Override

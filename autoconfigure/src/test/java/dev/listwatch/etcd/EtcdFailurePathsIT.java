@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import tools.jackson.databind.json.JsonMapper;
 
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 
@@ -32,10 +33,11 @@ import static org.awaitility.Awaitility.await;
  * The failure paths of etcd watches on a real etcd 3.6 with its DEFAULT progress
  * notification interval (10 minutes): a watch resumed against an etcd that is behind
  * relists instead of stalling; the events of one revision all reach the cache when a stop
- * falls between them; and a quiet prefix's watch is not replaced before etcd's progress
- * notification can arrive, so a compaction costs it no relist; and a watch behind a
- * frozen (half-open) connection is given up once its progress requests go unanswered for
- * the watch timeout, and resumed without a relist.
+ * falls between them; a quiet prefix's watch is not replaced before etcd can tell it
+ * (answering its progress requests) that the revision moved, so a compaction costs it no
+ * relist; and a watch behind a frozen (half-open) connection is given up once its
+ * progress requests go unanswered for the watch timeout
+ * ({@code listwatch.defaults.idle-timeout}), and resumed without a relist.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class EtcdFailurePathsIT {
@@ -123,23 +125,30 @@ class EtcdFailurePathsIT {
 	}
 
 	@Test
-	void aQuietPrefixIsNotReplacedBeforeEtcdsProgressNotificationSoACompactionCostsNoRelist() {
+	void aQuietPrefixIsNotReplacedBeforeEtcdCanTellItTheRevisionMovedSoACompactionCostsNoRelist() {
 		etcd.put("/quiet6/a", "{}");
-		// an idle timeout of 1 s: an etcd watch waits for the progress notification all
-		// the same
+		// an idle timeout of 1 s: the client asks etcd for progress every third of it,
+		// the informer's idle timeout is a backstop a third longer
 		EtcdWatchIT.runner(etcd.endpoint(), "/quiet6/", "listwatch.defaults.idle-timeout=1s").run((context) -> {
 			Informer<?> informer = EtcdWatchIT.informer(context);
 			await().atMost(WAIT).until(() -> informer.status().synced());
-			assertThat(informer.status().watched().idleTimeout()).isEqualTo(Duration.ofMinutes(11));
+			assertThat(context.getBean(EtcdClient.class).watchTimeout()).isEqualTo(Duration.ofSeconds(1));
+			assertThat(informer.status().watched().idleTimeout())
+				.isEqualTo(Duration.ofSeconds(1).plus(Duration.ofSeconds(1).dividedBy(3)));
+			long moved = 0;
 			for (int i = 0; i < 5; i++) {
-				etcd.put("/elsewhere6/k", "{\"v\":" + i + "}");
+				moved = etcd.put("/elsewhere6/k", "{\"v\":" + i + "}");
 			}
+			// etcd tells the quiet watch its revision moved within the idle timeout,
+			// long before its progress notification (10 minutes here)
+			long elsewhere = moved;
+			await().atMost(Duration.ofSeconds(2))
+				.until(() -> Long.parseLong(informer.status().lastResourceVersion()) >= elsewhere);
 			etcd.compact(etcd.revision());
-			// several of the configured idle timeouts: the watch stays, the compaction
-			// does not touch it
+			// several idle timeouts: the watch stays, the compaction does not touch it
 			await().during(Duration.ofSeconds(4))
 				.atMost(Duration.ofSeconds(10))
-				.until(() -> informer.status().relists() == 0);
+				.until(() -> informer.status().relists() == 0 && informer.status().restarts().isEmpty());
 			etcd.put("/quiet6/b", "{}");
 			await().atMost(WAIT).until(() -> EtcdWatchIT.lister(context).get(null, "b").isPresent());
 			assertThat(informer.status().relists()).isZero();
@@ -151,42 +160,57 @@ class EtcdFailurePathsIT {
 	@Test
 	void aWatchBehindAFrozenConnectionIsReplacedWithinTheTimeoutWithoutARelist(CapturedOutput output) {
 		try (FaultProxy proxy = FaultProxy.start(etcd.port())) {
-			etcd.put("/frozen/a", "{}");
 			String endpoint = "http://127.0.0.1:" + proxy.port();
-			EtcdWatchIT.runner(endpoint, "/frozen/")
-				.withBean(EtcdClient.class, () -> client(endpoint, WATCH_TIMEOUT))
-				.run((context) -> {
-					Informer<?> informer = EtcdWatchIT.informer(context);
-					await().atMost(WAIT).until(() -> informer.status().synced());
-					// alive and quiet, etcd too: several timeouts pass, etcd answers each
-					// progress request, the watch stays
-					await().during(WATCH_TIMEOUT.multipliedBy(2))
-						.atMost(WATCH_TIMEOUT.multipliedBy(3))
-						.until(() -> informer.status().restarts().isEmpty());
-					assertThat(informer.status().events(WatchEvent.Type.BOOKMARK)).isPositive();
-					// etcd moves on elsewhere: the quiet prefix's revision moves with it,
-					// long before etcd's progress notification (10 minutes here)
-					long elsewhere = etcd.put("/elsewhere-frozen/x", "{}");
-					await().atMost(WATCH_TIMEOUT)
-						.until(() -> Long.parseLong(informer.status().lastResourceVersion()) >= elsewhere);
-					// packets dropped both ways, no FIN, no RST: a dead load balancer
-					assertThat(proxy.stallAll()).isPositive();
-					long frozen = System.nanoTime();
-					for (int i = 0; i < 10; i++) {
-						etcd.put("/frozen/k" + i, "{}");
-					}
-					await().atMost(WATCH_TIMEOUT.plusSeconds(5))
-						.until(() -> EtcdWatchIT.lister(context).list().size() == 11);
-					System.out
-						.println("etcd " + EtcdWatchIT.protocol + " watch behind a frozen connection caught up in "
-								+ Duration.ofNanos(System.nanoTime() - frozen).toMillis() + " ms (timeout "
-								+ WATCH_TIMEOUT + ")");
-					assertThat(informer.status().relists()).isZero();
-					assertThat(informer.status().lists().count()).isEqualTo(1);
-					assertThat(informer.status().restarts(RestartReason.DISCONNECTED)).isPositive();
-					assertThat(output).contains("no answer from etcd for");
-				});
+			frozen(proxy, "/frozen/", EtcdWatchIT.runner(endpoint, "/frozen/")
+				.withBean(EtcdClient.class, () -> client(endpoint, WATCH_TIMEOUT)), output);
 		}
+	}
+
+	@Test
+	void theIdleTimeoutOfThePropertiesIsHowLongAFrozenEtcdWatchLasts(CapturedOutput output) {
+		try (FaultProxy proxy = FaultProxy.start(etcd.port())) {
+			String endpoint = "http://127.0.0.1:" + proxy.port();
+			frozen(proxy, "/frozen-idle/", EtcdWatchIT.runner(endpoint, "/frozen-idle/",
+					"listwatch.defaults.idle-timeout=" + WATCH_TIMEOUT.toSeconds() + "s"), output);
+		}
+	}
+
+	/**
+	 * A watch of the prefix, alive and quiet for several timeouts, then frozen: given up
+	 * by the client's progress requests within the timeout, resumed without a relist.
+	 */
+	private void frozen(FaultProxy proxy, String prefix, ApplicationContextRunner runner, CapturedOutput output) {
+		etcd.put(prefix + "a", "{}");
+		runner.run((context) -> {
+			Informer<?> informer = EtcdWatchIT.informer(context);
+			await().atMost(WAIT).until(() -> informer.status().synced());
+			// alive and quiet, etcd too: several timeouts pass, etcd answers each
+			// progress request, the watch stays
+			await().during(WATCH_TIMEOUT.multipliedBy(2))
+				.atMost(WATCH_TIMEOUT.multipliedBy(3))
+				.until(() -> informer.status().restarts().isEmpty());
+			assertThat(informer.status().events(WatchEvent.Type.BOOKMARK)).isPositive();
+			// etcd moves on elsewhere: the quiet prefix's revision moves with it, long
+			// before etcd's progress notification (10 minutes here)
+			long elsewhere = etcd.put("/elsewhere" + prefix + "x", "{}");
+			await().atMost(WATCH_TIMEOUT)
+				.until(() -> Long.parseLong(informer.status().lastResourceVersion()) >= elsewhere);
+			// packets dropped both ways, no FIN, no RST: a dead load balancer
+			assertThat(proxy.stallAll()).isPositive();
+			long frozen = System.nanoTime();
+			for (int i = 0; i < 10; i++) {
+				etcd.put(prefix + "k" + i, "{}");
+			}
+			await().atMost(WATCH_TIMEOUT.plusSeconds(5)).until(() -> EtcdWatchIT.lister(context).list().size() == 11);
+			System.out.println("etcd " + EtcdWatchIT.protocol + " watch behind a frozen connection caught up in "
+					+ Duration.ofNanos(System.nanoTime() - frozen).toMillis() + " ms (timeout " + WATCH_TIMEOUT + ")");
+			assertThat(informer.status().relists()).isZero();
+			assertThat(informer.status().lists().count()).isEqualTo(1);
+			// the client's check gave it up, not the informer's backstop
+			assertThat(informer.status().restarts(RestartReason.DISCONNECTED)).isPositive();
+			assertThat(informer.status().restarts()).doesNotContainKey(RestartReason.IDLE);
+			assertThat(output).contains("no answer from etcd for");
+		});
 	}
 
 	/** A client whose watches are given up after a short silence. */
