@@ -334,6 +334,12 @@ final class ReadAheadRequestFactory implements ClientHttpRequestFactory {
 
 		@Override
 		public void onNext(List<ByteBuffer> buffers) {
+			Http2Pool.Generation generation = this.generation;
+			if (generation != null) {
+				// the connection is alive: a ping that waits on a busy server gives
+				// it up only after a silence
+				generation.received();
+			}
 			this.arrived.add(buffers);
 		}
 
