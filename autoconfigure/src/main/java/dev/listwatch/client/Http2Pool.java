@@ -68,6 +68,13 @@ final class Http2Pool {
 	 */
 	static final Duration PING_TIMEOUT = Duration.ofSeconds(15);
 
+	/**
+	 * What a ping asks for: exempt from API Priority and Fairness by kube-apiserver's
+	 * suggested flow schema {@code probes} (a GET of exactly {@code /healthz},
+	 * {@code /readyz} or {@code /livez}).
+	 */
+	static final String PING_PATH = "/livez";
+
 	private static final Log logger = LogFactory.getLog(Http2Pool.class);
 
 	private final URI server;
@@ -124,7 +131,7 @@ final class Http2Pool {
 	Http2Pool(URI server, Supplier<HttpClient> http2, Supplier<HttpClient> http1, Duration gateWait,
 			Duration pingTimeout) {
 		this.server = server;
-		this.ping = URI.create(server + "/livez");
+		this.ping = URI.create(server + PING_PATH);
 		this.pingTimeout = pingTimeout;
 		this.http2 = http2;
 		this.http1 = http1;

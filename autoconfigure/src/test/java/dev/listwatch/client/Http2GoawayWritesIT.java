@@ -34,7 +34,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * connection told to go away). Creates with {@code generateName} run 4 at a time: each is
  * answered, or fails saying that its outcome is unknown (never a plain connection failure
  * a caller would retry into a duplicate); with the connection this Java version gets by
- * default, none fails.
+ * default, none fails. And the HTTP/2 ping's path is in API Priority and Fairness's
+ * {@code exempt} priority level, {@code /version} (the ping before) is not.
  */
 class Http2GoawayWritesIT {
 
@@ -79,6 +80,48 @@ class Http2GoawayWritesIT {
 		Figures figures = creates("lw-goaway-default", ApiServerClient.DEFAULT_HTTP2);
 		assertThat(figures.failures).as("writes failed").isEmpty();
 		assertThat(figures.objects).isEqualTo(CREATES);
+	}
+
+	@Test
+	void thePingIsExemptFromPriorityAndFairnessAndVersionIsNot() throws Exception {
+		// a user outside system:masters (whose every request is exempt): the ping must
+		// not queue behind the client's own traffic on a busy server
+		java.security.KeyStore trust = java.security.KeyStore.getInstance(java.security.KeyStore.getDefaultType());
+		trust.load(null, null);
+		trust.setCertificateEntry("ca", java.security.cert.CertificateFactory.getInstance("X.509")
+			.generateCertificate(
+					new java.io.ByteArrayInputStream(server.caCertificatePem().getBytes(StandardCharsets.US_ASCII))));
+		javax.net.ssl.TrustManagerFactory trustManagers = javax.net.ssl.TrustManagerFactory
+			.getInstance(javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
+		trustManagers.init(trust);
+		javax.net.ssl.SSLContext tls = javax.net.ssl.SSLContext.getInstance("TLS");
+		tls.init(null, trustManagers.getTrustManagers(), null);
+		java.net.http.HttpClient http = java.net.http.HttpClient.newBuilder()
+			.sslContext(tls)
+			.version(java.net.http.HttpClient.Version.HTTP_1_1)
+			.build();
+		String exempt = server.kubectl("get", "prioritylevelconfiguration", "exempt", "-o", "jsonpath={.metadata.uid}");
+		java.util.function.Function<String, String> level = (path) -> {
+			try {
+				return http
+					.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(server.serverUrl() + path))
+						.header("Authorization", "Bearer " + server.forbiddenToken())
+						.build(), java.net.http.HttpResponse.BodyHandlers.discarding())
+					.headers()
+					.firstValue("X-Kubernetes-PF-PriorityLevel-UID")
+					.orElse("(none)");
+			}
+			catch (java.io.IOException ex) {
+				throw new java.io.UncheckedIOException(ex);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new IllegalStateException(ex);
+			}
+		};
+		assertThat(exempt).isNotBlank();
+		assertThat(level.apply(Http2Pool.PING_PATH)).as("the ping's priority level").isEqualTo(exempt);
+		assertThat(level.apply("/version")).as("/version's priority level").isNotEqualTo(exempt);
 	}
 
 	private static Figures creates(String namespace, boolean http2) throws Exception {
