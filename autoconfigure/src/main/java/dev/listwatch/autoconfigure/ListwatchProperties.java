@@ -189,9 +189,13 @@ public class ListwatchProperties {
 		 * and TLS connection, instead of one connection per open watch. A cut of that
 		 * connection breaks every watch on it, and each resumes from its last
 		 * resourceVersion. Plain http servers, and proxies that need Jetty's client, stay
-		 * on HTTP/1.1.
+		 * on HTTP/1.1. On by default on Java 24 and later, off before: the JDK client of
+		 * Java 17 (before JDK-8335181, backported only to later updates) fails every
+		 * request on a connection that receives a GOAWAY, which kube-apiserver sends by
+		 * design on HA clusters ({@code --goaway-chance}); a write failed so has an
+		 * unknown outcome.
 		 */
-		private boolean http2 = true;
+		private boolean http2 = dev.listwatch.client.ApiServerClient.DEFAULT_HTTP2;
 
 		/**
 		 * Requests per second this connection sends at most, over a burst (client-go's

@@ -127,6 +127,61 @@ final class ApiErrors {
 	}
 
 	/**
+	 * The exception for a write whose connection failed after the request may have
+	 * reached the server (a GOAWAY on Java 17, a reset, an EOF while waiting for the
+	 * answer): the server may have applied it. Nothing sends it again.
+	 * @param request the request, for example {@code POST /api/v1/configmaps}
+	 * @param cause what the connection threw
+	 * @return an exception of kind {@link Kind#CONNECTION} whose message says so
+	 */
+	static KubernetesApiException outcomeUnknown(String request, Throwable cause) {
+		return new KubernetesApiException(Kind.CONNECTION,
+				request + " failed, and its outcome is unknown: the" + " connection broke after the request was sent ("
+						+ describe(cause) + "), so the server may have"
+						+ " applied it; it was not sent again. Read the object before writing again (a create with"
+						+ " generateName may have made an object)",
+				cause);
+	}
+
+	/**
+	 * The exception for a write the server applied (a 2xx status arrived) whose answer
+	 * was cut off before its end (a GOAWAY on Java 17): the object it returns is lost,
+	 * not the write.
+	 * @param request the request, for example {@code POST /api/v1/configmaps}
+	 * @param code the status received
+	 * @param cause what the connection threw
+	 * @return an exception of kind {@link Kind#CONNECTION} whose message says so
+	 */
+	static KubernetesApiException answerLost(String request, int code, Throwable cause) {
+		return new KubernetesApiException(Kind.CONNECTION,
+				request + " was applied (" + code + "), but its answer was" + " cut off (" + describe(cause)
+						+ "); it was not sent again. Read the object to see it (a create"
+						+ " with generateName made an object whose name did not arrive)",
+				cause);
+	}
+
+	/**
+	 * Whether a request that failed so never reached the server: the connection was
+	 * refused or timed out, the name did not resolve, TLS failed, or the client was
+	 * closed.
+	 * @param cause what the connection threw
+	 * @return whether the request was certainly not sent
+	 */
+	static boolean notSent(Throwable cause) {
+		java.util.Set<Throwable> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+		for (Throwable t = cause; t != null && seen.add(t); t = t.getCause()) {
+			if (t instanceof java.net.ConnectException || t instanceof java.net.http.HttpConnectTimeoutException
+					|| t instanceof java.net.UnknownHostException
+					|| t instanceof java.nio.channels.UnresolvedAddressException
+					|| t instanceof javax.net.ssl.SSLHandshakeException
+					|| t instanceof java.util.concurrent.RejectedExecutionException) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/**
 	 * The exception for credentials that could not be obtained for a request.
 	 * @param request the request, for example {@code GET /api/v1/configmaps}
 	 * @param cause what the credential supplier threw

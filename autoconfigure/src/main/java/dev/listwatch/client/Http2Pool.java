@@ -37,13 +37,20 @@ import org.jspecify.annotations.Nullable;
  * client sends no PING and has no API for one, so a half-open connection would take every
  * new stream too, and a watch that the watchdog replaced would be replaced on the same
  * dead connection. Here, when a response is closed before its end (the watchdog gives up
- * a silent watch, or a watch is stopped), one small request ({@code GET /version}, with
- * the credentials the last request carried) is sent over its connection as the ping, one
- * at a time; without an answer (any status) within {@link #PING_TIMEOUT}, later requests
- * go to a new client, and so to a new connection, and the requests still waiting for
- * their answer on the old one fail (to be sent again). Responses streaming on the old
- * connection stay there until they end or their watchdog gives them up: a false alarm (a
- * server too busy to answer in time) costs a connection, not the watches.</li>
+ * a silent watch, or a watch is stopped) or a request is given up while waiting for its
+ * answer, one small request ({@code GET /livez}, with the credentials the last request
+ * carried) is sent over its connection as the ping, one at a time. {@code /livez} is
+ * answered by the server's health handler and, by kube-apiserver's suggested flow schema
+ * {@code probes} (a GET of exactly {@code /healthz}, {@code /readyz} or {@code /livez},
+ * any user), is exempt from API Priority and Fairness: it never queues behind the
+ * client's own requests, as {@code /version} did. Without an answer (any status) within
+ * {@link #PING_TIMEOUT} (client-go's HTTP/2 ping timeout), and with no byte received on
+ * the connection within that time either (a connection that delivers bytes is alive,
+ * however slowly the server answers the ping), later requests go to a new client, and so
+ * to a new connection, and the requests still waiting for their answer on the old one
+ * fail (to be sent again). Responses streaming on the old connection stay there until
+ * they end or their watchdog gives them up: a false alarm costs a connection, not the
+ * watches.</li>
  * <li><b>Past the server's stream limit.</b> The JDK client fails a request beyond the
  * server's {@code SETTINGS_MAX_CONCURRENT_STREAMS} ("too many concurrent streams", on
  * Java 17 as on 25) instead of opening another connection; such a request is sent again
@@ -54,10 +61,19 @@ import org.jspecify.annotations.Nullable;
 final class Http2Pool {
 
 	/**
-	 * How long a ping may go unanswered before the connection is given up: the API server
-	 * answers {@code /version} itself, in milliseconds.
+	 * How long a ping may go unanswered, with no byte received on the connection, before
+	 * the connection is given up: client-go's HTTP/2 health check gives a PING 15 s
+	 * ({@code HTTP2_PING_TIMEOUT_SECONDS}). The API server answers {@code /livez} in
+	 * milliseconds when it is well; a server under load may take seconds.
 	 */
-	static final Duration PING_TIMEOUT = Duration.ofSeconds(2);
+	static final Duration PING_TIMEOUT = Duration.ofSeconds(15);
+
+	/**
+	 * What a ping asks for: exempt from API Priority and Fairness by kube-apiserver's
+	 * suggested flow schema {@code probes} (a GET of exactly {@code /healthz},
+	 * {@code /readyz} or {@code /livez}).
+	 */
+	static final String PING_PATH = "/livez";
 
 	private static final Log logger = LogFactory.getLog(Http2Pool.class);
 
@@ -72,6 +88,8 @@ final class Http2Pool {
 	private final Supplier<HttpClient> http1;
 
 	private final long gateWaitNanos;
+
+	private final Duration pingTimeout;
 
 	private final ReentrantLock gate = new ReentrantLock();
 
@@ -99,8 +117,22 @@ final class Http2Pool {
 	 * @param gateWait how long a request waits for another to open the connection
 	 */
 	Http2Pool(URI server, Supplier<HttpClient> http2, Supplier<HttpClient> http1, Duration gateWait) {
+		this(server, http2, http1, gateWait, PING_TIMEOUT);
+	}
+
+	/**
+	 * A pool over HTTP/2 clients, with a ping timeout of its own (for tests).
+	 * @param server the API server's base URL
+	 * @param http2 makes a client that speaks HTTP/2
+	 * @param http1 makes the HTTP/1.1 client of requests past the stream limit
+	 * @param gateWait how long a request waits for another to open the connection
+	 * @param pingTimeout how long a ping may go unanswered
+	 */
+	Http2Pool(URI server, Supplier<HttpClient> http2, Supplier<HttpClient> http1, Duration gateWait,
+			Duration pingTimeout) {
 		this.server = server;
-		this.ping = URI.create(server + "/version");
+		this.ping = URI.create(server + PING_PATH);
+		this.pingTimeout = pingTimeout;
 		this.http2 = http2;
 		this.http1 = http1;
 		this.gateWaitNanos = gateWait.toNanos();
@@ -170,6 +202,7 @@ final class Http2Pool {
 	 * @param version the response's HTTP version
 	 */
 	void connected(Generation generation, HttpClient.Version version) {
+		generation.received();
 		generation.up = true;
 		if (!generation.logged && logger.isInfoEnabled()) {
 			generation.logged = true;
@@ -207,7 +240,8 @@ final class Http2Pool {
 			return CompletableFuture.completedFuture(false);
 		}
 		this.pings.incrementAndGet();
-		HttpRequest.Builder builder = HttpRequest.newBuilder(this.ping).timeout(PING_TIMEOUT).GET();
+		Duration timeout = this.pingTimeout;
+		HttpRequest.Builder builder = HttpRequest.newBuilder(this.ping).timeout(timeout).GET();
 		String authorization = this.authorization;
 		if (authorization != null) {
 			builder.header("Authorization", authorization);
@@ -216,12 +250,23 @@ final class Http2Pool {
 		CompletableFuture<Boolean> given;
 		try {
 			given = generation.client.sendAsync(request, HttpResponse.BodyHandlers.discarding())
-				.orTimeout(PING_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+				.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
 				.handle((response, failure) -> {
 					generation.pinging.set(false);
 					if (failure == null || (unwrap(failure) instanceof IOException io && refusedForStreams(io))) {
 						// answered, or refused for the server's stream limit: the
 						// connection is up, with as many streams as the server allows
+						return false;
+					}
+					long silentNanos = System.nanoTime() - generation.lastReceived;
+					if (silentNanos < timeout.toNanos()) {
+						// a stream of the connection received bytes while the ping
+						// waited: the connection is alive, the server slow to answer
+						if (logger.isDebugEnabled()) {
+							logger.debug("The ping of the HTTP/2 connection to " + this.server + " went unanswered for "
+									+ timeout.toSeconds() + " s, but bytes arrived on it "
+									+ TimeUnit.NANOSECONDS.toMillis(silentNanos) + " ms ago: kept");
+						}
 						return false;
 					}
 					return replace(generation);
@@ -341,9 +386,17 @@ final class Http2Pool {
 
 		volatile boolean logged;
 
+		/** When bytes last arrived on the connection ({@link System#nanoTime()}). */
+		volatile long lastReceived = System.nanoTime() - TimeUnit.DAYS.toNanos(1);
+
 		Generation(HttpClient client, int number) {
 			this.client = client;
 			this.number = number;
+		}
+
+		/** Bytes arrived on the connection (response headers, or a body's buffers). */
+		void received() {
+			this.lastReceived = System.nanoTime();
 		}
 
 	}

@@ -70,14 +70,53 @@ final class ReadAheadRequestFactory implements ClientHttpRequestFactory {
 		return new Request(this.client, this.pool, uri, method);
 	}
 
+	/**
+	 * Whether a request may be sent again without doing twice what it asks, whatever
+	 * became of the first: a read; a write the server refuses once it is done (a
+	 * {@code PUT} or {@code PATCH} carrying the object's {@code resourceVersion}, a
+	 * {@code DELETE} with a uid or resourceVersion precondition). Never a {@code POST}: a
+	 * create with {@code generateName} would make a second object.
+	 * @param method the method
+	 * @param body the body
+	 * @return whether sending it again is safe
+	 */
+	static boolean replayable(HttpMethod method, byte[] body) {
+		if (Request.READS.contains(method)) {
+			return true;
+		}
+		if (body.length == 0 || !(HttpMethod.PUT.equals(method) || HttpMethod.PATCH.equals(method)
+				|| HttpMethod.DELETE.equals(method))) {
+			return false;
+		}
+		tools.jackson.databind.JsonNode tree;
+		try {
+			tree = tools.jackson.databind.json.JsonMapper.shared().readTree(body);
+		}
+		catch (RuntimeException ex) {
+			// not JSON (an apply's YAML): not provably safe
+			return false;
+		}
+		if (HttpMethod.DELETE.equals(method)) {
+			return !tree.path("preconditions").path("uid").asString("").isEmpty()
+					|| !tree.path("preconditions").path("resourceVersion").asString("").isEmpty();
+		}
+		if (tree.isArray()) {
+			// a JSON patch: safe when it tests the resourceVersion
+			for (tools.jackson.databind.JsonNode operation : tree) {
+				if ("test".equals(operation.path("op").asString(""))
+						&& "/metadata/resourceVersion".equals(operation.path("path").asString(""))) {
+					return true;
+				}
+			}
+			return false;
+		}
+		return !tree.path("metadata").path("resourceVersion").asString("").isEmpty();
+	}
+
 	private static final class Request extends BufferedRequest {
 
-		/**
-		 * Methods that may be sent again after a GOAWAY without doing twice what they
-		 * ask.
-		 */
-		private static final Set<HttpMethod> IDEMPOTENT = Set.of(HttpMethod.GET, HttpMethod.HEAD, HttpMethod.PUT,
-				HttpMethod.DELETE, HttpMethod.OPTIONS);
+		/** Methods that change nothing: sent again after a GOAWAY. */
+		private static final Set<HttpMethod> READS = Set.of(HttpMethod.GET, HttpMethod.HEAD, HttpMethod.OPTIONS);
 
 		private final @Nullable HttpClient client;
 
@@ -118,7 +157,7 @@ final class ReadAheadRequestFactory implements ClientHttpRequestFactory {
 					// early, so it is pinged here too
 					pool.closedEarly(generation);
 				}
-				if (Http2Pool.goneAway(ex) && IDEMPOTENT.contains(getMethod())) {
+				if (Http2Pool.goneAway(ex) && replayable(getMethod(), body)) {
 					// Java 17's client fails every stream of a connection that received
 					// a GOAWAY, the one the server answered too: kube-apiserver answers a
 					// request it cannot authenticate (401) with a GOAWAY after the
@@ -334,6 +373,12 @@ final class ReadAheadRequestFactory implements ClientHttpRequestFactory {
 
 		@Override
 		public void onNext(List<ByteBuffer> buffers) {
+			Http2Pool.Generation generation = this.generation;
+			if (generation != null) {
+				// the connection is alive: a ping that waits on a busy server gives
+				// it up only after a silence
+				generation.received();
+			}
 			this.arrived.add(buffers);
 		}
 

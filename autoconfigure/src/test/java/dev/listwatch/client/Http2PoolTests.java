@@ -24,6 +24,12 @@ class Http2PoolTests {
 				() -> HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build(), gateWait);
 	}
 
+	/** A pool whose pings time out sooner than the 15 s of production (a black hole). */
+	private static Http2Pool pool(URI server, Duration gateWait, Duration pingTimeout) {
+		return new Http2Pool(server, () -> HttpClient.newBuilder().version(HttpClient.Version.HTTP_2).build(),
+				() -> HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build(), gateWait, pingTimeout);
+	}
+
 	private static URI closedPort() throws Exception {
 		try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
 			return URI.create("http://127.0.0.1:" + socket.getLocalPort());
@@ -87,7 +93,8 @@ class Http2PoolTests {
 	void aPingUnansweredWithinItsTimeoutGivesTheConnectionUpAndCancelsTheRequestsWaitingOnIt() throws Exception {
 		// accepts connections and never answers: a black hole
 		try (ServerSocket hole = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
-			Http2Pool pool = pool(URI.create("http://127.0.0.1:" + hole.getLocalPort()), Duration.ofSeconds(1));
+			Http2Pool pool = pool(URI.create("http://127.0.0.1:" + hole.getLocalPort()), Duration.ofSeconds(1),
+					Duration.ofSeconds(2));
 			Http2Pool.Generation generation = pool.current();
 			CompletableFuture<Void> waiting = new CompletableFuture<>();
 			generation.aborts.add(() -> waiting.cancel(true));
@@ -156,7 +163,8 @@ class Http2PoolTests {
 		// no response open on the connection to close early: the request's own end
 		// (the watchdog's interrupt) pings it, and a black hole is given up
 		try (ServerSocket hole = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
-			Http2Pool pool = pool(URI.create("http://127.0.0.1:" + hole.getLocalPort()), Duration.ofSeconds(1));
+			Http2Pool pool = pool(URI.create("http://127.0.0.1:" + hole.getLocalPort()), Duration.ofSeconds(1),
+					Duration.ofSeconds(2));
 			Http2Pool.Generation generation = pool.current();
 			ReadAheadRequestFactory factory = new ReadAheadRequestFactory(pool);
 			CompletableFuture<Throwable> failure = new CompletableFuture<>();
@@ -181,6 +189,121 @@ class Http2PoolTests {
 			assertThat(failure.get(10, TimeUnit.SECONDS)).isInstanceOf(java.io.InterruptedIOException.class);
 			assertThat(pool.pings()).isEqualTo(1);
 			org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> pool.current() != generation);
+		}
+	}
+
+	@Test
+	void thePingAsksForLivezWhichPriorityAndFairnessExempts() throws Exception {
+		// kube-apiserver's suggested flow schema "probes" puts a GET of exactly /livez,
+		// /readyz or /healthz in the exempt priority level; /version queues with the
+		// client's own traffic
+		java.util.List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+		HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+		server.createContext("/", (exchange) -> {
+			seen.add(exchange.getRequestMethod() + " " + exchange.getRequestURI());
+			exchange.sendResponseHeaders(200, -1);
+			exchange.close();
+		});
+		server.start();
+		try {
+			Http2Pool pool = pool(URI.create("http://127.0.0.1:" + server.getAddress().getPort()),
+					Duration.ofSeconds(1));
+			assertThat(pool.closedEarly(pool.current()).get(30, TimeUnit.SECONDS)).isFalse();
+			assertThat(seen).containsExactly("GET /livez");
+		}
+		finally {
+			server.stop(0);
+		}
+	}
+
+	@Test
+	void aPingAnsweredAfterThreeSecondsKeepsTheConnection() throws Exception {
+		// a server under load answers late: client-go gives a ping 15 s
+		HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+		server.createContext("/", (exchange) -> {
+			try {
+				Thread.sleep(3000);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			exchange.sendResponseHeaders(200, -1);
+			exchange.close();
+		});
+		server.start();
+		try {
+			Http2Pool pool = pool(URI.create("http://127.0.0.1:" + server.getAddress().getPort()),
+					Duration.ofSeconds(1));
+			Http2Pool.Generation generation = pool.current();
+			assertThat(pool.closedEarly(generation).get(30, TimeUnit.SECONDS)).as("given up").isFalse();
+			assertThat(pool.current()).isSameAs(generation);
+		}
+		finally {
+			server.stop(0);
+		}
+	}
+
+	@Test
+	void aConnectionWhoseStreamsReceiveBytesIsKeptThoughItsPingGoesUnanswered() throws Exception {
+		// the ping waits behind a busy server while a watch on the connection streams:
+		// the connection is alive, and nothing on it is aborted
+		java.util.concurrent.CountDownLatch end = new java.util.concurrent.CountDownLatch(1);
+		HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+		server.setExecutor(java.util.concurrent.Executors.newCachedThreadPool());
+		server.createContext("/watch", (exchange) -> {
+			exchange.sendResponseHeaders(200, 0);
+			try (java.io.OutputStream body = exchange.getResponseBody()) {
+				while (!end.await(50, TimeUnit.MILLISECONDS)) {
+					body.write("{}\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+					body.flush();
+				}
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		});
+		server.createContext("/", (exchange) -> {
+			try {
+				end.await();
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			exchange.close();
+		});
+		server.start();
+		try {
+			URI base = URI.create("http://127.0.0.1:" + server.getAddress().getPort());
+			Http2Pool pool = pool(base, Duration.ofSeconds(1), Duration.ofSeconds(2));
+			Http2Pool.Generation generation = pool.current();
+			ReadAheadRequestFactory factory = new ReadAheadRequestFactory(pool);
+			org.springframework.http.client.ClientHttpResponse watch = factory
+				.createRequest(URI.create(base + "/watch"), org.springframework.http.HttpMethod.GET)
+				.execute();
+			Thread reader = new Thread(() -> {
+				byte[] buffer = new byte[1024];
+				try (java.io.InputStream in = watch.getBody()) {
+					while (in.read(buffer) >= 0) {
+						// keep reading
+					}
+				}
+				catch (java.io.IOException ex) {
+					// closed at the end
+				}
+			});
+			reader.start();
+			CompletableFuture<Void> waiting = new CompletableFuture<>();
+			generation.aborts.add(() -> waiting.cancel(true));
+			assertThat(pool.closedEarly(generation).get(60, TimeUnit.SECONDS)).as("given up").isFalse();
+			assertThat(pool.current()).isSameAs(generation);
+			assertThat(waiting).isNotCancelled();
+			end.countDown();
+			watch.close();
+			reader.join(10_000);
+		}
+		finally {
+			end.countDown();
+			server.stop(0);
 		}
 	}
 

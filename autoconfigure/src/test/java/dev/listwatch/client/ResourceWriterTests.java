@@ -345,6 +345,68 @@ class ResourceWriterTests {
 		assertThat(Kind.of(408)).isEqualTo(Kind.OTHER);
 	}
 
+	@Test
+	void aCreateWhoseConnectionBreaksBeforeItsAnswerFailsSayingItsOutcomeIsUnknown() throws Exception {
+		// as a GOAWAY on Java 17 does: the request went, no answer came back, and the
+		// server may have made the object: a caller that sent it again could make two
+		try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 50,
+				java.net.InetAddress.getLoopbackAddress())) {
+			Thread server = new Thread(() -> {
+				try (java.net.Socket connection = socket.accept()) {
+					java.io.InputStream in = connection.getInputStream();
+					StringBuilder request = new StringBuilder();
+					while (!request.toString().endsWith("}}")) {
+						int b = in.read();
+						if (b < 0) {
+							break;
+						}
+						request.append((char) b);
+					}
+					// the whole request arrived; the connection breaks before an answer
+				}
+				catch (java.io.IOException ex) {
+					// the test fails on what the client saw
+				}
+			});
+			server.start();
+			ApiServerClient client = new ApiServerClient(
+					RestClient.builder()
+						.requestFactory(new org.springframework.http.client.JdkClientHttpRequestFactory())
+						.build(),
+					java.net.URI.create("http://127.0.0.1:" + socket.getLocalPort()), JsonMapper.shared(),
+					Clock.systemUTC());
+			ResourceWriter<KubernetesObject> writer = client.writer(CONFIG_MAPS, KubernetesObject.class);
+			assertThatExceptionOfType(KubernetesApiException.class)
+				.isThrownBy(() -> writer.create(object("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\","
+						+ "\"metadata\":{\"generateName\":\"app-\"},\"data\":{\"a\":\"b\"}}")))
+				.satisfies((ex) -> {
+					assertThat(ex.kind()).isEqualTo(Kind.CONNECTION);
+					assertThat(ex.getMessage()).contains("outcome is unknown").contains("generateName");
+				});
+			server.join(10_000);
+		}
+	}
+
+	@Test
+	void aCreateThatCouldNotConnectIsNotSaidToHaveAnUnknownOutcome() throws Exception {
+		int port;
+		try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1,
+				java.net.InetAddress.getLoopbackAddress())) {
+			port = socket.getLocalPort();
+		}
+		ApiServerClient client = new ApiServerClient(RestClient.builder()
+			.requestFactory(new org.springframework.http.client.JdkClientHttpRequestFactory())
+			.build(), java.net.URI.create("http://127.0.0.1:" + port), JsonMapper.shared(), Clock.systemUTC());
+		ResourceWriter<KubernetesObject> writer = client.writer(CONFIG_MAPS, KubernetesObject.class);
+		assertThatExceptionOfType(KubernetesApiException.class)
+			.isThrownBy(() -> writer.create(object(
+					"{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\"," + "\"metadata\":{\"generateName\":\"app-\"}}")))
+			.satisfies((ex) -> {
+				assertThat(ex.kind()).isEqualTo(Kind.CONNECTION);
+				assertThat(ex.getMessage()).doesNotContain("outcome is unknown");
+			});
+	}
+
 	private void answer(String path, int code, String body) {
 		this.server.on(path, (exchange) -> {
 			String query = exchange.getRequestURI().getRawQuery();

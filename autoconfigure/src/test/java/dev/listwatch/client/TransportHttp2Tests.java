@@ -51,4 +51,42 @@ class TransportHttp2Tests {
 		assertThat(Http2Pool.refusedForStreams(new IOException((String) null))).isFalse();
 	}
 
+	@Test
+	void onlyWritesTheServerRefusesOnceDoneAreSentAgainAfterAGoaway() {
+		java.util.function.Function<String, byte[]> bytes = (text) -> text
+			.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+		org.springframework.http.HttpMethod post = org.springframework.http.HttpMethod.POST;
+		org.springframework.http.HttpMethod put = org.springframework.http.HttpMethod.PUT;
+		org.springframework.http.HttpMethod patch = org.springframework.http.HttpMethod.PATCH;
+		org.springframework.http.HttpMethod delete = org.springframework.http.HttpMethod.DELETE;
+		assertThat(ReadAheadRequestFactory.replayable(org.springframework.http.HttpMethod.GET, new byte[0])).isTrue();
+		// a create never: with generateName it would make a second object
+		assertThat(ReadAheadRequestFactory.replayable(post,
+				bytes.apply("{\"metadata\":{\"generateName\":\"a-\",\"resourceVersion\":\"\"}}")))
+			.isFalse();
+		assertThat(ReadAheadRequestFactory.replayable(put, bytes.apply("{\"metadata\":{\"name\":\"a\"}}")))
+			.as("a PUT without resourceVersion")
+			.isFalse();
+		assertThat(ReadAheadRequestFactory.replayable(put,
+				bytes.apply("{\"metadata\":{\"name\":\"a\",\"resourceVersion\":\"7\"}}")))
+			.isTrue();
+		assertThat(ReadAheadRequestFactory.replayable(patch, bytes.apply("{\"data\":{\"a\":\"b\"}}")))
+			.as("a merge patch without precondition")
+			.isFalse();
+		assertThat(ReadAheadRequestFactory.replayable(patch,
+				bytes.apply("{\"metadata\":{\"resourceVersion\":\"7\"},\"data\":{\"a\":\"b\"}}")))
+			.isTrue();
+		assertThat(ReadAheadRequestFactory.replayable(patch, bytes.apply(
+				"[{\"op\":\"test\",\"path\":\"/metadata/resourceVersion\",\"value\":\"7\"},{\"op\":\"add\",\"path\":\"/data/a\",\"value\":\"b\"}]")))
+			.isTrue();
+		assertThat(ReadAheadRequestFactory.replayable(patch, bytes.apply("apiVersion: v1\nkind: ConfigMap\n")))
+			.as("an apply")
+			.isFalse();
+		assertThat(ReadAheadRequestFactory.replayable(delete, new byte[0])).as("a DELETE without preconditions")
+			.isFalse();
+		assertThat(ReadAheadRequestFactory.replayable(delete,
+				bytes.apply("{\"kind\":\"DeleteOptions\",\"preconditions\":{\"uid\":\"u-1\"}}")))
+			.isTrue();
+	}
+
 }

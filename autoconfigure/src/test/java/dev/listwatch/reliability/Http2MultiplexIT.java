@@ -151,11 +151,11 @@ class Http2MultiplexIT {
 				.withConfiguration(AutoConfigurations.of(JacksonAutoConfiguration.class,
 						RestClientAutoConfiguration.class, ListwatchAutoConfiguration.class))
 				.withBean(EventRecorder.class)
-				.withPropertyValues("listwatch.kubeconfig=" + kubeconfig, "listwatch.defaults.initial-backoff=100ms",
-						"listwatch.defaults.max-backoff=500ms", "listwatch.watches.cms.api-version=v1",
-						"listwatch.watches.cms.kind=ConfigMap", "listwatch.watches.cms.namespace=lw-h2-hardened",
-						"listwatch.watches.secrets.api-version=v1", "listwatch.watches.secrets.kind=Secret",
-						"listwatch.watches.secrets.namespace=lw-h2-hardened")
+				.withPropertyValues("listwatch.kubeconfig=" + kubeconfig, "listwatch.connection.http2=true",
+						"listwatch.defaults.initial-backoff=100ms", "listwatch.defaults.max-backoff=500ms",
+						"listwatch.watches.cms.api-version=v1", "listwatch.watches.cms.kind=ConfigMap",
+						"listwatch.watches.cms.namespace=lw-h2-hardened", "listwatch.watches.secrets.api-version=v1",
+						"listwatch.watches.secrets.kind=Secret", "listwatch.watches.secrets.namespace=lw-h2-hardened")
 				.run((context) -> {
 					assertThat(context).hasNotFailed();
 					Informer<?> informer = context.getBean("cmsInformer", Informer.class);
@@ -219,9 +219,11 @@ class Http2MultiplexIT {
 				limited.createNamespace("lw-h2-" + i);
 			}
 			Path kubeconfig = proxy.kubeconfigFor(limited.kubeconfig(), this.dir.resolve("kubeconfig-limited"));
-			List<String> properties = new ArrayList<>(List.of("listwatch.kubeconfig=" + kubeconfig,
-					"listwatch.defaults.initial-backoff=100ms", "listwatch.defaults.max-backoff=500ms",
-					"listwatch.watches.cms.api-version=v1", "listwatch.watches.cms.kind=ConfigMap"));
+			// HTTP/2 asked for: before Java 24 it is off by default
+			List<String> properties = new ArrayList<>(
+					List.of("listwatch.kubeconfig=" + kubeconfig, "listwatch.connection.http2=true",
+							"listwatch.defaults.initial-backoff=100ms", "listwatch.defaults.max-backoff=500ms",
+							"listwatch.watches.cms.api-version=v1", "listwatch.watches.cms.kind=ConfigMap"));
 			for (int i = 0; i < NAMESPACES; i++) {
 				properties.add("listwatch.watches.cms.namespaces[" + i + "]=lw-h2-" + i);
 			}
