@@ -523,12 +523,16 @@ class ControllerTests {
 	}
 
 	private Health health() {
+		return health(Duration.ofMinutes(10));
+	}
+
+	private Health health(Duration stuckAfter) {
 		DefaultListableBeanFactory beans = new DefaultListableBeanFactory();
 		beans.registerSingleton("test", this.controller);
 		@SuppressWarnings({ "unchecked", "rawtypes" })
 		ObjectProvider<Controller<?>> controllers = (ObjectProvider) beans.getBeanProvider(Controller.class);
-		HealthIndicator indicator = (HealthIndicator) new ControllersHealthContributor(controllers,
-				Duration.ofMinutes(10), Duration.ofMinutes(10), org.springframework.boot.health.contributor.Status.DOWN)
+		HealthIndicator indicator = (HealthIndicator) new ControllersHealthContributor(controllers, stuckAfter,
+				Duration.ofMinutes(10), org.springframework.boot.health.contributor.Status.DOWN)
 			.getContributor("test");
 		return indicator.health(true);
 	}
@@ -605,6 +609,9 @@ class ControllerTests {
 		// the old reconcile has run for the 100 ms of the stop at least
 		softly.assertThat(status.longestRunning()).as("longestRunning").isGreaterThanOrEqualTo(Duration.ofMillis(100));
 		softly.assertThat(status.processing()).as("processing").isEqualTo(1);
+		softly.assertThat(health(Duration.ofMillis(50)).getStatus())
+			.as("health with stuck-after 50 ms")
+			.isEqualTo(org.springframework.boot.health.contributor.Status.DOWN);
 		release.countDown();
 		// the change made meanwhile at once, and the requeue 300 ms after the old
 		// reconcile returned
