@@ -612,6 +612,8 @@ class ControllerTests {
 		softly.assertThat(health(Duration.ofMillis(50)).getStatus())
 			.as("health with stuck-after 50 ms")
 			.isEqualTo(org.springframework.boot.health.contributor.Status.DOWN);
+		// an interrupt of the reconciles under way (a shard given up) reaches it too
+		softly.assertThat(this.controller.interruptReconciles()).as("reconciles interrupted").isEqualTo(1);
 		release.countDown();
 		// the change made meanwhile at once, and the requeue 300 ms after the old
 		// reconcile returned
