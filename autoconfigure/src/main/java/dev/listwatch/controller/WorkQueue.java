@@ -31,6 +31,11 @@ import org.jspecify.annotations.Nullable;
  * more; {@link #awaitDrained} waits for the keys being processed. What is still queued or
  * waiting, or added since, is not processed by this queue but kept: {@link #remaining()}
  * hands it to the next.</li>
+ * <li>Hand-over: {@link #handOver} gives a queue that was shut down to the next one, with
+ * the keys still being processed: the next queue treats them as processing (a key added
+ * meanwhile is handed out only once the old worker is done with it, so a key is never
+ * processed twice at once across the two), and what the old workers add or are done with
+ * from then on goes to it.</li>
  * </ul>
  * Time is the monotonic ticker given; a worker waiting for a delayed key wakes when it is
  * due. Thread-safe.
@@ -94,6 +99,12 @@ final class WorkQueue<K> {
 	private boolean shuttingDown;
 
 	/**
+	 * The queue this one was handed over to (see {@link #handOver}): what is added to
+	 * this one, and the keys its workers are done with, go there from then on.
+	 */
+	private @Nullable WorkQueue<K> successor;
+
+	/**
 	 * Makes a queue.
 	 * @param limiter how long a failed key waits
 	 * @param maxDelay the longest delay a key may wait
@@ -110,12 +121,19 @@ final class WorkQueue<K> {
 	 * @param key the key
 	 */
 	void add(K key) {
+		WorkQueue<K> next;
 		this.lock.lock();
 		try {
-			addNow(key);
+			next = this.successor;
+			if (next == null) {
+				addNow(key);
+			}
 		}
 		finally {
 			this.lock.unlock();
+		}
+		if (next != null) {
+			next.add(key);
 		}
 	}
 
@@ -131,25 +149,37 @@ final class WorkQueue<K> {
 			add(key);
 			return;
 		}
+		WorkQueue<K> next;
 		this.lock.lock();
 		try {
-			long at = this.ticker.getAsLong() + nanos;
-			if (this.shuttingDown) {
-				// kept for the next queue (see remaining()), not taken from this one
-				this.waiting.putIfAbsent(key, at);
-				return;
+			next = this.successor;
+			if (next == null) {
+				addAfterNow(key, nanos);
 			}
-			Long before = this.waiting.get(key);
-			if (before != null && before - at <= 0) {
-				return;
-			}
-			this.waiting.put(key, at);
-			this.due.add(new Due<>(key, at));
-			this.changed.signal();
 		}
 		finally {
 			this.lock.unlock();
 		}
+		if (next != null) {
+			next.addAfter(key, delay);
+		}
+	}
+
+	/** Queues a key once its delay has passed; under the lock. */
+	private void addAfterNow(K key, long nanos) {
+		long at = this.ticker.getAsLong() + nanos;
+		if (this.shuttingDown) {
+			// kept for the next queue (see remaining()), not taken from this one
+			this.waiting.putIfAbsent(key, at);
+			return;
+		}
+		Long before = this.waiting.get(key);
+		if (before != null && before - at <= 0) {
+			return;
+		}
+		this.waiting.put(key, at);
+		this.due.add(new Due<>(key, at));
+		this.changed.signal();
 	}
 
 	/**
@@ -158,14 +188,21 @@ final class WorkQueue<K> {
 	 * @return the delay
 	 */
 	Duration addRateLimited(K key) {
-		Duration delay = this.limiter.when(key);
+		WorkQueue<K> next;
 		this.lock.lock();
 		try {
-			this.retries++;
+			next = this.successor;
+			if (next == null) {
+				this.retries++;
+			}
 		}
 		finally {
 			this.lock.unlock();
 		}
+		if (next != null) {
+			return next.addRateLimited(key);
+		}
+		Duration delay = this.limiter.when(key);
 		addAfter(key, delay);
 		return delay;
 	}
@@ -242,21 +279,67 @@ final class WorkQueue<K> {
 	 * @param key the key
 	 */
 	void done(K key) {
+		WorkQueue<K> next;
 		this.lock.lock();
 		try {
+			next = this.successor;
 			Long since = this.processing.remove(key);
-			long now = this.ticker.getAsLong();
-			if (since != null) {
-				this.worked++;
-				this.workedNanos += now - since;
+			if (next == null) {
+				long now = this.ticker.getAsLong();
+				if (since != null) {
+					this.worked++;
+					this.workedNanos += now - since;
+				}
+				if (this.dirty.contains(key) && !this.shuttingDown) {
+					ready(key, now);
+				}
 			}
-			if (this.dirty.contains(key) && !this.shuttingDown) {
-				ready(key, now);
-			}
+			// else counted where it was handed over to, which has it as processing
 			if (this.processing.isEmpty()) {
 				// wakes a stop waiting for the keys in flight, not the idle workers
 				this.drained.signalAll();
 			}
+		}
+		finally {
+			this.lock.unlock();
+		}
+		if (next != null) {
+			next.done(key);
+		}
+	}
+
+	/**
+	 * Hands this queue, shut down, over to the next one (the queue of the next run): the
+	 * keys it still needs processed are added to the next one (at once, without their
+	 * delays), those its workers still have are processing there since they were taken (a
+	 * key added meanwhile is queued once the old worker is {@linkplain #done done} with
+	 * it), and whatever is added to this queue or done with from now on goes to the next
+	 * one, so that a worker of an earlier run that is still reconciling neither runs
+	 * beside a worker of the next run on its key nor loses its requeue.
+	 * @param next the next queue, on the same ticker and rate limiter
+	 */
+	void handOver(WorkQueue<K> next) {
+		this.lock.lock();
+		try {
+			if (this.successor != null) {
+				throw new IllegalStateException("Handed over already");
+			}
+			this.shuttingDown = true;
+			this.changed.signalAll();
+			this.successor = next;
+			next.inherit(new HashMap<>(this.processing), remainingNow());
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	/** What {@link #handOver} gives the next queue; under the earlier queue's lock. */
+	private void inherit(Map<K, Long> inProcessing, Set<K> remaining) {
+		this.lock.lock();
+		try {
+			inProcessing.forEach(this.processing::putIfAbsent);
+			remaining.forEach(this::addNow);
 		}
 		finally {
 			this.lock.unlock();
@@ -330,13 +413,18 @@ final class WorkQueue<K> {
 	Set<K> remaining() {
 		this.lock.lock();
 		try {
-			Set<K> keys = new HashSet<>(this.dirty);
-			keys.addAll(this.waiting.keySet());
-			return Set.copyOf(keys);
+			return Set.copyOf(remainingNow());
 		}
 		finally {
 			this.lock.unlock();
 		}
+	}
+
+	/** The keys that still need processing; under the lock. */
+	private Set<K> remainingNow() {
+		Set<K> keys = new HashSet<>(this.dirty);
+		keys.addAll(this.waiting.keySet());
+		return keys;
 	}
 
 	/**

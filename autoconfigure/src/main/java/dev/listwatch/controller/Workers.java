@@ -43,8 +43,12 @@ import org.jspecify.annotations.Nullable;
  * counts and failing keys the controller's status reports. Workers take keys once the
  * informer has synced. A key taken while the controller's condition does not hold waits;
  * one this replica does not reconcile now ({@link #onlyKeys}) is dropped and told. A
- * run's queue is new at each start, with the keys the last run left queued or waiting.
- * Started and stopped under the controller's lock; the rest is thread-safe.
+ * run's queue is new at each start, with the keys the last run left queued or waiting. A
+ * worker of an earlier run still inside a reconcile (one that ignored the interrupt of
+ * its stop) keeps its key from the workers of the next run: the new queue has that key as
+ * processing until the old reconcile ends, takes its requeue, and counts its time in
+ * {@link ControllerStatus#longestRunning()}; {@link #interrupt} reaches it too. Started
+ * and stopped under the controller's lock; the rest is thread-safe.
  *
  * @param <T> the Java type of the watch's objects
  */
@@ -165,13 +169,21 @@ final class Workers<T> {
 	void start(Predicate<? super ResourceEvent<T>> filter, List<Secondary<?>> secondaries) {
 		Run current = this.run;
 		WorkQueue<String> queue = new WorkQueue<>(this.limiter, this.options.maxDelay(), this.ticker);
+		List<Run> earlier = new ArrayList<>();
 		if (current != null) {
 			this.before = sum(this.before, current.queue.depth());
 			// what the last run left queued or waiting is queued again, deletions
-			// included
-			current.queue.remaining().forEach(queue::add);
+			// included; the keys its workers (or those of the runs before it) still
+			// reconcile are processing in the new queue until they are done, and their
+			// requeues go to it
+			current.queue.handOver(queue);
+			for (Run run : current.withEarlier()) {
+				if (run.reconciling()) {
+					earlier.add(run);
+				}
+			}
 		}
-		Run next = new Run(queue);
+		Run next = new Run(queue, earlier);
 		this.run = next;
 		next.start(filter, secondaries);
 	}
@@ -566,8 +578,29 @@ final class Workers<T> {
 
 		private volatile boolean stopping;
 
-		Run(WorkQueue<String> queue) {
+		/**
+		 * The earlier runs whose workers were still reconciling when this one started:
+		 * what {@link #interrupt} reaches too.
+		 */
+		private final List<Run> earlier;
+
+		Run(WorkQueue<String> queue, List<Run> earlier) {
 			this.queue = queue;
+			this.earlier = earlier;
+		}
+
+		/** This run and the earlier ones still reconciling when it started. */
+		List<Run> withEarlier() {
+			List<Run> runs = new ArrayList<>(this.earlier);
+			runs.add(this);
+			return runs;
+		}
+
+		/** Whether a worker of this run is inside a reconcile. */
+		boolean reconciling() {
+			synchronized (this.slots) {
+				return !this.slots.isEmpty();
+			}
 		}
 
 		void start(Predicate<? super ResourceEvent<T>> passes, List<Secondary<?>> secondaries) {
@@ -699,6 +732,14 @@ final class Workers<T> {
 		}
 
 		int interrupt(Predicate<String> which) {
+			int interrupted = 0;
+			for (Run run : this.earlier) {
+				interrupted += run.interruptOwn(which);
+			}
+			return interrupted + interruptOwn(which);
+		}
+
+		private int interruptOwn(Predicate<String> which) {
 			int interrupted = 0;
 			synchronized (this.slots) {
 				for (Map.Entry<Thread, String> slot : this.slots.entrySet()) {

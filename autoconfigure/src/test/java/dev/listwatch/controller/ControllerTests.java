@@ -12,6 +12,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 import dev.listwatch.KubernetesApiException;
 import dev.listwatch.KubernetesObject;
@@ -25,6 +26,7 @@ import dev.listwatch.informer.InformerOptions;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
+import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -521,12 +523,16 @@ class ControllerTests {
 	}
 
 	private Health health() {
+		return health(Duration.ofMinutes(10));
+	}
+
+	private Health health(Duration stuckAfter) {
 		DefaultListableBeanFactory beans = new DefaultListableBeanFactory();
 		beans.registerSingleton("test", this.controller);
 		@SuppressWarnings({ "unchecked", "rawtypes" })
 		ObjectProvider<Controller<?>> controllers = (ObjectProvider) beans.getBeanProvider(Controller.class);
-		HealthIndicator indicator = (HealthIndicator) new ControllersHealthContributor(controllers,
-				Duration.ofMinutes(10), Duration.ofMinutes(10), org.springframework.boot.health.contributor.Status.DOWN)
+		HealthIndicator indicator = (HealthIndicator) new ControllersHealthContributor(controllers, stuckAfter,
+				Duration.ofMinutes(10), org.springframework.boot.health.contributor.Status.DOWN)
 			.getContributor("test");
 		return indicator.health(true);
 	}
@@ -537,6 +543,91 @@ class ControllerTests {
 
 	private String version(String key) {
 		return this.informer.lister().get(key).orElseThrow().metadata().resourceVersion();
+	}
+
+	/**
+	 * A stop whose timeout passes while a reconcile ignores its interrupt, and a start at
+	 * once (a leadership lost and won back, a context stop/start): the new run treats the
+	 * old worker's key as being processed, so the key is never reconciled on two threads;
+	 * the old reconcile's requeue goes to the new run; and the old reconcile counts as
+	 * running in the status, which health reads for stuck workers.
+	 */
+	@Test
+	void aNewRunWaitsForTheKeyOfAReconcileOfTheLastRunThatIgnoresItsInterruptAndTakesItsRequeue() throws Exception {
+		AtomicInteger running = new AtomicInteger();
+		AtomicInteger overlaps = new AtomicInteger();
+		AtomicInteger calls = new AtomicInteger();
+		CountDownLatch holding = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		CountDownLatch interrupted = new CountDownLatch(1);
+		List<Long> startedAfterRelease = new CopyOnWriteArrayList<>();
+		CountDownLatch requeueRun = new CountDownLatch(2);
+		AtomicLong returnedAt = new AtomicLong();
+		this.server.add("a");
+		this.server.releaseList();
+		start(2, (request) -> {
+			if (running.incrementAndGet() > 1) {
+				overlaps.incrementAndGet();
+			}
+			try {
+				if (calls.incrementAndGet() == 1) {
+					holding.countDown();
+					// ignores its interrupt
+					while (true) {
+						try {
+							if (release.await(10, TimeUnit.SECONDS)) {
+								break;
+							}
+						}
+						catch (InterruptedException ex) {
+							interrupted.countDown();
+						}
+					}
+					returnedAt.set(System.nanoTime());
+					return Result.requeueAfter(Duration.ofMillis(300));
+				}
+				if (release.getCount() == 0) {
+					startedAfterRelease.add(System.nanoTime());
+					requeueRun.countDown();
+				}
+				return Result.done();
+			}
+			finally {
+				running.decrementAndGet();
+			}
+		});
+		this.informer.start();
+		assertThat(holding.await(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(this.controller.stop(Duration.ofMillis(100))).as("drained").isFalse();
+		assertThat(interrupted.await(10, TimeUnit.SECONDS)).as("interrupted").isTrue();
+		this.controller.start();
+		String before = version("default/a");
+		this.server.add("a");
+		await().atMost(Duration.ofSeconds(10)).until(() -> !version("default/a").equals(before));
+		ControllerStatus status = this.controller.status();
+		SoftAssertions softly = new SoftAssertions();
+		// the old reconcile has run for the 100 ms of the stop at least
+		softly.assertThat(status.longestRunning()).as("longestRunning").isGreaterThanOrEqualTo(Duration.ofMillis(100));
+		softly.assertThat(status.processing()).as("processing").isEqualTo(1);
+		softly.assertThat(health(Duration.ofMillis(50)).getStatus())
+			.as("health with stuck-after 50 ms")
+			.isEqualTo(org.springframework.boot.health.contributor.Status.DOWN);
+		// an interrupt of the reconciles under way (a shard given up) reaches it too
+		softly.assertThat(this.controller.interruptReconciles()).as("reconciles interrupted").isEqualTo(1);
+		release.countDown();
+		// the change made meanwhile at once, and the requeue 300 ms after the old
+		// reconcile returned
+		boolean again = requeueRun.await(10, TimeUnit.SECONDS);
+		softly.assertThat(again).as("reconciled twice after the release").isTrue();
+		if (again) {
+			softly.assertThat(startedAfterRelease.get(1) - returnedAt.get())
+				.as("the requeue's delay")
+				.isGreaterThanOrEqualTo(Duration.ofMillis(300).toNanos());
+		}
+		softly.assertThat(overlaps).as("reconciles of one key at once").hasValue(0);
+		softly.assertAll();
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.controller.status().processing() == 0);
+		assertThat(this.controller.status().longestRunning()).isZero();
 	}
 
 	/**

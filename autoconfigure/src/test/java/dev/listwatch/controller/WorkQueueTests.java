@@ -253,6 +253,38 @@ class WorkQueueTests {
 		assertThat(drained.await(10, TimeUnit.SECONDS)).isTrue();
 	}
 
+	@Test
+	void aQueueHandedOverKeepsTheKeysItsWorkersStillHaveFromTheNextAndSendsItTheirDoneAndRequeues() {
+		this.queue.add("held");
+		this.queue.add("queued");
+		assertThat(this.queue.poll()).isEqualTo("held");
+		advance(Duration.ofSeconds(3));
+		this.queue.shutDown();
+		WorkQueue<String> next = new WorkQueue<>(
+				RateLimiter.exponential(Duration.ofMillis(5), Duration.ofSeconds(1000)), Duration.ofMinutes(10),
+				this.nanos::get);
+		this.queue.handOver(next);
+		advance(Duration.ofSeconds(2));
+		// the old worker still has it: the next queue gives it to none of its workers,
+		// and counts the time since the old worker took it
+		next.add("held");
+		assertThat(next.depth().processing()).isEqualTo(1);
+		assertThat(next.depth().longestRunningNanos()).isEqualTo(Duration.ofSeconds(5).toNanos());
+		assertThat(next.poll()).isEqualTo("queued");
+		assertThat(next.poll()).isNull();
+		// the old worker's requeue and done go to the next queue
+		this.queue.addAfter("held", Duration.ofSeconds(1));
+		this.queue.done("held");
+		assertThat(next.depth().waiting()).isEqualTo(1);
+		assertThat(next.poll()).as("added while the old worker had it").isEqualTo("held");
+		next.done("held");
+		assertThat(next.poll()).isNull();
+		advance(Duration.ofSeconds(1));
+		assertThat(next.poll()).as("the requeue").isEqualTo("held");
+		assertThat(this.queue.depth().processing()).isZero();
+		next.shutDown();
+	}
+
 	private void advance(Duration duration) {
 		this.nanos.addAndGet(duration.toNanos());
 	}
