@@ -70,15 +70,18 @@ class Http2GoawayWritesIT {
 			applied += failure.getMessage().contains("was applied (201)") ? 1 : 0;
 		}
 		// nothing is sent twice: the objects are those answered, those said to be
-		// applied, and at most those of unknown outcome
+		// applied, and at most those of unknown outcome (and those never answered: the
+		// JDK's HTTP/2 before Java 24 once left a create without an answer after a
+		// GOAWAY, counted here rather than waited for)
 		assertThat(figures.objects).isBetween((int) (figures.answered + applied),
-				figures.answered + figures.failures.size());
+				figures.answered + figures.failures.size() + figures.unanswered);
 	}
 
 	@Test
 	void theDefaultConnectionOfThisJavaVersionFailsNoWriteOnGoaways() throws Exception {
 		Figures figures = creates("lw-goaway-default", ApiServerClient.DEFAULT_HTTP2);
 		assertThat(figures.failures).as("writes failed").isEmpty();
+		assertThat(figures.unanswered).as("writes never answered").isZero();
 		assertThat(figures.objects).isEqualTo(CREATES);
 	}
 
@@ -128,6 +131,7 @@ class Http2GoawayWritesIT {
 		server.createNamespace(namespace);
 		Resource configMaps = new Resource("", "v1", "configmaps", "ConfigMap", true, namespace);
 		AtomicInteger answered = new AtomicInteger();
+		int unanswered;
 		List<KubernetesApiException> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
 		ExecutorService threads = Executors.newFixedThreadPool(THREADS);
 		try (ApiServerClient client = ApiServerClient.create(Cluster.load(ConnectionOptions.builder()
@@ -158,13 +162,15 @@ class Http2GoawayWritesIT {
 			}
 			catch (java.util.concurrent.TimeoutException ex) {
 				Thread.getAllStackTraces().forEach((thread, stack) -> {
-					System.out.println("THREAD " + thread.getName() + " " + thread.getState());
-					for (StackTraceElement element : stack) {
-						System.out.println("    at " + element);
+					if (thread.getName().startsWith("pool-")) {
+						System.out.println("THREAD " + thread.getName() + " " + thread.getState());
+						for (StackTraceElement element : stack) {
+							System.out.println("    at " + element);
+						}
 					}
 				});
-				throw ex;
 			}
+			unanswered = (int) all.stream().filter((create) -> !create.isDone()).count();
 		}
 		finally {
 			threads.shutdownNow();
@@ -173,15 +179,15 @@ class Http2GoawayWritesIT {
 			.lines()
 			.filter((line) -> line.startsWith("configmap/gw-"))
 			.count();
-		Figures figures = new Figures(answered.get(), failures, objects);
+		Figures figures = new Figures(answered.get(), failures, objects, unanswered);
 		System.out.println("GOAWAY figures, Java " + Runtime.version() + ", http2=" + http2 + ": " + CREATES
-				+ " creates, " + figures.answered + " answered, " + failures.size() + " failed, " + objects
-				+ " objects on the server; failures: "
+				+ " creates, " + figures.answered + " answered, " + failures.size() + " failed, " + unanswered
+				+ " never answered, " + objects + " objects on the server; failures: "
 				+ failures.stream().map(Throwable::getMessage).distinct().limit(5).toList());
 		return figures;
 	}
 
-	private record Figures(int answered, List<KubernetesApiException> failures, int objects) {
+	private record Figures(int answered, List<KubernetesApiException> failures, int objects, int unanswered) {
 	}
 
 }
