@@ -509,7 +509,9 @@ public final class ApiServerClient implements AutoCloseable {
 				.requestInterceptor(new AuthorizationInterceptor(credentials::authorization, credentials::refresh))
 				.build();
 			ApiServerClient client = new ApiServerClient(restClient, cluster.server(), mapper, clock, transport);
-			client.laneMaker = () -> create(cluster, builder, mapper, clock, http2);
+			// HTTP/1.1: a request given up closes its own connection, so the next one
+			// (a Lease renewal within the same deadline) opens a fresh one at once
+			client.laneMaker = () -> create(cluster, builder, mapper, clock, false);
 			return client;
 		}
 		catch (RuntimeException | Error ex) {
@@ -541,9 +543,10 @@ public final class ApiServerClient implements AutoCloseable {
 	}
 
 	/**
-	 * A client of the same API server, with the same credentials, proxy and TLS, on a
-	 * connection of its own and with a request budget of its own (none): for traffic that
-	 * must not wait behind the watches, lists and writes of this client, nor share their
+	 * A client of the same API server, with the same credentials, proxy and TLS, on
+	 * connections of its own (HTTP/1.1, so that a request given up takes its connection
+	 * with it) and with a request budget of its own (none): for traffic that must not
+	 * wait behind the watches, lists and writes of this client, nor share their
 	 * connection (a relist storm that uses up the budget, one silently dead HTTP/2
 	 * connection). Leader election and shard memberships send their Lease requests
 	 * through it, as client-go builds the election client apart. Made on the first call

@@ -164,6 +164,15 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 	/** Whether the revoke of the current term went out; guarded by {@link #term}. */
 	private boolean revoked;
 
+	/**
+	 * Held while a grant or a stop's revoke is decided and published, so that a revoke
+	 * never overtakes the listeners of the grant before it.
+	 */
+	private final Object transitions = new Object();
+
+	/** The renew time of the last write the server confirmed: always this process's. */
+	private volatile @Nullable String confirmed;
+
 	// read by any thread
 
 	/**
@@ -313,18 +322,22 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 	 */
 	@Override
 	public void stop() {
-		boolean stepDown;
-		synchronized (this.term) {
-			stepDown = this.loop.isRunning() && this.leading && !this.revoked && !this.draining;
-			if (stepDown) {
-				this.draining = true;
-				this.revoked = true;
+		synchronized (this.transitions) {
+			boolean stepDown;
+			synchronized (this.term) {
+				stepDown = this.loop.isRunning() && this.leading && !this.revoked && !this.draining;
+				this.draining = this.loop.isRunning();
+				if (stepDown) {
+					this.revoked = true;
+				}
 			}
-		}
-		if (stepDown) {
-			logger.info(this.options.identity() + " steps down as leader on Lease " + this.options.lease()
-					+ ": its leader-only work stops first, with the Lease renewed meanwhile, then the Lease is released");
-			publish(new LeadershipRevokedEvent(this, this.options.identity(), this.options.lease(), Reason.STOPPED));
+			if (stepDown) {
+				logger.info(this.options.identity() + " steps down as leader on Lease " + this.options.lease()
+						+ ": its leader-only work stops first, with the Lease renewed meanwhile, then the Lease is "
+						+ "released");
+				publish(new LeadershipRevokedEvent(this, this.options.identity(), this.options.lease(),
+						Reason.STOPPED));
+			}
 		}
 		this.loop.stop();
 	}
@@ -507,7 +520,8 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 	 */
 	private boolean ours(LeaseRecord record) {
 		String renewTime = record.renewTime();
-		return record.heldBy(this.options.identity()) && renewTime != null && this.renewTimes.contains(renewTime);
+		return record.heldBy(this.options.identity()) && renewTime != null
+				&& (this.renewTimes.contains(renewTime) || renewTime.equals(this.confirmed));
 	}
 
 	private void writing(String renewTime) {
@@ -556,6 +570,9 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 	 */
 	private boolean wrote(Lease written, long start, Instant now) {
 		observe(written);
+		if (written.record().heldBy(this.options.identity())) {
+			this.confirmed = written.record().renewTime();
+		}
 		this.lastRenewal = now;
 		long until = start + this.renewNanos;
 		if (this.ticker.getAsLong() - until >= 0) {
@@ -571,13 +588,19 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 		this.leadingUntil = until;
 		this.workUntil = until + this.halfMarginNanos;
 		if (!this.leading) {
-			synchronized (this.term) {
-				this.revoked = false;
+			// the grant and its listeners are whole before a stop's revoke goes out
+			synchronized (this.transitions) {
+				if (this.draining) {
+					return false;
+				}
+				synchronized (this.term) {
+					this.revoked = false;
+				}
+				this.leading = true;
+				this.since = this.clock.instant();
+				logger.info(this.options.identity() + " is now leader on Lease " + this.options.lease());
+				publish(new LeadershipGrantedEvent(this, this.options.identity(), this.options.lease()));
 			}
-			this.leading = true;
-			this.since = this.clock.instant();
-			logger.info(this.options.identity() + " is now leader on Lease " + this.options.lease());
-			publish(new LeadershipGrantedEvent(this, this.options.identity(), this.options.lease()));
 		}
 		return true;
 	}

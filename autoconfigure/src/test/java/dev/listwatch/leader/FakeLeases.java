@@ -39,6 +39,9 @@ final class FakeLeases extends FakeLeaseServer {
 	 */
 	volatile @Nullable CountDownLatch drainStopped;
 
+	/** When set, a grant's listener waits for it: a slow listener starting work. */
+	volatile @Nullable CountDownLatch holdGranted;
+
 	private @Nullable Lease lease;
 
 	private long resourceVersion = 100;
@@ -95,6 +98,15 @@ final class FakeLeases extends FakeLeaseServer {
 
 	private void published(LeadershipEvent event) {
 		log(describe(event));
+		CountDownLatch hold = this.holdGranted;
+		if (hold != null && event instanceof LeadershipGrantedEvent) {
+			try {
+				hold.await(30, TimeUnit.SECONDS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		}
 		CountDownLatch drain = this.drainStopped;
 		if (drain != null && event instanceof LeadershipRevokedEvent revoked
 				&& revoked.reason() == LeadershipRevokedEvent.Reason.STOPPED) {

@@ -92,6 +92,27 @@ class LeaderElectorLifecycleTests {
 		}
 	}
 
+	/**
+	 * A stop while the grant's listeners still run (starting the leader's work): its
+	 * revoke goes out only after them, so no work they start outlives the release.
+	 */
+	@Test
+	void aStopDuringTheGrantsListenersRevokesOnlyAfterThem() throws Exception {
+		CountDownLatch hold = new CountDownLatch(1);
+		this.server.holdGranted = hold;
+		this.a.elector().start();
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.server.log().contains("granted a"));
+		Thread stopping = new Thread(this.a.elector()::stop, "stopping");
+		stopping.start();
+		await().atMost(Duration.ofSeconds(10)).until(() -> stopping.getState() != Thread.State.RUNNABLE);
+		assertThat(this.server.log()).doesNotContain("revoked a STOPPED");
+		hold.countDown();
+		stopping.join(Duration.ofSeconds(10).toMillis());
+		List<String> log = this.server.log();
+		assertThat(log.indexOf("revoked a STOPPED")).isGreaterThan(log.indexOf("granted a"));
+		assertThat(log).last().isEqualTo("write a holder=");
+	}
+
 	private long count(String line) {
 		return this.server.log().stream().filter(line::equals).count();
 	}

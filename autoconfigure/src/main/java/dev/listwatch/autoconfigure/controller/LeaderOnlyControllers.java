@@ -119,8 +119,11 @@ final class LeaderOnlyControllers implements ApplicationListener<LeadershipEvent
 		try {
 			// the time left moves on with each renewal while a stop drains, so wait it
 			// out and look again
+			// looked at again each retry period at least: a Lease seen held by another
+			// replica ends the time left at once
+			Duration slice = this.elector.options().retryPeriod();
 			Duration left = this.elector.workMayRunFor();
-			while (!stopped.await(left.toNanos(), TimeUnit.NANOSECONDS)) {
+			while (!stopped.await(Math.min(left.toNanos(), slice.toNanos()), TimeUnit.NANOSECONDS)) {
 				left = this.elector.workMayRunFor();
 				if (left.isZero()) {
 					int interrupted = leaderOnly.stream().mapToInt(Controller::interruptReconciles).sum();
