@@ -140,6 +140,11 @@ public final class ControllersHealthContributor implements CompositeHealthContri
 			details.put("reason", "the shard membership's thread has ended on a failure (see the log): this "
 					+ "replica runs no shard until the controller is started again");
 		}
+		else if (status.running() && status.shards() != null && status.shards().impostor()) {
+			state = this.unhealthy;
+			details.put("reason", "another process writes this replica's shard Lease under the same identity: "
+					+ "this replica stands down; give each replica its own sharding.identity");
+		}
 		else if (status.running() && status.shards() != null && status.shards().standingDown() != null
 				&& status.shards().standingDown().compareTo(this.maxQueueWait) > 0) {
 			state = this.unhealthy;

@@ -177,7 +177,8 @@ final class HttpMemberLeaseStore implements MemberLeaseStore {
 				duration.isIntegralNumber() ? duration.intValue() : 0,
 				shards(text(metadata.path("annotations").path(ShardMembershipOptions.SHARDS_ANNOTATION))),
 				resourceVersion, object,
-				count(text(metadata.path("annotations").path(ShardMembershipOptions.SHARD_COUNT_ANNOTATION))));
+				count(text(metadata.path("annotations").path(ShardMembershipOptions.SHARD_COUNT_ANNOTATION))),
+				text(spec.path("renewTime")));
 	}
 
 	/** The number of the shard-count annotation; 0 when absent or not a number. */

@@ -18,9 +18,11 @@ import tools.jackson.databind.node.ObjectNode;
  * @param object the whole object (kept on update), never changed once made
  * @param shardCount the number of shards the member hashes keys into (its
  * {@code listwatch.dev/shard-count} annotation); 0 when not set
+ * @param renewTime when the holder last wrote it ({@code spec.renewTime}, as written), or
+ * {@code null}
  */
 record MemberLease(String name, @Nullable String holderIdentity, int leaseDurationSeconds, SortedSet<Integer> shards,
-		String resourceVersion, ObjectNode object, int shardCount) {
+		String resourceVersion, ObjectNode object, int shardCount, @Nullable String renewTime) {
 
 	/**
 	 * Whether a member holds the Lease.

@@ -5,7 +5,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayDeque;
 import java.util.Collections;
+import java.util.Deque;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -150,6 +152,22 @@ public final class ShardMembership implements AutoCloseable {
 	/** Whether the loop's thread ended on an unexpected failure (until a restart). */
 	private volatile boolean ended;
 
+	/**
+	 * The renew times this process wrote on its Lease lately, the newest last (the loop's
+	 * thread only): a Lease of this identity with another one was written by another
+	 * process.
+	 */
+	private final Deque<String> renewTimes = new ArrayDeque<>();
+
+	/** The renew time of the last write of this process the server confirmed. */
+	private @Nullable String confirmed;
+
+	/**
+	 * Whether another live process writes this replica's Lease under its identity, as
+	 * seen at the last step (this replica then stands down).
+	 */
+	private volatile boolean impostor;
+
 	private volatile List<String> members = List.of();
 
 	private volatile SortedSet<Integer> listed = Collections.emptySortedSet();
@@ -252,7 +270,8 @@ public final class ShardMembership implements AutoCloseable {
 		return new ShardStatus(this.options.identity(), this.members,
 				live ? current.running() : Collections.emptySortedSet(), this.listed, this.handOvers.get(),
 				this.fences.get(), this.conflicts.get(), this.failures.get(), this.lastError, this.failingSince,
-				(disagreeing != null) ? Duration.ofNanos(this.ticker.getAsLong() - disagreeing) : null, this.ended);
+				(disagreeing != null) ? Duration.ofNanos(this.ticker.getAsLong() - disagreeing) : null, this.ended,
+				this.impostor);
 	}
 
 	// ---------------------------------------------------------------- lifecycle
@@ -417,7 +436,23 @@ public final class ShardMembership implements AutoCloseable {
 		}
 		MemberRecord record = new MemberRecord(holderless ? "" : this.options.identity(), this.leaseSeconds,
 				MICRO_TIME.format(this.clock.instant()), Collections.unmodifiableSortedSet(new TreeSet<>(listing)));
+		if (!this.renewTimes.contains(record.renewTime())) {
+			this.renewTimes.addLast(record.renewTime());
+			if (this.renewTimes.size() > 16) {
+				this.renewTimes.removeFirst();
+			}
+		}
 		return write(known, record, deadline);
+	}
+
+	/**
+	 * Whether a Lease read back was last written under this identity by another process:
+	 * held by this identity, with a renew time this process did not write.
+	 */
+	private boolean writtenByAnother(MemberLease current) {
+		String renewTime = current.renewTime();
+		return current.held() && this.options.identity().equals(current.holderIdentity()) && renewTime != null
+				&& !this.renewTimes.contains(renewTime) && !renewTime.equals(this.confirmed);
 	}
 
 	private MemberLease write(@Nullable MemberLease known, MemberRecord record, long deadline) {
@@ -442,6 +477,15 @@ public final class ShardMembership implements AutoCloseable {
 		if (current == null) {
 			return this.requests.call(() -> this.store.create(record), deadline);
 		}
+		if (writtenByAnother(current)) {
+			// this Lease changed under this identity since this process wrote it: another
+			// live process has the same identity; of the two, the one that meets the
+			// other's write stands down, so they never run a shard at once
+			this.impostor = true;
+			throw new IllegalStateException("Another process renews Lease " + this.name + " under this replica's "
+					+ "identity '" + this.options.identity() + "': this replica stands down; give each replica its "
+					+ "own sharding.identity, or leave it unset (the default is unique)");
+		}
 		return this.requests.call(() -> this.store.update(current, record), deadline);
 	}
 
@@ -454,6 +498,8 @@ public final class ShardMembership implements AutoCloseable {
 			long listSent, boolean holderless) {
 		long now = this.ticker.getAsLong();
 		this.own = written;
+		this.confirmed = written.renewTime();
+		this.impostor = false;
 		this.active = true;
 		this.fenced = false;
 		this.fenceUntil = start + this.renewNanos;

@@ -29,8 +29,11 @@ import org.jspecify.annotations.Nullable;
  * with another {@code shards}, a stuck rolling update), {@code null} while they agree
  * @param ended whether the membership's thread ended on an unexpected failure: it owns
  * nothing until it is started again
+ * @param impostor whether another live process writes this replica's Lease under the same
+ * identity, as seen at the last step: this replica stands down (runs no shard) while it
+ * does
  */
 public record ShardStatus(String identity, List<String> members, SortedSet<Integer> running, SortedSet<Integer> listed,
 		long handOvers, long fences, long conflicts, long failures, @Nullable String lastError,
-		@Nullable Instant failingSince, @Nullable Duration standingDown, boolean ended) {
+		@Nullable Instant failingSince, @Nullable Duration standingDown, boolean ended, boolean impostor) {
 }

@@ -42,13 +42,13 @@ final class FakeMemberLeases extends FakeLeaseServer {
 	synchronized void touch(String name) {
 		MemberLease lease = this.leases.get(name);
 		put(new MemberLease(lease.name(), lease.holderIdentity(), lease.leaseDurationSeconds(), lease.shards(), "",
-				lease.object(), lease.shardCount()));
+				lease.object(), lease.shardCount(), lease.renewTime()));
 	}
 
 	private MemberLease put(MemberLease lease) {
 		MemberLease stored = new MemberLease(lease.name(), lease.holderIdentity(), lease.leaseDurationSeconds(),
 				Collections.unmodifiableSortedSet(new TreeSet<>(lease.shards())),
-				String.valueOf(++this.resourceVersion), lease.object(), lease.shardCount());
+				String.valueOf(++this.resourceVersion), lease.object(), lease.shardCount(), lease.renewTime());
 		this.leases.put(lease.name(), stored);
 		return stored;
 	}
@@ -228,7 +228,7 @@ final class FakeMemberLeases extends FakeLeaseServer {
 
 		private MemberLease toLease(MemberRecord record) {
 			return new MemberLease(this.name, record.holderIdentity(), record.leaseDurationSeconds(), record.shards(),
-					"", JsonMapper.shared().createObjectNode(), this.shardCount);
+					"", JsonMapper.shared().createObjectNode(), this.shardCount, record.renewTime());
 		}
 
 		private void check(String method) {

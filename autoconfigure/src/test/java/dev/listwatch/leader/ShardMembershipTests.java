@@ -358,6 +358,23 @@ class ShardMembershipTests {
 
 	// ---------------------------------------------------------------- the loop
 
+	/**
+	 * Two live processes given one identity (a copied {@code sharding.identity}) write
+	 * one Lease: they never run a shard at once (checked after every tick and after the
+	 * test), and the one that stands down says why.
+	 */
+	@Test
+	void twoProcessesWithOneIdentityNeverRunAShardAtOnceAndTheOneStandingDownSaysWhy() {
+		Replica first = join("a");
+		run(RETRY.multipliedBy(3));
+		assertThat(first.running()).isEqualTo(ALL);
+		Replica second = join("a", Duration.ofMillis(3), 5);
+		run(RETRY.multipliedBy(20));
+		Replica standing = first.running().isEmpty() ? first : second;
+		assertThat(standing.membership().status().lastError()).contains("Another process renews Lease").contains("'a'");
+		assertThat(standing.membership().status().impostor()).isTrue();
+	}
+
 	private Replica join(String identity) {
 		return join(identity, Duration.ZERO, 0);
 	}
