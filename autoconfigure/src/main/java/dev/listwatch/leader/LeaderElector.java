@@ -5,8 +5,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
-import java.util.ArrayDeque;
-import java.util.Deque;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -144,10 +142,9 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 	private boolean failing;
 
 	/**
-	 * The renew times this process wrote lately, the newest last: a Lease held by this
-	 * replica's identity is this process's only with one of them.
+	 * What this process wrote on the Lease: whether a Lease of its identity is its own.
 	 */
-	private final Deque<String> renewTimes = new ArrayDeque<>();
+	private final OwnWrites writes;
 
 	/**
 	 * Why a Lease held by this identity is not this process's, while it is so; kept in
@@ -169,9 +166,6 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 	 * never overtakes the listeners of the grant before it.
 	 */
 	private final Object transitions = new Object();
-
-	/** The renew time of the last write the server confirmed: always this process's. */
-	private volatile @Nullable String confirmed;
 
 	// read by any thread
 
@@ -221,6 +215,7 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 		this.clock = Objects.requireNonNull(clock, "clock");
 		this.ticker = Objects.requireNonNull(ticker, "ticker");
 		this.random = Objects.requireNonNull(random, "random");
+		this.writes = new OwnWrites(options.identity());
 		this.leaseSeconds = (int) options.leaseDuration().toSeconds();
 		this.renewNanos = options.renewDeadline().toNanos();
 		this.retryNanos = options.retryPeriod().toNanos();
@@ -457,7 +452,7 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 			// the fast path: renew the Lease as written last
 			LeaseRecord renewed = new LeaseRecord(this.options.identity(), this.leaseSeconds,
 					known.record().acquireTime(), time, known.record().leaseTransitions());
-			writing(time);
+			this.writes.sending(time);
 			long start = this.ticker.getAsLong();
 			try {
 				return wrote(this.requests.call(() -> this.store.update(known, renewed), deadline), start, now);
@@ -479,7 +474,7 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 		Lease current = this.requests.call(this.store::get, deadline);
 		if (current == null) {
 			LeaseRecord created = new LeaseRecord(this.options.identity(), this.leaseSeconds, time, time, 0);
-			writing(time);
+			this.writes.sending(time);
 			long start = this.ticker.getAsLong();
 			return wrote(this.requests.call(() -> this.store.create(created), deadline), start, now);
 		}
@@ -507,7 +502,7 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 						(record.acquireTime() != null) ? record.acquireTime() : time, time, record.leaseTransitions())
 				: new LeaseRecord(this.options.identity(), this.leaseSeconds, time, time,
 						record.leaseTransitions() + 1);
-		writing(time);
+		this.writes.sending(time);
 		long start = this.ticker.getAsLong();
 		return wrote(this.requests.call(() -> this.store.update(current, next), deadline), start, now);
 	}
@@ -519,18 +514,7 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 	 * one), and is waited out as any other holder's.
 	 */
 	private boolean ours(LeaseRecord record) {
-		String renewTime = record.renewTime();
-		return record.heldBy(this.options.identity()) && renewTime != null
-				&& (this.renewTimes.contains(renewTime) || renewTime.equals(this.confirmed));
-	}
-
-	private void writing(String renewTime) {
-		if (!this.renewTimes.contains(renewTime)) {
-			this.renewTimes.addLast(renewTime);
-			if (this.renewTimes.size() > 16) {
-				this.renewTimes.removeFirst();
-			}
-		}
+		return this.writes.ours(record.holderIdentity(), record.renewTime());
 	}
 
 	/**
@@ -571,7 +555,7 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 	private boolean wrote(Lease written, long start, Instant now) {
 		observe(written);
 		if (written.record().heldBy(this.options.identity())) {
-			this.confirmed = written.record().renewTime();
+			this.writes.confirmed(written.record().renewTime());
 		}
 		this.lastRenewal = now;
 		long until = start + this.renewNanos;
@@ -672,7 +656,7 @@ public final class LeaderElector implements SmartLifecycle, AutoCloseable {
 		long deadline = this.ticker.getAsLong() + this.renewNanos;
 		String time = MICRO_TIME.format(this.clock.instant());
 		LeaseRecord released = new LeaseRecord("", 1, time, time, known.record().leaseTransitions());
-		writing(time);
+		this.writes.sending(time);
 		try {
 			Lease written;
 			try {

@@ -5,9 +5,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
-import java.util.ArrayDeque;
 import java.util.Collections;
-import java.util.Deque;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -153,14 +151,9 @@ public final class ShardMembership implements AutoCloseable {
 	private volatile boolean ended;
 
 	/**
-	 * The renew times this process wrote on its Lease lately, the newest last (the loop's
-	 * thread only): a Lease of this identity with another one was written by another
-	 * process.
+	 * What this process wrote on its Lease: whether a Lease of its identity is its own.
 	 */
-	private final Deque<String> renewTimes = new ArrayDeque<>();
-
-	/** The renew time of the last write of this process the server confirmed. */
-	private @Nullable String confirmed;
+	private final OwnWrites writes;
 
 	/**
 	 * Whether another live process writes this replica's Lease under its identity, as
@@ -187,6 +180,7 @@ public final class ShardMembership implements AutoCloseable {
 	ShardMembership(ShardMembershipOptions options, MemberLeaseStore store, ShardListener listener, Clock clock,
 			LongSupplier ticker) {
 		this.options = Objects.requireNonNull(options, "options");
+		this.writes = new OwnWrites(options.identity());
 		this.store = Objects.requireNonNull(store, "store");
 		this.listener = Objects.requireNonNull(listener, "listener");
 		this.clock = Objects.requireNonNull(clock, "clock");
@@ -436,23 +430,8 @@ public final class ShardMembership implements AutoCloseable {
 		}
 		MemberRecord record = new MemberRecord(holderless ? "" : this.options.identity(), this.leaseSeconds,
 				MICRO_TIME.format(this.clock.instant()), Collections.unmodifiableSortedSet(new TreeSet<>(listing)));
-		if (!this.renewTimes.contains(record.renewTime())) {
-			this.renewTimes.addLast(record.renewTime());
-			if (this.renewTimes.size() > 16) {
-				this.renewTimes.removeFirst();
-			}
-		}
+		this.writes.sending(record.renewTime());
 		return write(known, record, deadline);
-	}
-
-	/**
-	 * Whether a Lease read back was last written under this identity by another process:
-	 * held by this identity, with a renew time this process did not write.
-	 */
-	private boolean writtenByAnother(MemberLease current) {
-		String renewTime = current.renewTime();
-		return current.held() && this.options.identity().equals(current.holderIdentity()) && renewTime != null
-				&& !this.renewTimes.contains(renewTime) && !renewTime.equals(this.confirmed);
 	}
 
 	private MemberLease write(@Nullable MemberLease known, MemberRecord record, long deadline) {
@@ -477,7 +456,7 @@ public final class ShardMembership implements AutoCloseable {
 		if (current == null) {
 			return this.requests.call(() -> this.store.create(record), deadline);
 		}
-		if (writtenByAnother(current)) {
+		if (current.held() && this.writes.another(current.holderIdentity(), current.renewTime())) {
 			// this Lease changed under this identity since this process wrote it: another
 			// live process has the same identity; of the two, the one that meets the
 			// other's write stands down, so they never run a shard at once
@@ -498,7 +477,7 @@ public final class ShardMembership implements AutoCloseable {
 			long listSent, boolean holderless) {
 		long now = this.ticker.getAsLong();
 		this.own = written;
-		this.confirmed = written.renewTime();
+		this.writes.confirmed(written.renewTime());
 		this.impostor = false;
 		this.active = true;
 		this.fenced = false;

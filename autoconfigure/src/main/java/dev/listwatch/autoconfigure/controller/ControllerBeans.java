@@ -14,6 +14,7 @@ import java.util.regex.Pattern;
 import dev.listwatch.ListerWatcher;
 import dev.listwatch.Resource;
 import dev.listwatch.autoconfigure.LeaderElectionAutoConfiguration;
+import dev.listwatch.autoconfigure.ListwatchProperties;
 import dev.listwatch.client.ApiServerClient;
 import dev.listwatch.cluster.Cluster;
 import dev.listwatch.controller.Controller;
@@ -250,8 +251,10 @@ final class ControllerBeans {
 			.getIfAvailable(() -> ObservationRegistry.NOOP);
 		Controller controller = new Controller(name, informer, reconciler,
 				options(name, declaration, leaderOnly(name, declaration, environment)), observations);
-		controller.showExceptionMessages(
-				Binder.get(environment).bind("listwatch.show-exception-messages", Boolean.class).orElse(false));
+		// the bound properties are the one reader of listwatch.*
+		controller.showExceptionMessages(beanFactory.getBeanProvider(ListwatchProperties.class)
+			.getIfAvailable(ListwatchProperties::new)
+			.isShowExceptionMessages());
 		ShardMembershipOptions sharding = sharding(name, declaration, leaderOnly(name, declaration, environment),
 				environment, () -> connectionNamespace(beanFactory), LeaderElectionAutoConfiguration::replicaIdentity);
 		if (sharding != null) {
